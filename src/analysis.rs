@@ -1,0 +1,190 @@
+//! From tallies to statistics: means with standard errors, Wilson intervals for
+//! probabilities, and the full distribution of every metric, as plain rows and as polars
+//! frames. Renderers and exporters read these; they never compute statistics themselves.
+
+use crate::tally::{Metric, Tally};
+use polars::prelude::*;
+use serde::Serialize;
+
+/// The normal quantile of a two-sided 95% interval.
+pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// One metric's headline statistics.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MetricSummary {
+    /// The metric.
+    #[serde(skip)]
+    pub metric: Metric,
+    /// Mean over all trials (a probability for 0/1 metrics).
+    pub mean: f64,
+    /// Sample standard deviation.
+    pub sd: f64,
+    /// Standard error of the mean.
+    pub se: f64,
+    /// Lower end of the 95% interval (Wilson for 0/1 metrics, mean - 1.96 se otherwise).
+    pub ci95_lo: f64,
+    /// Upper end of the 95% interval.
+    pub ci95_hi: f64,
+}
+
+/// P(metric = value) and P(metric >= value) with a Wilson interval on the latter.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DistributionRow {
+    /// The metric.
+    #[serde(skip)]
+    pub metric: Metric,
+    /// The value.
+    pub value: u32,
+    /// Trials that gave exactly this value.
+    pub count: u64,
+    /// Their share of all trials.
+    pub p: f64,
+    /// Share of trials that gave this value or more.
+    pub p_at_least: f64,
+    /// Wilson 95% lower bound of `p_at_least`.
+    pub p_at_least_lo: f64,
+    /// Wilson 95% upper bound of `p_at_least`.
+    pub p_at_least_hi: f64,
+}
+
+/// The Wilson score interval for `successes` out of `n` at normal quantile `z`.
+pub fn wilson(successes: u64, n: u64, z: f64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let n_f = n as f64;
+    let p = successes as f64 / n_f;
+    let z2 = z * z;
+    let denom = 1.0 + z2 / n_f;
+    let centre = (p + z2 / (2.0 * n_f)) / denom;
+    let half = z * (p * (1.0 - p) / n_f + z2 / (4.0 * n_f * n_f)).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// Headline statistics of one metric.
+pub fn summarize_metric(tally: &Tally, metric: Metric) -> MetricSummary {
+    let hist = tally.histogram(metric);
+    let n = tally.trials;
+    let n_f = n as f64;
+    let (sum, sum_sq) = hist.iter().enumerate().fold((0.0, 0.0), |(s, q), (v, &c)| {
+        let v = v as f64;
+        let c = c as f64;
+        (s + v * c, q + v * v * c)
+    });
+    let mean = if n > 0 { sum / n_f } else { 0.0 };
+    let var = if n > 1 { ((sum_sq - n_f * mean * mean) / (n_f - 1.0)).max(0.0) } else { 0.0 };
+    let sd = var.sqrt();
+    let se = if n > 0 { sd / n_f.sqrt() } else { 0.0 };
+    let (ci95_lo, ci95_hi) = if metric.is_flag() {
+        wilson(hist.get(1).copied().unwrap_or(0), n, Z95)
+    } else {
+        (mean - Z95 * se, mean + Z95 * se)
+    };
+    MetricSummary { metric, mean, sd, se, ci95_lo, ci95_hi }
+}
+
+/// Headline statistics of every metric.
+pub fn summarize(tally: &Tally) -> Vec<MetricSummary> {
+    Metric::ALL.iter().map(|&m| summarize_metric(tally, m)).collect()
+}
+
+/// The distribution of one metric, from 0 to its largest value seen (0 and 1 at least).
+pub fn distribution_of(tally: &Tally, metric: Metric) -> Vec<DistributionRow> {
+    let hist = tally.histogram(metric);
+    let n = tally.trials;
+    let last = hist.iter().rposition(|&c| c > 0).unwrap_or(0).max(1);
+    let mut at_least: u64 = hist.iter().sum();
+    (0..=last)
+        .map(|v| {
+            let count = hist.get(v).copied().unwrap_or(0);
+            let (lo, hi) = wilson(at_least, n, Z95);
+            let row = DistributionRow {
+                metric,
+                value: v as u32,
+                count,
+                p: if n > 0 { count as f64 / n as f64 } else { 0.0 },
+                p_at_least: if n > 0 { at_least as f64 / n as f64 } else { 0.0 },
+                p_at_least_lo: lo,
+                p_at_least_hi: hi,
+            };
+            at_least -= count;
+            row
+        })
+        .collect()
+}
+
+/// The distributions of every metric, metric by metric.
+pub fn distributions(tally: &Tally) -> Vec<DistributionRow> {
+    Metric::ALL.iter().flat_map(|&m| distribution_of(tally, m)).collect()
+}
+
+/// The summary frame: metric, mean, sd, se, ci95_lo, ci95_hi.
+pub fn summary_frame(rows: &[MetricSummary]) -> PolarsResult<DataFrame> {
+    df!(
+        "metric" => rows.iter().map(|r| r.metric.name()).collect::<Vec<_>>(),
+        "mean" => rows.iter().map(|r| r.mean).collect::<Vec<_>>(),
+        "sd" => rows.iter().map(|r| r.sd).collect::<Vec<_>>(),
+        "se" => rows.iter().map(|r| r.se).collect::<Vec<_>>(),
+        "ci95_lo" => rows.iter().map(|r| r.ci95_lo).collect::<Vec<_>>(),
+        "ci95_hi" => rows.iter().map(|r| r.ci95_hi).collect::<Vec<_>>(),
+    )
+}
+
+/// The distribution frame: metric, value, count, p, p_at_least and its Wilson bounds.
+pub fn distribution_frame(rows: &[DistributionRow]) -> PolarsResult<DataFrame> {
+    df!(
+        "metric" => rows.iter().map(|r| r.metric.name()).collect::<Vec<_>>(),
+        "value" => rows.iter().map(|r| r.value).collect::<Vec<_>>(),
+        "count" => rows.iter().map(|r| r.count).collect::<Vec<_>>(),
+        "p" => rows.iter().map(|r| r.p).collect::<Vec<_>>(),
+        "p_at_least" => rows.iter().map(|r| r.p_at_least).collect::<Vec<_>>(),
+        "p_at_least_lo" => rows.iter().map(|r| r.p_at_least_lo).collect::<Vec<_>>(),
+        "p_at_least_hi" => rows.iter().map(|r| r.p_at_least_hi).collect::<Vec<_>>(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tally::Outcome;
+
+    fn tally_of(values: &[(u16, u16)]) -> Tally {
+        let mut t = Tally::new(&[1; Metric::ALL.len()]);
+        for &(kills, broke) in values {
+            let mut o = Outcome::default();
+            o.set(Metric::ImpactKills, kills);
+            o.set(Metric::Breakthrough, broke);
+            t.record(&o);
+        }
+        t
+    }
+
+    #[test]
+    fn wilson_matches_a_known_value() {
+        // 81 of 263 (a textbook example): 0.2553 to 0.3662.
+        let (lo, hi) = wilson(81, 263, Z95);
+        assert!((lo - 0.2553).abs() < 1e-3 && (hi - 0.3662).abs() < 1e-3, "{lo} {hi}");
+        let (lo, hi) = wilson(0, 100, Z95);
+        assert_eq!(lo, 0.0);
+        assert!(hi > 0.03 && hi < 0.04);
+    }
+
+    #[test]
+    fn summary_and_distribution() {
+        let t = tally_of(&[(0, 0), (1, 0), (2, 1), (3, 1)]);
+        let s = summarize_metric(&t, Metric::ImpactKills);
+        assert!((s.mean - 1.5).abs() < 1e-12);
+        assert!((s.sd - (5.0f64 / 3.0).sqrt()).abs() < 1e-12);
+        let b = summarize_metric(&t, Metric::Breakthrough);
+        assert!((b.mean - 0.5).abs() < 1e-12);
+        assert_eq!((b.ci95_lo, b.ci95_hi), wilson(2, 4, Z95));
+        let d = distribution_of(&t, Metric::ImpactKills);
+        assert_eq!(d.len(), 4);
+        assert_eq!(d[0].p_at_least, 1.0);
+        assert_eq!(d[2].p_at_least, 0.5);
+        assert_eq!(d[3].p, 0.25);
+        let frame = distribution_frame(&distributions(&t)).unwrap();
+        assert_eq!(frame.width(), 7);
+        assert_eq!(summary_frame(&summarize(&t)).unwrap().height(), Metric::ALL.len());
+    }
+}

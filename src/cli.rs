@@ -1,0 +1,270 @@
+//! The `charioteer` command line: clap definitions, then validated options, then the
+//! library. Bad input (a scenario error) exits with code 2, other failures with 1.
+
+use crate::plan::{self, Plan};
+use crate::report::{self, RunRecord};
+use crate::resolve::{self, Event, Streams, TrialRange};
+use crate::scenario::{self, MAX_TRIALS, Scenario, ScenarioError};
+use crate::tally::Metric;
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+/// Odds for tabletop-wargame chariots by Monte Carlo simulation.
+#[derive(Parser, Debug)]
+#[command(name = "charioteer", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Simulate scenarios and write a report folder for each.
+    Run(RunArgs),
+    /// Check scenario files without running them.
+    Validate {
+        /// Scenario files (TOML).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Replay one trial of a run with every event it rolled.
+    Replay {
+        /// Scenario file (TOML); without it, the bundled default.
+        file: Option<PathBuf>,
+        /// The trial index to replay (0-based, as in the run).
+        #[arg(long)]
+        trial: u64,
+        /// Seed (default: the scenario's).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Print the events as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Options of `run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Scenario files (TOML); without any, the bundled default scenario.
+    pub files: Vec<PathBuf>,
+    /// Number of trials (default: the scenario's `trials`).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TRIALS))]
+    pub trials: Option<u64>,
+    /// Seed (default: the scenario's `seed`).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads (default: all cores, or RAYON_NUM_THREADS). Results do not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
+    /// Report folder (default: reports/<scenario-slug>/; with several files, one sub-folder each).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Print one JSON object per scenario on standard output instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs the parsed command line.
+pub fn main_with(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Run(args) => run(args),
+        Command::Validate { files } => validate(&files),
+        Command::Replay { file, trial, seed, json } => replay(file.as_deref(), trial, seed, json),
+    }
+}
+
+/// The exit code for an error: 2 for bad input, 1 for anything else.
+pub fn exit_code(error: &anyhow::Error) -> u8 {
+    if error.chain().any(|e| e.downcast_ref::<ScenarioError>().is_some()) { 2 } else { 1 }
+}
+
+fn load(file: Option<&Path>) -> Result<Scenario, ScenarioError> {
+    match file {
+        Some(path) => scenario::load(path),
+        None => scenario::parse(scenario::DEFAULT_SCENARIO, scenario::DEFAULT_SCENARIO_NAME),
+    }
+}
+
+fn validate(files: &[PathBuf]) -> Result<()> {
+    let mut failed = None;
+    for file in files {
+        match scenario::load(file) {
+            Ok(s) => {
+                let plan = plan::compile(&s);
+                println!(
+                    "{}: ok ({} models, {} on the chariot's path{})",
+                    file.display(),
+                    plan.models.len(),
+                    plan.models_on_path(),
+                    if plan.breakthrough_possible { ", breakthrough possible" } else { "" }
+                );
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                failed = Some(e);
+            }
+        }
+    }
+    match failed {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
+}
+
+fn run(args: RunArgs) -> Result<()> {
+    let files: Vec<Option<&Path>> =
+        if args.files.is_empty() { vec![None] } else { args.files.iter().map(|f| Some(f.as_path())).collect() };
+    // Every file is validated before any trial runs: one typo must not waste a long run.
+    let scenarios = files.iter().map(|f| load(*f)).collect::<Result<Vec<_>, _>>()?;
+    let pool = match args.threads {
+        Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n as usize).build().context("cannot start worker threads")?,
+        None => rayon::ThreadPoolBuilder::new().build().context("cannot start worker threads")?,
+    };
+    for (scenario, file) in scenarios.iter().zip(&files) {
+        let out = match (&args.out, scenarios.len()) {
+            (Some(dir), 1) => dir.clone(),
+            (Some(dir), _) => dir.join(scenario.slug()),
+            (None, _) => PathBuf::from("reports").join(scenario.slug()),
+        };
+        let record = run_one(scenario, *file, &args, &pool)?;
+        let written = report::write_report(&out, &record)?;
+        if args.json {
+            println!("{}", serde_json::to_string(&record.to_json())?);
+        } else if !args.quiet {
+            print_table(&record);
+            println!("report: {}/ ({} files)", out.display(), written.len());
+        }
+    }
+    Ok(())
+}
+
+fn run_one(scenario: &Scenario, file: Option<&Path>, args: &RunArgs, pool: &rayon::ThreadPool) -> Result<RunRecord> {
+    let trials = args.trials.unwrap_or(scenario.trials);
+    let seed = args.seed.unwrap_or(scenario.seed);
+    let plan = plan::compile(scenario);
+    let streams = Streams { seed, key: scenario.hash() };
+    let bar = if args.quiet || args.json { ProgressBar::hidden() } else { ProgressBar::new(trials) };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {wide_bar} {human_pos}/{human_len} trials, {per_sec}, eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let cancel = AtomicBool::new(false);
+    let started = Instant::now();
+    let tally = pool.install(|| {
+        resolve::run(&plan, streams, TrialRange { first: 0, count: trials }, &|n| bar.inc(n), &cancel)
+    })?;
+    let elapsed = started.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    let file_arg = file.map(|f| format!(" {}", shell_quote(&f.display().to_string()))).unwrap_or_default();
+    let command = format!("charioteer run{file_arg} --seed {seed} --trials {trials}");
+    Ok(RunRecord::new(scenario, &plan, &tally, seed, pool.current_num_threads(), elapsed, command))
+}
+
+fn shell_quote(s: &str) -> String {
+    if s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c)) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+fn print_table(record: &RunRecord) {
+    println!("{}", record.title);
+    println!(
+        "{} trials in {:.2} s ({:.1} M trials/s on {} threads), seed {}, scenario {:016x}",
+        record.trials,
+        record.elapsed_s,
+        record.trials_per_second() / 1e6,
+        record.threads,
+        record.seed,
+        record.scenario_hash
+    );
+    println!(
+        "path: {} models in reach, {} contacts{}",
+        record.plan.models_on_path,
+        record.plan.contacts.len(),
+        if record.plan.breakthrough_possible { ", breakthrough possible" } else { ", no breakthrough possible" }
+    );
+    println!("{:<22} {:>10}   {:<22} {}", "metric", "mean", "95% interval", "meaning");
+    for s in &record.summary {
+        let (mean, lo, hi) = if s.metric.is_flag() {
+            (format!("{:.2}%", 100.0 * s.mean), format!("{:.2}%", 100.0 * s.ci95_lo), format!("{:.2}%", 100.0 * s.ci95_hi))
+        } else {
+            (format!("{:.4}", s.mean), format!("{:.4}", s.ci95_lo), format!("{:.4}", s.ci95_hi))
+        };
+        println!("{:<22} {:>10}   {:<22} {}", s.metric.name(), mean, format!("{lo} - {hi}"), s.metric.describe());
+    }
+}
+
+fn replay(file: Option<&Path>, trial: u64, seed: Option<u64>, json: bool) -> Result<()> {
+    let scenario = load(file)?;
+    let seed = seed.unwrap_or(scenario.seed);
+    let plan = plan::compile(&scenario);
+    let streams = Streams { seed, key: scenario.hash() };
+    let (outcome, events) = resolve::replay(&plan, streams, trial);
+    if json {
+        let metrics: serde_json::Map<String, serde_json::Value> =
+            Metric::ALL.iter().map(|m| (m.name().to_string(), outcome.get(*m).into())).collect();
+        let value = serde_json::json!({ "trial": trial, "seed": seed, "events": events, "metrics": metrics });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(());
+    }
+    println!("{} - trial {trial}, seed {seed}", scenario.title);
+    for event in &events {
+        println!("  {}", describe_event(&plan, event));
+    }
+    for m in Metric::ALL {
+        println!("  {:<22} {}", m.name(), outcome.get(m));
+    }
+    Ok(())
+}
+
+fn describe_event(plan: &Plan, event: &Event) -> String {
+    match event {
+        Event::Contact { distance, model, hits, wounds, slain } => format!(
+            "at {distance:.2}\": touches {} - {hits} Impact Hit{}, {wounds} Wound{}{}",
+            plan.model_label(*model),
+            if *hits == 1 { "" } else { "s" },
+            if *wounds == 1 { "" } else { "s" },
+            if *slain { ", slain" } else { ", survives" }
+        ),
+        Event::Stopped { distance, by } => format!(
+            "stops at {distance:.2}\" in base contact with {}",
+            by.iter().map(|m| plan.model_label(*m)).collect::<Vec<_>>().join(", ")
+        ),
+        Event::DroveOn { breakthrough } => {
+            format!("drives its full Move{}", if *breakthrough { ", through every formation: breakthrough" } else { "" })
+        }
+        Event::Duel { chariot_dice, enemy_dice, chariot_high, enemy_high, roll_off, chariot_won } => format!(
+            "duel: chariot {chariot_dice} dice, high {chariot_high}; enemy {enemy_dice} dice, high {enemy_high}{}; {}",
+            roll_off.map(|d| format!("; roll-off {d}")).unwrap_or_default(),
+            if *chariot_won { "the chariot wins" } else { "the enemy wins" }
+        ),
+        Event::Strike { by, target, rolls, wounds, slain } => match (by, target) {
+            (_, Some(t)) => format!(
+                "chariot strikes {} ({rolls} roll{}): {wounds} Wound{}{}",
+                plan.model_label(*t),
+                if *rolls == 1 { "" } else { "s" },
+                if *wounds == 1 { "" } else { "s" },
+                if *slain { ", slain" } else { "" }
+            ),
+            (Some(b), None) => format!(
+                "{} strikes the chariot: {wounds} Wound{}{}",
+                plan.model_label(*b),
+                if *wounds == 1 { "" } else { "s" },
+                if *slain { ", the chariot is slain" } else { "" }
+            ),
+            (None, None) => String::from("strike"),
+        },
+    }
+}

@@ -1,0 +1,339 @@
+//! Compiling a scenario into a plan: geometry and tables resolved once, so that a trial
+//! only walks an ordered list rolling dice.
+//!
+//! A chariot's path and the order of the models it meets do not depend on the dice: a
+//! slain model is simply passed and a survivor stops the chariot. So the pivots, the pushes
+//! they cause, and every contact along the full Move are worked out here, and each contact
+//! carries the exact distribution of what its Impact Hits do.
+
+use crate::dice::{CumulativeTable, DiceExpr};
+use crate::geometry::{self, Disc, Footprint, Pose, Vec2};
+use crate::rules::mesbg::{self, Side, WoundRoll};
+use crate::scenario::{MesbgRules, Scenario};
+use serde::Serialize;
+
+/// The length of drive after which the chariot may pivot again, inches.
+pub const PIVOT_EVERY: f64 = 4.0;
+
+/// One model on the board as the trials need it.
+#[derive(Clone, Debug)]
+pub struct PlannedModel {
+    /// Index of its formation in the scenario.
+    pub formation: usize,
+    /// 1-based number within its formation, rank by rank.
+    pub number: usize,
+    /// Where it stands when contacted (after any pushes).
+    pub centre: Vec2,
+    /// Fight value.
+    pub fight: u8,
+    /// Attacks.
+    pub attacks: u8,
+    /// Wounds.
+    pub wounds: u8,
+    /// Defence.
+    pub defence: u8,
+    /// Points.
+    pub points: u32,
+    /// Impact outcomes `(hits, wounds inflicted capped at its Wounds)` with their table.
+    pub impact_outcomes: Vec<(u8, u8)>,
+    /// Table sampling an index into `impact_outcomes`.
+    pub impact_table: CumulativeTable,
+    /// What the chariot's Strikes need against it.
+    pub struck_by_chariot: WoundRoll,
+    /// What its Strikes need against the chariot.
+    pub strikes_chariot: WoundRoll,
+}
+
+/// Models first touched at the same distance along the path: all take their hits.
+#[derive(Clone, Debug, Serialize)]
+pub struct ContactGroup {
+    /// Distance driven when they are touched, inches.
+    pub distance: f64,
+    /// Indices into [`Plan::models`].
+    pub models: Vec<usize>,
+}
+
+/// A model moved aside by a pivot (it takes no hits).
+#[derive(Clone, Debug, Serialize)]
+pub struct Push {
+    /// Distance driven before the pivot, inches.
+    pub at_distance: f64,
+    /// Index into [`Plan::models`].
+    pub model: usize,
+    /// Where it stood.
+    pub from: Vec2,
+    /// Where it was pushed.
+    pub to: Vec2,
+}
+
+/// A straight stretch of the path.
+#[derive(Clone, Debug, Serialize)]
+pub struct Leg {
+    /// Pose at the start of the stretch (after its pivot).
+    pub start: Pose,
+    /// Distance driven before this stretch, inches.
+    pub from_distance: f64,
+    /// Length of the stretch, inches.
+    pub length: f64,
+}
+
+/// The chariot as the fight needs it.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct FightingChariot {
+    /// Fight value.
+    pub fight: u8,
+    /// Strength.
+    pub strength: u8,
+    /// Defence.
+    pub defence: u8,
+    /// Attacks in the fight after the charge (the +1 for charging included).
+    pub attacks: u8,
+    /// Wounds.
+    pub wounds: u8,
+    /// Allegiance.
+    pub side: Side,
+}
+
+/// The compiled scenario.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Every model on the board.
+    pub models: Vec<PlannedModel>,
+    /// Contacts along the full Move, in order.
+    pub groups: Vec<ContactGroup>,
+    /// Models pushed aside by pivots.
+    pub pushes: Vec<Push>,
+    /// The path, stretch by stretch.
+    pub legs: Vec<Leg>,
+    /// Where the chariot ends if nothing stops it.
+    pub end: Pose,
+    /// True when the full Move ends wholly past the last rank of every formation it
+    /// touches (and it touches at least one): breakthrough then only needs every model
+    /// on the path slain.
+    pub breakthrough_possible: bool,
+    /// Names of the formations on the path.
+    pub formations_on_path: Vec<String>,
+    /// The chariot in the fight.
+    pub chariot: FightingChariot,
+    /// Ruleset options.
+    pub rules: MesbgRules,
+    /// Names of the formations, by index.
+    pub formation_names: Vec<String>,
+}
+
+impl Plan {
+    /// Number of models on the full path.
+    pub fn models_on_path(&self) -> usize {
+        self.groups.iter().map(|g| g.models.len()).sum()
+    }
+
+    /// The largest group of simultaneous contacts.
+    pub fn largest_group(&self) -> usize {
+        self.groups.iter().map(|g| g.models.len()).max().unwrap_or(0)
+    }
+
+    /// A short label for a model, e.g. `Warriors of Minas Tirith #3`.
+    pub fn model_label(&self, model: usize) -> String {
+        let m = &self.models[model];
+        format!("{} #{}", self.formation_names[m.formation], m.number)
+    }
+}
+
+/// The joint distribution of (hits, wounds inflicted) for Impact Hits on one model, with
+/// impossible outcomes left out.
+fn impact_outcomes(hits: DiceExpr, strength: u8, defence: u8, wounds: u8) -> (Vec<(u8, u8)>, Vec<f64>) {
+    let p = mesbg::to_wound(strength, defence).probability();
+    let mut outcomes = Vec::new();
+    let mut probs = Vec::new();
+    for (h, p_hits) in hits.pmf().into_iter().enumerate() {
+        if p_hits == 0.0 {
+            continue;
+        }
+        let mut capped = vec![0.0; usize::from(wounds) + 1];
+        for (w, p_w) in mesbg::binomial_pmf(h, p).into_iter().enumerate() {
+            capped[w.min(usize::from(wounds))] += p_w;
+        }
+        for (w, p_w) in capped.into_iter().enumerate() {
+            if p_w > 0.0 {
+                outcomes.push((h as u8, w as u8));
+                probs.push(p_hits * p_w);
+            }
+        }
+    }
+    (outcomes, probs)
+}
+
+/// Compiles a validated scenario.
+pub fn compile(scenario: &Scenario) -> Plan {
+    let c = &scenario.chariot;
+    let footprint: Footprint = c.base.footprint();
+    let mut models = Vec::new();
+    let mut discs = Vec::new();
+    for (fi, f) in scenario.formations.iter().enumerate() {
+        let p = &f.profile;
+        let (impact_outcomes, probs) = impact_outcomes(c.impact.hits, c.impact.strength, p.defence, p.wounds);
+        let impact_table = CumulativeTable::new(&probs);
+        for (mi, centre) in f.centres.iter().enumerate() {
+            models.push(PlannedModel {
+                formation: fi,
+                number: mi + 1,
+                centre: *centre,
+                fight: p.fight,
+                attacks: p.attacks,
+                wounds: p.wounds,
+                defence: p.defence,
+                points: p.points,
+                impact_outcomes: impact_outcomes.clone(),
+                impact_table: impact_table.clone(),
+                struck_by_chariot: mesbg::to_wound(c.strength, p.defence),
+                strikes_chariot: mesbg::to_wound(p.strength, c.defence),
+            });
+            discs.push(Disc { centre: *centre, radius: f.radius() });
+        }
+    }
+
+    let mut alive = vec![true; models.len()];
+    let mut groups: Vec<ContactGroup> = Vec::new();
+    let mut pushes = Vec::new();
+    let mut legs = Vec::new();
+    let mut pose = c.start;
+    let mut driven = 0.0;
+    let mut chance = 0;
+    while driven < c.move_inches - geometry::EPSILON || chance == 0 {
+        let pivot = scenario.charge.pivots.get(chance).copied().unwrap_or(0.0);
+        if pivot != 0.0 {
+            for (i, disc) in discs.iter_mut().enumerate() {
+                if !alive[i] {
+                    continue;
+                }
+                if let Some(to) = geometry::pivot_push(&footprint, &pose, pivot, disc) {
+                    pushes.push(Push { at_distance: driven, model: i, from: disc.centre, to });
+                    disc.centre = to;
+                }
+            }
+            pose.facing += pivot;
+        }
+        let length = PIVOT_EVERY.min(c.move_inches - driven).max(0.0);
+        legs.push(Leg { start: pose, from_distance: driven, length });
+        let mut hits: Vec<(f64, usize)> = discs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| alive[*i])
+            .filter_map(|(i, d)| geometry::first_contact(&footprint, &pose, length, d).map(|s| (driven + s, i)))
+            .collect();
+        hits.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        for (s, i) in hits {
+            alive[i] = false;
+            match groups.last_mut() {
+                Some(g) if s - g.distance <= geometry::EPSILON => g.models.push(i),
+                _ => groups.push(ContactGroup { distance: s, models: vec![i] }),
+            }
+        }
+        pose = pose.advanced(length);
+        driven += length;
+        chance += 1;
+        if length <= 0.0 {
+            break;
+        }
+    }
+    for (m, d) in models.iter_mut().zip(&discs) {
+        m.centre = d.centre;
+    }
+
+    let mut on_path: Vec<usize> = groups.iter().flat_map(|g| g.models.iter().map(|&m| models[m].formation)).collect();
+    on_path.sort_unstable();
+    on_path.dedup();
+    let breakthrough_possible = !on_path.is_empty()
+        && on_path.iter().all(|&fi| {
+            let f = &scenario.formations[fi];
+            let back = Vec2::heading(f.facing).scale(-1.0);
+            let rear = f.front_centre + back.scale(f.spacing() * (f.ranks as f64 - 1.0));
+            geometry::wholly_beyond(&footprint, &pose, rear, back, f.radius())
+        });
+
+    Plan {
+        models,
+        groups,
+        pushes,
+        legs,
+        end: pose,
+        breakthrough_possible,
+        formations_on_path: on_path.iter().map(|&fi| scenario.formations[fi].name.clone()).collect(),
+        chariot: FightingChariot {
+            fight: c.fight,
+            strength: c.strength,
+            defence: c.defence,
+            attacks: c.attacks + 1,
+            wounds: c.wounds,
+            side: c.side,
+        },
+        rules: scenario.rules.clone(),
+        formation_names: scenario.formations.iter().map(|f| f.name.clone()).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{DEFAULT_SCENARIO, parse};
+
+    fn plan_of(text: &str) -> Plan {
+        compile(&parse(text, "test.toml").unwrap())
+    }
+
+    #[test]
+    fn default_charge_meets_two_ranks_in_pairs() {
+        let plan = plan_of(DEFAULT_SCENARIO);
+        // A 60 mm chariot dead centre on a 6-wide line of 25 mm bases touches the four
+        // middle models of each rank: pairs at the same distance, front rank first.
+        let sizes: Vec<usize> = plan.groups.iter().map(|g| g.models.len()).collect();
+        assert_eq!(sizes, vec![2, 2, 2, 2]);
+        let r_sum = (30.0 + 12.5) / 25.4;
+        let d = 25.0 / 25.4;
+        let first = 6.0 - (r_sum * r_sum - (d / 2.0).powi(2)).sqrt();
+        assert!((plan.groups[0].distance - first).abs() < 1e-9);
+        let front: Vec<usize> = plan.groups[..2].iter().flat_map(|g| g.models.clone()).collect();
+        assert!(front.iter().all(|&m| plan.models[m].number <= 6), "front rank first: {front:?}");
+        let distances: Vec<f64> = plan.groups.iter().map(|g| g.distance).collect();
+        assert!(distances.windows(2).all(|w| w[0] < w[1]));
+        assert!(plan.breakthrough_possible);
+        assert!(plan.pushes.is_empty());
+    }
+
+    #[test]
+    fn a_path_that_misses_everything() {
+        let text = DEFAULT_SCENARIO.replace("facing = 0 ", "facing = 90 ");
+        let plan = plan_of(&text);
+        assert!(plan.groups.is_empty());
+        assert!(!plan.breakthrough_possible);
+        assert!((plan.end.centre.x - 10.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn pivots_turn_the_path() {
+        // Facing east, then two pivots of -45 turn it north after 4" and 8".
+        let text = DEFAULT_SCENARIO
+            .replace("facing = 0 ", "facing = 90 ")
+            .replace("at = [0.0, 0.0]", "at = [-6.0, 0.0]")
+            .replace("pivots = [0, 0]", "pivots = [0, -45, -45]");
+        let plan = plan_of(&text);
+        assert_eq!(plan.legs.len(), 3);
+        assert!((plan.end.facing - 0.0).abs() < 1e-9);
+        let h = 4.0 * std::f64::consts::FRAC_1_SQRT_2;
+        assert!((plan.end.centre.x - (-2.0 + h)).abs() < 1e-9, "{:?}", plan.end);
+        assert!((plan.end.centre.y - (h + 2.0)).abs() < 1e-9, "{:?}", plan.end);
+    }
+
+    #[test]
+    fn a_rectangular_chariot_pivot_pushes_a_model_aside_without_hitting_it() {
+        let text = DEFAULT_SCENARIO
+            .replace("base = { round_mm = 60 }", "base = { rect_mm = [50.8, 101.6] }")
+            .replace("pivots = [0, 0]", "pivots = [45]")
+            .replace("count = 12", "count = 1")
+            .replace("ranks = 2", "ranks = 1")
+            .replace("front_centre = [0.0, 6.0]", "front_centre = [1.55, 1.7]");
+        let plan = plan_of(&text);
+        assert_eq!(plan.pushes.len(), 1, "{:?}", plan.pushes);
+        assert!(plan.groups.iter().all(|g| !g.models.contains(&plan.pushes[0].model)));
+    }
+}

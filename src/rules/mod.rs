@@ -1,0 +1,4 @@
+//! Game rules, one module per rule system. Rules are pure functions over small immutable
+//! values, with the dice passed in.
+
+pub mod mesbg;

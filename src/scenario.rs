@@ -1,0 +1,956 @@
+//! Scenario files: the TOML schema, its defaults, and validation.
+//!
+//! Every user error stops here, with a message naming the file, the line, the field and
+//! what is allowed. A [`Scenario`] that leaves [`load`] is geometrically possible and in
+//! range, so later stages never fail because of user input.
+
+use crate::dice::DiceExpr;
+use crate::geometry::{self, Disc, Footprint, Pose, Vec2};
+use crate::rules::mesbg::{Side, StrikeAllocation};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::Path;
+
+/// The largest number of trials a scenario may ask for (about nine hours at 30 M/s).
+pub const MAX_TRIALS: u64 = 1_000_000_000_000;
+/// The largest number of models all formations together may hold.
+pub const MAX_MODELS: usize = 2_000;
+/// The largest scenario file read, in bytes.
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+/// Version of the rules code; part of the scenario hash, so a rules change changes streams.
+pub const RULES_VERSION: u32 = 1;
+
+/// One thing wrong with a scenario file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// Dotted path of the field, e.g. `formations[0].profile.wounds` (empty for syntax).
+    pub field: String,
+    /// 1-based line in the file, when known.
+    pub line: Option<usize>,
+    /// What is wrong and what is allowed.
+    pub message: String,
+}
+
+/// Why a scenario could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    /// The file could not be read.
+    #[error("cannot read scenario file {file}: {source}")]
+    Read {
+        /// The path as given.
+        file: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The file was read but is not a valid scenario.
+    #[error("{}", render_problems(file, problems))]
+    Invalid {
+        /// The path as given.
+        file: String,
+        /// Everything found wrong, in file order where lines are known.
+        problems: Vec<Problem>,
+    },
+}
+
+fn render_problems(file: &str, problems: &[Problem]) -> String {
+    let mut out = format!("{file} is not a valid scenario ({} problem{}):", problems.len(), plural(problems.len()));
+    for p in problems {
+        out.push_str("\n  ");
+        match p.line {
+            Some(line) => out.push_str(&format!("{file}:{line}: ")),
+            None => out.push_str(&format!("{file}: ")),
+        }
+        if !p.field.is_empty() {
+            out.push_str(&format!("field `{}`: ", p.field));
+        }
+        out.push_str(&p.message);
+    }
+    out
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// Which rule system a scenario plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum System {
+    /// Middle-earth Strategy Battle Game.
+    Mesbg,
+}
+
+/// A Courage (or Intelligence) target number: pass on 2D6 >= target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(into = "String")]
+pub struct Target(pub u8);
+
+impl From<Target> for String {
+    fn from(t: Target) -> String {
+        format!("{}+", t.0)
+    }
+}
+
+/// A chariot's base.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Base {
+    /// A round base of this diameter (mm).
+    Round {
+        /// Diameter in millimetres.
+        diameter_mm: f64,
+    },
+    /// A rectangular base (mm), width across and length along the heading.
+    Rect {
+        /// Width in millimetres.
+        width_mm: f64,
+        /// Length in millimetres.
+        length_mm: f64,
+    },
+}
+
+impl Base {
+    /// The footprint in inches.
+    pub fn footprint(&self) -> Footprint {
+        match *self {
+            Base::Round { diameter_mm } => Footprint::round_mm(diameter_mm),
+            Base::Rect { width_mm, length_mm } => Footprint::rect_mm(width_mm, length_mm),
+        }
+    }
+}
+
+/// The chariot's Impact Hits: how many, and at what Strength.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Impact {
+    /// Number of hits per model contacted.
+    pub hits: DiceExpr,
+    /// Strength of each hit.
+    pub strength: u8,
+}
+
+/// The charging chariot.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Chariot {
+    /// Display name.
+    pub name: String,
+    /// Allegiance.
+    pub side: Side,
+    /// Move value, inches.
+    pub move_inches: f64,
+    /// Fight value.
+    pub fight: u8,
+    /// Strength.
+    pub strength: u8,
+    /// Defence.
+    pub defence: u8,
+    /// Attacks (before the +1 for charging).
+    pub attacks: u8,
+    /// Wounds.
+    pub wounds: u8,
+    /// Courage target.
+    pub courage: Target,
+    /// Impact Hits.
+    pub impact: Impact,
+    /// Base.
+    pub base: Base,
+    /// Where it starts and which way it faces.
+    pub start: Pose,
+    /// Points cost.
+    pub points: u32,
+}
+
+/// How the chariot drives: the pivot at the start and after each full 4" driven.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Charge {
+    /// Pivots in degrees, clockwise positive, each within 45.
+    pub pivots: Vec<f64>,
+}
+
+/// A model profile.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Profile {
+    /// Fight value.
+    pub fight: u8,
+    /// Strength.
+    pub strength: u8,
+    /// Defence.
+    pub defence: u8,
+    /// Attacks.
+    pub attacks: u8,
+    /// Wounds.
+    pub wounds: u8,
+    /// Courage target.
+    pub courage: Target,
+    /// Points cost per model.
+    pub points: u32,
+}
+
+/// A block of identical infantry models.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Formation {
+    /// Display name.
+    pub name: String,
+    /// Allegiance (by default the chariot's enemy).
+    pub side: Side,
+    /// Base diameter, mm.
+    pub base_mm: f64,
+    /// Base centres, rank by rank.
+    pub centres: Vec<Vec2>,
+    /// Number of ranks.
+    pub ranks: usize,
+    /// Heading the formation faces.
+    pub facing: f64,
+    /// Front rank's centre.
+    pub front_centre: Vec2,
+    /// Gap between neighbouring bases, mm.
+    pub gap_mm: f64,
+    /// Every model's profile.
+    pub profile: Profile,
+}
+
+impl Formation {
+    /// Base radius in inches.
+    pub fn radius(&self) -> f64 {
+        self.base_mm / geometry::MM_PER_INCH / 2.0
+    }
+
+    /// Distance between neighbouring centres, inches.
+    pub fn spacing(&self) -> f64 {
+        (self.base_mm + self.gap_mm) / geometry::MM_PER_INCH
+    }
+}
+
+/// Ruleset options whose reading is uncertain or a matter of choice. Reports print them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MesbgRules {
+    /// Models knocked Prone by a winning chariot count as Trapped for its Strikes.
+    pub prone_counts_as_trapped: bool,
+    /// How the chariot spreads its Strikes over several beaten models.
+    pub strike_allocation: StrikeAllocation,
+}
+
+impl Default for MesbgRules {
+    fn default() -> Self {
+        Self { prone_counts_as_trapped: true, strike_allocation: StrikeAllocation::MostWoundedFirst }
+    }
+}
+
+/// A validated scenario.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Scenario {
+    /// The file it came from (or `<bundled default>`).
+    #[serde(skip)]
+    pub file: String,
+    /// Title for reports.
+    pub title: String,
+    /// The question the scenario answers, in one sentence.
+    pub question: Option<String>,
+    /// Rule system.
+    pub system: System,
+    /// Trials asked for.
+    pub trials: u64,
+    /// Seed.
+    pub seed: u64,
+    /// The chariot.
+    pub chariot: Chariot,
+    /// Its path.
+    pub charge: Charge,
+    /// The models on the board.
+    pub formations: Vec<Formation>,
+    /// Ruleset options.
+    pub rules: MesbgRules,
+}
+
+impl Scenario {
+    /// A stable 64-bit hash of everything that changes the answer (not the title, trials or
+    /// seed): it keys the random streams and stamps reports.
+    pub fn hash(&self) -> u64 {
+        #[derive(Serialize)]
+        struct Keyed<'a> {
+            rules_version: u32,
+            system: System,
+            chariot: &'a Chariot,
+            charge: &'a Charge,
+            formations: &'a [Formation],
+            rules: &'a MesbgRules,
+        }
+        let keyed = Keyed {
+            rules_version: RULES_VERSION,
+            system: self.system,
+            chariot: &self.chariot,
+            charge: &self.charge,
+            formations: &self.formations,
+            rules: &self.rules,
+        };
+        let text = serde_json::to_string(&keyed).unwrap_or_default();
+        fnv1a(text.as_bytes())
+    }
+
+    /// A file-name-safe slug of the title, for the default report folder.
+    pub fn slug(&self) -> String {
+        let mut slug = String::new();
+        for c in self.title.chars() {
+            if c.is_ascii_alphanumeric() {
+                slug.push(c.to_ascii_lowercase());
+            } else if !slug.ends_with('-') && !slug.is_empty() {
+                slug.push('-');
+            }
+            if slug.len() >= 60 {
+                break;
+            }
+        }
+        let slug = slug.trim_end_matches('-').to_string();
+        if slug.is_empty() { "scenario".to_string() } else { slug }
+    }
+}
+
+/// FNV-1a, 64 bit: tiny, stable across Rust versions and platforms.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The bundled default scenario: a Khandish charioteer into a Minas Tirith shield wall.
+pub const DEFAULT_SCENARIO: &str = include_str!("../scenarios/mesbg/khandish-vs-minas-tirith.toml");
+/// The name shown for the bundled default scenario.
+pub const DEFAULT_SCENARIO_NAME: &str = "scenarios/mesbg/khandish-vs-minas-tirith.toml";
+
+/// Reads and validates a scenario file.
+pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    let file = path.display().to_string();
+    let read_error = |source| ScenarioError::Read { file: file.clone(), source };
+    let size = std::fs::metadata(path).map_err(read_error)?.len();
+    if size > MAX_FILE_BYTES {
+        return Err(ScenarioError::Invalid {
+            file: file.clone(),
+            problems: vec![Problem {
+                field: String::new(),
+                line: None,
+                message: format!("the file is {size} bytes; a scenario may be at most {MAX_FILE_BYTES} bytes"),
+            }],
+        });
+    }
+    let bytes = std::fs::read(path).map_err(read_error)?;
+    let text = String::from_utf8(bytes).map_err(|e| ScenarioError::Invalid {
+        file: file.clone(),
+        problems: vec![Problem {
+            field: String::new(),
+            line: None,
+            message: format!("the file is not UTF-8 text (bad byte at offset {})", e.utf8_error().valid_up_to()),
+        }],
+    })?;
+    parse(&text, &file)
+}
+
+/// Validates scenario text; `file` names it in messages.
+pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+    let invalid = |problems| ScenarioError::Invalid { file: file.to_string(), problems };
+    let raw: RawScenario = match toml::from_str(text) {
+        Ok(raw) => raw,
+        Err(e) => {
+            let span = e.span();
+            let line = span.as_ref().map(|s| line_of(text, s.start));
+            let field = span.map(|s| field_at(text, s.start)).unwrap_or_default();
+            let message = e.message().trim().replace('\n', " ");
+            return Err(invalid(vec![Problem { field, line, message }]));
+        }
+    };
+    let mut check = Checker { text, problems: Vec::new() };
+    let scenario = check.scenario(raw, file);
+    if check.problems.is_empty() {
+        if let Some(scenario) = scenario {
+            return Ok(scenario);
+        }
+    }
+    let mut problems = check.problems;
+    problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
+    Err(invalid(problems))
+}
+
+// ----- the file format, as written -------------------------------------------------
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScenario {
+    title: String,
+    #[serde(default)]
+    question: Option<String>,
+    system: String,
+    #[serde(default)]
+    trials: Option<i64>,
+    #[serde(default)]
+    seed: Option<i64>,
+    chariot: RawChariot,
+    #[serde(default)]
+    charge: RawCharge,
+    #[serde(default)]
+    formations: Vec<RawFormation>,
+    #[serde(default)]
+    rules: RawRules,
+    #[serde(default)]
+    terrain: Option<toml::Value>,
+    #[serde(default)]
+    army: Option<toml::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawChariot {
+    name: String,
+    side: Side,
+    #[serde(rename = "move")]
+    move_inches: f64,
+    fight: i64,
+    strength: i64,
+    defence: i64,
+    attacks: i64,
+    wounds: i64,
+    courage: String,
+    impact: RawImpact,
+    base: RawBase,
+    at: [f64; 2],
+    #[serde(default)]
+    facing: f64,
+    #[serde(default)]
+    points: i64,
+    #[serde(default)]
+    hero: Option<toml::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawImpact {
+    hits: String,
+    strength: i64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBase {
+    #[serde(default)]
+    round_mm: Option<f64>,
+    #[serde(default)]
+    rect_mm: Option<[f64; 2]>,
+    #[serde(default)]
+    oval_mm: Option<[f64; 2]>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawCharge {
+    #[serde(default)]
+    pivots: Vec<f64>,
+    #[serde(default)]
+    aim: Option<toml::Value>,
+    #[serde(default)]
+    plan: Option<toml::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFormation {
+    name: String,
+    #[serde(default)]
+    side: Option<Side>,
+    count: i64,
+    #[serde(default = "one")]
+    ranks: i64,
+    base: RawBase,
+    #[serde(default)]
+    gap_mm: f64,
+    front_centre: [f64; 2],
+    #[serde(default)]
+    facing: f64,
+    profile: RawProfile,
+}
+
+fn one() -> i64 {
+    1
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProfile {
+    fight: i64,
+    strength: i64,
+    defence: i64,
+    attacks: i64,
+    wounds: i64,
+    courage: String,
+    #[serde(default)]
+    points: i64,
+    #[serde(default)]
+    monster: Option<bool>,
+    #[serde(default)]
+    mount: Option<toml::Value>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawRules {
+    #[serde(default)]
+    prone_counts_as_trapped: Option<bool>,
+    #[serde(default)]
+    strike_allocation: Option<StrikeAllocation>,
+}
+
+// ----- validation -------------------------------------------------------------------
+
+struct Checker<'a> {
+    text: &'a str,
+    problems: Vec<Problem>,
+}
+
+const NOT_YET: &str = "is not supported yet in this version of charioteer; remove it (the scenario is refused rather than simulated without it)";
+
+impl Checker<'_> {
+    fn fail(&mut self, field: &str, message: impl fmt::Display) {
+        let line = locate(self.text, field);
+        self.problems.push(Problem { field: field.to_string(), line, message: message.to_string() });
+    }
+
+    fn int(&mut self, field: &str, value: i64, lo: i64, hi: i64, what: &str) -> u8 {
+        if (lo..=hi).contains(&value) {
+            value as u8
+        } else {
+            self.fail(field, format!("{what} {value} is out of range; allowed {lo} to {hi}"));
+            lo as u8
+        }
+    }
+
+    fn float(&mut self, field: &str, value: f64, lo: f64, hi: f64, what: &str) -> f64 {
+        if !value.is_finite() {
+            self.fail(field, format!("{what} must be a finite number, not {value}"));
+            lo
+        } else if value < lo || value > hi {
+            self.fail(field, format!("{what} {value} is out of range; allowed {lo} to {hi}"));
+            lo
+        } else {
+            value
+        }
+    }
+
+    fn point(&mut self, field: &str, value: [f64; 2]) -> Vec2 {
+        let x = self.float(field, value[0], -1000.0, 1000.0, "the x coordinate (inches)");
+        let y = self.float(field, value[1], -1000.0, 1000.0, "the y coordinate (inches)");
+        Vec2::new(x, y)
+    }
+
+    fn target(&mut self, field: &str, text: &str) -> Target {
+        let parsed = text.trim().strip_suffix('+').and_then(|n| n.trim().parse::<u8>().ok());
+        match parsed {
+            Some(n) if (2..=12).contains(&n) => Target(n),
+            _ => {
+                self.fail(field, format!("`{text}` is not a target number; write one like \"7+\" (2+ to 12+)"));
+                Target(7)
+            }
+        }
+    }
+
+    fn points(&mut self, field: &str, value: i64) -> u32 {
+        if (0..=100_000).contains(&value) {
+            value as u32
+        } else {
+            self.fail(field, format!("points {value} is out of range; allowed 0 to 100000"));
+            0
+        }
+    }
+
+    fn not_yet(&mut self, field: &str, present: bool, what: &str) {
+        if present {
+            self.fail(field, format!("{what} {NOT_YET}"));
+        }
+    }
+
+    fn base(&mut self, field: &str, raw: &RawBase, round_only: bool) -> Option<Base> {
+        let given = [raw.round_mm.is_some(), raw.rect_mm.is_some(), raw.oval_mm.is_some()];
+        if given.iter().filter(|g| **g).count() != 1 {
+            self.fail(field, "give exactly one of round_mm = D, rect_mm = [width, length] or oval_mm = [length, width]");
+            return None;
+        }
+        if raw.oval_mm.is_some() {
+            self.fail(&format!("{field}.oval_mm"), format!("an oval base {NOT_YET}; use round_mm or rect_mm"));
+            return None;
+        }
+        if let Some(d) = raw.round_mm {
+            let d = self.float(&format!("{field}.round_mm"), d, 10.0, 300.0, "the base diameter (mm)");
+            return Some(Base::Round { diameter_mm: d });
+        }
+        if round_only {
+            self.fail(&format!("{field}.rect_mm"), "models in a formation stand on round bases; use round_mm");
+            return None;
+        }
+        let [w, l] = raw.rect_mm.unwrap_or([0.0, 0.0]);
+        let w = self.float(&format!("{field}.rect_mm"), w, 10.0, 300.0, "the base width (mm)");
+        let l = self.float(&format!("{field}.rect_mm"), l, 10.0, 300.0, "the base length (mm)");
+        Some(Base::Rect { width_mm: w, length_mm: l })
+    }
+
+    fn scenario(&mut self, raw: RawScenario, file: &str) -> Option<Scenario> {
+        let system = match raw.system.as_str() {
+            "mesbg" => Some(System::Mesbg),
+            "battlesystem" => {
+                self.fail("system", format!("\"battlesystem\" {NOT_YET}"));
+                None
+            }
+            other => {
+                self.fail("system", format!("unknown system \"{other}\"; allowed: \"mesbg\""));
+                None
+            }
+        };
+        if raw.title.trim().is_empty() || raw.title.len() > 200 {
+            self.fail("title", "the title must be 1 to 200 characters");
+        }
+        if raw.question.as_ref().is_some_and(|q| q.len() > 1000) {
+            self.fail("question", "the question must be at most 1000 characters");
+        }
+        let trials = match raw.trials {
+            None => 100_000,
+            Some(t) if t >= 1 && (t as u64) <= MAX_TRIALS => t as u64,
+            Some(t) => {
+                self.fail("trials", format!("trials = {t} is out of range; allowed 1 to {MAX_TRIALS}"));
+                1
+            }
+        };
+        let seed = match raw.seed {
+            None => 1,
+            Some(s) if s >= 0 => s as u64,
+            Some(s) => {
+                self.fail("seed", format!("seed = {s} is negative; use a whole number from 0 to {}", i64::MAX));
+                0
+            }
+        };
+        self.not_yet("terrain", raw.terrain.is_some(), "[[terrain]]");
+        self.not_yet("army", raw.army.is_some(), "[army] (Break Point)");
+        let chariot = self.chariot(&raw.chariot);
+        let charge = self.charge(&raw.charge, chariot.as_ref().map(|c| c.move_inches));
+        let side = chariot.as_ref().map_or(Side::Good, |c| c.side.opponent());
+        let formations: Vec<Formation> =
+            raw.formations.iter().enumerate().filter_map(|(i, f)| self.formation(i, f, side)).collect();
+        let total: usize = formations.iter().map(|f| f.centres.len()).sum();
+        if total > MAX_MODELS {
+            self.fail("formations", format!("{total} models in all; at most {MAX_MODELS} are allowed"));
+        }
+        let rules = MesbgRules {
+            prone_counts_as_trapped: raw.rules.prone_counts_as_trapped.unwrap_or(true),
+            strike_allocation: raw.rules.strike_allocation.unwrap_or_default(),
+        };
+        let scenario = Scenario {
+            file: file.to_string(),
+            title: raw.title,
+            question: raw.question,
+            system: system?,
+            trials,
+            seed,
+            chariot: chariot?,
+            charge: charge?,
+            formations,
+            rules,
+        };
+        if raw.formations.len() == scenario.formations.len() && total <= MAX_MODELS {
+            self.overlaps(&scenario);
+        }
+        Some(scenario)
+    }
+
+    fn chariot(&mut self, raw: &RawChariot) -> Option<Chariot> {
+        let f = |name: &str| format!("chariot.{name}");
+        if raw.name.trim().is_empty() || raw.name.len() > 100 {
+            self.fail("chariot.name", "the name must be 1 to 100 characters");
+        }
+        self.not_yet("chariot.hero", raw.hero.is_some(), "[chariot.hero] (a Hero riding the chariot)");
+        let move_inches = self.float(&f("move"), raw.move_inches, 1.0, 24.0, "move (inches)");
+        let hits = match raw.impact.hits.parse::<DiceExpr>() {
+            Ok(h) => Some(h),
+            Err(e) => {
+                self.fail("chariot.impact.hits", e);
+                None
+            }
+        };
+        let base = self.base("chariot.base", &raw.base, false);
+        let start = Pose {
+            centre: self.point("chariot.at", raw.at),
+            facing: self.float("chariot.facing", raw.facing, -360.0, 360.0, "the facing (degrees)"),
+        };
+        Some(Chariot {
+            name: raw.name.clone(),
+            side: raw.side,
+            move_inches,
+            fight: self.int(&f("fight"), raw.fight, 1, 10, "fight"),
+            strength: self.int(&f("strength"), raw.strength, 1, 10, "strength"),
+            defence: self.int(&f("defence"), raw.defence, 1, 10, "defence"),
+            attacks: self.int(&f("attacks"), raw.attacks, 1, 10, "attacks"),
+            wounds: self.int(&f("wounds"), raw.wounds, 1, 20, "wounds"),
+            courage: self.target(&f("courage"), &raw.courage),
+            impact: Impact {
+                hits: hits?,
+                strength: self.int("chariot.impact.strength", raw.impact.strength, 1, 10, "strength"),
+            },
+            base: base?,
+            start,
+            points: self.points(&f("points"), raw.points),
+        })
+    }
+
+    fn charge(&mut self, raw: &RawCharge, move_inches: Option<f64>) -> Option<Charge> {
+        self.not_yet("charge.aim", raw.aim.is_some(), "aim (pivoting towards a point or formation)");
+        self.not_yet("charge.plan", raw.plan.is_some(), "plan (searching for the best path)");
+        let mut pivots = Vec::with_capacity(raw.pivots.len());
+        for (i, p) in raw.pivots.iter().enumerate() {
+            pivots.push(self.float(&format!("charge.pivots[{i}]"), *p, -45.0, 45.0, "a pivot (degrees)"));
+        }
+        if let Some(m) = move_inches {
+            let chances = 1 + (m / 4.0 + 1e-9).floor() as usize;
+            if pivots.len() > chances {
+                self.fail(
+                    "charge.pivots",
+                    format!(
+                        "{} pivots given, but a Move of {m}\" allows {chances}: one at the start and one after each full 4\" driven",
+                        pivots.len()
+                    ),
+                );
+            }
+        }
+        Some(Charge { pivots })
+    }
+
+    fn formation(&mut self, i: usize, raw: &RawFormation, enemy: Side) -> Option<Formation> {
+        let at = |name: &str| format!("formations[{i}].{name}");
+        if raw.name.trim().is_empty() || raw.name.len() > 100 {
+            self.fail(&at("name"), "the name must be 1 to 100 characters");
+        }
+        let count = self.whole(&at("count"), raw.count, 1, MAX_MODELS as i64, "count");
+        let ranks = self.whole(&at("ranks"), raw.ranks, 1, count.max(1) as i64, "ranks");
+        let base = self.base(&at("base"), &raw.base, true);
+        let gap_mm = self.float(&at("gap_mm"), raw.gap_mm, 0.0, 200.0, "gap_mm");
+        let front_centre = self.point(&at("front_centre"), raw.front_centre);
+        let facing = self.float(&at("facing"), raw.facing, -360.0, 360.0, "the facing (degrees)");
+        let p = &raw.profile;
+        let pf = |name: &str| format!("formations[{i}].profile.{name}");
+        self.not_yet(&pf("monster"), p.monster == Some(true), "monster = true");
+        self.not_yet(&pf("mount"), p.mount.is_some(), "a mount (cavalry targets)");
+        let profile = Profile {
+            fight: self.int(&pf("fight"), p.fight, 1, 10, "fight"),
+            strength: self.int(&pf("strength"), p.strength, 1, 10, "strength"),
+            defence: self.int(&pf("defence"), p.defence, 1, 10, "defence"),
+            attacks: self.int(&pf("attacks"), p.attacks, 0, 10, "attacks"),
+            wounds: self.int(&pf("wounds"), p.wounds, 1, 20, "wounds"),
+            courage: self.target(&pf("courage"), &p.courage),
+            points: self.points(&pf("points"), p.points),
+        };
+        let side = raw.side.unwrap_or(enemy);
+        if side != enemy {
+            self.fail(&at("side"), "friendly formations in the chariot's path are not supported yet; only the chariot's enemies may stand on the board");
+        }
+        let Some(Base::Round { diameter_mm }) = base else { return None };
+        let centres = geometry::formation_centres(
+            count,
+            ranks,
+            diameter_mm / geometry::MM_PER_INCH,
+            gap_mm / geometry::MM_PER_INCH,
+            front_centre,
+            facing,
+        );
+        Some(Formation {
+            name: raw.name.clone(),
+            side,
+            base_mm: diameter_mm,
+            centres,
+            ranks,
+            facing,
+            front_centre,
+            gap_mm,
+            profile,
+        })
+    }
+
+    fn whole(&mut self, field: &str, value: i64, lo: i64, hi: i64, what: &str) -> usize {
+        if (lo..=hi).contains(&value) {
+            value as usize
+        } else {
+            self.fail(field, format!("{what} {value} is out of range; allowed {lo} to {hi}"));
+            lo as usize
+        }
+    }
+
+    /// Models may touch but not overlap the chariot or each other.
+    fn overlaps(&mut self, scenario: &Scenario) {
+        let footprint = scenario.chariot.base.footprint();
+        let pose = scenario.chariot.start;
+        let tolerance = 1e-6;
+        let mut discs: Vec<(usize, usize, Disc)> = Vec::new();
+        for (fi, f) in scenario.formations.iter().enumerate() {
+            for (mi, c) in f.centres.iter().enumerate() {
+                let disc = Disc { centre: *c, radius: f.radius() };
+                let depth = disc.radius - footprint.signed_distance(pose.to_local(disc.centre));
+                if depth > tolerance {
+                    self.fail(
+                        &format!("formations[{fi}].front_centre"),
+                        format!(
+                            "model {} of \"{}\" at ({:.2}, {:.2}) overlaps the chariot's starting base by {:.2}\"; move the formation or the chariot apart",
+                            mi + 1,
+                            f.name,
+                            c.x,
+                            c.y,
+                            depth
+                        ),
+                    );
+                    break;
+                }
+                discs.push((fi, mi, disc));
+            }
+        }
+        // Sort by x so that only neighbours in x are compared.
+        discs.sort_by(|a, b| a.2.centre.x.total_cmp(&b.2.centre.x));
+        let max_r = discs.iter().map(|d| d.2.radius).fold(0.0, f64::max);
+        let mut reported = std::collections::BTreeSet::new();
+        for (k, (fa, ma, a)) in discs.iter().enumerate() {
+            for (fb, mb, b) in discs[k + 1..].iter() {
+                if b.centre.x - a.centre.x > 2.0 * max_r {
+                    break;
+                }
+                let depth = a.radius + b.radius - (a.centre - b.centre).length();
+                if depth > tolerance && reported.insert((*fa.min(fb), *fa.max(fb))) {
+                    let (fi, other) = if fa >= fb { (*fa, *fb) } else { (*fb, *fa) };
+                    let fa_name = &scenario.formations[*fa].name;
+                    let fb_name = &scenario.formations[*fb].name;
+                    self.fail(
+                        &format!("formations[{fi}].front_centre"),
+                        format!(
+                            "model {} of \"{fa_name}\" overlaps model {} of \"{fb_name}\" by {depth:.2}\"{}; models may touch but not overlap",
+                            ma + 1,
+                            mb + 1,
+                            if fi == other { " (check gap_mm and the base size)" } else { "" }
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
+// ----- locating fields in the source --------------------------------------------------
+
+/// The 1-based line holding byte `offset`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())].iter().filter(|b| **b == b'\n').count() + 1
+}
+
+enum Step<'p> {
+    Key(&'p str),
+    Index(usize),
+}
+
+fn steps(path: &str) -> Vec<Step<'_>> {
+    let mut out = Vec::new();
+    for part in path.split('.') {
+        let (key, rest) = part.split_once('[').unwrap_or((part, ""));
+        if !key.is_empty() {
+            out.push(Step::Key(key));
+        }
+        for idx in rest.split('[') {
+            if let Ok(i) = idx.trim_end_matches(']').parse() {
+                out.push(Step::Index(i));
+            }
+        }
+    }
+    out
+}
+
+/// The line of a field given by its dotted path (the deepest part of it found).
+fn locate(text: &str, field: &str) -> Option<usize> {
+    use toml::de::{DeTable, DeValue};
+    let doc = DeTable::parse(text).ok()?;
+    let mut span = None;
+    let mut table = Some(doc.get_ref());
+    let mut array: Option<&toml::de::DeArray<'_>> = None;
+    for step in steps(field) {
+        let found = match (step, table, array) {
+            (Step::Key(k), Some(t), _) => t.get(k).map(|v| {
+                let key_span = t.get_key_value(k).map(|(key, _)| key.span());
+                (v, key_span)
+            }),
+            (Step::Index(i), _, Some(a)) => a.get(i).map(|v| (v, None)),
+            _ => None,
+        };
+        let Some((value, key_span)) = found else { break };
+        span = key_span.or(Some(value.span())).or(span);
+        table = None;
+        array = None;
+        match value.get_ref() {
+            DeValue::Table(t) => table = Some(t),
+            DeValue::Array(a) => array = Some(a),
+            _ => {}
+        }
+    }
+    span.map(|s| line_of(text, s.start))
+}
+
+/// The dotted path of the innermost field whose key or value covers byte `offset`.
+fn field_at(text: &str, offset: usize) -> String {
+    use toml::de::{DeTable, DeValue};
+    fn walk(value: &DeValue<'_>, offset: usize, path: &mut String) {
+        match value {
+            DeValue::Table(t) => {
+                for (k, v) in t.iter() {
+                    let (ks, vs) = (k.span(), v.span());
+                    if ks.contains(&offset) || vs.contains(&offset) {
+                        if !path.is_empty() {
+                            path.push('.');
+                        }
+                        path.push_str(k.get_ref());
+                        walk(v.get_ref(), offset, path);
+                        return;
+                    }
+                }
+            }
+            DeValue::Array(a) => {
+                for (i, v) in a.iter().enumerate() {
+                    if v.span().contains(&offset) {
+                        path.push_str(&format!("[{i}]"));
+                        walk(v.get_ref(), offset, path);
+                        return;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let Ok(doc) = DeTable::parse(text) else { return String::new() };
+    let mut path = String::new();
+    walk(&DeValue::Table(doc.into_inner()), offset, &mut path);
+    path
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bundled_default_is_valid() {
+        let s = parse(DEFAULT_SCENARIO, DEFAULT_SCENARIO_NAME).unwrap();
+        assert_eq!(s.formations[0].centres.len(), 12);
+        assert_eq!(s.chariot.impact.hits.to_string(), "2");
+        assert_eq!(s.slug(), "khandish-charioteer-charges-a-minas-tirith-shield-wall");
+    }
+
+    #[test]
+    fn hash_ignores_title_trials_and_seed_only() {
+        let a = parse(DEFAULT_SCENARIO, "a").unwrap();
+        let mut b = a.clone();
+        b.title = "other".into();
+        b.trials = 5;
+        b.seed = 99;
+        assert_eq!(a.hash(), b.hash());
+        b.chariot.impact.strength = 5;
+        assert_ne!(a.hash(), b.hash());
+    }
+
+    #[test]
+    fn paths_are_located() {
+        let text = "title = \"t\"\n[chariot]\nname = \"x\"\n\n[[formations]]\nname = \"a\"\n[[formations]]\nname = \"b\"\n[formations.profile]\nwounds = 0\n";
+        assert_eq!(locate(text, "chariot.name"), Some(3));
+        assert_eq!(locate(text, "formations[1].name"), Some(8));
+        assert_eq!(locate(text, "formations[1].profile.wounds"), Some(10));
+        assert_eq!(field_at(text, text.find("wounds").unwrap()), "formations[1].profile.wounds");
+    }
+}
