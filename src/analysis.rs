@@ -58,7 +58,9 @@ pub fn wilson(successes: u64, n: u64, z: f64) -> (f64, f64) {
     let denom = 1.0 + z2 / n_f;
     let centre = (p + z2 / (2.0 * n_f)) / denom;
     let half = z * (p * (1.0 - p) / n_f + z2 / (4.0 * n_f * n_f)).sqrt() / denom;
-    ((centre - half).max(0.0), (centre + half).min(1.0))
+    let lo = if successes == 0 { 0.0 } else { (centre - half).max(0.0) };
+    let hi = if successes == n { 1.0 } else { (centre + half).min(1.0) };
+    (lo, hi)
 }
 
 /// Headline statistics of one metric.

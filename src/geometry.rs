@@ -304,7 +304,8 @@ mod tests {
         let pose = Pose { centre: Vec2::new(1.0, 1.0), facing: 90.0 };
         let local = pose.to_local(Vec2::new(3.0, 0.0));
         assert!((local.y - 2.0).abs() < 1e-12, "ahead: {local:?}");
-        assert!((local.x + 1.0).abs() < 1e-12, "to the right is south: {local:?}");
+        // (3, 0) lies one inch south of (1, 1): to the right of an east-facing pose.
+        assert!((local.x - 1.0).abs() < 1e-12, "to the right is south: {local:?}");
     }
 
     #[test]

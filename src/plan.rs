@@ -288,8 +288,8 @@ mod tests {
         // middle models of each rank: pairs at the same distance, front rank first.
         let sizes: Vec<usize> = plan.groups.iter().map(|g| g.models.len()).collect();
         assert_eq!(sizes, vec![2, 2, 2, 2]);
-        let r_sum = (30.0 + 12.5) / 25.4;
-        let d = 25.0 / 25.4;
+        let r_sum: f64 = (30.0 + 12.5) / 25.4;
+        let d: f64 = 25.0 / 25.4;
         let first = 6.0 - (r_sum * r_sum - (d / 2.0).powi(2)).sqrt();
         assert!((plan.groups[0].distance - first).abs() < 1e-9);
         let front: Vec<usize> = plan.groups[..2].iter().flat_map(|g| g.models.clone()).collect();
@@ -331,9 +331,15 @@ mod tests {
             .replace("pivots = [0, 0]", "pivots = [45]")
             .replace("count = 12", "count = 1")
             .replace("ranks = 2", "ranks = 1")
-            .replace("front_centre = [0.0, 6.0]", "front_centre = [1.55, 1.7]");
+            .replace("front_centre = [0.0, 6.0]", "front_centre = [-1.55, -1.7]");
+        // Turning clockwise, the rear-left corner sweeps west through the model beside it;
+        // the chariot then drives north-east, away from where the model was pushed.
         let plan = plan_of(&text);
         assert_eq!(plan.pushes.len(), 1, "{:?}", plan.pushes);
-        assert!(plan.groups.iter().all(|g| !g.models.contains(&plan.pushes[0].model)));
+        let push = &plan.pushes[0];
+        assert_eq!(push.at_distance, 0.0);
+        assert!(push.to.x < push.from.x, "pushed west: {push:?}");
+        assert!(plan.groups.is_empty(), "a push is not a contact: {:?}", plan.groups);
+        assert_eq!(plan.models[push.model].centre, push.to);
     }
 }

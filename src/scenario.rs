@@ -350,7 +350,7 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
             let span = e.span();
             let line = span.as_ref().map(|s| line_of(text, s.start));
             let field = span.map(|s| field_at(text, s.start)).unwrap_or_default();
-            let message = e.message().trim().replace('\n', " ");
+            let message = plain_words(e.message());
             return Err(invalid(vec![Problem { field, line, message }]));
         }
     };
@@ -364,6 +364,23 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
     let mut problems = check.problems;
     problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
     Err(invalid(problems))
+}
+
+/// Serde's messages speak of Rust types; users write TOML.
+fn plain_words(message: &str) -> String {
+    let mut text = message.trim().replace('\n', " ");
+    for (rust, toml) in [
+        ("expected i64", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected a boolean", "expected true or false"),
+        ("expected a sequence", "expected an array like [1, 2]"),
+        ("expected an array of length 2", "expected an array of two numbers like [0.0, 6.0]"),
+        ("expected struct Raw", "expected a table "),
+        ("expected a string", "expected a string in quotes"),
+    ] {
+        text = text.replace(rust, toml);
+    }
+    text
 }
 
 // ----- the file format, as written -------------------------------------------------
@@ -622,7 +639,8 @@ impl Checker<'_> {
         self.not_yet("terrain", raw.terrain.is_some(), "[[terrain]]");
         self.not_yet("army", raw.army.is_some(), "[army] (Break Point)");
         let chariot = self.chariot(&raw.chariot);
-        let charge = self.charge(&raw.charge, chariot.as_ref().map(|c| c.move_inches));
+        let move_ok = !self.problems.iter().any(|p| p.field == "chariot.move");
+        let charge = self.charge(&raw.charge, chariot.as_ref().filter(|_| move_ok).map(|c| c.move_inches));
         let side = chariot.as_ref().map_or(Side::Good, |c| c.side.opponent());
         let formations: Vec<Formation> =
             raw.formations.iter().enumerate().filter_map(|(i, f)| self.formation(i, f, side)).collect();
@@ -886,39 +904,38 @@ fn locate(text: &str, field: &str) -> Option<usize> {
 }
 
 /// The dotted path of the innermost field whose key or value covers byte `offset`.
+///
+/// Table spans cover only their headers, so the whole tree is searched, not just the
+/// branch that seems to contain the offset.
 fn field_at(text: &str, offset: usize) -> String {
     use toml::de::{DeTable, DeValue};
-    fn walk(value: &DeValue<'_>, offset: usize, path: &mut String) {
+    fn walk(value: &DeValue<'_>, offset: usize, path: &str, best: &mut Option<String>) {
+        let mut visit = |child: String, covers: bool, v: &DeValue<'_>| {
+            if covers && best.as_ref().is_none_or(|b| child.len() > b.len()) {
+                *best = Some(child.clone());
+            }
+            walk(v, offset, &child, best);
+        };
         match value {
             DeValue::Table(t) => {
                 for (k, v) in t.iter() {
-                    let (ks, vs) = (k.span(), v.span());
-                    if ks.contains(&offset) || vs.contains(&offset) {
-                        if !path.is_empty() {
-                            path.push('.');
-                        }
-                        path.push_str(k.get_ref());
-                        walk(v.get_ref(), offset, path);
-                        return;
-                    }
+                    let child = if path.is_empty() { k.get_ref().to_string() } else { format!("{path}.{}", k.get_ref()) };
+                    let covers = k.span().contains(&offset) || v.span().contains(&offset);
+                    visit(child, covers, v.get_ref());
                 }
             }
             DeValue::Array(a) => {
                 for (i, v) in a.iter().enumerate() {
-                    if v.span().contains(&offset) {
-                        path.push_str(&format!("[{i}]"));
-                        walk(v.get_ref(), offset, path);
-                        return;
-                    }
+                    visit(format!("{path}[{i}]"), v.span().contains(&offset), v.get_ref());
                 }
             }
             _ => {}
         }
     }
     let Ok(doc) = DeTable::parse(text) else { return String::new() };
-    let mut path = String::new();
-    walk(&DeValue::Table(doc.into_inner()), offset, &mut path);
-    path
+    let mut best = None;
+    walk(&DeValue::Table(doc.into_inner()), offset, "", &mut best);
+    best.unwrap_or_default()
 }
 
 #[cfg(test)]

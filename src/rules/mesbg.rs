@@ -292,7 +292,8 @@ mod tests {
     fn chart_probabilities() {
         let p = |s, d| to_wound(s, d).probability();
         assert_eq!(p(5, 3), 2.0 / 3.0);
-        assert_eq!(p(4, 5), 0.5);
+        assert_eq!(p(4, 4), 0.5);
+        assert_eq!(p(4, 5), 1.0 / 3.0);
         assert_eq!(p(3, 5), 1.0 / 3.0);
         assert_eq!(p(3, 6), 1.0 / 6.0);
         assert_eq!(p(1, 6), 1.0 / 12.0);

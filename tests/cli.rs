@@ -1,0 +1,239 @@
+//! The `charioteer` binary as a user meets it: reports, JSON, thread independence, and a
+//! precise message with exit code 2 for every class of bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn charioteer(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_charioteer")).args(args).current_dir(dir).output().expect("binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The example of the foundation issue, exactly as written there.
+const ISSUE_EXAMPLE: &str = r#"title = "Khandish charioteer charges a Minas Tirith shield wall"
+system = "mesbg"
+trials = 1_000_000
+seed = 7
+
+[chariot]
+name = "Khandish Charioteer"
+side = "evil"
+move = 10            # inches
+fight = 4
+strength = 3
+defence = 7
+attacks = 1
+wounds = 3
+courage = "7+"
+impact = { hits = "2", strength = 4 }   # hits is a dice expression: "2", "D3", "D3+1", "2D6"
+base = { round_mm = 60 }
+at = [0.0, 0.0]      # base centre, inches
+facing = 0           # degrees; 0 points along +y, clockwise positive
+points = 40
+
+[charge]
+pivots = [0, 0]      # pivot in degrees (|p| <= 45) at the start and after each full 4" driven
+
+[[formations]]
+name = "Warriors of Minas Tirith"
+count = 12
+ranks = 2
+base = { round_mm = 25 }
+front_centre = [0.0, 6.0]   # centre of the front rank's base centres, inches
+facing = 180
+profile = { fight = 4, strength = 3, defence = 5, attacks = 1, wounds = 1, courage = "7+", points = 8 }
+"#;
+
+fn scratch_dir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn the_issue_example_is_accepted_as_written() {
+    let dir = scratch_dir();
+    write(dir.path(), "example.toml", ISSUE_EXAMPLE);
+    let out = charioteer(&["validate", "example.toml"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("example.toml: ok (12 models, 8 on the chariot's path"), "{}", stdout(&out));
+}
+
+#[test]
+fn run_writes_a_report_and_prints_a_table() {
+    let dir = scratch_dir();
+    write(dir.path(), "example.toml", ISSUE_EXAMPLE);
+    let out = charioteer(&["run", "example.toml", "--trials", "20000", "--out", "rep"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("trials/s") && text.contains("breakthrough") && text.contains("report: rep/"), "{text}");
+    for f in ["summary.csv", "distribution.csv", "run.json"] {
+        assert!(dir.path().join("rep").join(f).is_file(), "{f} written");
+    }
+    let summary = std::fs::read_to_string(dir.path().join("rep/summary.csv")).unwrap();
+    assert!(summary.starts_with("metric,mean,sd,se,ci95_lo,ci95_hi\n"), "{summary}");
+    let dist = std::fs::read_to_string(dir.path().join("rep/distribution.csv")).unwrap();
+    assert!(dist.starts_with("metric,value,count,p,p_at_least,p_at_least_lo,p_at_least_hi\n"), "{dist}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("rep/run.json")).unwrap()).unwrap();
+    assert_eq!(json["trials"], 20000);
+    assert_eq!(json["seed"], 7);
+    assert_eq!(json["ruleset"]["prone_counts_as_trapped"], true);
+    assert_eq!(json["ruleset"]["strike_allocation"], "most_wounded_first");
+    assert_eq!(json["command"], "charioteer run example.toml --seed 7 --trials 20000");
+    assert!(json["scenario_hash"].as_str().unwrap().len() == 16);
+    // No temporary files are left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("rep"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty());
+}
+
+#[test]
+fn json_output_has_the_promised_shape() {
+    let dir = scratch_dir();
+    let out = charioteer(&["run", "--trials", "10000", "--json", "--out", "rep"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("one JSON object");
+    for key in ["trials", "seed", "elapsed_s", "trials_per_second", "metrics", "distributions"] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    for metric in ["impact_kills", "contacts", "breakthrough", "fight_fought", "fight_won", "fight_kills", "chariot_wounds_lost", "chariot_slain"] {
+        let m = &v["metrics"][metric];
+        for key in ["mean", "se", "ci95_lo", "ci95_hi"] {
+            assert!(m[key].is_number(), "{metric}.{key}");
+        }
+        let rows = v["distributions"][metric].as_array().expect(metric);
+        assert!(rows.iter().all(|r| r["value"].is_number() && r["p"].is_number() && r["p_at_least"].is_number()));
+    }
+}
+
+#[test]
+fn summary_is_byte_identical_for_one_and_two_threads() {
+    let dir = scratch_dir();
+    let one = Command::new(env!("CARGO_BIN_EXE_charioteer"))
+        .args(["run", "--trials", "300000", "--quiet", "--out", "one"])
+        .env("RAYON_NUM_THREADS", "1")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let two = Command::new(env!("CARGO_BIN_EXE_charioteer"))
+        .args(["run", "--trials", "300000", "--quiet", "--out", "two"])
+        .env("RAYON_NUM_THREADS", "2")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(one.status.success() && two.status.success());
+    assert!(one.stdout.is_empty(), "--quiet prints nothing");
+    for f in ["summary.csv", "distribution.csv"] {
+        let a = std::fs::read(dir.path().join("one").join(f)).unwrap();
+        let b = std::fs::read(dir.path().join("two").join(f)).unwrap();
+        assert_eq!(a, b, "{f} differs between 1 and 2 threads");
+    }
+    let json = |d: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join(d).join("run.json")).unwrap()).unwrap()
+    };
+    assert_eq!(json("one")["threads"], 1);
+    assert_eq!(json("two")["threads"], 2);
+}
+
+#[test]
+fn replay_prints_the_events_of_one_trial() {
+    let dir = scratch_dir();
+    let out = charioteer(&["replay", "--trial", "3"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("trial 3, seed 7") && text.contains("Impact Hits") && text.contains("impact_kills"), "{text}");
+}
+
+/// One malformed scenario per class of error, with what the message must name.
+struct Bad {
+    replace: &'static str,
+    with: &'static str,
+    expect: &'static [&'static str],
+}
+
+const BAD: &[Bad] = &[
+    Bad { replace: "pivots = [0, 0]", with: "pivots = [60, 0]", expect: &["example.toml:23:", "charge.pivots[0]", "allowed -45 to 45"] },
+    Bad { replace: "impact = { hits = \"2\", strength = 4 }", with: "impact = { hits = \"2\", strength = 11 }", expect: &["example.toml:16:", "chariot.impact.strength", "allowed 1 to 10"] },
+    Bad { replace: "wounds = 1, courage", with: "wounds = 0, courage", expect: &["example.toml:32:", "formations[0].profile.wounds", "allowed 1 to 20"] },
+    Bad { replace: "hits = \"2\"", with: "hits = \"2D7\"", expect: &["example.toml:16:", "chariot.impact.hits", "only D3 and D6"] },
+    Bad { replace: "front_centre = [0.0, 6.0]", with: "front_centre = [0.0, 1.0]", expect: &["example.toml:30:", "formations[0].front_centre", "overlaps the chariot"] },
+    Bad { replace: "trials = 1_000_000", with: "trials = 0", expect: &["example.toml:3:", "trials", "allowed 1 to"] },
+    Bad { replace: "defence = 5,", with: "defense = 5,", expect: &["example.toml:32:", "unknown field `defense`", "defence"] },
+    Bad { replace: "defence = 7", with: "defense = 7", expect: &["example.toml:12:", "unknown field `defense`"] },
+    Bad { replace: "move = 10 ", with: "move = nan ", expect: &["example.toml:9:", "chariot.move", "finite"] },
+    Bad { replace: "move = 10 ", with: "move = 100 ", expect: &["chariot.move", "allowed 1 to 24"] },
+    Bad { replace: "courage = \"7+\"\nimpact", with: "courage = \"seven\"\nimpact", expect: &["chariot.courage", "\"7+\""] },
+    Bad { replace: "side = \"evil\"", with: "side = \"neutral\"", expect: &["example.toml:8:", "chariot.side", "good", "evil"] },
+    Bad { replace: "fight = 4\n", with: "fight = \"four\"\n", expect: &["example.toml:10:", "chariot.fight", "expected a whole number"] },
+    Bad { replace: "system = \"mesbg\"", with: "system = \"battlesystem\"", expect: &["example.toml:2:", "system", "not supported yet"] },
+    Bad { replace: "system = \"mesbg\"", with: "system = \"40k\"", expect: &["system", "allowed: \"mesbg\""] },
+    Bad { replace: "count = 12", with: "count = 1000000000000", expect: &["formations[0].count", "allowed 1 to 2000"] },
+    Bad { replace: "count = 12\nranks = 2", with: "count = 12\nranks = 13", expect: &["formations[0].ranks", "allowed 1 to 12"] },
+    Bad { replace: "pivots = [0, 0]", with: "pivots = [0, 0, 0, 0]", expect: &["charge.pivots", "allows 3"] },
+    Bad { replace: "base = { round_mm = 60 }", with: "base = { oval_mm = [105, 70] }", expect: &["chariot.base.oval_mm", "not supported yet"] },
+    Bad { replace: "[[formations]]", with: "[army]\nmodels = 20\n\n[[formations]]", expect: &["army", "not supported yet"] },
+    Bad { replace: "seed = 7", with: "seed = 7\nseed = 8", expect: &["example.toml:5:", "duplicate key"] },
+    Bad { replace: "[charge]", with: "[charge", expect: &["example.toml:22:"] },
+];
+
+#[test]
+fn bad_input_is_refused_with_the_field_line_and_exit_code_2() {
+    let dir = scratch_dir();
+    for (i, bad) in BAD.iter().enumerate() {
+        assert!(ISSUE_EXAMPLE.contains(bad.replace), "case {i}: `{}` not in the example", bad.replace);
+        write(dir.path(), "example.toml", &ISSUE_EXAMPLE.replacen(bad.replace, bad.with, 1));
+        for cmd in ["validate", "run"] {
+            let out = charioteer(&[cmd, "example.toml", "--out", "rep"][..if cmd == "run" { 4 } else { 2 }], dir.path());
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "case {i} ({}): {cmd} exit code; {err}", bad.with);
+            assert!(!err.contains("panicked"), "case {i}: {err}");
+            for needle in bad.expect {
+                assert!(err.contains(needle), "case {i} ({}): `{needle}` missing from:\n{err}", bad.with);
+            }
+        }
+        assert!(!dir.path().join("rep").exists(), "case {i}: no partial report");
+    }
+}
+
+#[test]
+fn all_problems_are_reported_at_once() {
+    let dir = scratch_dir();
+    let text = ISSUE_EXAMPLE.replace("fight = 4\n", "fight = 0\n").replace("wounds = 3", "wounds = 0");
+    write(dir.path(), "example.toml", &text);
+    let out = charioteer(&["validate", "example.toml"], dir.path());
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(err.contains("2 problems") && err.contains("chariot.fight") && err.contains("chariot.wounds"), "{err}");
+    // A bad Move is reported once, without a follow-on complaint about the pivots it allows.
+    write(dir.path(), "example.toml", &ISSUE_EXAMPLE.replace("move = 10 ", "move = -3 "));
+    let err = stderr(&charioteer(&["validate", "example.toml"], dir.path()));
+    assert!(err.contains("(1 problem)") && err.contains("chariot.move"), "{err}");
+}
+
+#[test]
+fn missing_file_and_bad_options() {
+    let dir = scratch_dir();
+    let out = charioteer(&["run", "nowhere.toml"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("nowhere.toml"));
+    let out = charioteer(&["run", "--trials", "0"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--trials"));
+    let out = charioteer(&["run", "--threads", "0"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+}
