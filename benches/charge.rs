@@ -1,1 +1,86 @@
-fn main() {}
+//! Speed of each layer: the roll kernel, one trial, a block of trials on all cores, and the
+//! aggregation. Run with `cargo bench`; throughput is printed as elements (trials) per second.
+//!
+//! Target of the foundation: at least 30 M trials/s on 2 cores for the 6-model column with
+//! its fight (`full_run/column_of_six`).
+
+use charioteer::analysis;
+use charioteer::dice::{Phase, trial_dice};
+use charioteer::plan::compile;
+use charioteer::resolve::{self, Scratch, Silent, Streams, TrialRange};
+use charioteer::scenario::{DEFAULT_SCENARIO, load, parse};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use std::hint::black_box;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+fn kernels(c: &mut Criterion) {
+    let mut group = c.benchmark_group("kernel");
+    group.throughput(Throughput::Elements(1000));
+    group.bench_function("d6_x1000", |b| {
+        let mut dice = trial_dice(1, 2, 3, Phase::Charge);
+        b.iter(|| (0..1000).map(|_| u32::from(dice.d6())).sum::<u32>())
+    });
+    group.bench_function("trial_streams_x1000", |b| {
+        b.iter(|| (0..1000u64).map(|t| u32::from(trial_dice(1, 2, black_box(t), Phase::Charge).d6())).sum::<u32>())
+    });
+    group.finish();
+}
+
+fn one_trial(c: &mut Criterion) {
+    let column = load(Path::new("tests/scenarios/column-of-six.toml")).expect("column scenario");
+    let plan = compile(&column);
+    let streams = Streams { seed: 1, key: column.hash() };
+    let mut group = c.benchmark_group("single_thread");
+    group.throughput(Throughput::Elements(10_000));
+    group.bench_function("column_of_six_x10000", |b| {
+        let mut scratch = Scratch::default();
+        let mut t = 0u64;
+        b.iter(|| {
+            let mut kills = 0u32;
+            for _ in 0..10_000 {
+                let o = resolve::trial(&plan, streams, t, &mut scratch, &mut Silent);
+                kills += u32::from(o.values[0]);
+                t += 1;
+            }
+            kills
+        })
+    });
+    group.finish();
+}
+
+fn full_runs(c: &mut Criterion) {
+    let never = AtomicBool::new(false);
+    let trials = 4_000_000;
+    let mut group = c.benchmark_group("full_run");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(trials));
+    for (name, scenario) in [
+        ("column_of_six", load(Path::new("tests/scenarios/column-of-six.toml")).expect("column")),
+        ("default_shield_wall", parse(DEFAULT_SCENARIO, "default").expect("default")),
+    ] {
+        let plan = compile(&scenario);
+        let streams = Streams { seed: 1, key: scenario.hash() };
+        group.bench_function(name, |b| {
+            b.iter(|| resolve::run(&plan, streams, TrialRange { first: 0, count: trials }, &|_| {}, &never).unwrap())
+        });
+    }
+    group.finish();
+
+    let scenario = parse(DEFAULT_SCENARIO, "default").expect("default");
+    let plan = compile(&scenario);
+    let tally =
+        resolve::run(&plan, Streams { seed: 1, key: 1 }, TrialRange { first: 0, count: 100_000 }, &|_| {}, &never)
+            .unwrap();
+    c.bench_function("aggregation/summary_and_frames", |b| {
+        b.iter(|| {
+            let s = analysis::summarize(&tally);
+            let d = analysis::distributions(&tally);
+            (analysis::summary_frame(&s).unwrap(), analysis::distribution_frame(&d).unwrap())
+        })
+    });
+    c.bench_function("plan/compile_default", |b| b.iter(|| compile(black_box(&scenario))));
+}
+
+criterion_group!(benches, kernels, one_trial, full_runs);
+criterion_main!(benches);

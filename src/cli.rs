@@ -127,7 +127,9 @@ fn run(args: RunArgs) -> Result<()> {
     // Every file is validated before any trial runs: one typo must not waste a long run.
     let scenarios = files.iter().map(|f| load(*f)).collect::<Result<Vec<_>, _>>()?;
     let pool = match args.threads {
-        Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n as usize).build().context("cannot start worker threads")?,
+        Some(n) => {
+            rayon::ThreadPoolBuilder::new().num_threads(n as usize).build().context("cannot start worker threads")?
+        }
         None => rayon::ThreadPoolBuilder::new().build().context("cannot start worker threads")?,
     };
     for (scenario, file) in scenarios.iter().zip(&files) {
@@ -160,14 +162,26 @@ fn run_one(scenario: &Scenario, file: Option<&Path>, args: &RunArgs, pool: &rayo
     );
     let cancel = AtomicBool::new(false);
     let started = Instant::now();
-    let tally = pool.install(|| {
-        resolve::run(&plan, streams, TrialRange { first: 0, count: trials }, &|n| bar.inc(n), &cancel)
-    })?;
+    let tally = pool
+        .install(|| resolve::run(&plan, streams, TrialRange { first: 0, count: trials }, &|n| bar.inc(n), &cancel))?;
     let elapsed = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
     let file_arg = file.map(|f| format!(" {}", shell_quote(&f.display().to_string()))).unwrap_or_default();
     let command = format!("charioteer run{file_arg} --seed {seed} --trials {trials}");
     Ok(RunRecord::new(scenario, &plan, &tally, seed, pool.current_num_threads(), elapsed, command))
+}
+
+/// 1234567 -> "1,234,567".
+fn group_digits(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn shell_quote(s: &str) -> String {
@@ -182,7 +196,7 @@ fn print_table(record: &RunRecord) {
     println!("{}", record.title);
     println!(
         "{} trials in {:.2} s ({:.1} M trials/s on {} threads), seed {}, scenario {:016x}",
-        record.trials,
+        group_digits(record.trials),
         record.elapsed_s,
         record.trials_per_second() / 1e6,
         record.threads,
@@ -195,10 +209,14 @@ fn print_table(record: &RunRecord) {
         record.plan.contacts.len(),
         if record.plan.breakthrough_possible { ", breakthrough possible" } else { ", no breakthrough possible" }
     );
-    println!("{:<22} {:>10}   {:<22} {}", "metric", "mean", "95% interval", "meaning");
+    println!("{:<22} {:>10}   {:<22} meaning", "metric", "mean", "95% interval");
     for s in &record.summary {
         let (mean, lo, hi) = if s.metric.is_flag() {
-            (format!("{:.2}%", 100.0 * s.mean), format!("{:.2}%", 100.0 * s.ci95_lo), format!("{:.2}%", 100.0 * s.ci95_hi))
+            (
+                format!("{:.2}%", 100.0 * s.mean),
+                format!("{:.2}%", 100.0 * s.ci95_lo),
+                format!("{:.2}%", 100.0 * s.ci95_hi),
+            )
         } else {
             (format!("{:.4}", s.mean), format!("{:.4}", s.ci95_lo), format!("{:.4}", s.ci95_hi))
         };
@@ -229,6 +247,23 @@ fn replay(file: Option<&Path>, trial: u64, seed: Option<u64>, json: bool) -> Res
     Ok(())
 }
 
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn digits_are_grouped() {
+        assert_eq!(super::group_digits(0), "0");
+        assert_eq!(super::group_digits(999), "999");
+        assert_eq!(super::group_digits(1000), "1,000");
+        assert_eq!(super::group_digits(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn shell_quoting() {
+        assert_eq!(super::shell_quote("scenarios/a.toml"), "scenarios/a.toml");
+        assert_eq!(super::shell_quote("my file's.toml"), "'my file'\\''s.toml'");
+    }
+}
+
 fn describe_event(plan: &Plan, event: &Event) -> String {
     match event {
         Event::Contact { distance, model, hits, wounds, slain } => format!(
@@ -243,7 +278,10 @@ fn describe_event(plan: &Plan, event: &Event) -> String {
             by.iter().map(|m| plan.model_label(*m)).collect::<Vec<_>>().join(", ")
         ),
         Event::DroveOn { breakthrough } => {
-            format!("drives its full Move{}", if *breakthrough { ", through every formation: breakthrough" } else { "" })
+            format!(
+                "drives its full Move{}",
+                if *breakthrough { ", through every formation: breakthrough" } else { "" }
+            )
         }
         Event::Duel { chariot_dice, enemy_dice, chariot_high, enemy_high, roll_off, chariot_won } => format!(
             "duel: chariot {chariot_dice} dice, high {chariot_high}; enemy {enemy_dice} dice, high {enemy_high}{}; {}",

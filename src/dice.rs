@@ -130,9 +130,8 @@ impl FromStr for DiceExpr {
         let (sides_text, modifier) = match rest.find(['+', '-']) {
             Some(at) => {
                 let sign: i16 = if rest.as_bytes()[at] == b'-' { -1 } else { 1 };
-                let m: i16 = rest[at + 1..]
-                    .parse()
-                    .map_err(|_| fail("the modifier after `+` or `-` must be a whole number"))?;
+                let m: i16 =
+                    rest[at + 1..].parse().map_err(|_| fail("the modifier after `+` or `-` must be a whole number"))?;
                 if m > MAX_MODIFIER {
                     return Err(fail(&format!("the modifier must be at most {MAX_MODIFIER}")));
                 }

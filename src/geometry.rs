@@ -237,10 +237,10 @@ pub fn pivot_push(footprint: &Footprint, pose: &Pose, pivot: f64, disc: &Disc) -
     };
     let best_in = |from: f64, to: f64, step: f64| {
         let n = ((to - from) / step).round() as usize;
-        (0..=n).map(|i| from + step * i as f64).map(|a| (distance_along(a), a)).fold(
-            (f64::INFINITY, from),
-            |best, cand| if cand.0 < best.0 - 1e-12 { cand } else { best },
-        )
+        (0..=n)
+            .map(|i| from + step * i as f64)
+            .map(|a| (distance_along(a), a))
+            .fold((f64::INFINITY, from), |best, cand| if cand.0 < best.0 - 1e-12 { cand } else { best })
     };
     let (_, coarse) = best_in(0.0, 359.0, 1.0);
     let (d, angle) = best_in(coarse - 1.0, coarse + 1.0, 0.05);

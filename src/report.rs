@@ -36,7 +36,10 @@ pub enum ReportError {
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file beside it, flushed, then renamed.
-pub fn write_atomic(path: &Path, write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>) -> Result<(), ReportError> {
+pub fn write_atomic(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<(), ReportError> {
     let io = |source| ReportError::Io { path: path.to_path_buf(), source };
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
@@ -130,7 +133,15 @@ impl PlanFacts {
 impl RunRecord {
     /// Builds the record of a finished run.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(scenario: &Scenario, plan: &Plan, tally: &Tally, seed: u64, threads: usize, elapsed_s: f64, command: String) -> Self {
+    pub fn new(
+        scenario: &Scenario,
+        plan: &Plan,
+        tally: &Tally,
+        seed: u64,
+        threads: usize,
+        elapsed_s: f64,
+        command: String,
+    ) -> Self {
         Self {
             title: scenario.title.clone(),
             question: scenario.question.clone(),

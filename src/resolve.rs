@@ -222,13 +222,7 @@ fn fight<O: Observer>(plan: &Plan, scratch: &mut Scratch, dice: &mut Dice, obs: 
             let slain = target.wounds_left == 0;
             kills += u16::from(slain);
             let model = scratch.survivors[i].0;
-            obs.note(|| Event::Strike {
-                by: None,
-                target: Some(model),
-                rolls: 1 + u8::from(trapped),
-                wounds,
-                slain,
-            });
+            obs.note(|| Event::Strike { by: None, target: Some(model), rolls: 1 + u8::from(trapped), wounds, slain });
         }
         (kills, 0, true)
     } else {

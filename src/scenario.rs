@@ -356,10 +356,10 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
     };
     let mut check = Checker { text, problems: Vec::new() };
     let scenario = check.scenario(raw, file);
-    if check.problems.is_empty() {
-        if let Some(scenario) = scenario {
-            return Ok(scenario);
-        }
+    if check.problems.is_empty()
+        && let Some(scenario) = scenario
+    {
+        return Ok(scenario);
     }
     let mut problems = check.problems;
     problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
@@ -581,7 +581,10 @@ impl Checker<'_> {
     fn base(&mut self, field: &str, raw: &RawBase, round_only: bool) -> Option<Base> {
         let given = [raw.round_mm.is_some(), raw.rect_mm.is_some(), raw.oval_mm.is_some()];
         if given.iter().filter(|g| **g).count() != 1 {
-            self.fail(field, "give exactly one of round_mm = D, rect_mm = [width, length] or oval_mm = [length, width]");
+            self.fail(
+                field,
+                "give exactly one of round_mm = D, rect_mm = [width, length] or oval_mm = [length, width]",
+            );
             return None;
         }
         if raw.oval_mm.is_some() {
@@ -919,7 +922,8 @@ fn field_at(text: &str, offset: usize) -> String {
         match value {
             DeValue::Table(t) => {
                 for (k, v) in t.iter() {
-                    let child = if path.is_empty() { k.get_ref().to_string() } else { format!("{path}.{}", k.get_ref()) };
+                    let child =
+                        if path.is_empty() { k.get_ref().to_string() } else { format!("{path}.{}", k.get_ref()) };
                     let covers = k.span().contains(&offset) || v.span().contains(&offset);
                     visit(child, covers, v.get_ref());
                 }

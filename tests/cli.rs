@@ -111,7 +111,16 @@ fn json_output_has_the_promised_shape() {
     for key in ["trials", "seed", "elapsed_s", "trials_per_second", "metrics", "distributions"] {
         assert!(v.get(key).is_some(), "missing {key}");
     }
-    for metric in ["impact_kills", "contacts", "breakthrough", "fight_fought", "fight_won", "fight_kills", "chariot_wounds_lost", "chariot_slain"] {
+    for metric in [
+        "impact_kills",
+        "contacts",
+        "breakthrough",
+        "fight_fought",
+        "fight_won",
+        "fight_kills",
+        "chariot_wounds_lost",
+        "chariot_slain",
+    ] {
         let m = &v["metrics"][metric];
         for key in ["mean", "se", "ci95_lo", "ci95_hi"] {
             assert!(m[key].is_number(), "{metric}.{key}");
@@ -156,7 +165,10 @@ fn replay_prints_the_events_of_one_trial() {
     let out = charioteer(&["replay", "--trial", "3"], dir.path());
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.contains("trial 3, seed 7") && text.contains("Impact Hits") && text.contains("impact_kills"), "{text}");
+    assert!(
+        text.contains("trial 3, seed 7") && text.contains("Impact Hits") && text.contains("impact_kills"),
+        "{text}"
+    );
 }
 
 /// One malformed scenario per class of error, with what the message must name.
@@ -167,26 +179,78 @@ struct Bad {
 }
 
 const BAD: &[Bad] = &[
-    Bad { replace: "pivots = [0, 0]", with: "pivots = [60, 0]", expect: &["example.toml:23:", "charge.pivots[0]", "allowed -45 to 45"] },
-    Bad { replace: "impact = { hits = \"2\", strength = 4 }", with: "impact = { hits = \"2\", strength = 11 }", expect: &["example.toml:16:", "chariot.impact.strength", "allowed 1 to 10"] },
-    Bad { replace: "wounds = 1, courage", with: "wounds = 0, courage", expect: &["example.toml:32:", "formations[0].profile.wounds", "allowed 1 to 20"] },
-    Bad { replace: "hits = \"2\"", with: "hits = \"2D7\"", expect: &["example.toml:16:", "chariot.impact.hits", "only D3 and D6"] },
-    Bad { replace: "front_centre = [0.0, 6.0]", with: "front_centre = [0.0, 1.0]", expect: &["example.toml:30:", "formations[0].front_centre", "overlaps the chariot"] },
+    Bad {
+        replace: "pivots = [0, 0]",
+        with: "pivots = [60, 0]",
+        expect: &["example.toml:23:", "charge.pivots[0]", "allowed -45 to 45"],
+    },
+    Bad {
+        replace: "impact = { hits = \"2\", strength = 4 }",
+        with: "impact = { hits = \"2\", strength = 11 }",
+        expect: &["example.toml:16:", "chariot.impact.strength", "allowed 1 to 10"],
+    },
+    Bad {
+        replace: "wounds = 1, courage",
+        with: "wounds = 0, courage",
+        expect: &["example.toml:32:", "formations[0].profile.wounds", "allowed 1 to 20"],
+    },
+    Bad {
+        replace: "hits = \"2\"",
+        with: "hits = \"2D7\"",
+        expect: &["example.toml:16:", "chariot.impact.hits", "only D3 and D6"],
+    },
+    Bad {
+        replace: "front_centre = [0.0, 6.0]",
+        with: "front_centre = [0.0, 1.0]",
+        expect: &["example.toml:30:", "formations[0].front_centre", "overlaps the chariot"],
+    },
     Bad { replace: "trials = 1_000_000", with: "trials = 0", expect: &["example.toml:3:", "trials", "allowed 1 to"] },
-    Bad { replace: "defence = 5,", with: "defense = 5,", expect: &["example.toml:32:", "unknown field `defense`", "defence"] },
+    Bad {
+        replace: "defence = 5,",
+        with: "defense = 5,",
+        expect: &["example.toml:32:", "unknown field `defense`", "defence"],
+    },
     Bad { replace: "defence = 7", with: "defense = 7", expect: &["example.toml:12:", "unknown field `defense`"] },
     Bad { replace: "move = 10 ", with: "move = nan ", expect: &["example.toml:9:", "chariot.move", "finite"] },
     Bad { replace: "move = 10 ", with: "move = 100 ", expect: &["chariot.move", "allowed 1 to 24"] },
-    Bad { replace: "courage = \"7+\"\nimpact", with: "courage = \"seven\"\nimpact", expect: &["chariot.courage", "\"7+\""] },
-    Bad { replace: "side = \"evil\"", with: "side = \"neutral\"", expect: &["example.toml:8:", "chariot.side", "good", "evil"] },
-    Bad { replace: "fight = 4\n", with: "fight = \"four\"\n", expect: &["example.toml:10:", "chariot.fight", "expected a whole number"] },
-    Bad { replace: "system = \"mesbg\"", with: "system = \"battlesystem\"", expect: &["example.toml:2:", "system", "not supported yet"] },
+    Bad {
+        replace: "courage = \"7+\"\nimpact",
+        with: "courage = \"seven\"\nimpact",
+        expect: &["chariot.courage", "\"7+\""],
+    },
+    Bad {
+        replace: "side = \"evil\"",
+        with: "side = \"neutral\"",
+        expect: &["example.toml:8:", "chariot.side", "good", "evil"],
+    },
+    Bad {
+        replace: "fight = 4\n",
+        with: "fight = \"four\"\n",
+        expect: &["example.toml:10:", "chariot.fight", "expected a whole number"],
+    },
+    Bad {
+        replace: "system = \"mesbg\"",
+        with: "system = \"battlesystem\"",
+        expect: &["example.toml:2:", "system", "not supported yet"],
+    },
     Bad { replace: "system = \"mesbg\"", with: "system = \"40k\"", expect: &["system", "allowed: \"mesbg\""] },
     Bad { replace: "count = 12", with: "count = 1000000000000", expect: &["formations[0].count", "allowed 1 to 2000"] },
-    Bad { replace: "count = 12\nranks = 2", with: "count = 12\nranks = 13", expect: &["formations[0].ranks", "allowed 1 to 12"] },
+    Bad {
+        replace: "count = 12\nranks = 2",
+        with: "count = 12\nranks = 13",
+        expect: &["formations[0].ranks", "allowed 1 to 12"],
+    },
     Bad { replace: "pivots = [0, 0]", with: "pivots = [0, 0, 0, 0]", expect: &["charge.pivots", "allows 3"] },
-    Bad { replace: "base = { round_mm = 60 }", with: "base = { oval_mm = [105, 70] }", expect: &["chariot.base.oval_mm", "not supported yet"] },
-    Bad { replace: "[[formations]]", with: "[army]\nmodels = 20\n\n[[formations]]", expect: &["army", "not supported yet"] },
+    Bad {
+        replace: "base = { round_mm = 60 }",
+        with: "base = { oval_mm = [105, 70] }",
+        expect: &["chariot.base.oval_mm", "not supported yet"],
+    },
+    Bad {
+        replace: "[[formations]]",
+        with: "[army]\nmodels = 20\n\n[[formations]]",
+        expect: &["army", "not supported yet"],
+    },
     Bad { replace: "seed = 7", with: "seed = 7\nseed = 8", expect: &["example.toml:5:", "duplicate key"] },
     Bad { replace: "[charge]", with: "[charge", expect: &["example.toml:22:"] },
 ];
@@ -198,7 +262,8 @@ fn bad_input_is_refused_with_the_field_line_and_exit_code_2() {
         assert!(ISSUE_EXAMPLE.contains(bad.replace), "case {i}: `{}` not in the example", bad.replace);
         write(dir.path(), "example.toml", &ISSUE_EXAMPLE.replacen(bad.replace, bad.with, 1));
         for cmd in ["validate", "run"] {
-            let out = charioteer(&[cmd, "example.toml", "--out", "rep"][..if cmd == "run" { 4 } else { 2 }], dir.path());
+            let out =
+                charioteer(&[cmd, "example.toml", "--out", "rep"][..if cmd == "run" { 4 } else { 2 }], dir.path());
             let err = stderr(&out);
             assert_eq!(out.status.code(), Some(2), "case {i} ({}): {cmd} exit code; {err}", bad.with);
             assert!(!err.contains("panicked"), "case {i}: {err}");

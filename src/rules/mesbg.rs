@@ -5,7 +5,7 @@
 //! [`Dice`]. Exact probabilities live beside the rolls so that the resolver and the exact
 //! engine share one source of truth.
 
-use crate::dice::{DiceExpr, Dice};
+use crate::dice::{Dice, DiceExpr};
 use serde::{Deserialize, Serialize};
 
 /// Which side of the table a model fights for. Roll-offs favour a side by its allegiance.
@@ -249,9 +249,7 @@ pub fn pick_target(targets: &[StrikeTarget], policy: StrikeAllocation) -> Option
     let alive = targets.iter().enumerate().filter(|(_, t)| t.wounds_left > 0);
     match policy {
         StrikeAllocation::MostWoundedFirst => alive.min_by_key(|(i, t)| (t.wounds_left, *i)).map(|(i, _)| i),
-        StrikeAllocation::EasiestFirst => {
-            alive.min_by_key(|(i, t)| (t.defence, t.wounds_left, *i)).map(|(i, _)| i)
-        }
+        StrikeAllocation::EasiestFirst => alive.min_by_key(|(i, t)| (t.defence, t.wounds_left, *i)).map(|(i, _)| i),
     }
 }
 
