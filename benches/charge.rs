@@ -30,7 +30,7 @@ fn kernels(c: &mut Criterion) {
 fn one_trial(c: &mut Criterion) {
     let column = load(Path::new("tests/scenarios/column-of-six.toml")).expect("column scenario");
     let plan = compile(&column);
-    let streams = Streams { seed: 1, key: column.hash() };
+    let streams = Streams::new(1, column.hash());
     let mut group = c.benchmark_group("single_thread");
     group.throughput(Throughput::Elements(10_000));
     group.bench_function("column_of_six_x10000", |b| {
@@ -60,7 +60,7 @@ fn full_runs(c: &mut Criterion) {
         ("default_shield_wall", parse(DEFAULT_SCENARIO, "default").expect("default")),
     ] {
         let plan = compile(&scenario);
-        let streams = Streams { seed: 1, key: scenario.hash() };
+        let streams = Streams::new(1, scenario.hash());
         group.bench_function(name, |b| {
             b.iter(|| resolve::run(&plan, streams, TrialRange { first: 0, count: trials }, &|_| {}, &never).unwrap())
         });
@@ -70,8 +70,7 @@ fn full_runs(c: &mut Criterion) {
     let scenario = parse(DEFAULT_SCENARIO, "default").expect("default");
     let plan = compile(&scenario);
     let tally =
-        resolve::run(&plan, Streams { seed: 1, key: 1 }, TrialRange { first: 0, count: 100_000 }, &|_| {}, &never)
-            .unwrap();
+        resolve::run(&plan, Streams::new(1, 1), TrialRange { first: 0, count: 100_000 }, &|_| {}, &never).unwrap();
     c.bench_function("aggregation/summary_and_frames", |b| {
         b.iter(|| {
             let s = analysis::summarize(&tally);

@@ -154,7 +154,7 @@ fn run_one(scenario: &Scenario, file: Option<&Path>, args: &RunArgs, pool: &rayo
     let trials = args.trials.unwrap_or(scenario.trials);
     let seed = args.seed.unwrap_or(scenario.seed);
     let plan = plan::compile(scenario);
-    let streams = Streams { seed, key: scenario.hash() };
+    let streams = Streams::new(seed, scenario.hash());
     let bar = if args.quiet || args.json { ProgressBar::hidden() } else { ProgressBar::new(trials) };
     bar.set_style(
         ProgressStyle::with_template("{spinner} {wide_bar} {human_pos}/{human_len} trials, {per_sec}, eta {eta}")
@@ -228,7 +228,7 @@ fn replay(file: Option<&Path>, trial: u64, seed: Option<u64>, json: bool) -> Res
     let scenario = load(file)?;
     let seed = seed.unwrap_or(scenario.seed);
     let plan = plan::compile(&scenario);
-    let streams = Streams { seed, key: scenario.hash() };
+    let streams = Streams::new(seed, scenario.hash());
     let (outcome, events) = resolve::replay(&plan, streams, trial);
     if json {
         let metrics: serde_json::Map<String, serde_json::Value> =
@@ -288,6 +288,12 @@ fn describe_event(plan: &Plan, event: &Event) -> String {
             roll_off.map(|d| format!("; roll-off {d}")).unwrap_or_default(),
             if *chariot_won { "the chariot wins" } else { "the enemy wins" }
         ),
+        Event::Fight { chariot_won, kills, wounds_lost } => format!(
+            "fight result: {}, {kills} slain by its Strikes, {wounds_lost} Wound{} lost",
+            if *chariot_won { "the chariot won" } else { "the chariot lost" },
+            if *wounds_lost == 1 { "" } else { "s" }
+        ),
+        Event::Note { text } => format!("({text})"),
         Event::Strike { by, target, rolls, wounds, slain } => match (by, target) {
             (_, Some(t)) => format!(
                 "chariot strikes {} ({rolls} roll{}): {wounds} Wound{}{}",

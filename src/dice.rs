@@ -238,6 +238,11 @@ pub enum Phase {
     Charge = 1,
     /// The fight after the charge.
     Fight = 2,
+    /// Details that change no metric (which Impact Hits slew a model the chariot drove
+    /// past), drawn only when a trial is replayed with a trace.
+    Trace = 3,
+    /// Dice of a replayed fight consistent with the outcome the trial drew (replays only).
+    TraceFight = 4,
 }
 
 /// SplitMix64's finaliser: a bijective mixer with full avalanche.
@@ -248,17 +253,76 @@ pub const fn mix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The key of a run's random streams: `(seed, stream_key)` mixed once, so that deriving a
+/// trial's streams costs only the per-trial part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunKey {
+    mixed: u64,
+}
+
+impl RunKey {
+    /// Mixes a seed and a stream key (normally the scenario hash).
+    pub const fn new(seed: u64, stream_key: u64) -> Self {
+        Self { mixed: mix64(mix64(seed ^ 0x6a09_e667_f3bc_c909) ^ stream_key) }
+    }
+
+    /// The per-trial key from which each phase's stream is derived.
+    #[inline]
+    pub const fn trial(&self, trial: u64) -> TrialKey {
+        TrialKey { mixed: mix64(self.mixed ^ trial.wrapping_mul(0x9e37_79b9_7f4a_7c15)) }
+    }
+}
+
+/// One trial's key: each rule phase draws from its own stream derived from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrialKey {
+    mixed: u64,
+}
+
+impl TrialKey {
+    /// The dice of one phase of this trial.
+    #[inline]
+    pub fn dice(&self, phase: Phase) -> Dice {
+        // Two independent mixes (not chained), so their latencies overlap.
+        let hi = mix64(self.mixed ^ phase as u64);
+        let lo = mix64(self.mixed ^ (phase as u64).wrapping_mul(0xbb67_ae85_84ca_a73b));
+        Dice::from_rng(Pcg64Mcg::new((u128::from(hi) << 64) | u128::from(lo)))
+    }
+}
+
 /// The dice for one phase of trial `trial`, keyed by `(seed, stream_key, trial, phase)` and
 /// nothing else (never the thread or the clock). `stream_key` is normally the scenario
-/// hash.
+/// hash. Same streams as [`RunKey`] and [`TrialKey`], which cache the shared mixing.
 #[inline]
 pub fn trial_dice(seed: u64, stream_key: u64, trial: u64, phase: Phase) -> Dice {
-    let a = mix64(seed ^ 0x6a09_e667_f3bc_c909);
-    let b = mix64(a ^ stream_key);
-    let c = mix64(b ^ trial.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-    let hi = mix64(c ^ phase as u64);
-    let lo = mix64(hi ^ 0xbb67_ae85_84ca_a73b);
-    Dice::from_rng(Pcg64Mcg::new((u128::from(hi) << 64) | u128::from(lo)))
+    RunKey::new(seed, stream_key).trial(trial).dice(phase)
+}
+
+/// An event of fixed probability, compiled for one comparison against a 64-bit word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chance {
+    threshold: u64,
+    certain: bool,
+}
+
+impl Chance {
+    /// An event of probability `p` (clamped to [0, 1]).
+    pub fn new(p: f64) -> Self {
+        let p = if p.is_nan() { 0.0 } else { p.clamp(0.0, 1.0) };
+        let scale = 18_446_744_073_709_551_616.0_f64; // 2^64
+        Self { threshold: (p * scale).min(u64::MAX as f64) as u64, certain: p >= 1.0 }
+    }
+
+    /// The probability, as compiled.
+    pub fn probability(&self) -> f64 {
+        if self.certain { 1.0 } else { self.threshold as f64 / 18_446_744_073_709_551_616.0 }
+    }
+
+    /// Whether the event happens this time.
+    #[inline]
+    pub fn happens(&self, dice: &mut Dice) -> bool {
+        dice.word() < self.threshold || self.certain
+    }
 }
 
 /// A discrete distribution over `0..len` compiled for sampling with one 64-bit word:
@@ -362,7 +426,33 @@ mod tests {
         assert_ne!(first, fourth);
     }
 
-    const PINNED_ROLLS: [u8; 12] = [6, 6, 6, 1, 4, 6, 4, 1, 5, 5, 3, 4];
+    const PINNED_ROLLS: [u8; 12] = [1, 1, 1, 6, 3, 1, 3, 2, 5, 2, 6, 3];
+
+    #[test]
+    fn phases_and_neighbouring_trials_are_independent() {
+        // Chi-square on 6x6 tables of first rolls: 35 degrees of freedom, 99.99% point 74.
+        let key = RunKey::new(7, 0x4ae0_5fd9_b420_3f7f);
+        let n = 720_000u64;
+        let (mut phases, mut neighbours, mut words) = ([[0u64; 6]; 6], [[0u64; 6]; 6], [[0u64; 6]; 6]);
+        for t in 0..n {
+            let k = key.trial(t);
+            let mut charge = k.dice(Phase::Charge);
+            let mut fight = k.dice(Phase::Fight);
+            let mut next = key.trial(t + 1).dice(Phase::Charge);
+            let first = usize::from(charge.d6() - 1);
+            phases[first][usize::from(fight.d6() - 1)] += 1;
+            neighbours[first][usize::from(next.d6() - 1)] += 1;
+            for _ in 0..D6_PER_WORD - 1 {
+                charge.d6();
+            }
+            words[first][usize::from(charge.d6() - 1)] += 1;
+        }
+        let expected = n as f64 / 36.0;
+        for (name, table) in [("phases", phases), ("neighbours", neighbours), ("words", words)] {
+            let chi: f64 = table.iter().flatten().map(|&c| (c as f64 - expected).powi(2) / expected).sum();
+            assert!(chi < 74.0, "{name}: chi-square {chi}");
+        }
+    }
 
     #[test]
     fn d6_and_d3_are_uniform() {
@@ -382,6 +472,17 @@ mod tests {
         let expected3 = f64::from(n) / 3.0;
         let chi3: f64 = d3[1..].iter().map(|&c| (f64::from(c) - expected3).powi(2) / expected3).sum();
         assert!(chi3 < 13.8, "d3 chi-square {chi3}: {d3:?}");
+    }
+
+    #[test]
+    fn chances_happen_at_their_rate() {
+        let mut dice = trial_dice(4, 4, 4, Phase::Charge);
+        assert!((0..1000).all(|_| Chance::new(1.0).happens(&mut dice)));
+        assert!((0..1000).all(|_| !Chance::new(0.0).happens(&mut dice)));
+        let n = 400_000u32;
+        let hits = (0..n).filter(|_| Chance::new(0.3).happens(&mut dice)).count() as f64;
+        let se = (0.3f64 * 0.7 / f64::from(n)).sqrt();
+        assert!((hits / f64::from(n) - 0.3).abs() < 5.0 * se);
     }
 
     #[test]

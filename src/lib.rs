@@ -10,7 +10,7 @@
 //! use std::sync::atomic::AtomicBool;
 //! let s = scenario::load(std::path::Path::new("scenarios/mesbg/khandish-vs-minas-tirith.toml")).unwrap();
 //! let plan = plan::compile(&s);
-//! let streams = resolve::Streams { seed: s.seed, key: s.hash() };
+//! let streams = resolve::Streams::new(s.seed, s.hash());
 //! let range = resolve::TrialRange { first: 0, count: 100_000 };
 //! let tally = resolve::run(&plan, streams, range, &|_| {}, &AtomicBool::new(false)).unwrap();
 //! for m in analysis::summarize(&tally) {

@@ -6,14 +6,18 @@
 //! they cause, and every contact along the full Move are worked out here, and each contact
 //! carries the exact distribution of what its Impact Hits do.
 
-use crate::dice::{CumulativeTable, DiceExpr};
+use crate::dice::{Chance, CumulativeTable, Dice, DiceExpr};
 use crate::geometry::{self, Disc, Footprint, Pose, Vec2};
-use crate::rules::mesbg::{self, Side, WoundRoll};
+use crate::rules::mesbg::{self, ChariotFighter, Combatant, FightOutcome, FightRules, Side, WoundRoll};
 use crate::scenario::{MesbgRules, Scenario};
 use serde::Serialize;
 
 /// The length of drive after which the chariot may pivot again, inches.
 pub const PIVOT_EVERY: f64 = 4.0;
+
+/// The most survivor configurations of one contact group whose fights are tabulated
+/// exactly; larger groups fight die by die (same rules, slower).
+pub const MAX_FIGHT_TABLES: usize = 4096;
 
 /// One model on the board as the trials need it.
 #[derive(Clone, Debug)]
@@ -34,14 +38,65 @@ pub struct PlannedModel {
     pub defence: u8,
     /// Points.
     pub points: u32,
-    /// Impact outcomes `(hits, wounds inflicted capped at its Wounds)` with their table.
-    pub impact_outcomes: Vec<(u8, u8)>,
-    /// Table sampling an index into `impact_outcomes`.
-    pub impact_table: CumulativeTable,
+    /// What Impact Hits do to it: outcomes and their exact distribution.
+    pub impact: ImpactTables,
     /// What the chariot's Strikes need against it.
     pub struck_by_chariot: WoundRoll,
     /// What its Strikes need against the chariot.
     pub strikes_chariot: WoundRoll,
+}
+
+/// The outcomes of Impact Hits on one model, `(hits, wounds inflicted capped at its
+/// Wounds)`, split by whether they slay it, each part compiled for one-draw sampling.
+#[derive(Clone, Debug)]
+pub struct ImpactTables {
+    /// Exact chance that the Impact Hits slay the model.
+    pub p_slain: f64,
+    /// Every outcome.
+    pub outcomes: Vec<(u8, u8)>,
+    /// Samples an index into `outcomes` (unconditioned).
+    pub table: CumulativeTable,
+    /// Outcomes that slay it.
+    pub slain: Vec<(u8, u8)>,
+    /// Samples `slain` given that it is slain.
+    pub slain_table: CumulativeTable,
+    /// Outcomes it survives.
+    pub survived: Vec<(u8, u8)>,
+    /// Samples `survived` given that it survives.
+    pub survived_table: CumulativeTable,
+}
+
+impl ImpactTables {
+    /// Compiles the joint distribution of (hits, wounds) for Impact Hits on one model.
+    pub fn new(hits: DiceExpr, strength: u8, defence: u8, wounds: u8) -> Self {
+        let (outcomes, probs) = impact_outcomes(hits, strength, defence, wounds);
+        let split = |slain: bool| {
+            let (o, p): (Vec<(u8, u8)>, Vec<f64>) = outcomes
+                .iter()
+                .zip(&probs)
+                .filter(|((_, w), _)| (*w >= wounds) == slain)
+                .map(|(o, p)| (*o, *p))
+                .unzip();
+            let total: f64 = p.iter().sum();
+            let normalised: Vec<f64> = p.iter().map(|x| x / total).collect();
+            (o, CumulativeTable::new(&normalised), total)
+        };
+        let (slain, slain_table, p_slain) = split(true);
+        let (survived, survived_table, _) = split(false);
+        Self { p_slain, table: CumulativeTable::new(&probs), outcomes, slain, slain_table, survived, survived_table }
+    }
+
+    /// An outcome, unconditioned.
+    #[inline]
+    pub fn sample(&self, dice: &mut Dice) -> (u8, u8) {
+        self.outcomes[self.table.sample(dice)]
+    }
+
+    /// An outcome given that the model is slain (or survives).
+    #[inline]
+    pub fn sample_given(&self, slain: bool, dice: &mut Dice) -> (u8, u8) {
+        if slain { self.slain[self.slain_table.sample(dice)] } else { self.survived[self.survived_table.sample(dice)] }
+    }
 }
 
 /// Models first touched at the same distance along the path: all take their hits.
@@ -51,6 +106,57 @@ pub struct ContactGroup {
     pub distance: f64,
     /// Indices into [`Plan::models`].
     pub models: Vec<usize>,
+    /// For each model in order: the chance it is slain, given that the chariot stops at
+    /// this group (not all slain) and every earlier model of the group was slain. Once one
+    /// survives, the rest are unconditioned.
+    #[serde(skip)]
+    pub slain_given_stop: Vec<Chance>,
+    /// Models touched before this group (all slain if the chariot got here).
+    pub models_before: usize,
+    /// Per model in order: the weight of its Wounds left in a survivor configuration's
+    /// index (mixed radix: Wounds + 1 per model).
+    #[serde(skip)]
+    pub config_strides: Vec<usize>,
+    /// Exact fight outcome tables by survivor configuration index (empty when the group
+    /// has more than [`MAX_FIGHT_TABLES`] configurations).
+    #[serde(skip)]
+    pub fights: Vec<Option<FightTable>>,
+}
+
+/// The exact outcome distribution of one fight, compiled for one-draw sampling.
+#[derive(Clone, Debug)]
+pub struct FightTable {
+    /// Possible outcomes.
+    pub outcomes: Vec<FightOutcome>,
+    /// Their probabilities.
+    pub probabilities: Vec<f64>,
+    /// Samples an index into `outcomes`.
+    pub table: CumulativeTable,
+}
+
+impl FightTable {
+    /// Compiles an exact distribution.
+    pub fn new(distribution: Vec<(FightOutcome, f64)>) -> Self {
+        let (outcomes, probabilities): (Vec<_>, Vec<_>) = distribution.into_iter().unzip();
+        let table = CumulativeTable::new(&probabilities);
+        Self { outcomes, probabilities, table }
+    }
+
+    /// Draws an outcome.
+    #[inline]
+    pub fn sample(&self, dice: &mut Dice) -> FightOutcome {
+        self.outcomes[self.table.sample(dice)]
+    }
+}
+
+/// Where the chariot stops, compiled: a slain model is passed and a survivor stops it, so
+/// the group it stops at has an exact distribution, drawn with one word per trial.
+#[derive(Clone, Debug)]
+pub struct ImpactChain {
+    /// Index of the stopping group; `groups.len()` means it drove through.
+    pub stop: CumulativeTable,
+    /// P(stopping at group g), and last P(driving through), for reports and tests.
+    pub stop_probabilities: Vec<f64>,
 }
 
 /// A model moved aside by a pivot (it takes no hits).
@@ -101,6 +207,8 @@ pub struct Plan {
     pub models: Vec<PlannedModel>,
     /// Contacts along the full Move, in order.
     pub groups: Vec<ContactGroup>,
+    /// Where the chariot stops.
+    pub chain: ImpactChain,
     /// Models pushed aside by pivots.
     pub pushes: Vec<Push>,
     /// The path, stretch by stretch.
@@ -163,6 +271,89 @@ fn impact_outcomes(hits: DiceExpr, strength: u8, defence: u8, wounds: u8) -> (Ve
     (outcomes, probs)
 }
 
+impl FightingChariot {
+    /// The chariot as a fight sees it, with all its Wounds.
+    pub fn fighter(&self) -> ChariotFighter {
+        ChariotFighter { fight: self.fight, attacks: self.attacks, wounds_left: self.wounds, side: self.side }
+    }
+}
+
+impl PlannedModel {
+    /// The model as a fight sees it, with `wounds_left` Wounds.
+    pub fn combatant(&self, wounds_left: u8) -> Combatant {
+        Combatant {
+            fight: self.fight,
+            attacks: self.attacks,
+            defence: self.defence,
+            wounds_left,
+            struck_by_chariot: self.struck_by_chariot,
+            strikes_chariot: self.strikes_chariot,
+        }
+    }
+}
+
+/// The fight rules in force.
+pub fn fight_rules(rules: &MesbgRules) -> FightRules {
+    FightRules { trapped: rules.prone_counts_as_trapped, allocation: rules.strike_allocation }
+}
+
+/// Tabulates the exact fight of every survivor configuration of a group.
+fn compile_fights(group: &mut ContactGroup, models: &[PlannedModel], chariot: &FightingChariot, rules: &MesbgRules) {
+    let mut strides = Vec::with_capacity(group.models.len());
+    let mut configs: usize = 1;
+    for &m in &group.models {
+        strides.push(configs);
+        configs = configs.saturating_mul(usize::from(models[m].wounds) + 1);
+    }
+    group.config_strides = strides;
+    if configs > MAX_FIGHT_TABLES {
+        return;
+    }
+    let rules = fight_rules(rules);
+    let fighter = chariot.fighter();
+    group.fights = (0..configs)
+        .map(|index| {
+            let survivors: Vec<Combatant> = group
+                .models
+                .iter()
+                .zip(&group.config_strides)
+                .filter_map(|(&m, &stride)| {
+                    let left = (index / stride) % (usize::from(models[m].wounds) + 1);
+                    (left > 0).then(|| models[m].combatant(left as u8))
+                })
+                .collect();
+            (!survivors.is_empty()).then(|| FightTable::new(mesbg::fight_distribution(&fighter, &survivors, rules)))
+        })
+        .collect();
+}
+
+/// Compiles where the chariot stops, and each group's conditional chances.
+fn compile_chain(groups: &mut [ContactGroup], models: &[PlannedModel]) -> ImpactChain {
+    let mut reach = 1.0; // P(every earlier group slain)
+    let mut before = 0;
+    let mut stop_probabilities = Vec::with_capacity(groups.len() + 1);
+    for g in groups.iter_mut() {
+        let p: Vec<f64> = g.models.iter().map(|&m| models[m].impact.p_slain).collect();
+        // suffix[i] = P(models i.. of the group all slain).
+        let mut suffix = vec![1.0; p.len() + 1];
+        for i in (0..p.len()).rev() {
+            suffix[i] = suffix[i + 1] * p[i];
+        }
+        g.slain_given_stop = (0..p.len())
+            .map(|i| {
+                let not_all = 1.0 - suffix[i];
+                if not_all <= 0.0 { Chance::new(1.0) } else { Chance::new(p[i] * (1.0 - suffix[i + 1]) / not_all) }
+            })
+            .collect();
+        g.models_before = before;
+        before += g.models.len();
+        stop_probabilities.push(reach * (1.0 - suffix[0]));
+        reach *= suffix[0];
+    }
+    stop_probabilities.push(reach);
+    ImpactChain { stop: CumulativeTable::new(&stop_probabilities), stop_probabilities }
+}
+
 /// Compiles a validated scenario.
 pub fn compile(scenario: &Scenario) -> Plan {
     let c = &scenario.chariot;
@@ -171,8 +362,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
     let mut discs = Vec::new();
     for (fi, f) in scenario.formations.iter().enumerate() {
         let p = &f.profile;
-        let (impact_outcomes, probs) = impact_outcomes(c.impact.hits, c.impact.strength, p.defence, p.wounds);
-        let impact_table = CumulativeTable::new(&probs);
+        let impact = ImpactTables::new(c.impact.hits, c.impact.strength, p.defence, p.wounds);
         for (mi, centre) in f.centres.iter().enumerate() {
             models.push(PlannedModel {
                 formation: fi,
@@ -183,8 +373,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
                 wounds: p.wounds,
                 defence: p.defence,
                 points: p.points,
-                impact_outcomes: impact_outcomes.clone(),
-                impact_table: impact_table.clone(),
+                impact: impact.clone(),
                 struck_by_chariot: mesbg::to_wound(c.strength, p.defence),
                 strikes_chariot: mesbg::to_wound(p.strength, c.defence),
             });
@@ -226,7 +415,14 @@ pub fn compile(scenario: &Scenario) -> Plan {
             alive[i] = false;
             match groups.last_mut() {
                 Some(g) if s - g.distance <= geometry::EPSILON => g.models.push(i),
-                _ => groups.push(ContactGroup { distance: s, models: vec![i] }),
+                _ => groups.push(ContactGroup {
+                    distance: s,
+                    models: vec![i],
+                    slain_given_stop: Vec::new(),
+                    models_before: 0,
+                    config_strides: Vec::new(),
+                    fights: Vec::new(),
+                }),
             }
         }
         pose = pose.advanced(length);
@@ -238,6 +434,18 @@ pub fn compile(scenario: &Scenario) -> Plan {
     }
     for (m, d) in models.iter_mut().zip(&discs) {
         m.centre = d.centre;
+    }
+    let chain = compile_chain(&mut groups, &models);
+    let chariot = FightingChariot {
+        fight: c.fight,
+        strength: c.strength,
+        defence: c.defence,
+        attacks: c.attacks + 1,
+        wounds: c.wounds,
+        side: c.side,
+    };
+    for g in groups.iter_mut() {
+        compile_fights(g, &models, &chariot, &scenario.rules);
     }
 
     let mut on_path: Vec<usize> = groups.iter().flat_map(|g| g.models.iter().map(|&m| models[m].formation)).collect();
@@ -254,19 +462,13 @@ pub fn compile(scenario: &Scenario) -> Plan {
     Plan {
         models,
         groups,
+        chain,
         pushes,
         legs,
         end: pose,
         breakthrough_possible,
         formations_on_path: on_path.iter().map(|&fi| scenario.formations[fi].name.clone()).collect(),
-        chariot: FightingChariot {
-            fight: c.fight,
-            strength: c.strength,
-            defence: c.defence,
-            attacks: c.attacks + 1,
-            wounds: c.wounds,
-            side: c.side,
-        },
+        chariot,
         rules: scenario.rules.clone(),
         formation_names: scenario.formations.iter().map(|f| f.name.clone()).collect(),
     }
@@ -298,6 +500,33 @@ mod tests {
         assert!(distances.windows(2).all(|w| w[0] < w[1]));
         assert!(plan.breakthrough_possible);
         assert!(plan.pushes.is_empty());
+    }
+
+    #[test]
+    fn the_stop_distribution_is_geometric_along_single_contacts() {
+        let text = std::fs::read_to_string("tests/scenarios/column-of-six.toml").unwrap();
+        let plan = plan_of(&text);
+        assert_eq!(plan.groups.len(), 6);
+        let p: f64 = 5.0 / 9.0;
+        for (g, q) in plan.chain.stop_probabilities.iter().enumerate().take(6) {
+            assert!((q - p.powi(g as i32) * (1.0 - p)).abs() < 1e-12);
+        }
+        assert!((plan.chain.stop_probabilities[6] - p.powi(6)).abs() < 1e-12);
+        // A lone model at the stop is certainly the survivor.
+        assert_eq!(plan.groups[0].slain_given_stop[0].probability(), 0.0);
+    }
+
+    #[test]
+    fn conditional_chances_in_a_pair() {
+        // Two models at the same distance, each slain with p = 5/9. Given the chariot stops
+        // there (not both slain), the first is slain with p (1 - p) / (1 - p^2) = p / (1 + p).
+        let plan = plan_of(DEFAULT_SCENARIO);
+        let p: f64 = 5.0 / 9.0;
+        let chances: Vec<f64> = plan.groups[0].slain_given_stop.iter().map(|c| c.probability()).collect();
+        assert!((chances[0] - p / (1.0 + p)).abs() < 1e-12 && chances[1] == 0.0, "{chances:?}");
+        let total: f64 = plan.chain.stop_probabilities.iter().sum();
+        assert!((total - 1.0).abs() < 1e-12);
+        assert!((plan.chain.stop_probabilities[4] - p.powi(8)).abs() < 1e-12);
     }
 
     #[test]

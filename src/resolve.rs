@@ -5,9 +5,10 @@
 //! tallied in fixed blocks merged by exact integer addition, so a run gives the same tally
 //! for any number of threads, and any single trial can be replayed alone with a trace.
 
-use crate::dice::{Dice, Phase, trial_dice};
+use crate::dice::{Dice, Phase, RunKey};
 use crate::plan::Plan;
-use crate::rules::mesbg::{self, DuelSide, DuelWinner, StrikeTarget};
+use crate::plan::fight_rules;
+use crate::rules::mesbg::{self, Combatant, DuelWinner, FightOutcome, StrikeTarget};
 use crate::tally::{Metric, Outcome, Tally};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -23,11 +24,14 @@ pub struct Streams {
     pub seed: u64,
     /// Normally the scenario hash; a paired comparison gives both sides the same key.
     pub key: u64,
+    #[serde(skip)]
+    run_key: RunKey,
 }
 
 impl Streams {
-    fn dice(&self, trial: u64, phase: Phase) -> Dice {
-        trial_dice(self.seed, self.key, trial, phase)
+    /// The streams of a run with this seed and stream key.
+    pub const fn new(seed: u64, key: u64) -> Self {
+        Self { seed, key, run_key: RunKey::new(seed, key) }
     }
 }
 
@@ -75,6 +79,20 @@ pub enum Event {
         /// Whether the chariot won.
         chariot_won: bool,
     },
+    /// The fight's result (as counted in the metrics).
+    Fight {
+        /// The chariot won the duel.
+        chariot_won: bool,
+        /// Models its Strikes slew.
+        kills: u8,
+        /// Wounds it lost.
+        wounds_lost: u8,
+    },
+    /// A remark about the trace itself.
+    Note {
+        /// The remark.
+        text: String,
+    },
     /// A Strike by the chariot on a model (the model is in `target`), or on the chariot
     /// by a model (`target` is `None`, `by` the striker).
     Strike {
@@ -93,6 +111,9 @@ pub enum Event {
 
 /// Receives the events of a trial. The silent observer compiles away entirely.
 pub trait Observer {
+    /// Whether anyone listens (lets a trial skip work that only feeds the trace).
+    const ENABLED: bool;
+
     /// Records an event (built only when someone listens).
     fn note(&mut self, event: impl FnOnce() -> Event);
 }
@@ -101,6 +122,7 @@ pub trait Observer {
 pub struct Silent;
 
 impl Observer for Silent {
+    const ENABLED: bool = false;
     #[inline(always)]
     fn note(&mut self, _event: impl FnOnce() -> Event) {}
 }
@@ -110,6 +132,7 @@ impl Observer for Silent {
 pub struct Trace(pub Vec<Event>);
 
 impl Observer for Trace {
+    const ENABLED: bool = true;
     fn note(&mut self, event: impl FnOnce() -> Event) {
         self.0.push(event());
     }
@@ -119,8 +142,13 @@ impl Observer for Trace {
 #[derive(Default)]
 pub struct Scratch {
     survivors: Vec<(usize, u8)>,
+    combatants: Vec<Combatant>,
     targets: Vec<StrikeTarget>,
 }
+
+/// How many dice-level fights a replay tries to find dice consistent with the outcome its
+/// trial drew from the exact table.
+pub const MAX_RECONSTRUCTION_TRIES: u32 = 10_000_000;
 
 /// Largest value each metric can take under this plan (sizes the tallies).
 pub fn metric_bounds(plan: &Plan) -> [u16; Metric::ALL.len()] {
@@ -136,62 +164,113 @@ pub fn metric_bounds(plan: &Plan) -> [u16; Metric::ALL.len()] {
 }
 
 /// Plays trial `trial` of a run.
+///
+/// One draw from the compiled chain says where the chariot stops (every model before that
+/// group was slain); only the stopping group's models are then rolled, conditioned
+/// exactly on not all being slain.
 #[inline]
 pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Scratch, obs: &mut O) -> Outcome {
-    let mut dice = streams.dice(trial, Phase::Charge);
+    let key = streams.run_key.trial(trial);
+    let mut dice = key.dice(Phase::Charge);
     let mut out = Outcome::default();
-    let mut impact_kills = 0u16;
-    let mut contacts = 0u16;
-    scratch.survivors.clear();
-    let mut stopped_at = None;
-    for group in &plan.groups {
-        for &m in &group.models {
-            let model = &plan.models[m];
-            let (hits, wounds) = model.impact_outcomes[model.impact_table.sample(&mut dice)];
-            let slain = wounds >= model.wounds;
-            contacts += 1;
-            if slain {
-                impact_kills += 1;
-            } else {
-                scratch.survivors.push((m, model.wounds - wounds));
+    let stop = plan.chain.stop.sample(&mut dice);
+    if O::ENABLED {
+        // The hits that slew the models driven past change no metric; a replay draws them
+        // from their conditional distribution on a stream of their own.
+        let mut detail = key.dice(Phase::Trace);
+        for group in &plan.groups[..stop] {
+            for &m in &group.models {
+                let (hits, wounds) = plan.models[m].impact.sample_given(true, &mut detail);
+                obs.note(|| Event::Contact { distance: group.distance, model: m, hits, wounds, slain: true });
             }
-            obs.note(|| Event::Contact { distance: group.distance, model: m, hits, wounds, slain });
-        }
-        if !scratch.survivors.is_empty() {
-            stopped_at = Some(group.distance);
-            break;
         }
     }
-    out.set(Metric::ImpactKills, impact_kills);
-    out.set(Metric::Contacts, contacts);
-    let Some(distance) = stopped_at else {
+    let Some(group) = plan.groups.get(stop) else {
+        let passed = plan.models_on_path() as u16;
+        out.set(Metric::ImpactKills, passed);
+        out.set(Metric::Contacts, passed);
+        out.set(Metric::Kills, passed);
         out.set(Metric::Breakthrough, u16::from(plan.breakthrough_possible));
-        out.set(Metric::Kills, impact_kills);
         obs.note(|| Event::DroveOn { breakthrough: plan.breakthrough_possible });
         return out;
     };
-    obs.note(|| Event::Stopped { distance, by: scratch.survivors.iter().map(|s| s.0).collect() });
-    let mut fight_dice = streams.dice(trial, Phase::Fight);
-    let (fight_kills, wounds_lost, won) = fight(plan, scratch, &mut fight_dice, obs);
+    scratch.survivors.clear();
+    let mut impact_kills = group.models_before as u16;
+    let mut config = 0;
+    for ((&m, chance), stride) in group.models.iter().zip(&group.slain_given_stop).zip(&group.config_strides) {
+        let impact = &plan.models[m].impact;
+        let (hits, wounds) = if scratch.survivors.is_empty() {
+            let slain = chance.happens(&mut dice);
+            impact.sample_given(slain, &mut dice)
+        } else {
+            impact.sample(&mut dice)
+        };
+        let slain = wounds >= plan.models[m].wounds;
+        if slain {
+            impact_kills += 1;
+        } else {
+            let left = plan.models[m].wounds - wounds;
+            scratch.survivors.push((m, left));
+            config += usize::from(left) * stride;
+        }
+        obs.note(|| Event::Contact { distance: group.distance, model: m, hits, wounds, slain });
+    }
+    out.set(Metric::ImpactKills, impact_kills);
+    out.set(Metric::Contacts, (group.models_before + group.models.len()) as u16);
+    obs.note(|| Event::Stopped { distance: group.distance, by: scratch.survivors.iter().map(|s| s.0).collect() });
+    let mut fight_dice = key.dice(Phase::Fight);
+    let result = match group.fights.get(config).and_then(Option::as_ref) {
+        Some(table) => {
+            let result = table.sample(&mut fight_dice);
+            if O::ENABLED {
+                reconstruct_fight(plan, scratch, &mut key.dice(Phase::TraceFight), result, obs);
+            }
+            result
+        }
+        None => fight_by_dice(plan, scratch, &mut fight_dice, obs),
+    };
+    obs.note(|| Event::Fight { chariot_won: result.won, kills: result.kills, wounds_lost: result.wounds_lost });
+    let kills = u16::from(result.kills);
     out.set(Metric::FightFought, 1);
-    out.set(Metric::FightWon, u16::from(won));
-    out.set(Metric::FightKills, fight_kills);
-    out.set(Metric::Kills, impact_kills + fight_kills);
-    out.set(Metric::ChariotWoundsLost, u16::from(wounds_lost));
-    out.set(Metric::ChariotSlain, u16::from(wounds_lost >= plan.chariot.wounds));
+    out.set(Metric::FightWon, u16::from(result.won));
+    out.set(Metric::FightKills, kills);
+    out.set(Metric::Kills, impact_kills + kills);
+    out.set(Metric::ChariotWoundsLost, u16::from(result.wounds_lost));
+    out.set(Metric::ChariotSlain, u16::from(result.wounds_lost >= plan.chariot.wounds));
     out
 }
 
-/// The fight after the charge against the survivors in `scratch`. Returns
-/// (models slain, chariot Wounds lost, chariot won).
-fn fight<O: Observer>(plan: &Plan, scratch: &mut Scratch, dice: &mut Dice, obs: &mut O) -> (u16, u8, bool) {
-    let chariot = plan.chariot;
-    let enemy = DuelSide {
-        dice: scratch.survivors.iter().map(|&(m, _)| u32::from(plan.models[m].attacks)).sum(),
-        fight: scratch.survivors.iter().map(|&(m, _)| plan.models[m].fight).max().unwrap_or(0),
-        side: chariot.side.opponent(),
-    };
-    let attacker = DuelSide { dice: u32::from(chariot.attacks), fight: chariot.fight, side: chariot.side };
+/// Finds dice for a replayed fight that give `result`, the outcome its trial drew from the
+/// exact table: dice-level fights on a stream of their own until one matches (rejection
+/// sampling, so the dice shown follow their exact distribution given the outcome).
+fn reconstruct_fight<O: Observer>(
+    plan: &Plan,
+    scratch: &mut Scratch,
+    dice: &mut Dice,
+    result: FightOutcome,
+    obs: &mut O,
+) {
+    for _ in 0..MAX_RECONSTRUCTION_TRIES {
+        let mut trace = Trace::default();
+        if fight_by_dice(plan, scratch, dice, &mut trace) == result {
+            for event in trace.0 {
+                obs.note(|| event);
+            }
+            return;
+        }
+    }
+    obs.note(|| Event::Note {
+        text: format!("no dice found for this rare fight outcome in {MAX_RECONSTRUCTION_TRIES} tries"),
+    });
+}
+
+/// The fight after the charge against the survivors in `scratch`, die by die.
+fn fight_by_dice<O: Observer>(plan: &Plan, scratch: &mut Scratch, dice: &mut Dice, obs: &mut O) -> FightOutcome {
+    let chariot = plan.chariot.fighter();
+    let rules = fight_rules(&plan.rules);
+    scratch.combatants.clear();
+    scratch.combatants.extend(scratch.survivors.iter().map(|&(m, left)| plan.models[m].combatant(left)));
+    let (attacker, enemy) = mesbg::duel_sides(&chariot, &scratch.combatants);
     let duel = mesbg::duel(attacker, enemy, dice);
     let won = duel.winner == DuelWinner::Attacker;
     obs.note(|| Event::Duel {
@@ -205,33 +284,37 @@ fn fight<O: Observer>(plan: &Plan, scratch: &mut Scratch, dice: &mut Dice, obs: 
     if won {
         // The beaten infantry are knocked Prone; Prone models count as Trapped for the
         // chariot's Strikes when the ruleset says so.
-        let trapped = plan.rules.prone_counts_as_trapped;
         scratch.targets.clear();
-        scratch.targets.extend(scratch.survivors.iter().map(|&(m, left)| StrikeTarget {
-            roll: plan.models[m].struck_by_chariot,
-            trapped,
-            wounds_left: left,
-            defence: plan.models[m].defence,
+        scratch.targets.extend(scratch.combatants.iter().map(|c| StrikeTarget {
+            roll: c.struck_by_chariot,
+            trapped: rules.trapped,
+            wounds_left: c.wounds_left,
+            defence: c.defence,
         }));
         let mut kills = 0;
         for _ in 0..chariot.attacks {
-            let Some(i) = mesbg::pick_target(&scratch.targets, plan.rules.strike_allocation) else { break };
+            let Some(i) = mesbg::pick_target(&scratch.targets, rules.allocation) else { break };
             let target = &mut scratch.targets[i];
             let wounds = mesbg::strike(target.roll, target.trapped, dice).min(target.wounds_left);
             target.wounds_left -= wounds;
             let slain = target.wounds_left == 0;
-            kills += u16::from(slain);
+            kills += u8::from(slain);
             let model = scratch.survivors[i].0;
-            obs.note(|| Event::Strike { by: None, target: Some(model), rolls: 1 + u8::from(trapped), wounds, slain });
+            obs.note(|| Event::Strike {
+                by: None,
+                target: Some(model),
+                rolls: 1 + u8::from(rules.trapped),
+                wounds,
+                slain,
+            });
         }
-        (kills, 0, true)
+        FightOutcome { won: true, kills, wounds_lost: 0 }
     } else {
         // A chariot is never Trapped: each enemy Strike is one roll.
-        let mut left = chariot.wounds;
-        'strikes: for &(m, _) in &scratch.survivors {
-            let model = &plan.models[m];
-            for _ in 0..model.attacks {
-                let wounds = mesbg::strike(model.strikes_chariot, false, dice).min(left);
+        let mut left = chariot.wounds_left;
+        'strikes: for (c, &(m, _)) in scratch.combatants.iter().zip(&scratch.survivors) {
+            for _ in 0..c.attacks {
+                let wounds = mesbg::strike(c.strikes_chariot, false, dice).min(left);
                 left -= wounds;
                 obs.note(|| Event::Strike { by: Some(m), target: None, rolls: 1, wounds, slain: left == 0 });
                 if left == 0 {
@@ -239,7 +322,7 @@ fn fight<O: Observer>(plan: &Plan, scratch: &mut Scratch, dice: &mut Dice, obs: 
                 }
             }
         }
-        (0, chariot.wounds - left, false)
+        FightOutcome { won: false, kills: 0, wounds_lost: chariot.wounds_left - left }
     }
 }
 
@@ -323,7 +406,7 @@ mod tests {
     fn replay_matches_the_fast_path() {
         let scenario = parse(DEFAULT_SCENARIO, "t").unwrap();
         let plan = compile(&scenario);
-        let streams = Streams { seed: 3, key: scenario.hash() };
+        let streams = Streams::new(3, scenario.hash());
         let mut scratch = Scratch::default();
         for t in 0..2000 {
             let fast = trial(&plan, streams, t, &mut scratch, &mut Silent);
@@ -335,10 +418,71 @@ mod tests {
     }
 
     #[test]
+    fn dice_level_fights_follow_the_exact_tables() {
+        // Every survivor configuration of the default scenario's first pair, with both
+        // allocation policies and with and without Trapped.
+        for (trapped, policy) in [(true, "most_wounded_first"), (false, "easiest_first")] {
+            let text = format!(
+                "{DEFAULT_SCENARIO}\n[rules]\nprone_counts_as_trapped = {trapped}\nstrike_allocation = \"{policy}\"\n"
+            );
+            let plan = compile(&parse(&text, "t").unwrap());
+            let group = &plan.groups[0];
+            let mut dice = crate::dice::trial_dice(1, 2, 3, Phase::Fight);
+            let mut scratch = Scratch::default();
+            for (config, table) in group.fights.iter().enumerate() {
+                let Some(table) = table else { continue };
+                scratch.survivors = group
+                    .models
+                    .iter()
+                    .zip(&group.config_strides)
+                    .map(|(&m, &stride)| (m, ((config / stride) % 2) as u8))
+                    .filter(|s| s.1 > 0)
+                    .collect();
+                let n = 200_000u32;
+                let mut counts = vec![0u32; table.outcomes.len()];
+                for _ in 0..n {
+                    let o = fight_by_dice(&plan, &mut scratch, &mut dice, &mut Silent);
+                    let i = table.outcomes.iter().position(|x| *x == o).expect("outcome in table");
+                    counts[i] += 1;
+                }
+                for (c, p) in counts.iter().zip(&table.probabilities) {
+                    let se = (p * (1.0 - p) / f64::from(n)).sqrt();
+                    assert!((f64::from(*c) / f64::from(n) - p).abs() < 5.0 * se + 1e-9, "{config}: {counts:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn replayed_fights_are_consistent_with_their_outcome() {
+        let scenario = parse(DEFAULT_SCENARIO, "t").unwrap();
+        let plan = compile(&scenario);
+        let streams = Streams::new(9, scenario.hash());
+        for t in 0..300 {
+            let (outcome, events) = replay(&plan, streams, t);
+            let strikes_slaying =
+                events.iter().filter(|e| matches!(e, Event::Strike { target: Some(_), slain: true, .. })).count();
+            let chariot_wounds: u32 = events
+                .iter()
+                .map(|e| match e {
+                    Event::Strike { target: None, wounds, .. } => u32::from(*wounds),
+                    _ => 0,
+                })
+                .sum();
+            if outcome.get(Metric::FightFought) == 1 {
+                assert_eq!(strikes_slaying as u16, outcome.get(Metric::FightKills), "trial {t}: {events:?}");
+                assert_eq!(chariot_wounds as u16, outcome.get(Metric::ChariotWoundsLost), "trial {t}");
+                let won = events.iter().any(|e| matches!(e, Event::Duel { chariot_won: true, .. }));
+                assert_eq!(u16::from(won), outcome.get(Metric::FightWon), "trial {t}");
+            }
+        }
+    }
+
+    #[test]
     fn block_split_does_not_change_the_tally() {
         let scenario = parse(DEFAULT_SCENARIO, "t").unwrap();
         let plan = compile(&scenario);
-        let streams = Streams { seed: 3, key: scenario.hash() };
+        let streams = Streams::new(3, scenario.hash());
         let never = AtomicBool::new(false);
         let whole = run(&plan, streams, TrialRange { first: 0, count: 100_000 }, &|_| {}, &never).unwrap();
         let mut parts = run(&plan, streams, TrialRange { first: 0, count: 41_234 }, &|_| {}, &never).unwrap();
@@ -351,7 +495,7 @@ mod tests {
     fn cancel_stops_the_run() {
         let scenario = parse(DEFAULT_SCENARIO, "t").unwrap();
         let plan = compile(&scenario);
-        let streams = Streams { seed: 3, key: 1 };
+        let streams = Streams::new(3, 1);
         let cancel = AtomicBool::new(true);
         let err = run(&plan, streams, TrialRange { first: 0, count: 10 * BLOCK }, &|_| {}, &cancel).unwrap_err();
         assert_eq!(err.asked, 10 * BLOCK);

@@ -100,52 +100,95 @@ impl Outcome {
 }
 
 /// Histograms of every metric over a set of trials.
+///
+/// Stored flat (metric after metric in one vector) so that recording a trial touches one
+/// allocation; the layout grows if a value ever exceeds the declared maximum.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
     /// Trials counted.
     pub trials: u64,
-    /// `counts[m][v]`: trials in which metric `m` took value `v`.
-    pub counts: Vec<Vec<u64>>,
+    /// Histogram lengths per metric (largest value + 1).
+    lengths: [usize; Metric::ALL.len()],
+    /// Where each metric's histogram starts in `counts`.
+    offsets: [usize; Metric::ALL.len()],
+    /// All histograms, metric after metric.
+    counts: Vec<u64>,
 }
 
 impl Tally {
     /// An empty tally able to hold values up to `max[m]` for each metric.
     pub fn new(max: &[u16; Metric::ALL.len()]) -> Self {
-        Self { trials: 0, counts: max.iter().map(|&m| vec![0; usize::from(m) + 1]).collect() }
+        Self::from_lengths(0, max.map(|m| usize::from(m) + 1))
+    }
+
+    fn from_lengths(trials: u64, lengths: [usize; Metric::ALL.len()]) -> Self {
+        let mut offsets = [0; Metric::ALL.len()];
+        let mut at = 0;
+        for (offset, len) in offsets.iter_mut().zip(&lengths) {
+            *offset = at;
+            at += len;
+        }
+        Self { trials, lengths, offsets, counts: vec![0; at] }
     }
 
     /// Counts one trial. Values above the declared maximum grow the histogram.
     #[inline]
     pub fn record(&mut self, outcome: &Outcome) {
         self.trials += 1;
-        for (hist, &v) in self.counts.iter_mut().zip(&outcome.values) {
+        for (m, &v) in outcome.values.iter().enumerate() {
             let v = usize::from(v);
-            if v >= hist.len() {
-                hist.resize(v + 1, 0);
+            if v < self.lengths[m] {
+                self.counts[self.offsets[m] + v] += 1;
+            } else {
+                self.grow(m, v + 1);
+                self.counts[self.offsets[m] + v] += 1;
             }
-            hist[v] += 1;
         }
+    }
+
+    #[cold]
+    fn grow(&mut self, metric: usize, length: usize) {
+        let mut lengths = self.lengths;
+        lengths[metric] = lengths[metric].max(length);
+        self.relayout(lengths);
+    }
+
+    fn relayout(&mut self, lengths: [usize; Metric::ALL.len()]) {
+        let mut grown = Self::from_lengths(self.trials, lengths);
+        for m in 0..self.lengths.len() {
+            let old = &self.counts[self.offsets[m]..self.offsets[m] + self.lengths[m]];
+            grown.counts[grown.offsets[m]..grown.offsets[m] + old.len()].copy_from_slice(old);
+        }
+        *self = grown;
     }
 
     /// Adds another tally's counts to this one.
     pub fn merge(&mut self, other: &Tally) {
-        self.trials += other.trials;
-        if self.counts.len() < other.counts.len() {
-            self.counts.resize(other.counts.len(), Vec::new());
-        }
-        for (mine, theirs) in self.counts.iter_mut().zip(&other.counts) {
-            if mine.len() < theirs.len() {
-                mine.resize(theirs.len(), 0);
+        if self.lengths != other.lengths {
+            let lengths = std::array::from_fn(|m| self.lengths[m].max(other.lengths[m]));
+            self.relayout(lengths);
+            for m in 0..other.lengths.len() {
+                let theirs = other.histogram_at(m);
+                let start = self.offsets[m];
+                for (a, b) in self.counts[start..start + theirs.len()].iter_mut().zip(theirs) {
+                    *a += b;
+                }
             }
-            for (a, b) in mine.iter_mut().zip(theirs) {
+        } else {
+            for (a, b) in self.counts.iter_mut().zip(&other.counts) {
                 *a += b;
             }
         }
+        self.trials += other.trials;
     }
 
-    /// The histogram of one metric.
+    fn histogram_at(&self, m: usize) -> &[u64] {
+        &self.counts[self.offsets[m]..self.offsets[m] + self.lengths[m]]
+    }
+
+    /// The histogram of one metric: `histogram(m)[v]` trials gave value `v`.
     pub fn histogram(&self, metric: Metric) -> &[u64] {
-        &self.counts[metric as usize]
+        self.histogram_at(metric as usize)
     }
 }
 
@@ -178,6 +221,22 @@ mod tests {
         other_order.merge(&right);
         assert_eq!(other_order, single);
         assert_eq!(single.histogram(Metric::Contacts).iter().sum::<u64>(), 1000);
+    }
+
+    #[test]
+    fn values_above_the_bound_grow_the_histogram_and_still_merge() {
+        let mut small = Tally::new(&[1; Metric::ALL.len()]);
+        let mut o = Outcome::default();
+        o.set(Metric::Kills, 7);
+        small.record(&o);
+        assert_eq!(small.histogram(Metric::Kills)[7], 1);
+        assert_eq!(small.histogram(Metric::Contacts), &[1, 0]);
+        let mut other = Tally::new(&[1; Metric::ALL.len()]);
+        other.record(&Outcome::default());
+        other.merge(&small);
+        assert_eq!(other.trials, 2);
+        assert_eq!(other.histogram(Metric::Kills), &[1, 0, 0, 0, 0, 0, 0, 1]);
+        assert_eq!(other.histogram(Metric::Contacts), &[2, 0]);
     }
 
     #[test]

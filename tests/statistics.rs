@@ -11,7 +11,7 @@ use std::sync::atomic::AtomicBool;
 
 fn run_scenario(scenario: &Scenario, trials: u64) -> Tally {
     let plan = compile(scenario);
-    let streams = Streams { seed: scenario.seed, key: scenario.hash() };
+    let streams = Streams::new(scenario.seed, scenario.hash());
     run(&plan, streams, TrialRange { first: 0, count: trials }, &|_| {}, &AtomicBool::new(false)).unwrap()
 }
 
@@ -110,7 +110,7 @@ fn a_good_chariot_wins_the_roll_off_on_four_plus() {
 fn thread_count_does_not_change_the_tally() {
     let scenario = column();
     let plan = compile(&scenario);
-    let streams = Streams { seed: 5, key: scenario.hash() };
+    let streams = Streams::new(5, scenario.hash());
     let tally_with = |threads| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| {

@@ -253,10 +253,171 @@ pub fn pick_target(targets: &[StrikeTarget], policy: StrikeAllocation) -> Option
     }
 }
 
+/// What a fight after the charge came to, from the chariot's side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct FightOutcome {
+    /// The chariot won the duel.
+    pub won: bool,
+    /// Models the chariot's Strikes slew.
+    pub kills: u8,
+    /// Wounds the chariot lost.
+    pub wounds_lost: u8,
+}
+
+/// A model fighting the chariot, as the fight needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Combatant {
+    /// Fight value.
+    pub fight: u8,
+    /// Attacks (dice in the duel, Strikes if it wins).
+    pub attacks: u8,
+    /// Defence (for allocation policies).
+    pub defence: u8,
+    /// Wounds it has left.
+    pub wounds_left: u8,
+    /// What the chariot's Strikes need against it.
+    pub struck_by_chariot: WoundRoll,
+    /// What its Strikes need against the chariot.
+    pub strikes_chariot: WoundRoll,
+}
+
+/// The chariot in a fight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChariotFighter {
+    /// Fight value.
+    pub fight: u8,
+    /// Attacks, charge bonus included.
+    pub attacks: u8,
+    /// Wounds it has left.
+    pub wounds_left: u8,
+    /// Allegiance (for the roll-off).
+    pub side: Side,
+}
+
+/// The ruleset options that shape a fight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FightRules {
+    /// Beaten models (knocked Prone) are Trapped for the chariot's Strikes.
+    pub trapped: bool,
+    /// How the chariot spreads its Strikes.
+    pub allocation: StrikeAllocation,
+}
+
+/// The two sides of the duel of a fight.
+pub fn duel_sides(chariot: &ChariotFighter, enemies: &[Combatant]) -> (DuelSide, DuelSide) {
+    let attacker = DuelSide { dice: u32::from(chariot.attacks), fight: chariot.fight, side: chariot.side };
+    let defender = DuelSide {
+        dice: enemies.iter().map(|e| u32::from(e.attacks)).sum(),
+        fight: enemies.iter().map(|e| e.fight).max().unwrap_or(0),
+        side: chariot.side.opponent(),
+    };
+    (attacker, defender)
+}
+
+/// The exact distribution of a fight's outcome: the duel, then either the chariot's
+/// Strikes one at a time under the allocation policy, or every enemy Strike on the chariot
+/// (never Trapped). Outcomes with probability 0 are left out.
+pub fn fight_distribution(
+    chariot: &ChariotFighter,
+    enemies: &[Combatant],
+    rules: FightRules,
+) -> Vec<(FightOutcome, f64)> {
+    use std::collections::BTreeMap;
+    let (attacker, defender) = duel_sides(chariot, enemies);
+    let p_win = duel_win_probability(attacker, defender);
+    let mut out: BTreeMap<FightOutcome, f64> = BTreeMap::new();
+    if p_win > 0.0 {
+        // States: wounds left per enemy, after each Strike in turn.
+        let start: Vec<u8> = enemies.iter().map(|e| e.wounds_left).collect();
+        let mut states: BTreeMap<Vec<u8>, f64> = BTreeMap::from([(start, 1.0)]);
+        for _ in 0..chariot.attacks {
+            let mut next: BTreeMap<Vec<u8>, f64> = BTreeMap::new();
+            for (state, p) in states {
+                let targets: Vec<StrikeTarget> = enemies
+                    .iter()
+                    .zip(&state)
+                    .map(|(e, &left)| StrikeTarget {
+                        roll: e.struck_by_chariot,
+                        trapped: rules.trapped,
+                        wounds_left: left,
+                        defence: e.defence,
+                    })
+                    .collect();
+                let Some(i) = pick_target(&targets, rules.allocation) else {
+                    *next.entry(state).or_default() += p;
+                    continue;
+                };
+                let rolls = if rules.trapped { 2 } else { 1 };
+                for (w, pw) in binomial_pmf(rolls, enemies[i].struck_by_chariot.probability()).into_iter().enumerate() {
+                    if pw > 0.0 {
+                        let mut s = state.clone();
+                        s[i] -= (w as u8).min(s[i]);
+                        *next.entry(s).or_default() += p * pw;
+                    }
+                }
+            }
+            states = next;
+        }
+        for (state, p) in states {
+            let kills = state.iter().zip(enemies).filter(|(left, e)| **left == 0 && e.wounds_left > 0).count() as u8;
+            *out.entry(FightOutcome { won: true, kills, wounds_lost: 0 }).or_default() += p_win * p;
+        }
+    }
+    if p_win < 1.0 {
+        let mut lost = vec![1.0];
+        for e in enemies {
+            let p = e.strikes_chariot.probability();
+            for _ in 0..e.attacks {
+                let mut next = vec![0.0; lost.len() + 1];
+                for (w, q) in lost.iter().enumerate() {
+                    next[w] += q * (1.0 - p);
+                    next[w + 1] += q * p;
+                }
+                lost = next;
+            }
+        }
+        let cap = usize::from(chariot.wounds_left);
+        let mut capped = vec![0.0; cap + 1];
+        for (w, q) in lost.into_iter().enumerate() {
+            capped[w.min(cap)] += q;
+        }
+        for (w, q) in capped.into_iter().enumerate() {
+            if q > 0.0 {
+                *out.entry(FightOutcome { won: false, kills: 0, wounds_lost: w as u8 }).or_default() +=
+                    (1.0 - p_win) * q;
+            }
+        }
+    }
+    out.into_iter().filter(|(_, p)| *p > 0.0).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::dice::{Phase, trial_dice};
+
+    #[test]
+    fn fight_distribution_of_a_single_warrior() {
+        let chariot = ChariotFighter { fight: 4, attacks: 2, wounds_left: 3, side: Side::Evil };
+        let warrior = Combatant {
+            fight: 4,
+            attacks: 1,
+            defence: 5,
+            wounds_left: 1,
+            struck_by_chariot: to_wound(3, 5),
+            strikes_chariot: to_wound(3, 7),
+        };
+        let rules = FightRules { trapped: true, allocation: StrikeAllocation::MostWoundedFirst };
+        let d = fight_distribution(&chariot, &[warrior], rules);
+        let get = |won, kills, wounds_lost| {
+            d.iter().find(|(o, _)| *o == FightOutcome { won, kills, wounds_lost }).map_or(0.0, |x| x.1)
+        };
+        let win = 143.0 / 216.0;
+        assert!((get(true, 1, 0) - win * (1.0 - (2.0f64 / 3.0).powi(4))).abs() < 1e-12);
+        assert!((get(true, 0, 0) - win * (2.0f64 / 3.0).powi(4)).abs() < 1e-12);
+        assert!((get(false, 0, 1) - (1.0 - win) / 6.0).abs() < 1e-12);
+        assert!((d.iter().map(|x| x.1).sum::<f64>() - 1.0).abs() < 1e-12);
+    }
 
     #[test]
     fn every_cell_of_the_wound_chart() {
