@@ -176,7 +176,7 @@ fn group_digits(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -247,23 +247,6 @@ fn replay(file: Option<&Path>, trial: u64, seed: Option<u64>, json: bool) -> Res
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn digits_are_grouped() {
-        assert_eq!(super::group_digits(0), "0");
-        assert_eq!(super::group_digits(999), "999");
-        assert_eq!(super::group_digits(1000), "1,000");
-        assert_eq!(super::group_digits(1_234_567), "1,234,567");
-    }
-
-    #[test]
-    fn shell_quoting() {
-        assert_eq!(super::shell_quote("scenarios/a.toml"), "scenarios/a.toml");
-        assert_eq!(super::shell_quote("my file's.toml"), "'my file'\\''s.toml'");
-    }
-}
-
 fn describe_event(plan: &Plan, event: &Event) -> String {
     match event {
         Event::Contact { distance, model, hits, wounds, slain } => format!(
@@ -310,5 +293,22 @@ fn describe_event(plan: &Plan, event: &Event) -> String {
             ),
             (None, None) => String::from("strike"),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn digits_are_grouped() {
+        assert_eq!(super::group_digits(0), "0");
+        assert_eq!(super::group_digits(999), "999");
+        assert_eq!(super::group_digits(1000), "1,000");
+        assert_eq!(super::group_digits(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn shell_quoting() {
+        assert_eq!(super::shell_quote("scenarios/a.toml"), "scenarios/a.toml");
+        assert_eq!(super::shell_quote("my file's.toml"), "'my file'\\''s.toml'");
     }
 }
