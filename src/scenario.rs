@@ -157,6 +157,73 @@ pub struct Chariot {
     pub start: Pose,
     /// Points cost.
     pub points: u32,
+    /// A Hero riding the chariot, if any.
+    pub hero: Option<Hero>,
+}
+
+/// When a Hero riding a chariot spends Might (never on Impact Hits).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MightPolicy {
+    /// Never.
+    None,
+    /// Only to win a duel the chariot would lose.
+    WinDuel,
+    /// Only to turn a failed To Wound roll of the chariot's Strikes into a success.
+    Wound,
+    /// To win the duel first, then with what is left on To Wound rolls.
+    #[default]
+    WinDuelThenWound,
+}
+
+impl MightPolicy {
+    /// Whether Might may be spent on the duel.
+    pub fn on_duel(self) -> bool {
+        matches!(self, MightPolicy::WinDuel | MightPolicy::WinDuelThenWound)
+    }
+
+    /// Whether Might may be spent on To Wound rolls.
+    pub fn on_wounds(self) -> bool {
+        matches!(self, MightPolicy::Wound | MightPolicy::WinDuelThenWound)
+    }
+}
+
+/// A Hero riding the chariot.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Hero {
+    /// Name.
+    pub name: String,
+    /// Fight value.
+    pub fight: u8,
+    /// Strength.
+    pub strength: u8,
+    /// Defence (against the hit of being dismounted).
+    pub defence: u8,
+    /// Attacks, added to the chariot's.
+    pub attacks: u8,
+    /// The Hero's own Wounds.
+    pub wounds: u8,
+    /// Courage target.
+    pub courage: Target,
+    /// Might points.
+    pub might: u8,
+    /// Will points.
+    pub will: u8,
+    /// Fate points.
+    pub fate: u8,
+    /// When Might is spent.
+    pub might_policy: MightPolicy,
+    /// Points cost.
+    pub points: u32,
+}
+
+/// The army of the models charged, for its Break Point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Army {
+    /// Models the army started the game with.
+    pub models: u32,
+    /// Casualties it had before the charge.
+    pub casualties: u32,
 }
 
 /// How the chariot drives: the pivot at the start and after each full 4" driven.
@@ -183,6 +250,8 @@ pub struct Profile {
     pub courage: Target,
     /// Points cost per model.
     pub points: u32,
+    /// A Monster: never knocked Prone.
+    pub monster: bool,
 }
 
 /// A block of identical infantry models.
@@ -259,6 +328,8 @@ pub struct Scenario {
     pub formations: Vec<Formation>,
     /// Ruleset options.
     pub rules: MesbgRules,
+    /// The Break Point of the army charged, if given.
+    pub army: Option<Army>,
 }
 
 impl Scenario {
@@ -273,6 +344,7 @@ impl Scenario {
             charge: &'a Charge,
             formations: &'a [Formation],
             rules: &'a MesbgRules,
+            army: &'a Option<Army>,
         }
         let keyed = Keyed {
             rules_version: RULES_VERSION,
@@ -281,6 +353,7 @@ impl Scenario {
             charge: &self.charge,
             formations: &self.formations,
             rules: &self.rules,
+            army: &self.army,
         };
         let text = serde_json::to_string(&keyed).unwrap_or_default();
         fnv1a(text.as_bytes())
@@ -354,7 +427,7 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
             return Err(invalid(vec![Problem { field, line, message }]));
         }
     };
-    let mut check = Checker { text, problems: Vec::new() };
+    let mut check = Checker { text, problems: Vec::new(), library: bundled_library() };
     let scenario = check.scenario(raw, file);
     if check.problems.is_empty()
         && let Some(scenario) = scenario
@@ -406,41 +479,147 @@ struct RawScenario {
     #[serde(default)]
     terrain: Option<toml::Value>,
     #[serde(default)]
-    army: Option<toml::Value>,
+    army: Option<RawArmy>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawArmy {
+    models: i64,
+    #[serde(default)]
+    casualties: i64,
+}
+
+/// A chariot's statistics, as written in a scenario or in the profile library.
+#[derive(Deserialize, Default, Clone)]
+#[serde(deny_unknown_fields)]
+struct RawChariotStats {
+    #[serde(rename = "move")]
+    move_inches: Option<f64>,
+    fight: Option<i64>,
+    strength: Option<i64>,
+    defence: Option<i64>,
+    attacks: Option<i64>,
+    wounds: Option<i64>,
+    courage: Option<String>,
+    impact: Option<RawImpact>,
+    base: Option<RawBase>,
+    points: Option<i64>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawChariot {
-    name: String,
+    #[serde(default)]
+    profile: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
     side: Side,
-    #[serde(rename = "move")]
-    move_inches: f64,
-    fight: i64,
-    strength: i64,
-    defence: i64,
-    attacks: i64,
-    wounds: i64,
-    courage: String,
-    impact: RawImpact,
-    base: RawBase,
+    #[serde(default, rename = "move")]
+    move_inches: Option<f64>,
+    #[serde(default)]
+    fight: Option<i64>,
+    #[serde(default)]
+    strength: Option<i64>,
+    #[serde(default)]
+    defence: Option<i64>,
+    #[serde(default)]
+    attacks: Option<i64>,
+    #[serde(default)]
+    wounds: Option<i64>,
+    #[serde(default)]
+    courage: Option<String>,
+    #[serde(default)]
+    impact: Option<RawImpact>,
+    #[serde(default)]
+    base: Option<RawBase>,
     at: [f64; 2],
     #[serde(default)]
     facing: f64,
     #[serde(default)]
-    points: i64,
+    points: Option<i64>,
     #[serde(default)]
-    hero: Option<toml::Value>,
+    hero: Option<RawHero>,
 }
 
-#[derive(Deserialize)]
+impl RawChariot {
+    /// The statistics written here, each falling back to the named profile's.
+    fn stats_over(&self, base: RawChariotStats) -> RawChariotStats {
+        RawChariotStats {
+            move_inches: self.move_inches.or(base.move_inches),
+            fight: self.fight.or(base.fight),
+            strength: self.strength.or(base.strength),
+            defence: self.defence.or(base.defence),
+            attacks: self.attacks.or(base.attacks),
+            wounds: self.wounds.or(base.wounds),
+            courage: self.courage.clone().or(base.courage),
+            impact: self.impact.clone().or(base.impact),
+            base: self.base.clone().or(base.base),
+            points: self.points.or(base.points),
+        }
+    }
+}
+
+/// A Hero's statistics, as written in a scenario or in the profile library.
+#[derive(Deserialize, Default, Clone)]
+#[serde(deny_unknown_fields)]
+struct RawHero {
+    #[serde(default)]
+    profile: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    fight: Option<i64>,
+    #[serde(default)]
+    strength: Option<i64>,
+    #[serde(default)]
+    defence: Option<i64>,
+    #[serde(default)]
+    attacks: Option<i64>,
+    #[serde(default)]
+    wounds: Option<i64>,
+    #[serde(default)]
+    courage: Option<String>,
+    #[serde(default)]
+    might: Option<i64>,
+    #[serde(default)]
+    will: Option<i64>,
+    #[serde(default)]
+    fate: Option<i64>,
+    #[serde(default)]
+    might_policy: Option<MightPolicy>,
+    #[serde(default)]
+    points: Option<i64>,
+}
+
+impl RawHero {
+    fn over(&self, base: RawHero) -> RawHero {
+        RawHero {
+            profile: self.profile.clone(),
+            name: self.name.clone().or(base.name),
+            fight: self.fight.or(base.fight),
+            strength: self.strength.or(base.strength),
+            defence: self.defence.or(base.defence),
+            attacks: self.attacks.or(base.attacks),
+            wounds: self.wounds.or(base.wounds),
+            courage: self.courage.clone().or(base.courage),
+            might: self.might.or(base.might),
+            will: self.will.or(base.will),
+            fate: self.fate.or(base.fate),
+            might_policy: self.might_policy.or(base.might_policy),
+            points: self.points.or(base.points),
+        }
+    }
+}
+
+#[derive(Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 struct RawImpact {
     hits: String,
     strength: i64,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 struct RawBase {
     #[serde(default)]
@@ -471,30 +650,35 @@ struct RawFormation {
     count: i64,
     #[serde(default = "one")]
     ranks: i64,
-    base: RawBase,
+    #[serde(default)]
+    base: Option<RawBase>,
     #[serde(default)]
     gap_mm: f64,
     front_centre: [f64; 2],
     #[serde(default)]
     facing: f64,
-    profile: RawProfile,
+    /// A profile name (a string) or the statistics (a table).
+    profile: toml::Value,
 }
 
 fn one() -> i64 {
     1
 }
 
-#[derive(Deserialize)]
+/// A model's statistics, as written in a scenario or in the profile library.
+#[derive(Deserialize, Clone, Default)]
 #[serde(deny_unknown_fields)]
 struct RawProfile {
-    fight: i64,
-    strength: i64,
-    defence: i64,
-    attacks: i64,
-    wounds: i64,
-    courage: String,
+    fight: Option<i64>,
+    strength: Option<i64>,
+    defence: Option<i64>,
+    attacks: Option<i64>,
+    wounds: Option<i64>,
+    courage: Option<String>,
     #[serde(default)]
-    points: i64,
+    points: Option<i64>,
+    #[serde(default)]
+    base_mm: Option<f64>,
     #[serde(default)]
     monster: Option<bool>,
     #[serde(default)]
@@ -510,11 +694,43 @@ struct RawRules {
     strike_allocation: Option<StrikeAllocation>,
 }
 
+/// The profile library: named chariots, heroes and models.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawLibrary {
+    #[serde(default)]
+    chariots: std::collections::BTreeMap<String, RawChariotStats>,
+    #[serde(default)]
+    heroes: std::collections::BTreeMap<String, RawHero>,
+    #[serde(default)]
+    models: std::collections::BTreeMap<String, RawProfile>,
+}
+
+/// The bundled profile library (`scenarios/profiles/mesbg.toml`).
+pub const BUNDLED_PROFILES: &str = include_str!("../scenarios/profiles/mesbg.toml");
+
+fn bundled_library() -> RawLibrary {
+    // The bundled file is tested to parse; an error here is a build defect, so fall back
+    // to an empty library (every profile name is then reported unknown) rather than panic.
+    toml::from_str(BUNDLED_PROFILES).unwrap_or_default()
+}
+
+/// Names of the bundled profiles, by kind (`chariots`, `heroes`, `models`).
+pub fn bundled_profile_names() -> Vec<(&'static str, String)> {
+    let lib = bundled_library();
+    let mut names: Vec<(&'static str, String)> = Vec::new();
+    names.extend(lib.chariots.keys().map(|k| ("chariots", k.clone())));
+    names.extend(lib.heroes.keys().map(|k| ("heroes", k.clone())));
+    names.extend(lib.models.keys().map(|k| ("models", k.clone())));
+    names
+}
+
 // ----- validation -------------------------------------------------------------------
 
 struct Checker<'a> {
     text: &'a str,
     problems: Vec<Problem>,
+    library: RawLibrary,
 }
 
 const NOT_YET: &str = "is not supported yet in this version of charioteer; remove it (the scenario is refused rather than simulated without it)";
@@ -531,6 +747,48 @@ impl Checker<'_> {
         } else {
             self.fail(field, format!("{what} {value} is out of range; allowed {lo} to {hi}"));
             lo as u8
+        }
+    }
+
+    fn missing(&mut self, field: &str, hint: &str) {
+        self.fail(field, format!("this field is missing; give it{hint}"));
+    }
+
+    fn req_int(&mut self, field: &str, value: Option<i64>, lo: i64, hi: i64, what: &str, hint: &str) -> u8 {
+        match value {
+            Some(v) => self.int(field, v, lo, hi, what),
+            None => {
+                self.missing(field, hint);
+                lo as u8
+            }
+        }
+    }
+
+    fn req_target(&mut self, field: &str, value: Option<&String>, hint: &str) -> Target {
+        match value {
+            Some(v) => self.target(field, v),
+            None => {
+                self.missing(field, hint);
+                Target(7)
+            }
+        }
+    }
+
+    /// Looks a name up in one kind of the library, reporting unknown names with the choice.
+    fn lookup<T: Clone>(
+        &mut self,
+        field: &str,
+        kind: &str,
+        name: &str,
+        table: &std::collections::BTreeMap<String, T>,
+    ) -> Option<T> {
+        match table.get(name) {
+            Some(found) => Some(found.clone()),
+            None => {
+                let known: Vec<String> = table.keys().map(|k| format!("\"{k}\"")).collect();
+                self.fail(field, format!("no {kind} profile is named \"{name}\"; known: {}", known.join(", ")));
+                None
+            }
         }
     }
 
@@ -640,7 +898,7 @@ impl Checker<'_> {
             }
         };
         self.not_yet("terrain", raw.terrain.is_some(), "[[terrain]]");
-        self.not_yet("army", raw.army.is_some(), "[army] (Break Point)");
+        let army = raw.army.as_ref().map(|a| self.army(a));
         let chariot = self.chariot(&raw.chariot);
         let move_ok = !self.problems.iter().any(|p| p.field == "chariot.move");
         let charge = self.charge(&raw.charge, chariot.as_ref().filter(|_| move_ok).map(|c| c.move_inches));
@@ -666,6 +924,7 @@ impl Checker<'_> {
             charge: charge?,
             formations,
             rules,
+            army,
         };
         if raw.formations.len() == scenario.formations.len() && total <= MAX_MODELS {
             self.overlaps(&scenario);
@@ -673,42 +932,99 @@ impl Checker<'_> {
         Some(scenario)
     }
 
+    fn army(&mut self, raw: &RawArmy) -> Army {
+        let models = self.whole("army.models", raw.models, 1, 100_000, "models") as u32;
+        let casualties = self.whole("army.casualties", raw.casualties, 0, i64::from(models), "casualties") as u32;
+        Army { models, casualties }
+    }
+
     fn chariot(&mut self, raw: &RawChariot) -> Option<Chariot> {
         let f = |name: &str| format!("chariot.{name}");
-        if raw.name.trim().is_empty() || raw.name.len() > 100 {
+        let library = std::mem::take(&mut self.library.chariots);
+        let base_stats = match &raw.profile {
+            Some(name) => self.lookup("chariot.profile", "chariot", name, &library),
+            None => Some(RawChariotStats::default()),
+        };
+        self.library.chariots = library;
+        let named = raw.profile.is_some();
+        let stats = raw.stats_over(base_stats?);
+        let hint = if named { "" } else { ", or name a chariot with profile = \"...\"" };
+        let name = raw.name.clone().or_else(|| raw.profile.clone()).unwrap_or_default();
+        if name.trim().is_empty() || name.len() > 100 {
             self.fail("chariot.name", "the name must be 1 to 100 characters");
         }
-        self.not_yet("chariot.hero", raw.hero.is_some(), "[chariot.hero] (a Hero riding the chariot)");
-        let move_inches = self.float(&f("move"), raw.move_inches, 1.0, 24.0, "move (inches)");
-        let hits = match raw.impact.hits.parse::<DiceExpr>() {
-            Ok(h) => Some(h),
-            Err(e) => {
-                self.fail("chariot.impact.hits", e);
+        let move_inches = match stats.move_inches {
+            Some(m) => self.float(&f("move"), m, 1.0, 24.0, "move (inches)"),
+            None => {
+                self.missing(&f("move"), hint);
+                1.0
+            }
+        };
+        let impact = match &stats.impact {
+            Some(i) => {
+                let hits = i.hits.parse::<DiceExpr>().map_err(|e| self.fail("chariot.impact.hits", e)).ok();
+                let strength = self.int("chariot.impact.strength", i.strength, 1, 10, "strength");
+                hits.map(|hits| Impact { hits, strength })
+            }
+            None => {
+                self.missing("chariot.impact", hint);
                 None
             }
         };
-        let base = self.base("chariot.base", &raw.base, false);
+        let base = match &stats.base {
+            Some(b) => self.base("chariot.base", b, false),
+            None => {
+                self.missing("chariot.base", hint);
+                None
+            }
+        };
         let start = Pose {
             centre: self.point("chariot.at", raw.at),
             facing: self.float("chariot.facing", raw.facing, -360.0, 360.0, "the facing (degrees)"),
         };
+        let hero = raw.hero.as_ref().and_then(|h| self.hero(h));
         Some(Chariot {
-            name: raw.name.clone(),
+            name,
             side: raw.side,
             move_inches,
-            fight: self.int(&f("fight"), raw.fight, 1, 10, "fight"),
-            strength: self.int(&f("strength"), raw.strength, 1, 10, "strength"),
-            defence: self.int(&f("defence"), raw.defence, 1, 10, "defence"),
-            attacks: self.int(&f("attacks"), raw.attacks, 1, 10, "attacks"),
-            wounds: self.int(&f("wounds"), raw.wounds, 1, 20, "wounds"),
-            courage: self.target(&f("courage"), &raw.courage),
-            impact: Impact {
-                hits: hits?,
-                strength: self.int("chariot.impact.strength", raw.impact.strength, 1, 10, "strength"),
-            },
+            fight: self.req_int(&f("fight"), stats.fight, 1, 10, "fight", hint),
+            strength: self.req_int(&f("strength"), stats.strength, 1, 10, "strength", hint),
+            defence: self.req_int(&f("defence"), stats.defence, 1, 10, "defence", hint),
+            attacks: self.req_int(&f("attacks"), stats.attacks, 1, 10, "attacks", hint),
+            wounds: self.req_int(&f("wounds"), stats.wounds, 1, 20, "wounds", hint),
+            courage: self.req_target(&f("courage"), stats.courage.as_ref(), hint),
+            impact: impact?,
             base: base?,
             start,
-            points: self.points(&f("points"), raw.points),
+            points: self.points(&f("points"), stats.points.unwrap_or(0)),
+            hero,
+        })
+    }
+
+    fn hero(&mut self, raw: &RawHero) -> Option<Hero> {
+        let f = |name: &str| format!("chariot.hero.{name}");
+        let library = std::mem::take(&mut self.library.heroes);
+        let base = match &raw.profile {
+            Some(name) => self.lookup(&f("profile"), "hero", name, &library),
+            None => Some(RawHero::default()),
+        };
+        self.library.heroes = library;
+        let hint = if raw.profile.is_some() { "" } else { ", or name a hero with profile = \"...\"" };
+        let h = raw.over(base?);
+        let name = h.name.clone().or_else(|| raw.profile.clone()).unwrap_or_else(|| "Hero".to_string());
+        Some(Hero {
+            name,
+            fight: self.req_int(&f("fight"), h.fight, 1, 10, "fight", hint),
+            strength: self.req_int(&f("strength"), h.strength, 1, 10, "strength", hint),
+            defence: self.req_int(&f("defence"), h.defence, 1, 10, "defence", hint),
+            attacks: self.req_int(&f("attacks"), h.attacks, 0, 10, "attacks", hint),
+            wounds: self.req_int(&f("wounds"), h.wounds, 1, 20, "wounds", hint),
+            courage: self.req_target(&f("courage"), h.courage.as_ref(), hint),
+            might: self.int(&f("might"), h.might.unwrap_or(0), 0, 6, "might"),
+            will: self.int(&f("will"), h.will.unwrap_or(0), 0, 6, "will"),
+            fate: self.int(&f("fate"), h.fate.unwrap_or(0), 0, 6, "fate"),
+            might_policy: h.might_policy.unwrap_or_default(),
+            points: self.points(&f("points"), h.points.unwrap_or(0)),
         })
     }
 
@@ -741,27 +1057,58 @@ impl Checker<'_> {
         }
         let count = self.whole(&at("count"), raw.count, 1, MAX_MODELS as i64, "count");
         let ranks = self.whole(&at("ranks"), raw.ranks, 1, count.max(1) as i64, "ranks");
-        let base = self.base(&at("base"), &raw.base, true);
         let gap_mm = self.float(&at("gap_mm"), raw.gap_mm, 0.0, 200.0, "gap_mm");
         let front_centre = self.point(&at("front_centre"), raw.front_centre);
         let facing = self.float(&at("facing"), raw.facing, -360.0, 360.0, "the facing (degrees)");
-        let p = &raw.profile;
         let pf = |name: &str| format!("formations[{i}].profile.{name}");
-        self.not_yet(&pf("monster"), p.monster == Some(true), "monster = true");
+        let (p, named) = match &raw.profile {
+            toml::Value::String(name) => {
+                let library = std::mem::take(&mut self.library.models);
+                let found = self.lookup(&at("profile"), "model", name, &library);
+                self.library.models = library;
+                (found?, true)
+            }
+            toml::Value::Table(table) => match RawProfile::deserialize(toml::Value::Table(table.clone())) {
+                Ok(p) => (p, false),
+                Err(e) => {
+                    self.fail(&at("profile"), plain_words(e.message()));
+                    return None;
+                }
+            },
+            _ => {
+                self.fail(
+                    &at("profile"),
+                    "give a profile name like \"Warrior of Minas Tirith\" or a table like { fight = 4, ... }",
+                );
+                return None;
+            }
+        };
+        let hint = if named { "" } else { ", or name a profile like profile = \"Warrior of Minas Tirith\"" };
         self.not_yet(&pf("mount"), p.mount.is_some(), "a mount (cavalry targets)");
         let profile = Profile {
-            fight: self.int(&pf("fight"), p.fight, 1, 10, "fight"),
-            strength: self.int(&pf("strength"), p.strength, 1, 10, "strength"),
-            defence: self.int(&pf("defence"), p.defence, 1, 10, "defence"),
-            attacks: self.int(&pf("attacks"), p.attacks, 0, 10, "attacks"),
-            wounds: self.int(&pf("wounds"), p.wounds, 1, 20, "wounds"),
-            courage: self.target(&pf("courage"), &p.courage),
-            points: self.points(&pf("points"), p.points),
+            fight: self.req_int(&pf("fight"), p.fight, 1, 10, "fight", hint),
+            strength: self.req_int(&pf("strength"), p.strength, 1, 10, "strength", hint),
+            defence: self.req_int(&pf("defence"), p.defence, 1, 10, "defence", hint),
+            attacks: self.req_int(&pf("attacks"), p.attacks, 0, 10, "attacks", hint),
+            wounds: self.req_int(&pf("wounds"), p.wounds, 1, 20, "wounds", hint),
+            courage: self.req_target(&pf("courage"), p.courage.as_ref(), hint),
+            points: self.points(&pf("points"), p.points.unwrap_or(0)),
+            monster: p.monster.unwrap_or(false),
         };
         let side = raw.side.unwrap_or(enemy);
         if side != enemy {
             self.fail(&at("side"), "friendly formations in the chariot's path are not supported yet; only the chariot's enemies may stand on the board");
         }
+        let base = match (&raw.base, p.base_mm) {
+            (Some(b), _) => self.base(&at("base"), b, true),
+            (None, Some(d)) => {
+                Some(Base::Round { diameter_mm: self.float(&pf("base_mm"), d, 10.0, 300.0, "the base diameter (mm)") })
+            }
+            (None, None) => {
+                self.missing(&at("base"), " as base = { round_mm = 25 }");
+                None
+            }
+        };
         let Some(Base::Round { diameter_mm }) = base else { return None };
         let centres = geometry::formation_centres(
             count,
@@ -964,6 +1311,56 @@ mod tests {
         assert_eq!(a.hash(), b.hash());
         b.chariot.impact.strength = 5;
         assert_ne!(a.hash(), b.hash());
+    }
+
+    #[test]
+    fn the_bundled_profile_library_parses() {
+        let lib: RawLibrary = toml::from_str(BUNDLED_PROFILES).expect("bundled profiles parse");
+        assert!(lib.chariots.contains_key("Khandish Charioteer"));
+        assert!(lib.heroes.contains_key("Khandish King"));
+        assert!(lib.models.contains_key("Warrior of Minas Tirith"));
+        assert!(bundled_profile_names().len() >= 10);
+    }
+
+    #[test]
+    fn named_profiles_fill_in_and_fields_override() {
+        let text = r#"
+title = "t"
+system = "mesbg"
+[chariot]
+profile = "Khandish Chariot upgrade for a King"
+side = "evil"
+at = [0.0, 0.0]
+defence = 8
+[chariot.hero]
+profile = "Khandish King"
+might_policy = "win_duel"
+[[formations]]
+name = "Warriors"
+count = 4
+front_centre = [0.0, 5.0]
+facing = 180
+profile = "Warrior of Minas Tirith"
+"#;
+        let s = parse(text, "t").unwrap();
+        assert_eq!(s.chariot.fight, 2);
+        assert_eq!(s.chariot.defence, 8, "overridden");
+        let hero = s.chariot.hero.as_ref().unwrap();
+        assert_eq!((hero.fight, hero.attacks, hero.might, hero.fate), (5, 3, 2, 1));
+        assert_eq!(hero.might_policy, MightPolicy::WinDuel);
+        assert_eq!(s.formations[0].profile.defence, 5);
+        assert_eq!(s.formations[0].base_mm, 25.0);
+        let err = parse(&text.replace("\"Khandish King\"", "\"Khandish Kong\""), "t").unwrap_err().to_string();
+        assert!(
+            err.contains("chariot.hero.profile")
+                && err.contains("no hero profile is named")
+                && err.contains("Khandish King"),
+            "{err}"
+        );
+        let err = parse(&text.replace("profile = \"Warrior of Minas Tirith\"", "profile = { fight = 4 }"), "t")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("formations[0].profile.strength") && err.contains("missing"), "{err}");
     }
 
     #[test]

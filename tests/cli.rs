@@ -248,8 +248,18 @@ const BAD: &[Bad] = &[
     },
     Bad {
         replace: "[[formations]]",
-        with: "[army]\nmodels = 20\n\n[[formations]]",
-        expect: &["army", "not supported yet"],
+        with: "[army]\nmodels = 20\ncasualties = 30\n\n[[formations]]",
+        expect: &["example.toml:27:", "army.casualties", "allowed 0 to 20"],
+    },
+    Bad {
+        replace: "profile = { fight = 4,",
+        with: "profile = { fihgt = 4,",
+        expect: &["formations[0].profile", "unknown field `fihgt`"],
+    },
+    Bad {
+        replace: "name = \"Khandish Charioteer\"",
+        with: "profile = \"Khandish Chariot\"",
+        expect: &["example.toml:7:", "chariot.profile", "no chariot profile is named", "\"Khandish Charioteer\""],
     },
     Bad { replace: "seed = 7", with: "seed = 7\nseed = 8", expect: &["example.toml:5:", "duplicate key"] },
     Bad { replace: "[charge]", with: "[charge", expect: &["example.toml:22:"] },
