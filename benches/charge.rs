@@ -73,8 +73,8 @@ fn full_runs(c: &mut Criterion) {
         resolve::run(&plan, Streams::new(1, 1), TrialRange { first: 0, count: 100_000 }, &|_| {}, &never).unwrap();
     c.bench_function("aggregation/summary_and_frames", |b| {
         b.iter(|| {
-            let s = analysis::summarize(&tally);
-            let d = analysis::distributions(&tally);
+            let s = analysis::summarize(&tally, &plan.metrics);
+            let d = analysis::distributions(&tally, &plan.metrics);
             (analysis::summary_frame(&s).unwrap(), analysis::distribution_frame(&d).unwrap())
         })
     });

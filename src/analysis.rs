@@ -85,9 +85,9 @@ pub fn summarize_metric(tally: &Tally, metric: Metric) -> MetricSummary {
     MetricSummary { metric, mean, sd, se, ci95_lo, ci95_hi }
 }
 
-/// Headline statistics of every metric.
-pub fn summarize(tally: &Tally) -> Vec<MetricSummary> {
-    Metric::ALL.iter().map(|&m| summarize_metric(tally, m)).collect()
+/// Headline statistics of the given metrics.
+pub fn summarize(tally: &Tally, metrics: &[Metric]) -> Vec<MetricSummary> {
+    metrics.iter().map(|&m| summarize_metric(tally, m)).collect()
 }
 
 /// The distribution of one metric, from 0 to its largest value seen (0 and 1 at least).
@@ -115,9 +115,59 @@ pub fn distribution_of(tally: &Tally, metric: Metric) -> Vec<DistributionRow> {
         .collect()
 }
 
-/// The distributions of every metric, metric by metric.
-pub fn distributions(tally: &Tally) -> Vec<DistributionRow> {
-    Metric::ALL.iter().flat_map(|&m| distribution_of(tally, m)).collect()
+/// The distributions of the given metrics, metric by metric.
+pub fn distributions(tally: &Tally, metrics: &[Metric]) -> Vec<DistributionRow> {
+    metrics.iter().flat_map(|&m| distribution_of(tally, m)).collect()
+}
+
+/// One cell of the wound split: P(chariot lost `chariot_wounds_lost` and the Hero
+/// `hero_wounds_lost`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SplitCell {
+    /// Wounds the chariot lost.
+    pub chariot_wounds_lost: u32,
+    /// Wounds the Hero lost.
+    pub hero_wounds_lost: u32,
+    /// Trials.
+    pub count: u64,
+    /// Share of all trials.
+    pub p: f64,
+    /// Wilson 95% lower bound of `p`.
+    pub p_lo: f64,
+    /// Wilson 95% upper bound of `p`.
+    pub p_hi: f64,
+}
+
+/// The joint distribution of chariot and Hero Wounds lost, every cell.
+pub fn wound_split(tally: &Tally) -> Vec<SplitCell> {
+    let n = tally.trials;
+    tally
+        .wound_split()
+        .into_iter()
+        .map(|(c, h, count)| {
+            let (p_lo, p_hi) = wilson(count, n, Z95);
+            SplitCell {
+                chariot_wounds_lost: c as u32,
+                hero_wounds_lost: h as u32,
+                count,
+                p: if n > 0 { count as f64 / n as f64 } else { 0.0 },
+                p_lo,
+                p_hi,
+            }
+        })
+        .collect()
+}
+
+/// The wound split frame: chariot_wounds_lost, hero_wounds_lost, count, p, p_lo, p_hi.
+pub fn wound_split_frame(rows: &[SplitCell]) -> PolarsResult<DataFrame> {
+    df!(
+        "chariot_wounds_lost" => rows.iter().map(|r| r.chariot_wounds_lost).collect::<Vec<_>>(),
+        "hero_wounds_lost" => rows.iter().map(|r| r.hero_wounds_lost).collect::<Vec<_>>(),
+        "count" => rows.iter().map(|r| r.count).collect::<Vec<_>>(),
+        "p" => rows.iter().map(|r| r.p).collect::<Vec<_>>(),
+        "p_lo" => rows.iter().map(|r| r.p_lo).collect::<Vec<_>>(),
+        "p_hi" => rows.iter().map(|r| r.p_hi).collect::<Vec<_>>(),
+    )
 }
 
 /// The summary frame: metric, mean, sd, se, ci95_lo, ci95_hi.
@@ -185,8 +235,11 @@ mod tests {
         assert_eq!(d[0].p_at_least, 1.0);
         assert_eq!(d[2].p_at_least, 0.5);
         assert_eq!(d[3].p, 0.25);
-        let frame = distribution_frame(&distributions(&t)).unwrap();
+        let frame = distribution_frame(&distributions(&t, &Metric::CHARGE)).unwrap();
         assert_eq!(frame.width(), 7);
-        assert_eq!(summary_frame(&summarize(&t)).unwrap().height(), Metric::ALL.len());
+        assert_eq!(summary_frame(&summarize(&t, &Metric::CHARGE)).unwrap().height(), Metric::CHARGE.len());
+        let split = wound_split(&t);
+        assert_eq!(split.iter().map(|c| c.count).sum::<u64>(), 4);
+        assert_eq!(wound_split_frame(&split).unwrap().width(), 6);
     }
 }

@@ -277,6 +277,18 @@ fn describe_event(plan: &Plan, event: &Event) -> String {
             if *wounds_lost == 1 { "" } else { "s" }
         ),
         Event::Note { text } => format!("({text})"),
+        Event::Might { points, on } => format!("the Hero spends {points} Might on the {on} roll"),
+        Event::Fate { roll, saved } => {
+            format!(
+                "the Hero spends a Fate point: rolls {roll}, {}",
+                if *saved { "the Wound is prevented" } else { "no save" }
+            )
+        }
+        Event::Thrown { wounds, slain } => format!(
+            "the chariot is slain: the Hero is thrown (Strength 3 hit): {wounds} Wound{}{}",
+            if *wounds == 1 { "" } else { "s" },
+            if *slain { ", slain" } else { ", Prone" }
+        ),
         Event::Strike { by, target, rolls, wounds, slain } => match (by, target) {
             (_, Some(t)) => format!(
                 "chariot strikes {} ({rolls} roll{}): {wounds} Wound{}{}",

@@ -13,7 +13,7 @@
 //! let streams = resolve::Streams::new(s.seed, s.hash());
 //! let range = resolve::TrialRange { first: 0, count: 100_000 };
 //! let tally = resolve::run(&plan, streams, range, &|_| {}, &AtomicBool::new(false)).unwrap();
-//! for m in analysis::summarize(&tally) {
+//! for m in analysis::summarize(&tally, &plan.metrics) {
 //!     println!("{}: {:.3} +/- {:.3}", m.metric.name(), m.mean, m.se);
 //! }
 //! ```

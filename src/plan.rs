@@ -9,8 +9,12 @@
 use crate::dice::{Chance, CumulativeTable, Dice, DiceExpr};
 use crate::geometry::{self, Disc, Footprint, Pose, Vec2};
 use crate::rules::mesbg::{self, ChariotFighter, Combatant, FightOutcome, FightRules, Side, WoundRoll};
-use crate::scenario::{MesbgRules, Scenario};
+use crate::scenario::{Army, MesbgRules, MightPolicy, Scenario};
+use crate::tally::Metric;
 use serde::Serialize;
+
+/// Strength of the hit a Hero takes when thrown from his slain chariot (Knocked Flying).
+pub const THROWN_STRENGTH: u8 = 3;
 
 /// The length of drive after which the chariot may pivot again, inches.
 pub const PIVOT_EVERY: f64 = 4.0;
@@ -38,6 +42,8 @@ pub struct PlannedModel {
     pub defence: u8,
     /// Points.
     pub points: u32,
+    /// A Monster (never knocked Prone).
+    pub monster: bool,
     /// What Impact Hits do to it: outcomes and their exact distribution.
     pub impact: ImpactTables,
     /// What the chariot's Strikes need against it.
@@ -183,7 +189,8 @@ pub struct Leg {
     pub length: f64,
 }
 
-/// The chariot as the fight needs it.
+/// The chariot as the fight needs it, with the Hero riding it folded in: his Fight and
+/// Strength where better, his Attacks added.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct FightingChariot {
     /// Fight value.
@@ -198,6 +205,23 @@ pub struct FightingChariot {
     pub wounds: u8,
     /// Allegiance.
     pub side: Side,
+    /// The Hero riding it.
+    pub hero: Option<RidingHero>,
+}
+
+/// What the rules need of a Hero riding a chariot.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct RidingHero {
+    /// Might points.
+    pub might: u8,
+    /// Fate points.
+    pub fate: u8,
+    /// When Might is spent.
+    pub might_policy: MightPolicy,
+    /// His own Wounds.
+    pub wounds: u8,
+    /// What the Strength 3 hit of being thrown from the slain chariot needs against him.
+    pub thrown_hit: WoundRoll,
 }
 
 /// The compiled scenario.
@@ -227,6 +251,10 @@ pub struct Plan {
     pub rules: MesbgRules,
     /// Names of the formations, by index.
     pub formation_names: Vec<String>,
+    /// The metrics this scenario reports.
+    pub metrics: Vec<Metric>,
+    /// The Break Point of the army charged.
+    pub army: Option<Army>,
 }
 
 impl Plan {
@@ -288,6 +316,7 @@ impl PlannedModel {
             wounds_left,
             struck_by_chariot: self.struck_by_chariot,
             strikes_chariot: self.strikes_chariot,
+            monster: self.monster,
         }
     }
 }
@@ -306,7 +335,9 @@ fn compile_fights(group: &mut ContactGroup, models: &[PlannedModel], chariot: &F
         configs = configs.saturating_mul(usize::from(models[m].wounds) + 1);
     }
     group.config_strides = strides;
-    if configs > MAX_FIGHT_TABLES {
+    // A Hero's Might and Fate make the fight depend on what is left of them: such fights
+    // are played die by die.
+    if configs > MAX_FIGHT_TABLES || chariot.hero.is_some() {
         return;
     }
     let rules = fight_rules(rules);
@@ -358,6 +389,21 @@ fn compile_chain(groups: &mut [ContactGroup], models: &[PlannedModel]) -> Impact
 pub fn compile(scenario: &Scenario) -> Plan {
     let c = &scenario.chariot;
     let footprint: Footprint = c.base.footprint();
+    let chariot = FightingChariot {
+        fight: c.fight.max(c.hero.as_ref().map_or(0, |h| h.fight)),
+        strength: c.strength.max(c.hero.as_ref().map_or(0, |h| h.strength)),
+        defence: c.defence,
+        attacks: c.attacks + c.hero.as_ref().map_or(0, |h| h.attacks) + 1,
+        wounds: c.wounds,
+        side: c.side,
+        hero: c.hero.as_ref().map(|h| RidingHero {
+            might: h.might,
+            fate: h.fate,
+            might_policy: h.might_policy,
+            wounds: h.wounds,
+            thrown_hit: mesbg::to_wound(THROWN_STRENGTH, h.defence),
+        }),
+    };
     let mut models = Vec::new();
     let mut discs = Vec::new();
     for (fi, f) in scenario.formations.iter().enumerate() {
@@ -373,8 +419,9 @@ pub fn compile(scenario: &Scenario) -> Plan {
                 wounds: p.wounds,
                 defence: p.defence,
                 points: p.points,
+                monster: p.monster,
                 impact: impact.clone(),
-                struck_by_chariot: mesbg::to_wound(c.strength, p.defence),
+                struck_by_chariot: mesbg::to_wound(chariot.strength, p.defence),
                 strikes_chariot: mesbg::to_wound(p.strength, c.defence),
             });
             discs.push(Disc { centre: *centre, radius: f.radius() });
@@ -436,16 +483,15 @@ pub fn compile(scenario: &Scenario) -> Plan {
         m.centre = d.centre;
     }
     let chain = compile_chain(&mut groups, &models);
-    let chariot = FightingChariot {
-        fight: c.fight,
-        strength: c.strength,
-        defence: c.defence,
-        attacks: c.attacks + 1,
-        wounds: c.wounds,
-        side: c.side,
-    };
     for g in groups.iter_mut() {
         compile_fights(g, &models, &chariot, &scenario.rules);
+    }
+    let mut metrics = Metric::CHARGE.to_vec();
+    if chariot.hero.is_some() {
+        metrics.extend(Metric::HERO);
+    }
+    if scenario.army.is_some() {
+        metrics.push(Metric::ArmyBroken);
     }
 
     let mut on_path: Vec<usize> = groups.iter().flat_map(|g| g.models.iter().map(|&m| models[m].formation)).collect();
@@ -471,6 +517,8 @@ pub fn compile(scenario: &Scenario) -> Plan {
         chariot,
         rules: scenario.rules.clone(),
         formation_names: scenario.formations.iter().map(|f| f.name.clone()).collect(),
+        metrics,
+        army: scenario.army,
     }
 }
 

@@ -1,10 +1,10 @@
 //! Writing a run's results: `summary.csv`, `distribution.csv` and `run.json`, each written
 //! to a temporary file and renamed into place, so a reader never sees half a file.
 
-use crate::analysis::{self, DistributionRow, MetricSummary};
+use crate::analysis::{self, DistributionRow, MetricSummary, SplitCell};
 use crate::plan::Plan;
 use crate::scenario::{MesbgRules, Scenario};
-use crate::tally::{Metric, Tally};
+use crate::tally::Tally;
 use polars::prelude::{CsvWriter, DataFrame, SerWriter};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -96,6 +96,8 @@ pub struct RunRecord {
     pub summary: Vec<MetricSummary>,
     /// Distribution rows per metric.
     pub distribution: Vec<DistributionRow>,
+    /// The joint distribution of chariot and Hero Wounds lost (when a Hero rides).
+    pub wound_split: Option<Vec<SplitCell>>,
     /// Facts of the compiled path.
     pub plan: PlanFacts,
     /// The command that reproduces the run.
@@ -152,8 +154,9 @@ impl RunRecord {
             threads,
             elapsed_s,
             rules: scenario.rules.clone(),
-            summary: analysis::summarize(tally),
-            distribution: analysis::distributions(tally),
+            summary: analysis::summarize(tally, &plan.metrics),
+            distribution: analysis::distributions(tally, &plan.metrics),
+            wound_split: plan.chariot.hero.map(|_| analysis::wound_split(tally)),
             plan: PlanFacts::of(plan),
             command,
         }
@@ -171,7 +174,7 @@ impl RunRecord {
             metrics.insert(s.metric.name().to_string(), serde_json::to_value(s).unwrap_or(Value::Null));
         }
         let mut distributions = Map::new();
-        for m in Metric::ALL {
+        for m in self.summary.iter().map(|s| s.metric) {
             let rows: Vec<Value> = self
                 .distribution
                 .iter()
@@ -197,6 +200,7 @@ impl RunRecord {
             "command": self.command,
             "metrics": metrics,
             "distributions": distributions,
+            "wound_split": self.wound_split,
         })
     }
 }
@@ -213,5 +217,12 @@ pub fn write_report(dir: &Path, record: &RunRecord) -> Result<Vec<PathBuf>, Repo
     write_frame(&files[1], &mut distribution, "distribution")?;
     let text = serde_json::to_string_pretty(&record.to_json()).unwrap_or_default();
     write_atomic(&files[2], |f| f.write_all(text.as_bytes()))?;
-    Ok(files.to_vec())
+    let mut files = files.to_vec();
+    if let Some(split) = &record.wound_split {
+        let mut frame = analysis::wound_split_frame(split).map_err(frame_error("wound split"))?;
+        let path = dir.join("wound_split.csv");
+        write_frame(&path, &mut frame, "wound split")?;
+        files.push(path);
+    }
+    Ok(files)
 }

@@ -88,6 +88,27 @@ pub enum Event {
         /// Wounds it lost.
         wounds_lost: u8,
     },
+    /// The Hero spent Might on a roll of the chariot.
+    Might {
+        /// Points spent.
+        points: u8,
+        /// On what: "duel" or "wound".
+        on: &'static str,
+    },
+    /// The Hero spent a Fate point to prevent a Wound on the chariot (or on himself).
+    Fate {
+        /// The Fate roll.
+        roll: u8,
+        /// Whether it prevented the Wound.
+        saved: bool,
+    },
+    /// The chariot was slain and the Hero thrown (Knocked Flying: a Strength 3 hit, then Prone).
+    Thrown {
+        /// Wounds the hit caused him (after Fate).
+        wounds: u8,
+        /// Whether it slew him.
+        slain: bool,
+    },
     /// A remark about the trace itself.
     Note {
         /// The remark.
@@ -160,6 +181,13 @@ pub fn metric_bounds(plan: &Plan) -> [u16; Metric::ALL.len()] {
     max[Metric::FightKills as usize] = group;
     max[Metric::Kills as usize] = on_path;
     max[Metric::ChariotWoundsLost as usize] = u16::from(plan.chariot.wounds);
+    if let Some(hero) = plan.chariot.hero {
+        max[Metric::HeroWoundsLost as usize] = u16::from(hero.wounds);
+        max[Metric::MightSpent as usize] = u16::from(hero.might);
+        max[Metric::FateSpent as usize] = u16::from(hero.fate);
+    } else {
+        max[Metric::HeroWoundsLost as usize] = 0;
+    }
     max
 }
 
@@ -192,11 +220,14 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
         out.set(Metric::Kills, passed);
         out.set(Metric::Breakthrough, u16::from(plan.breakthrough_possible));
         obs.note(|| Event::DroveOn { breakthrough: plan.breakthrough_possible });
+        ChariotState::fresh(plan).finish(plan, &mut key.dice(Phase::Fight), &mut out, obs);
         return out;
     };
     scratch.survivors.clear();
     let mut impact_kills = group.models_before as u16;
     let mut config = 0;
+    debug_assert_eq!(group.models.len(), group.config_strides.len());
+    debug_assert_eq!(group.models.len(), group.slain_given_stop.len());
     for ((&m, chance), stride) in group.models.iter().zip(&group.slain_given_stop).zip(&group.config_strides) {
         let impact = &plan.models[m].impact;
         let (hits, wounds) = if scratch.survivors.is_empty() {
@@ -219,15 +250,17 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
     out.set(Metric::Contacts, (group.models_before + group.models.len()) as u16);
     obs.note(|| Event::Stopped { distance: group.distance, by: scratch.survivors.iter().map(|s| s.0).collect() });
     let mut fight_dice = key.dice(Phase::Fight);
+    let mut state = ChariotState::fresh(plan);
     let result = match group.fights.get(config).and_then(Option::as_ref) {
         Some(table) => {
             let result = table.sample(&mut fight_dice);
             if O::ENABLED {
                 reconstruct_fight(plan, scratch, &mut key.dice(Phase::TraceFight), result, obs);
             }
+            state.wounds_left -= result.wounds_lost;
             result
         }
-        None => fight_by_dice(plan, scratch, &mut fight_dice, obs),
+        None => fight_by_dice(plan, scratch, &mut state, &mut fight_dice, obs),
     };
     obs.note(|| Event::Fight { chariot_won: result.won, kills: result.kills, wounds_lost: result.wounds_lost });
     let kills = u16::from(result.kills);
@@ -235,9 +268,77 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
     out.set(Metric::FightWon, u16::from(result.won));
     out.set(Metric::FightKills, kills);
     out.set(Metric::Kills, impact_kills + kills);
-    out.set(Metric::ChariotWoundsLost, u16::from(result.wounds_lost));
-    out.set(Metric::ChariotSlain, u16::from(result.wounds_lost >= plan.chariot.wounds));
+    state.finish(plan, &mut fight_dice, &mut out, obs);
     out
+}
+
+/// What the chariot and its Hero have left during a trial.
+#[derive(Clone, Copy, Debug)]
+struct ChariotState {
+    wounds_left: u8,
+    might_left: u8,
+    fate_left: u8,
+}
+
+impl ChariotState {
+    fn fresh(plan: &Plan) -> Self {
+        let hero = plan.chariot.hero;
+        Self {
+            wounds_left: plan.chariot.wounds,
+            might_left: hero.map_or(0, |h| h.might),
+            fate_left: hero.map_or(0, |h| h.fate),
+        }
+    }
+
+    /// The chariot suffers one Wound, unless the Hero's Fate prevents it. Returns whether
+    /// the Wound was suffered.
+    fn suffer_wound<O: Observer>(&mut self, dice: &mut Dice, obs: &mut O) -> bool {
+        if self.fate_left > 0 {
+            self.fate_left -= 1;
+            let roll = dice.d6();
+            let saved = roll >= 4;
+            obs.note(|| Event::Fate { roll, saved });
+            if saved {
+                return false;
+            }
+        }
+        self.wounds_left = self.wounds_left.saturating_sub(1);
+        true
+    }
+
+    /// Writes the chariot's and the Hero's metrics; a slain chariot throws its Hero
+    /// (Knocked Flying: one Strength 3 hit, Fate may prevent it).
+    fn finish<O: Observer>(mut self, plan: &Plan, dice: &mut Dice, out: &mut Outcome, obs: &mut O) {
+        let lost = plan.chariot.wounds - self.wounds_left;
+        let slain = self.wounds_left == 0;
+        out.set(Metric::ChariotWoundsLost, u16::from(lost));
+        out.set(Metric::ChariotSlain, u16::from(slain));
+        if let Some(hero) = plan.chariot.hero {
+            let mut hero_lost = 0;
+            if slain {
+                if hero.thrown_hit.roll(dice) {
+                    let mut wounded = true;
+                    if self.fate_left > 0 {
+                        self.fate_left -= 1;
+                        let roll = dice.d6();
+                        wounded = roll < 4;
+                        obs.note(|| Event::Fate { roll, saved: !wounded });
+                    }
+                    hero_lost = u8::from(wounded);
+                }
+                obs.note(|| Event::Thrown { wounds: hero_lost, slain: hero_lost >= hero.wounds });
+            }
+            out.set(Metric::HeroWoundsLost, u16::from(hero_lost));
+            out.set(Metric::HeroDismounted, u16::from(slain));
+            out.set(Metric::HeroSlain, u16::from(hero_lost >= hero.wounds));
+            out.set(Metric::MightSpent, u16::from(hero.might - self.might_left));
+            out.set(Metric::FateSpent, u16::from(hero.fate - self.fate_left));
+        }
+        if let Some(army) = plan.army {
+            let casualties = u64::from(army.casualties) + u64::from(out.get(Metric::Kills));
+            out.set(Metric::ArmyBroken, u16::from(2 * casualties > u64::from(army.models)));
+        }
+    }
 }
 
 /// Finds dice for a replayed fight that give `result`, the outcome its trial drew from the
@@ -252,7 +353,7 @@ fn reconstruct_fight<O: Observer>(
 ) {
     for _ in 0..MAX_RECONSTRUCTION_TRIES {
         let mut trace = Trace::default();
-        if fight_by_dice(plan, scratch, dice, &mut trace) == result {
+        if fight_by_dice(plan, scratch, &mut ChariotState::fresh(plan), dice, &mut trace) == result {
             for event in trace.0 {
                 obs.note(|| event);
             }
@@ -264,14 +365,33 @@ fn reconstruct_fight<O: Observer>(
     });
 }
 
-/// The fight after the charge against the survivors in `scratch`, die by die.
-fn fight_by_dice<O: Observer>(plan: &Plan, scratch: &mut Scratch, dice: &mut Dice, obs: &mut O) -> FightOutcome {
+/// The fight after the charge against the survivors in `scratch`, die by die, with the
+/// Hero's Might (by his policy) and Fate.
+fn fight_by_dice<O: Observer>(
+    plan: &Plan,
+    scratch: &mut Scratch,
+    state: &mut ChariotState,
+    dice: &mut Dice,
+    obs: &mut O,
+) -> FightOutcome {
     let chariot = plan.chariot.fighter();
+    let policy = plan.chariot.hero.map_or(crate::scenario::MightPolicy::None, |h| h.might_policy);
     let rules = fight_rules(&plan.rules);
+    let wounds_at_start = state.wounds_left;
     scratch.combatants.clear();
     scratch.combatants.extend(scratch.survivors.iter().map(|&(m, left)| plan.models[m].combatant(left)));
     let (attacker, enemy) = mesbg::duel_sides(&chariot, &scratch.combatants);
-    let duel = mesbg::duel(attacker, enemy, dice);
+    let mut chariot_high = dice.highest_d6(attacker.dice);
+    let enemy_high = dice.highest_d6(enemy.dice);
+    if policy.on_duel()
+        && let Some(points) =
+            mesbg::might_to_win_duel(chariot_high, enemy_high, attacker.fight, enemy.fight, state.might_left)
+    {
+        state.might_left -= points;
+        chariot_high += points;
+        obs.note(|| Event::Might { points, on: "duel" });
+    }
+    let duel = mesbg::settle_duel(attacker, enemy, chariot_high, enemy_high, dice);
     let won = duel.winner == DuelWinner::Attacker;
     obs.note(|| Event::Duel {
         chariot_dice: attacker.dice,
@@ -282,47 +402,59 @@ fn fight_by_dice<O: Observer>(plan: &Plan, scratch: &mut Scratch, dice: &mut Dic
         chariot_won: won,
     });
     if won {
-        // The beaten infantry are knocked Prone; Prone models count as Trapped for the
-        // chariot's Strikes when the ruleset says so.
+        // The beaten infantry are knocked Prone (never Monsters); Prone models count as
+        // Trapped for the chariot's Strikes when the ruleset says so.
         scratch.targets.clear();
         scratch.targets.extend(scratch.combatants.iter().map(|c| StrikeTarget {
             roll: c.struck_by_chariot,
-            trapped: rules.trapped,
+            trapped: rules.trapped && !c.monster,
             wounds_left: c.wounds_left,
             defence: c.defence,
         }));
+        let might_on_wounds = policy.on_wounds();
         let mut kills = 0;
         for _ in 0..chariot.attacks {
             let Some(i) = mesbg::pick_target(&scratch.targets, rules.allocation) else { break };
-            let target = &mut scratch.targets[i];
-            let wounds = mesbg::strike(target.roll, target.trapped, dice).min(target.wounds_left);
-            target.wounds_left -= wounds;
-            let slain = target.wounds_left == 0;
+            let target = scratch.targets[i];
+            let rolls = 1 + u8::from(target.trapped);
+            let mut wounds = 0;
+            for _ in 0..rolls {
+                let might = if might_on_wounds { state.might_left } else { 0 };
+                let (hit, spent) = mesbg::wound_with_might(target.roll, might, dice);
+                if spent > 0 {
+                    state.might_left -= spent;
+                    obs.note(|| Event::Might { points: spent, on: "wound" });
+                }
+                wounds += u8::from(hit);
+            }
+            let wounds = wounds.min(target.wounds_left);
+            scratch.targets[i].wounds_left -= wounds;
+            let slain = scratch.targets[i].wounds_left == 0;
             kills += u8::from(slain);
             let model = scratch.survivors[i].0;
-            obs.note(|| Event::Strike {
-                by: None,
-                target: Some(model),
-                rolls: 1 + u8::from(rules.trapped),
-                wounds,
-                slain,
-            });
+            obs.note(|| Event::Strike { by: None, target: Some(model), rolls, wounds, slain });
         }
         FightOutcome { won: true, kills, wounds_lost: 0 }
     } else {
-        // A chariot is never Trapped: each enemy Strike is one roll.
-        let mut left = chariot.wounds_left;
+        // A chariot is never Trapped: each enemy Strike is one roll; the Hero's Fate may
+        // prevent each Wound.
         'strikes: for (c, &(m, _)) in scratch.combatants.iter().zip(&scratch.survivors) {
             for _ in 0..c.attacks {
-                let wounds = mesbg::strike(c.strikes_chariot, false, dice).min(left);
-                left -= wounds;
-                obs.note(|| Event::Strike { by: Some(m), target: None, rolls: 1, wounds, slain: left == 0 });
-                if left == 0 {
+                let hit = c.strikes_chariot.roll(dice);
+                let wounds = u8::from(hit && state.suffer_wound(dice, obs));
+                obs.note(|| Event::Strike {
+                    by: Some(m),
+                    target: None,
+                    rolls: 1,
+                    wounds,
+                    slain: state.wounds_left == 0,
+                });
+                if state.wounds_left == 0 {
                     break 'strikes;
                 }
             }
         }
-        FightOutcome { won: false, kills: 0, wounds_lost: chariot.wounds_left - left }
+        FightOutcome { won: false, kills: 0, wounds_lost: wounds_at_start - state.wounds_left }
     }
 }
 
@@ -441,7 +573,7 @@ mod tests {
                 let n = 200_000u32;
                 let mut counts = vec![0u32; table.outcomes.len()];
                 for _ in 0..n {
-                    let o = fight_by_dice(&plan, &mut scratch, &mut dice, &mut Silent);
+                    let o = fight_by_dice(&plan, &mut scratch, &mut ChariotState::fresh(&plan), &mut dice, &mut Silent);
                     let i = table.outcomes.iter().position(|x| *x == o).expect("outcome in table");
                     counts[i] += 1;
                 }

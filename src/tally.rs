@@ -28,11 +28,42 @@ pub enum Metric {
     ChariotWoundsLost,
     /// 1 when the chariot was slain.
     ChariotSlain,
+    /// Wounds the Hero riding the chariot lost.
+    HeroWoundsLost,
+    /// 1 when the Hero was dismounted (the chariot slain under him).
+    HeroDismounted,
+    /// 1 when the Hero was slain.
+    HeroSlain,
+    /// Might points the Hero spent.
+    MightSpent,
+    /// Fate points the Hero spent.
+    FateSpent,
+    /// 1 when the army charged has more casualties than half its models after the charge.
+    ArmyBroken,
 }
 
 impl Metric {
     /// Every metric, in report order.
-    pub const ALL: [Metric; 9] = [
+    pub const ALL: [Metric; 15] = [
+        Metric::ImpactKills,
+        Metric::Contacts,
+        Metric::Breakthrough,
+        Metric::FightFought,
+        Metric::FightWon,
+        Metric::FightKills,
+        Metric::Kills,
+        Metric::ChariotWoundsLost,
+        Metric::ChariotSlain,
+        Metric::HeroWoundsLost,
+        Metric::HeroDismounted,
+        Metric::HeroSlain,
+        Metric::MightSpent,
+        Metric::FateSpent,
+        Metric::ArmyBroken,
+    ];
+
+    /// The metrics every MESBG charge has.
+    pub const CHARGE: [Metric; 9] = [
         Metric::ImpactKills,
         Metric::Contacts,
         Metric::Breakthrough,
@@ -43,6 +74,10 @@ impl Metric {
         Metric::ChariotWoundsLost,
         Metric::ChariotSlain,
     ];
+
+    /// The metrics of a Hero riding the chariot.
+    pub const HERO: [Metric; 5] =
+        [Metric::HeroWoundsLost, Metric::HeroDismounted, Metric::HeroSlain, Metric::MightSpent, Metric::FateSpent];
 
     /// The metric's name in files and on the command line.
     pub fn name(self) -> &'static str {
@@ -56,12 +91,27 @@ impl Metric {
             Metric::Kills => "kills",
             Metric::ChariotWoundsLost => "chariot_wounds_lost",
             Metric::ChariotSlain => "chariot_slain",
+            Metric::HeroWoundsLost => "hero_wounds_lost",
+            Metric::HeroDismounted => "hero_dismounted",
+            Metric::HeroSlain => "hero_slain",
+            Metric::MightSpent => "might_spent",
+            Metric::FateSpent => "fate_spent",
+            Metric::ArmyBroken => "army_broken",
         }
     }
 
     /// True for 0/1 metrics, whose mean is a probability.
     pub fn is_flag(self) -> bool {
-        matches!(self, Metric::Breakthrough | Metric::FightFought | Metric::FightWon | Metric::ChariotSlain)
+        matches!(
+            self,
+            Metric::Breakthrough
+                | Metric::FightFought
+                | Metric::FightWon
+                | Metric::ChariotSlain
+                | Metric::HeroDismounted
+                | Metric::HeroSlain
+                | Metric::ArmyBroken
+        )
     }
 
     /// What the metric means, in words, for reports.
@@ -76,6 +126,12 @@ impl Metric {
             Metric::Kills => "models slain in all",
             Metric::ChariotWoundsLost => "Wounds the chariot lost",
             Metric::ChariotSlain => "the chariot was slain",
+            Metric::HeroWoundsLost => "Wounds the Hero lost",
+            Metric::HeroDismounted => "the Hero was thrown from the slain chariot",
+            Metric::HeroSlain => "the Hero was slain",
+            Metric::MightSpent => "Might points spent",
+            Metric::FateSpent => "Fate points spent",
+            Metric::ArmyBroken => "the army charged is Broken after the charge",
         }
     }
 }
@@ -113,6 +169,11 @@ pub struct Tally {
     offsets: [usize; Metric::ALL.len()],
     /// All histograms, metric after metric.
     counts: Vec<u64>,
+    /// The wound split: `split[c * split_cols + h]` trials in which the chariot lost `c`
+    /// Wounds and the Hero riding it `h`.
+    split: Vec<u64>,
+    /// Columns of `split` (Hero Wounds + 1).
+    split_cols: usize,
 }
 
 impl Tally {
@@ -128,7 +189,9 @@ impl Tally {
             *offset = at;
             at += len;
         }
-        Self { trials, lengths, offsets, counts: vec![0; at] }
+        let rows = lengths[Metric::ChariotWoundsLost as usize];
+        let cols = lengths[Metric::HeroWoundsLost as usize];
+        Self { trials, lengths, offsets, counts: vec![0; at], split: vec![0; rows * cols], split_cols: cols }
     }
 
     /// Counts one trial. Values above the declared maximum grow the histogram.
@@ -144,6 +207,9 @@ impl Tally {
                 self.counts[self.offsets[m] + v] += 1;
             }
         }
+        let split = usize::from(outcome.get(Metric::ChariotWoundsLost)) * self.split_cols
+            + usize::from(outcome.get(Metric::HeroWoundsLost));
+        self.split[split] += 1;
     }
 
     #[cold]
@@ -158,6 +224,9 @@ impl Tally {
         for m in 0..self.lengths.len() {
             let old = &self.counts[self.offsets[m]..self.offsets[m] + self.lengths[m]];
             grown.counts[grown.offsets[m]..grown.offsets[m] + old.len()].copy_from_slice(old);
+        }
+        for (i, &c) in self.split.iter().enumerate() {
+            grown.split[(i / self.split_cols) * grown.split_cols + i % self.split_cols] = c;
         }
         *self = grown;
     }
@@ -174,8 +243,14 @@ impl Tally {
                     *a += b;
                 }
             }
+            for (i, &c) in other.split.iter().enumerate() {
+                self.split[(i / other.split_cols) * self.split_cols + i % other.split_cols] += c;
+            }
         } else {
             for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+                *a += b;
+            }
+            for (a, b) in self.split.iter_mut().zip(&other.split) {
                 *a += b;
             }
         }
@@ -184,6 +259,11 @@ impl Tally {
 
     fn histogram_at(&self, m: usize) -> &[u64] {
         &self.counts[self.offsets[m]..self.offsets[m] + self.lengths[m]]
+    }
+
+    /// The wound split: `(c, h, count)` for every pair of chariot and Hero Wounds lost.
+    pub fn wound_split(&self) -> Vec<(usize, usize, u64)> {
+        self.split.iter().enumerate().map(|(i, &c)| (i / self.split_cols, i % self.split_cols, c)).collect()
     }
 
     /// The histogram of one metric: `histogram(m)[v]` trials gave value `v`.
@@ -237,6 +317,23 @@ mod tests {
         assert_eq!(other.trials, 2);
         assert_eq!(other.histogram(Metric::Kills), &[1, 0, 0, 0, 0, 0, 0, 1]);
         assert_eq!(other.histogram(Metric::Contacts), &[2, 0]);
+    }
+
+    #[test]
+    fn the_wound_split_is_a_joint_histogram() {
+        let mut t = Tally::new(&[2; Metric::ALL.len()]);
+        let mut o = Outcome::default();
+        o.set(Metric::ChariotWoundsLost, 2);
+        o.set(Metric::HeroWoundsLost, 1);
+        t.record(&o);
+        t.record(&Outcome::default());
+        let split = t.wound_split();
+        assert_eq!(split.len(), 9);
+        assert!(split.contains(&(2, 1, 1)) && split.contains(&(0, 0, 1)));
+        let mut grown = Tally::new(&[1; Metric::ALL.len()]);
+        grown.merge(&t);
+        assert!(grown.wound_split().contains(&(2, 1, 1)));
+        assert_eq!(grown.wound_split().iter().map(|x| x.2).sum::<u64>(), 2);
     }
 
     #[test]

@@ -121,3 +121,135 @@ fn thread_count_does_not_change_the_tally() {
     assert_eq!(one, tally_with(2));
     assert_eq!(one, tally_with(7));
 }
+
+/// A chariot that always stops at a lone, unwoundable model (S1 Impact Hits against D10)
+/// and fights it, with a Hero riding it.
+fn hero_duel(chariot_defence: u8, hero: &str) -> Scenario {
+    let text = format!(
+        r#"
+title = "Hero duel"
+system = "mesbg"
+seed = 3
+
+[chariot]
+name = "Test chariot"
+side = "evil"
+move = 10
+fight = 4
+strength = 3
+defence = {chariot_defence}
+attacks = 1
+wounds = 1
+courage = "7+"
+impact = {{ hits = "2", strength = 1 }}
+base = {{ round_mm = 60 }}
+at = [0.0, 0.0]
+
+[chariot.hero]
+{hero}
+
+[[formations]]
+name = "Champion"
+count = 1
+base = {{ round_mm = 25 }}
+front_centre = [0.0, 3.0]
+facing = 180
+profile = {{ fight = 4, strength = 10, defence = 10, attacks = 1, wounds = 1, courage = "7+" }}
+"#
+    );
+    parse(&text, "hero-duel").unwrap()
+}
+
+#[test]
+fn a_heros_fate_point_saves_the_chariot_half_the_time() {
+    // The chariot (2 dice with the charge) loses the duel with 73/216; the champion's one
+    // Strike (S10 against D1: 3+) wounds with 2/3; Fate (4+) prevents it half the time; the
+    // one-Wound chariot is then slain and its Hero thrown: an S3 hit against his D3 (4+),
+    // with no Fate left.
+    let scenario =
+        hero_duel(1, "fight = 1\nstrength = 1\ndefence = 3\nattacks = 0\nwounds = 2\ncourage = \"6+\"\nfate = 1");
+    let tally = run_scenario(&scenario, N);
+    let lost = 73.0 / 216.0;
+    let wounded = lost * 2.0 / 3.0;
+    let slain = wounded / 2.0;
+    let p = |m| summarize_metric(&tally, m).mean;
+    assert_probability("fate_spent", p(Metric::FateSpent), wounded, N);
+    assert_probability("chariot_slain", p(Metric::ChariotSlain), slain, N);
+    assert_probability("hero_dismounted", p(Metric::HeroDismounted), slain, N);
+    assert_probability("hero_wounds_lost", p(Metric::HeroWoundsLost), slain / 2.0, N);
+    assert_eq!(p(Metric::HeroSlain), 0.0, "two Wounds, one hit");
+    // The wound split: (1, 1) and (1, 0) share the slain half; (0, 0) the rest.
+    let split = charioteer::analysis::wound_split(&tally);
+    let cell = |c, h| split.iter().find(|x| x.chariot_wounds_lost == c && x.hero_wounds_lost == h).unwrap().p;
+    assert_probability("split (1, 1)", cell(1, 1), slain / 2.0, N);
+    assert_probability("split (1, 0)", cell(1, 0), slain / 2.0, N);
+    assert_probability("split (0, 0)", cell(0, 0), 1.0 - slain, N);
+    // Without Fate the chariot dies with every wounding Strike.
+    let bare = hero_duel(1, "fight = 1\nstrength = 1\ndefence = 3\nattacks = 0\nwounds = 2\ncourage = \"6+\"");
+    let tally = run_scenario(&bare, N);
+    assert_probability("chariot_slain without Fate", summarize_metric(&tally, Metric::ChariotSlain).mean, wounded, N);
+}
+
+#[test]
+fn might_policy_win_duel_against_a_known_duel() {
+    // 2 dice against 1 at equal Fight, 1 Might spent only to win the duel, before any
+    // roll-off: a tie below 6 becomes a win; a tie on 6 stays a roll-off; losing by one
+    // becomes a roll-off.
+    let scenario = hero_duel(
+        7,
+        "fight = 1\nstrength = 1\ndefence = 3\nattacks = 0\nwounds = 2\ncourage = \"6+\"\nmight = 1\nmight_policy = \"win_duel\"",
+    );
+    let (mut win, mut spent) = (0.0, 0.0);
+    for a in 1..=6u32 {
+        let p_a = f64::from(a * a - (a - 1) * (a - 1)) / 36.0;
+        for d in 1..=6u32 {
+            let p = p_a / 6.0;
+            if a > d {
+                win += p;
+            } else if a == d && a < 6 {
+                win += p;
+                spent += p;
+            } else if a == d {
+                win += p / 2.0;
+            } else if d == a + 1 {
+                win += p / 2.0;
+                spent += p;
+            }
+        }
+    }
+    let tally = run_scenario(&scenario, N);
+    assert_probability("fight_won", summarize_metric(&tally, Metric::FightWon).mean, win, N);
+    assert_probability("might_spent", summarize_metric(&tally, Metric::MightSpent).mean, spent, N);
+    // With policy "none" the Might stays unspent and the duel is the plain 143/216.
+    let none = hero_duel(
+        7,
+        "fight = 1\nstrength = 1\ndefence = 3\nattacks = 0\nwounds = 2\ncourage = \"6+\"\nmight = 1\nmight_policy = \"none\"",
+    );
+    let tally = run_scenario(&none, N);
+    assert_probability("fight_won (none)", summarize_metric(&tally, Metric::FightWon).mean, 143.0 / 216.0, N);
+    assert_eq!(summarize_metric(&tally, Metric::MightSpent).mean, 0.0);
+}
+
+#[test]
+fn the_heros_profile_improves_the_chariot() {
+    // Hero Fight 5 (better than the chariot's 4) wins every tie; his 2 Attacks add dice:
+    // 4 dice against 1, ties to the chariot: P(win) = 1 - P(max of 4 < the enemy die).
+    let scenario = hero_duel(7, "fight = 5\nstrength = 1\ndefence = 3\nattacks = 2\nwounds = 2\ncourage = \"6+\"");
+    let lose: f64 = (1..=6).map(|d: i32| (f64::from(d - 1) / 6.0).powi(4) / 6.0).sum();
+    let tally = run_scenario(&scenario, N);
+    assert_probability("fight_won", summarize_metric(&tally, Metric::FightWon).mean, 1.0 - lose, N);
+}
+
+#[test]
+fn army_broken_counts_the_charges_kills() {
+    // Army of 10 with 4 casualties: broken when the charge kills 2 or more (6 > 5).
+    let text = std::fs::read_to_string("tests/scenarios/column-of-six.toml").unwrap()
+        + "\n[army]\nmodels = 10\ncasualties = 4\n";
+    let scenario = parse(&text, "army").unwrap();
+    let tally = run_scenario(&scenario, N);
+    let kills = distribution_of(&tally, Metric::Kills);
+    let broken = summarize_metric(&tally, Metric::ArmyBroken).mean;
+    assert_eq!(broken, kills[2].p_at_least, "the same trials");
+    // Two impact kills alone give (5/9)^2; the metric must be at least that.
+    assert!(broken > (5.0f64 / 9.0).powi(2));
+}

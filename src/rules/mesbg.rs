@@ -29,7 +29,7 @@ impl Side {
 }
 
 /// What a single To Wound attempt needs on the chart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum WoundRoll {
     /// One D6 needing this score or more (3 to 6).
     Needs(u8),
@@ -156,6 +156,19 @@ pub fn roll_off_winner(die: u8) -> Side {
 pub fn duel(attacker: DuelSide, defender: DuelSide, dice: &mut Dice) -> DuelResult {
     let attacker_high = dice.highest_d6(attacker.dice);
     let defender_high = dice.highest_d6(defender.dice);
+    settle_duel(attacker, defender, attacker_high, defender_high, dice)
+}
+
+/// Settles a duel from each side's highest die (after any Might): the higher die wins, a
+/// tie goes to the higher Fight, and a tie on both to the roll-off, rolled here.
+#[inline]
+pub fn settle_duel(
+    attacker: DuelSide,
+    defender: DuelSide,
+    attacker_high: u8,
+    defender_high: u8,
+    dice: &mut Dice,
+) -> DuelResult {
     let mut roll_off = None;
     let winner = if attacker_high != defender_high {
         if attacker_high > defender_high { DuelWinner::Attacker } else { DuelWinner::Defender }
@@ -253,6 +266,74 @@ pub fn pick_target(targets: &[StrikeTarget], policy: StrikeAllocation) -> Option
     }
 }
 
+/// Rolls one To Wound attempt for a model that may spend Might (+1 a point on a die, never
+/// above 6). Might is spent only when it turns a failure into a success; on a "6 then n"
+/// roll, Might spent on the first die carries over to the second. Returns (success, Might
+/// spent, including Might spent on a first die whose second die then failed).
+pub fn wound_with_might(roll: WoundRoll, might: u8, dice: &mut Dice) -> (bool, u8) {
+    match roll {
+        WoundRoll::Impossible => (false, 0),
+        WoundRoll::Needs(n) => {
+            let r = dice.d6();
+            if r >= n {
+                (true, 0)
+            } else if n - r <= might {
+                (true, n - r)
+            } else {
+                (false, 0)
+            }
+        }
+        WoundRoll::SixThen(n) => {
+            // The first die is settled (Might committed) before the second is rolled.
+            let first = dice.d6();
+            let to_six = 6 - first;
+            if to_six > might {
+                return (false, 0);
+            }
+            let second = (dice.d6() + to_six).min(6);
+            if second >= n {
+                (true, to_six)
+            } else if to_six + (n - second) <= might {
+                (true, to_six + n - second)
+            } else {
+                (false, to_six) // what was spent on the first die is gone
+            }
+        }
+    }
+}
+
+/// How much Might the chariot's side spends on its highest duel die before any roll-off:
+/// the least that wins outright (a tie goes to the higher Fight), or, when nothing can win
+/// outright, the least that reaches a roll-off. `None` when the duel is already won
+/// outright or Might cannot help. A tie at equal Fight is not yet won: it spends to avoid
+/// the roll-off when it can.
+pub fn might_to_win_duel(
+    attacker_high: u8,
+    defender_high: u8,
+    attacker_fight: u8,
+    defender_fight: u8,
+    might: u8,
+) -> Option<u8> {
+    if attacker_high > defender_high || (attacker_high == defender_high && attacker_fight > defender_fight) {
+        return None; // already won
+    }
+    let tie = defender_high.saturating_sub(attacker_high);
+    let outright = if attacker_fight > defender_fight { tie } else { tie + 1 };
+    if attacker_high + outright <= 6 && outright <= might {
+        return Some(outright);
+    }
+    if attacker_fight == defender_fight && tie > 0 && tie <= might {
+        return Some(tie); // to a roll-off
+    }
+    None
+}
+
+/// A Fate roll: D6, 4+ prevents the Wound (the whole Strike's damage).
+#[inline]
+pub fn fate_saves(dice: &mut Dice) -> bool {
+    dice.d6() >= 4
+}
+
 /// What a fight after the charge came to, from the chariot's side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct FightOutcome {
@@ -279,6 +360,8 @@ pub struct Combatant {
     pub struck_by_chariot: WoundRoll,
     /// What its Strikes need against the chariot.
     pub strikes_chariot: WoundRoll,
+    /// A Monster: never knocked Prone, so never Trapped by the chariot's win.
+    pub monster: bool,
 }
 
 /// The chariot in a fight.
@@ -338,7 +421,7 @@ pub fn fight_distribution(
                     .zip(&state)
                     .map(|(e, &left)| StrikeTarget {
                         roll: e.struck_by_chariot,
-                        trapped: rules.trapped,
+                        trapped: rules.trapped && !e.monster,
                         wounds_left: left,
                         defence: e.defence,
                     })
@@ -347,7 +430,7 @@ pub fn fight_distribution(
                     *next.entry(state).or_default() += p;
                     continue;
                 };
-                let rolls = if rules.trapped { 2 } else { 1 };
+                let rolls = if targets[i].trapped { 2 } else { 1 };
                 for (w, pw) in binomial_pmf(rolls, enemies[i].struck_by_chariot.probability()).into_iter().enumerate() {
                     if pw > 0.0 {
                         let mut s = state.clone();
@@ -397,6 +480,57 @@ mod tests {
     use crate::dice::{Phase, trial_dice};
 
     #[test]
+    fn might_turns_failed_wounds() {
+        // Needs 5+ with 1 Might: succeeds on 4, 5, 6 (spending 1 on a 4).
+        let mut dice = trial_dice(8, 8, 8, Phase::Fight);
+        let n = 600_000u32;
+        let (mut ok, mut spent) = (0u32, 0u32);
+        for _ in 0..n {
+            let (s, m) = wound_with_might(WoundRoll::Needs(5), 1, &mut dice);
+            ok += u32::from(s);
+            spent += u32::from(m);
+        }
+        let p = 0.5;
+        let se = (p * (1.0 - p) / f64::from(n)).sqrt();
+        assert!((f64::from(ok) / f64::from(n) - p).abs() < 5.0 * se);
+        assert!((f64::from(spent) / f64::from(n) - 1.0 / 6.0).abs() < 5.0 * (5.0f64 / 36.0 / f64::from(n)).sqrt());
+        // 6 then 4+ with 2 Might: first die 4+ (spending up to 2), and the carried Might
+        // helps the second: P = sum over first in {4,5,6} of P(second + (6 - first) + what
+        // is left >= 4) = (1/6)(1) + (1/6)(5/6... computed exactly below.
+        let mut exact = 0.0;
+        for first in 1..=6u8 {
+            for second in 1..=6u8 {
+                let to_six = 6 - first;
+                if to_six > 2 {
+                    continue;
+                }
+                let s = (second + to_six).min(6);
+                if s >= 4 || to_six + (4 - s) <= 2 {
+                    exact += 1.0 / 36.0;
+                }
+            }
+        }
+        let hits = (0..n).filter(|_| wound_with_might(WoundRoll::SixThen(4), 2, &mut dice).0).count() as f64;
+        let se = (exact * (1.0 - exact) / f64::from(n)).sqrt();
+        assert!((hits / f64::from(n) - exact).abs() < 5.0 * se, "{exact}");
+        assert_eq!(wound_with_might(WoundRoll::Impossible, 6, &mut dice), (false, 0));
+    }
+
+    #[test]
+    fn might_in_the_duel() {
+        // Lost 4 against 5, equal Fight: 2 Might wins outright (6 > 5).
+        assert_eq!(might_to_win_duel(4, 5, 4, 4, 2), Some(2));
+        // Better Fight: a tie is enough.
+        assert_eq!(might_to_win_duel(4, 5, 5, 4, 2), Some(1));
+        // Against a 6 at equal Fight: reach the roll-off.
+        assert_eq!(might_to_win_duel(5, 6, 4, 4, 3), Some(1));
+        // Not enough Might, or already won.
+        assert_eq!(might_to_win_duel(2, 6, 4, 4, 3), None);
+        assert_eq!(might_to_win_duel(6, 5, 4, 4, 3), None);
+        assert_eq!(might_to_win_duel(5, 5, 5, 4, 3), None);
+    }
+
+    #[test]
     fn fight_distribution_of_a_single_warrior() {
         let chariot = ChariotFighter { fight: 4, attacks: 2, wounds_left: 3, side: Side::Evil };
         let warrior = Combatant {
@@ -406,6 +540,7 @@ mod tests {
             wounds_left: 1,
             struck_by_chariot: to_wound(3, 5),
             strikes_chariot: to_wound(3, 7),
+            monster: false,
         };
         let rules = FightRules { trapped: true, allocation: StrikeAllocation::MostWoundedFirst };
         let d = fight_distribution(&chariot, &[warrior], rules);
