@@ -277,6 +277,13 @@ fn describe_event(plan: &Plan, event: &Event) -> String {
             if *wounds_lost == 1 { "" } else { "s" }
         ),
         Event::Note { text } => format!("({text})"),
+        Event::TerrainTest { roll } => format!(
+            "difficult-terrain test: rolls {roll}{}",
+            if *roll == 1 { ", the chariot suffers a Wound" } else { ", no harm" }
+        ),
+        Event::Obstacle { wounding_hits } => {
+            format!("drives into the obstacle: 3 hits at Strength 6 each way, {wounding_hits} wound the chariot")
+        }
         Event::Might { points, on } => format!("the Hero spends {points} Might on the {on} roll"),
         Event::Fate { roll, saved } => {
             format!(

@@ -9,9 +9,14 @@
 use crate::dice::{Chance, CumulativeTable, Dice, DiceExpr};
 use crate::geometry::{self, Disc, Footprint, Pose, Vec2};
 use crate::rules::mesbg::{self, ChariotFighter, Combatant, FightOutcome, FightRules, Side, WoundRoll};
-use crate::scenario::{Army, MesbgRules, MightPolicy, Scenario};
+use crate::scenario::{Army, MesbgRules, MightPolicy, Scenario, Terrain};
 use crate::tally::Metric;
 use serde::Serialize;
+
+/// Hits an obstacle and a chariot driving into it inflict on each other.
+pub const OBSTACLE_HITS: u8 = 3;
+/// Their Strength.
+pub const OBSTACLE_STRENGTH: u8 = 6;
 
 /// Strength of the hit a Hero takes when thrown from his slain chariot (Knocked Flying).
 pub const THROWN_STRENGTH: u8 = 3;
@@ -178,6 +183,49 @@ pub struct Push {
     pub to: Vec2,
 }
 
+/// The chariot drives into an obstacle.
+#[derive(Clone, Debug, Serialize)]
+pub struct ObstacleContact {
+    /// The obstacle's name.
+    pub name: String,
+    /// Distance driven when it touches it, inches.
+    pub distance: f64,
+}
+
+/// The distance a drive covers for `budget` inches of Move when the `stretches` (sorted,
+/// disjoint, from the start of the drive) are difficult terrain, where Move is halved.
+pub fn distance_for_move(budget: f64, stretches: &[(f64, f64)]) -> f64 {
+    let (mut at, mut cost) = (0.0, 0.0);
+    for &(from, to) in stretches {
+        let open = (from - at).max(0.0);
+        if cost + open >= budget {
+            return at + (budget - cost);
+        }
+        cost += open;
+        at = at.max(from);
+        let rough = (to - at).max(0.0);
+        if cost + 2.0 * rough >= budget {
+            return at + (budget - cost) / 2.0;
+        }
+        cost += 2.0 * rough;
+        at = at.max(to);
+    }
+    at + (budget - cost)
+}
+
+/// Merges overlapping stretches into sorted disjoint ones.
+fn merge_stretches(mut stretches: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    stretches.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut merged: Vec<(f64, f64)> = Vec::with_capacity(stretches.len());
+    for (from, to) in stretches {
+        match merged.last_mut() {
+            Some(last) if from <= last.1 => last.1 = last.1.max(to),
+            _ => merged.push((from, to)),
+        }
+    }
+    merged
+}
+
 /// A straight stretch of the path.
 #[derive(Clone, Debug, Serialize)]
 pub struct Leg {
@@ -253,6 +301,19 @@ pub struct Plan {
     pub formation_names: Vec<String>,
     /// The metrics this scenario reports.
     pub metrics: Vec<Metric>,
+    /// Distance driven when some part of the chariot first enters difficult terrain:
+    /// reaching it means the difficult-terrain test.
+    pub difficult_from: Option<f64>,
+    /// Where the chariot drives into an obstacle, if it does.
+    pub obstacle: Option<ObstacleContact>,
+    /// Times the chariot was moved away from an obstacle to finish a pivot.
+    pub moved_off_obstacles: Vec<Push>,
+    /// Move value spent along the full path (difficult terrain costs double).
+    pub move_spent: f64,
+    /// Distance driven along the full path, inches.
+    pub path_length: f64,
+    /// What the obstacle's three Strength 6 hits need against the chariot.
+    pub obstacle_hit: WoundRoll,
     /// The Break Point of the army charged.
     pub army: Option<Army>,
 }
@@ -428,16 +489,44 @@ pub fn compile(scenario: &Scenario) -> Plan {
         }
     }
 
+    let areas: Vec<&geometry::Polygon> = scenario
+        .terrain
+        .iter()
+        .filter_map(|t| if let Terrain::Difficult { area, .. } = t { Some(area) } else { None })
+        .collect();
+    let walls: Vec<(&str, Vec2, Vec2)> = scenario
+        .terrain
+        .iter()
+        .filter_map(
+            |t| if let Terrain::Obstacle { name, from, to } = t { Some((name.as_str(), *from, *to)) } else { None },
+        )
+        .collect();
     let mut alive = vec![true; models.len()];
     let mut groups: Vec<ContactGroup> = Vec::new();
     let mut pushes = Vec::new();
+    let mut moved_off_obstacles = Vec::new();
     let mut legs = Vec::new();
     let mut pose = c.start;
     let mut driven = 0.0;
+    let mut spent = 0.0;
     let mut chance = 0;
-    while driven < c.move_inches - geometry::EPSILON || chance == 0 {
+    let mut difficult_from = None;
+    let mut obstacle = None;
+    while spent < c.move_inches - geometry::EPSILON || chance == 0 {
         let pivot = scenario.charge.pivots.get(chance).copied().unwrap_or(0.0);
         if pivot != 0.0 {
+            // Touching terrain while pivoting: the chariot is moved away just enough.
+            for &(_, a, b) in &walls {
+                if let Some(centre) = geometry::pivot_clear_of_segment(&footprint, &pose, pivot, a, b) {
+                    moved_off_obstacles.push(Push {
+                        at_distance: driven,
+                        model: usize::MAX,
+                        from: pose.centre,
+                        to: centre,
+                    });
+                    pose.centre = centre;
+                }
+            }
             for (i, disc) in discs.iter_mut().enumerate() {
                 if !alive[i] {
                     continue;
@@ -449,7 +538,28 @@ pub fn compile(scenario: &Scenario) -> Plan {
             }
             pose.facing += pivot;
         }
-        let length = PIVOT_EVERY.min(c.move_inches - driven).max(0.0);
+        // Move value for this stretch: up to the next full 4" (difficult terrain costs double).
+        let budget = PIVOT_EVERY.min(c.move_inches - spent).max(0.0);
+        let stretches = merge_stretches(
+            areas.iter().flat_map(|a| geometry::overlap_intervals(&footprint, &pose, budget, a)).collect(),
+        );
+        let mut length = distance_for_move(budget, &stretches);
+        let wall = walls
+            .iter()
+            .filter_map(|&(name, a, b)| {
+                geometry::first_segment_contact(&footprint, &pose, length, a, b).map(|s| (s, name))
+            })
+            .min_by(|x, y| x.0.total_cmp(&y.0));
+        if let Some((s, _)) = wall {
+            length = s;
+        }
+        if difficult_from.is_none()
+            && let Some(&(from, _)) = stretches.first()
+            && from <= length + geometry::EPSILON
+        {
+            difficult_from = Some(driven + from);
+        }
+        let rough: f64 = stretches.iter().map(|&(a, b)| (b.min(length) - a).max(0.0)).sum();
         legs.push(Leg { start: pose, from_distance: driven, length });
         let mut hits: Vec<(f64, usize)> = discs
             .iter()
@@ -474,7 +584,12 @@ pub fn compile(scenario: &Scenario) -> Plan {
         }
         pose = pose.advanced(length);
         driven += length;
+        spent += length + rough;
         chance += 1;
+        if let Some((_, name)) = wall {
+            obstacle = Some(ObstacleContact { name: name.to_string(), distance: driven });
+            break;
+        }
         if length <= 0.0 {
             break;
         }
@@ -492,6 +607,12 @@ pub fn compile(scenario: &Scenario) -> Plan {
     }
     if scenario.army.is_some() {
         metrics.push(Metric::ArmyBroken);
+    }
+    if difficult_from.is_some() {
+        metrics.push(Metric::TerrainWound);
+    }
+    if obstacle.is_some() {
+        metrics.push(Metric::ObstacleStruck);
     }
 
     let mut on_path: Vec<usize> = groups.iter().flat_map(|g| g.models.iter().map(|&m| models[m].formation)).collect();
@@ -519,6 +640,12 @@ pub fn compile(scenario: &Scenario) -> Plan {
         formation_names: scenario.formations.iter().map(|f| f.name.clone()).collect(),
         metrics,
         army: scenario.army,
+        difficult_from,
+        obstacle,
+        moved_off_obstacles,
+        move_spent: spent,
+        path_length: driven,
+        obstacle_hit: mesbg::to_wound(OBSTACLE_STRENGTH, c.defence),
     }
 }
 
@@ -575,6 +702,47 @@ mod tests {
         let total: f64 = plan.chain.stop_probabilities.iter().sum();
         assert!((total - 1.0).abs() < 1e-12);
         assert!((plan.chain.stop_probabilities[4] - p.powi(8)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn move_is_halved_in_difficult_terrain() {
+        assert_eq!(distance_for_move(4.0, &[]), 4.0);
+        assert_eq!(distance_for_move(4.0, &[(1.0, 10.0)]), 2.5);
+        assert_eq!(distance_for_move(4.0, &[(1.0, 2.0)]), 3.0);
+        assert_eq!(distance_for_move(4.0, &[(5.0, 6.0)]), 4.0);
+        assert_eq!(merge_stretches(vec![(3.0, 4.0), (0.0, 1.0), (0.5, 2.0)]), vec![(0.0, 2.0), (3.0, 4.0)]);
+    }
+
+    #[test]
+    fn a_wood_on_the_path_costs_move_and_is_tested() {
+        // A wood from y = 2 to y = 4 across the path: the 60 mm base is partly inside from
+        // s = 2 - r to s = 4 + r, costing that stretch twice; the line at y = 6 is out of reach.
+        let r = 30.0 / 25.4;
+        let text = DEFAULT_SCENARIO.replace(
+            "[[formations]]",
+            "[[terrain]]\nname = \"Wood\"\nkind = \"difficult\"\npolygon = [[-5, 2], [5, 2], [5, 4], [-5, 4]]\n\n[[formations]]",
+        );
+        let plan = plan_of(&text);
+        assert!((plan.difficult_from.unwrap() - (2.0 - r)).abs() < 1e-6);
+        let rough = 2.0 + 2.0 * r;
+        let driven = plan.end.centre.y;
+        assert!((driven - (10.0 - rough)).abs() < 1e-6, "drove {driven}");
+        assert!((plan.move_spent - 10.0).abs() < 1e-6);
+        assert!(plan.metrics.contains(&Metric::TerrainWound));
+    }
+
+    #[test]
+    fn an_obstacle_stops_the_path() {
+        let text = DEFAULT_SCENARIO.replace(
+            "[[formations]]",
+            "[[terrain]]\nname = \"Wall\"\nkind = \"obstacle\"\nfrom = [-3, 3]\nto = [3, 3]\n\n[[formations]]",
+        );
+        let plan = plan_of(&text);
+        let r = 30.0 / 25.4;
+        let hit = plan.obstacle.as_ref().expect("hits the wall");
+        assert!((hit.distance - (3.0 - r)).abs() < 1e-6);
+        assert!(plan.groups.is_empty(), "the line behind the wall is never reached");
+        assert!(!plan.breakthrough_possible);
     }
 
     #[test]

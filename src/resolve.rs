@@ -109,6 +109,16 @@ pub enum Event {
         /// Whether it slew him.
         slain: bool,
     },
+    /// The difficult-terrain test after driving through difficult terrain.
+    TerrainTest {
+        /// The D6 (a 1 costs the chariot a Wound).
+        roll: u8,
+    },
+    /// The chariot drove into an obstacle: three Strength 6 hits on it.
+    Obstacle {
+        /// Hits that wounded (before Fate).
+        wounding_hits: u8,
+    },
     /// A remark about the trace itself.
     Note {
         /// The remark.
@@ -213,6 +223,7 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
             }
         }
     }
+    let mut state = ChariotState::fresh(plan);
     let Some(group) = plan.groups.get(stop) else {
         let passed = plan.models_on_path() as u16;
         out.set(Metric::ImpactKills, passed);
@@ -220,7 +231,8 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
         out.set(Metric::Kills, passed);
         out.set(Metric::Breakthrough, u16::from(plan.breakthrough_possible));
         obs.note(|| Event::DroveOn { breakthrough: plan.breakthrough_possible });
-        ChariotState::fresh(plan).finish(plan, &mut key.dice(Phase::Fight), &mut out, obs);
+        hazards(plan, plan.path_length, true, &mut state, &mut dice, &mut out, obs);
+        state.finish(plan, &mut key.dice(Phase::Fight), &mut out, obs);
         return out;
     };
     scratch.survivors.clear();
@@ -249,9 +261,16 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
     out.set(Metric::ImpactKills, impact_kills);
     out.set(Metric::Contacts, (group.models_before + group.models.len()) as u16);
     obs.note(|| Event::Stopped { distance: group.distance, by: scratch.survivors.iter().map(|s| s.0).collect() });
+    hazards(plan, group.distance, false, &mut state, &mut dice, &mut out, obs);
     let mut fight_dice = key.dice(Phase::Fight);
-    let mut state = ChariotState::fresh(plan);
-    let result = match group.fights.get(config).and_then(Option::as_ref) {
+    if state.wounds_left == 0 {
+        // Slain by the terrain before it could fight.
+        out.set(Metric::Kills, impact_kills);
+        state.finish(plan, &mut fight_dice, &mut out, obs);
+        return out;
+    }
+    let table = group.fights.get(config).and_then(Option::as_ref).filter(|_| state.wounds_left == plan.chariot.wounds);
+    let result = match table {
         Some(table) => {
             let result = table.sample(&mut fight_dice);
             if O::ENABLED {
@@ -270,6 +289,42 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
     out.set(Metric::Kills, impact_kills + kills);
     state.finish(plan, &mut fight_dice, &mut out, obs);
     out
+}
+
+/// What the charge's terrain does to the chariot: the difficult-terrain test if it got
+/// into difficult terrain before `reached` inches, and the obstacle's hits if it drove all
+/// the way into one.
+fn hazards<O: Observer>(
+    plan: &Plan,
+    reached: f64,
+    drove_on: bool,
+    state: &mut ChariotState,
+    dice: &mut Dice,
+    out: &mut Outcome,
+    obs: &mut O,
+) {
+    if plan.difficult_from.is_some_and(|from| from <= reached + crate::geometry::EPSILON) {
+        let roll = dice.d6();
+        obs.note(|| Event::TerrainTest { roll });
+        if roll == 1 {
+            out.set(Metric::TerrainWound, 1);
+            state.suffer_wound(dice, obs);
+        }
+    }
+    if drove_on && plan.obstacle.is_some() {
+        out.set(Metric::ObstacleStruck, 1);
+        let mut wounding_hits = 0;
+        for _ in 0..crate::plan::OBSTACLE_HITS {
+            if state.wounds_left == 0 {
+                break;
+            }
+            if plan.obstacle_hit.roll(dice) {
+                wounding_hits += 1;
+                state.suffer_wound(dice, obs);
+            }
+        }
+        obs.note(|| Event::Obstacle { wounding_hits });
+    }
 }
 
 /// What the chariot and its Hero have left during a trial.

@@ -5,7 +5,7 @@
 //! range, so later stages never fail because of user input.
 
 use crate::dice::DiceExpr;
-use crate::geometry::{self, Disc, Footprint, Pose, Vec2};
+use crate::geometry::{self, Disc, Footprint, Polygon, Pose, Vec2};
 use crate::rules::mesbg::{Side, StrikeAllocation};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -217,6 +217,30 @@ pub struct Hero {
     pub points: u32,
 }
 
+/// A piece of terrain.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Terrain {
+    /// Difficult terrain: Move is halved within it, and a charge that spent any of its
+    /// drive within it rolls a D6, a 1 costing the chariot a Wound.
+    Difficult {
+        /// Name for reports.
+        name: String,
+        /// Its outline.
+        area: Polygon,
+    },
+    /// An obstacle (a wall, a fence): a chariot that touches it stops, inflicting three
+    /// Strength 6 hits on it and suffering three in return.
+    Obstacle {
+        /// Name for reports.
+        name: String,
+        /// One end, inches.
+        from: Vec2,
+        /// The other end, inches.
+        to: Vec2,
+    },
+}
+
 /// The army of the models charged, for its Break Point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Army {
@@ -330,6 +354,8 @@ pub struct Scenario {
     pub rules: MesbgRules,
     /// The Break Point of the army charged, if given.
     pub army: Option<Army>,
+    /// Terrain on the board.
+    pub terrain: Vec<Terrain>,
 }
 
 impl Scenario {
@@ -345,6 +371,7 @@ impl Scenario {
             formations: &'a [Formation],
             rules: &'a MesbgRules,
             army: &'a Option<Army>,
+            terrain: &'a [Terrain],
         }
         let keyed = Keyed {
             rules_version: RULES_VERSION,
@@ -354,6 +381,7 @@ impl Scenario {
             formations: &self.formations,
             rules: &self.rules,
             army: &self.army,
+            terrain: &self.terrain,
         };
         let text = serde_json::to_string(&keyed).unwrap_or_default();
         fnv1a(text.as_bytes())
@@ -477,9 +505,22 @@ struct RawScenario {
     #[serde(default)]
     rules: RawRules,
     #[serde(default)]
-    terrain: Option<toml::Value>,
+    terrain: Vec<RawTerrain>,
     #[serde(default)]
     army: Option<RawArmy>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTerrain {
+    name: String,
+    kind: String,
+    #[serde(default)]
+    polygon: Option<Vec<[f64; 2]>>,
+    #[serde(default)]
+    from: Option<[f64; 2]>,
+    #[serde(default)]
+    to: Option<[f64; 2]>,
 }
 
 #[derive(Deserialize)]
@@ -897,7 +938,7 @@ impl Checker<'_> {
                 0
             }
         };
-        self.not_yet("terrain", raw.terrain.is_some(), "[[terrain]]");
+        let terrain: Vec<Terrain> = raw.terrain.iter().enumerate().filter_map(|(i, t)| self.terrain(i, t)).collect();
         let army = raw.army.as_ref().map(|a| self.army(a));
         let chariot = self.chariot(&raw.chariot);
         let move_ok = !self.problems.iter().any(|p| p.field == "chariot.move");
@@ -925,11 +966,65 @@ impl Checker<'_> {
             formations,
             rules,
             army,
+            terrain,
         };
         if raw.formations.len() == scenario.formations.len() && total <= MAX_MODELS {
             self.overlaps(&scenario);
         }
         Some(scenario)
+    }
+
+    fn terrain(&mut self, i: usize, raw: &RawTerrain) -> Option<Terrain> {
+        let at = |name: &str| format!("terrain[{i}].{name}");
+        if raw.name.trim().is_empty() || raw.name.len() > 100 {
+            self.fail(&at("name"), "the name must be 1 to 100 characters");
+        }
+        match raw.kind.as_str() {
+            "difficult" => {
+                if raw.from.is_some() || raw.to.is_some() {
+                    self.fail(&at("kind"), "difficult terrain is an area: give polygon = [[x, y], ...], not from/to");
+                }
+                let Some(points) = &raw.polygon else {
+                    self.missing(&at("polygon"), " as polygon = [[x, y], [x, y], [x, y], ...] (inches)");
+                    return None;
+                };
+                if !(3..=1000).contains(&points.len()) {
+                    self.fail(&at("polygon"), format!("{} corners given; an area needs 3 to 1000", points.len()));
+                    return None;
+                }
+                let vertices: Vec<Vec2> = points.iter().map(|p| self.point(&at("polygon"), *p)).collect();
+                let doubled_area: f64 = (0..vertices.len())
+                    .map(|k| {
+                        let (a, b) = (vertices[k], vertices[(k + 1) % vertices.len()]);
+                        a.x * b.y - b.x * a.y
+                    })
+                    .sum();
+                if doubled_area.abs() < 1e-6 {
+                    self.fail(&at("polygon"), "the corners enclose no area; list them around the outline");
+                    return None;
+                }
+                Some(Terrain::Difficult { name: raw.name.clone(), area: Polygon { vertices } })
+            }
+            "obstacle" => {
+                if raw.polygon.is_some() {
+                    self.fail(&at("kind"), "an obstacle is a line: give from = [x, y] and to = [x, y], not a polygon");
+                }
+                let (Some(from), Some(to)) = (raw.from, raw.to) else {
+                    self.missing(&at("from"), " and to, as from = [x, y], to = [x, y] (inches)");
+                    return None;
+                };
+                let (from, to) = (self.point(&at("from"), from), self.point(&at("to"), to));
+                if (to - from).length() < 1e-6 {
+                    self.fail(&at("to"), "an obstacle needs two different ends");
+                    return None;
+                }
+                Some(Terrain::Obstacle { name: raw.name.clone(), from, to })
+            }
+            other => {
+                self.fail(&at("kind"), format!("unknown kind \"{other}\"; allowed: \"difficult\", \"obstacle\""));
+                None
+            }
+        }
     }
 
     fn army(&mut self, raw: &RawArmy) -> Army {
@@ -1140,10 +1235,21 @@ impl Checker<'_> {
         }
     }
 
-    /// Models may touch but not overlap the chariot or each other.
+    /// Models may touch but not overlap the chariot or each other; the chariot may not
+    /// start touching an obstacle.
     fn overlaps(&mut self, scenario: &Scenario) {
         let footprint = scenario.chariot.base.footprint();
         let pose = scenario.chariot.start;
+        for (i, t) in scenario.terrain.iter().enumerate() {
+            if let Terrain::Obstacle { name, from, to } = t
+                && geometry::footprint_segment_distance(&footprint, &pose, *from, *to) <= geometry::EPSILON
+            {
+                self.fail(
+                    &format!("terrain[{i}].from"),
+                    format!("the chariot starts touching the obstacle \"{name}\"; move one of them"),
+                );
+            }
+        }
         let tolerance = 1e-6;
         let mut discs: Vec<(usize, usize, Disc)> = Vec::new();
         for (fi, f) in scenario.formations.iter().enumerate() {

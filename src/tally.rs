@@ -40,11 +40,16 @@ pub enum Metric {
     FateSpent,
     /// 1 when the army charged has more casualties than half its models after the charge.
     ArmyBroken,
+    /// 1 when the difficult-terrain test (a D6 after driving through difficult terrain)
+    /// rolled a 1, costing the chariot a Wound unless Fate prevented it.
+    TerrainWound,
+    /// 1 when the chariot drove into an obstacle (three S6 hits each way).
+    ObstacleStruck,
 }
 
 impl Metric {
     /// Every metric, in report order.
-    pub const ALL: [Metric; 15] = [
+    pub const ALL: [Metric; 17] = [
         Metric::ImpactKills,
         Metric::Contacts,
         Metric::Breakthrough,
@@ -60,6 +65,8 @@ impl Metric {
         Metric::MightSpent,
         Metric::FateSpent,
         Metric::ArmyBroken,
+        Metric::TerrainWound,
+        Metric::ObstacleStruck,
     ];
 
     /// The metrics every MESBG charge has.
@@ -97,6 +104,8 @@ impl Metric {
             Metric::MightSpent => "might_spent",
             Metric::FateSpent => "fate_spent",
             Metric::ArmyBroken => "army_broken",
+            Metric::TerrainWound => "terrain_wound",
+            Metric::ObstacleStruck => "obstacle_struck",
         }
     }
 
@@ -111,6 +120,8 @@ impl Metric {
                 | Metric::HeroDismounted
                 | Metric::HeroSlain
                 | Metric::ArmyBroken
+                | Metric::TerrainWound
+                | Metric::ObstacleStruck
         )
     }
 
@@ -132,6 +143,8 @@ impl Metric {
             Metric::MightSpent => "Might points spent",
             Metric::FateSpent => "Fate points spent",
             Metric::ArmyBroken => "the army charged is Broken after the charge",
+            Metric::TerrainWound => "the difficult-terrain test rolled a 1",
+            Metric::ObstacleStruck => "the chariot drove into an obstacle",
         }
     }
 }

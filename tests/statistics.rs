@@ -253,3 +253,43 @@ fn army_broken_counts_the_charges_kills() {
     // Two impact kills alone give (5/9)^2; the metric must be at least that.
     assert!(broken > (5.0f64 / 9.0).powi(2));
 }
+
+/// The default charge with extra TOML inserted before its formations.
+fn default_with(extra: &str) -> Scenario {
+    let text = charioteer::scenario::DEFAULT_SCENARIO.replace("[[formations]]", &format!("{extra}\n\n[[formations]]"));
+    parse(&text, "terrain").unwrap()
+}
+
+#[test]
+fn difficult_terrain_costs_a_wound_one_time_in_six() {
+    // A wood across the path before the line: every charge drives into it.
+    let scenario = default_with(
+        "[[terrain]]\nname = \"Wood\"\nkind = \"difficult\"\npolygon = [[-5, 1.5], [5, 1.5], [5, 2.5], [-5, 2.5]]",
+    );
+    let tally = run_scenario(&scenario, N);
+    assert_probability("terrain_wound", summarize_metric(&tally, Metric::TerrainWound).mean, 1.0 / 6.0, N);
+    // A wood the chariot never reaches before the line stops it is never tested: put it
+    // behind the second rank.
+    let behind = default_with(
+        "[[terrain]]\nname = \"Wood\"\nkind = \"difficult\"\npolygon = [[-5, 8.5], [5, 8.5], [5, 9.5], [-5, 9.5]]",
+    );
+    let tally = run_scenario(&behind, N);
+    let through = summarize_metric(&tally, Metric::Breakthrough).mean;
+    let tested = summarize_metric(&tally, Metric::TerrainWound).mean;
+    // Only charges that broke through both ranks (5/9)^8 can reach it... if the Move lasts.
+    assert!(tested <= through + 5.0 * (through / N as f64).sqrt(), "{tested} vs {through}");
+}
+
+#[test]
+fn an_obstacle_stops_the_chariot_with_three_strength_six_hits() {
+    // A wall before the line: S6 against the chariot's D7 wounds on 5+ (1/3), three hits.
+    let scenario = default_with("[[terrain]]\nname = \"Wall\"\nkind = \"obstacle\"\nfrom = [-4, 3]\nto = [4, 3]");
+    let tally = run_scenario(&scenario, N);
+    let p = |m| summarize_metric(&tally, m).mean;
+    assert_eq!(p(Metric::ObstacleStruck), 1.0);
+    assert_eq!(p(Metric::Contacts), 0.0, "the line behind the wall is never reached");
+    assert_eq!(p(Metric::FightFought), 0.0);
+    let s = summarize_metric(&tally, Metric::ChariotWoundsLost);
+    assert!((s.mean - 1.0).abs() < 5.0 * s.se, "E[wounds] = 3 x 1/3, got {}", s.mean);
+    assert_probability("chariot_slain", p(Metric::ChariotSlain), 1.0 / 27.0, N);
+}
