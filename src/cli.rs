@@ -203,10 +203,14 @@ fn print_table(record: &RunRecord) {
         record.seed,
         record.scenario_hash
     );
+    let pivots: Vec<String> = record.plan.pivots.iter().map(|p| format!("{p:+.0}")).collect();
     println!(
-        "path: {} models in reach, {} contacts{}",
+        "path: pivots [{}] deg, {:.1}\" driven, {} models in reach, {} contacts{}{}",
+        pivots.join(", "),
+        record.plan.path_length,
         record.plan.models_on_path,
         record.plan.contacts.len(),
+        record.plan.obstacle.as_ref().map(|o| format!(", ends at obstacle \"{o}\"")).unwrap_or_default(),
         if record.plan.breakthrough_possible { ", breakthrough possible" } else { ", no breakthrough possible" }
     );
     println!("{:<22} {:>10}   {:<22} meaning", "metric", "mean", "95% interval");

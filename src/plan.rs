@@ -9,7 +9,7 @@
 use crate::dice::{Chance, CumulativeTable, Dice, DiceExpr};
 use crate::geometry::{self, Disc, Footprint, Pose, Vec2};
 use crate::rules::mesbg::{self, ChariotFighter, Combatant, FightOutcome, FightRules, Side, WoundRoll};
-use crate::scenario::{Army, MesbgRules, MightPolicy, Scenario, Terrain};
+use crate::scenario::{Army, MesbgRules, MightPolicy, Objective, PathChoice, Scenario, Terrain};
 use crate::tally::Metric;
 use serde::Serialize;
 
@@ -312,6 +312,8 @@ pub struct Plan {
     pub move_spent: f64,
     /// Distance driven along the full path, inches.
     pub path_length: f64,
+    /// The pivot made at each chance (chosen by the path policy), degrees.
+    pub pivots: Vec<f64>,
     /// What the obstacle's three Strength 6 hits need against the chariot.
     pub obstacle_hit: WoundRoll,
     /// The Break Point of the army charged.
@@ -446,49 +448,78 @@ fn compile_chain(groups: &mut [ContactGroup], models: &[PlannedModel]) -> Impact
     ImpactChain { stop: CumulativeTable::new(&stop_probabilities), stop_probabilities }
 }
 
-/// Compiles a validated scenario.
-pub fn compile(scenario: &Scenario) -> Plan {
-    let c = &scenario.chariot;
-    let footprint: Footprint = c.base.footprint();
-    let chariot = FightingChariot {
-        fight: c.fight.max(c.hero.as_ref().map_or(0, |h| h.fight)),
-        strength: c.strength.max(c.hero.as_ref().map_or(0, |h| h.strength)),
-        defence: c.defence,
-        attacks: c.attacks + c.hero.as_ref().map_or(0, |h| h.attacks) + 1,
-        wounds: c.wounds,
-        side: c.side,
-        hero: c.hero.as_ref().map(|h| RidingHero {
-            might: h.might,
-            fate: h.fate,
-            might_policy: h.might_policy,
-            wounds: h.wounds,
-            thrown_hit: mesbg::to_wound(THROWN_STRENGTH, h.defence),
-        }),
-    };
-    let mut models = Vec::new();
-    let mut discs = Vec::new();
-    for (fi, f) in scenario.formations.iter().enumerate() {
-        let p = &f.profile;
-        let impact = ImpactTables::new(c.impact.hits, c.impact.strength, p.defence, p.wounds);
-        for (mi, centre) in f.centres.iter().enumerate() {
-            models.push(PlannedModel {
-                formation: fi,
-                number: mi + 1,
-                centre: *centre,
-                fight: p.fight,
-                attacks: p.attacks,
-                wounds: p.wounds,
-                defence: p.defence,
-                points: p.points,
-                monster: p.monster,
-                impact: impact.clone(),
-                struck_by_chariot: mesbg::to_wound(chariot.strength, p.defence),
-                strikes_chariot: mesbg::to_wound(p.strength, c.defence),
-            });
-            discs.push(Disc { centre: *centre, radius: f.radius() });
+/// Which way the chariot turns at each chance to pivot.
+#[derive(Clone, Debug)]
+enum PathPolicy {
+    /// The pivots as listed (missing ones are 0).
+    Pivots(Vec<f64>),
+    /// Towards a point, by up to 45 degrees at each chance, while it lies ahead.
+    Aim(Vec2),
+    /// The pivots that maximise an objective (searched at plan time).
+    Best(Objective),
+}
+
+impl PathPolicy {
+    fn of(scenario: &Scenario) -> Self {
+        match &scenario.charge.path {
+            PathChoice::Pivots(p) => PathPolicy::Pivots(p.clone()),
+            PathChoice::AimAt(point) => PathPolicy::Aim(*point),
+            PathChoice::AimAtFormation(i) => {
+                let f = &scenario.formations[*i];
+                let n = f.centres.len() as f64;
+                let sum = f.centres.iter().fold(Vec2::default(), |a, c| a + *c);
+                PathPolicy::Aim(sum.scale(1.0 / n))
+            }
+            PathChoice::Best(objective) => PathPolicy::Best(*objective),
         }
     }
 
+    fn pivot(&self, chance: usize, pose: &Pose, searched: &[f64]) -> f64 {
+        match self {
+            PathPolicy::Pivots(p) => p.get(chance).copied().unwrap_or(0.0),
+            PathPolicy::Aim(target) => {
+                let to = *target - pose.centre;
+                if to.length() < 1e-9 {
+                    return 0.0;
+                }
+                let heading = to.x.atan2(to.y).to_degrees();
+                let turn = (heading - pose.facing + 540.0).rem_euclid(360.0) - 180.0;
+                // Once the target is behind, the chariot has passed it: drive on straight.
+                if turn.abs() > 90.0 { 0.0 } else { turn.clamp(-MAX_PIVOT, MAX_PIVOT) }
+            }
+            PathPolicy::Best(_) => searched.get(chance).copied().unwrap_or(0.0),
+        }
+    }
+}
+
+/// The largest pivot, degrees.
+pub const MAX_PIVOT: f64 = 45.0;
+
+/// The path driven and what it meets, before any dice.
+struct Drive {
+    groups: Vec<ContactGroup>,
+    pushes: Vec<Push>,
+    moved_off_obstacles: Vec<Push>,
+    legs: Vec<Leg>,
+    end: Pose,
+    driven: f64,
+    spent: f64,
+    difficult_from: Option<f64>,
+    obstacle: Option<ObstacleContact>,
+    discs: Vec<Disc>,
+    pivots_used: Vec<f64>,
+}
+
+/// Drives the full Move: pivots (asked of `pivot_for` at each chance), pushes, difficult
+/// stretches, obstacles and the ordered contacts.
+fn drive(
+    scenario: &Scenario,
+    footprint: &Footprint,
+    mut discs: Vec<Disc>,
+    mut pivot_for: impl FnMut(usize, &Pose) -> f64,
+) -> Drive {
+    let c = &scenario.chariot;
+    let footprint = *footprint;
     let areas: Vec<&geometry::Polygon> = scenario
         .terrain
         .iter()
@@ -501,7 +532,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
             |t| if let Terrain::Obstacle { name, from, to } = t { Some((name.as_str(), *from, *to)) } else { None },
         )
         .collect();
-    let mut alive = vec![true; models.len()];
+    let mut alive = vec![true; discs.len()];
     let mut groups: Vec<ContactGroup> = Vec::new();
     let mut pushes = Vec::new();
     let mut moved_off_obstacles = Vec::new();
@@ -512,8 +543,10 @@ pub fn compile(scenario: &Scenario) -> Plan {
     let mut chance = 0;
     let mut difficult_from = None;
     let mut obstacle = None;
+    let mut pivots_used = Vec::new();
     while spent < c.move_inches - geometry::EPSILON || chance == 0 {
-        let pivot = scenario.charge.pivots.get(chance).copied().unwrap_or(0.0);
+        let pivot = pivot_for(chance, &pose);
+        pivots_used.push(pivot);
         if pivot != 0.0 {
             // Touching terrain while pivoting: the chariot is moved away just enough.
             for &(_, a, b) in &walls {
@@ -594,6 +627,191 @@ pub fn compile(scenario: &Scenario) -> Plan {
             break;
         }
     }
+    Drive {
+        groups,
+        pushes,
+        moved_off_obstacles,
+        legs,
+        end: pose,
+        driven,
+        spent,
+        difficult_from,
+        obstacle,
+        discs,
+        pivots_used,
+    }
+}
+
+/// The exact value of an objective for a drive, from its contact list alone.
+fn objective_value(
+    drive: &Drive,
+    models: &[PlannedModel],
+    scenario: &Scenario,
+    footprint: &Footprint,
+    objective: Objective,
+) -> f64 {
+    let mut reach = 1.0;
+    let mut kills = 0.0;
+    for g in &drive.groups {
+        let p: Vec<f64> = g.models.iter().map(|&m| models[m].impact.p_slain).collect();
+        kills += reach * p.iter().sum::<f64>();
+        reach *= p.iter().product::<f64>();
+    }
+    match objective {
+        Objective::ExpectedImpactKills => kills,
+        Objective::Breakthrough => {
+            if breaks_through(&drive.groups, models, scenario, footprint, &drive.end) {
+                reach
+            } else {
+                0.0
+            }
+        }
+    }
+}
+
+/// Whether the end of the full path lies wholly past the last rank of every formation it
+/// touched (and it touched one).
+fn breaks_through(
+    groups: &[ContactGroup],
+    models: &[PlannedModel],
+    scenario: &Scenario,
+    footprint: &Footprint,
+    end: &Pose,
+) -> bool {
+    let mut on_path: Vec<usize> = groups.iter().flat_map(|g| g.models.iter().map(|&m| models[m].formation)).collect();
+    on_path.sort_unstable();
+    on_path.dedup();
+    !on_path.is_empty()
+        && on_path.iter().all(|&fi| {
+            let f = &scenario.formations[fi];
+            let back = Vec2::heading(f.facing).scale(-1.0);
+            let rear = f.front_centre + back.scale(f.spacing() * (f.ranks as f64 - 1.0));
+            geometry::wholly_beyond(footprint, end, rear, back, f.radius())
+        })
+}
+
+/// Candidates the best-path search scores exhaustively before refining.
+pub const BEST_PATH_CANDIDATES: usize = 20_000;
+
+/// Searches pivot sequences for the one that maximises `objective`: every sequence on the
+/// finest even grid of pivots that fits in [`BEST_PATH_CANDIDATES`], then one pivot at a
+/// time at 1 degree until nothing improves. Ties go to the smaller total turning.
+fn best_pivots(
+    scenario: &Scenario,
+    footprint: &Footprint,
+    discs: &[Disc],
+    models: &[PlannedModel],
+    objective: Objective,
+) -> Vec<f64> {
+    let chances = 1 + (scenario.chariot.move_inches / PIVOT_EVERY + 1e-9).floor() as usize;
+    let score = |pivots: &[f64]| {
+        let d = drive(scenario, footprint, discs.to_vec(), |k, _| pivots.get(k).copied().unwrap_or(0.0));
+        let value = objective_value(&d, models, scenario, footprint, objective);
+        let turning: f64 = pivots.iter().map(|p| p.abs()).sum();
+        (value, -turning)
+    };
+    let better = |a: (f64, f64), b: (f64, f64)| a.0 > b.0 + 1e-12 || ((a.0 - b.0).abs() <= 1e-12 && a.1 > b.1 + 1e-9);
+    let per = ((BEST_PATH_CANDIDATES as f64).powf(1.0 / chances as f64).floor() as usize).clamp(3, 91);
+    let values: Vec<f64> = (0..per).map(|i| -MAX_PIVOT + 2.0 * MAX_PIVOT * i as f64 / (per - 1) as f64).collect();
+    let mut best = vec![0.0; chances];
+    let mut best_score = score(&best);
+    let total = per.pow(chances as u32);
+    let mut candidate = vec![0.0; chances];
+    for index in 0..total {
+        let mut rest = index;
+        for slot in candidate.iter_mut() {
+            *slot = values[rest % per];
+            rest /= per;
+        }
+        let sc = score(&candidate);
+        if better(sc, best_score) {
+            best_score = sc;
+            best.clone_from(&candidate);
+        }
+    }
+    for _ in 0..5 {
+        let mut improved = false;
+        for k in 0..chances {
+            for step in -45..=45 {
+                let mut trial = best.clone();
+                trial[k] = f64::from(step);
+                let sc = score(&trial);
+                if better(sc, best_score) {
+                    best_score = sc;
+                    best = trial;
+                    improved = true;
+                }
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
+    best
+}
+
+/// Compiles a validated scenario.
+pub fn compile(scenario: &Scenario) -> Plan {
+    let c = &scenario.chariot;
+    let footprint: Footprint = c.base.footprint();
+    let chariot = FightingChariot {
+        fight: c.fight.max(c.hero.as_ref().map_or(0, |h| h.fight)),
+        strength: c.strength.max(c.hero.as_ref().map_or(0, |h| h.strength)),
+        defence: c.defence,
+        attacks: c.attacks + c.hero.as_ref().map_or(0, |h| h.attacks) + 1,
+        wounds: c.wounds,
+        side: c.side,
+        hero: c.hero.as_ref().map(|h| RidingHero {
+            might: h.might,
+            fate: h.fate,
+            might_policy: h.might_policy,
+            wounds: h.wounds,
+            thrown_hit: mesbg::to_wound(THROWN_STRENGTH, h.defence),
+        }),
+    };
+    let mut models = Vec::new();
+    let mut discs = Vec::new();
+    for (fi, f) in scenario.formations.iter().enumerate() {
+        let p = &f.profile;
+        let impact = ImpactTables::new(c.impact.hits, c.impact.strength, p.defence, p.wounds);
+        for (mi, centre) in f.centres.iter().enumerate() {
+            models.push(PlannedModel {
+                formation: fi,
+                number: mi + 1,
+                centre: *centre,
+                fight: p.fight,
+                attacks: p.attacks,
+                wounds: p.wounds,
+                defence: p.defence,
+                points: p.points,
+                monster: p.monster,
+                impact: impact.clone(),
+                struck_by_chariot: mesbg::to_wound(chariot.strength, p.defence),
+                strikes_chariot: mesbg::to_wound(p.strength, c.defence),
+            });
+            discs.push(Disc { centre: *centre, radius: f.radius() });
+        }
+    }
+
+    let policy = PathPolicy::of(scenario);
+    let pivots = match &policy {
+        PathPolicy::Best(objective) => best_pivots(scenario, &footprint, &discs, &models, *objective),
+        _ => Vec::new(),
+    };
+    let drive = drive(scenario, &footprint, discs, |chance, pose| policy.pivot(chance, pose, &pivots));
+    let Drive {
+        mut groups,
+        pushes,
+        moved_off_obstacles,
+        legs,
+        end: pose,
+        driven,
+        spent,
+        difficult_from,
+        obstacle,
+        discs,
+        pivots_used,
+    } = drive;
     for (m, d) in models.iter_mut().zip(&discs) {
         m.centre = d.centre;
     }
@@ -618,13 +836,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
     let mut on_path: Vec<usize> = groups.iter().flat_map(|g| g.models.iter().map(|&m| models[m].formation)).collect();
     on_path.sort_unstable();
     on_path.dedup();
-    let breakthrough_possible = !on_path.is_empty()
-        && on_path.iter().all(|&fi| {
-            let f = &scenario.formations[fi];
-            let back = Vec2::heading(f.facing).scale(-1.0);
-            let rear = f.front_centre + back.scale(f.spacing() * (f.ranks as f64 - 1.0));
-            geometry::wholly_beyond(&footprint, &pose, rear, back, f.radius())
-        });
+    let breakthrough_possible = breaks_through(&groups, &models, scenario, &footprint, &pose);
 
     Plan {
         models,
@@ -645,6 +857,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
         moved_off_obstacles,
         move_spent: spent,
         path_length: driven,
+        pivots: pivots_used,
         obstacle_hit: mesbg::to_wound(OBSTACLE_STRENGTH, c.defence),
     }
 }
@@ -743,6 +956,57 @@ mod tests {
         assert!((hit.distance - (3.0 - r)).abs() < 1e-6);
         assert!(plan.groups.is_empty(), "the line behind the wall is never reached");
         assert!(!plan.breakthrough_possible);
+    }
+
+    #[test]
+    fn aim_turns_towards_a_point_by_at_most_45_degrees() {
+        let text = DEFAULT_SCENARIO.replace("pivots = [0, 0]", "aim = [10.0, 0.5]");
+        let plan = plan_of(&text);
+        assert_eq!(plan.pivots[0], 45.0, "wants about 87 degrees, turns 45");
+        assert!(plan.pivots[1] > 0.0 && plan.pivots[1] <= 45.0, "{:?}", plan.pivots);
+        // Aiming at the formation by name heads for its centre: dead ahead, no turning.
+        let text = DEFAULT_SCENARIO.replace("pivots = [0, 0]", "aim = \"Warriors of Minas Tirith\"");
+        let plan = plan_of(&text);
+        assert!(plan.pivots.iter().all(|p| p.abs() < 1e-9), "{:?}", plan.pivots);
+    }
+
+    #[test]
+    fn the_best_plan_turns_from_a_gap_into_the_line() {
+        // Two blocks with a 4" gap straight ahead: driving straight meets nobody.
+        let blocks = |path: &str| {
+            format!(
+                r#"title = "gap"
+system = "mesbg"
+[chariot]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [0.0, 0.0]
+[charge]
+{path}
+[[formations]]
+name = "Left"
+count = 5
+profile = "Warrior of Minas Tirith"
+front_centre = [-4.5, 6.0]
+facing = 180
+[[formations]]
+name = "Right"
+count = 5
+profile = "Warrior of Minas Tirith"
+front_centre = [4.5, 6.0]
+facing = 180
+"#
+            )
+        };
+        let straight = plan_of(&blocks("pivots = [0]"));
+        assert!(straight.groups.is_empty());
+        let best = plan_of(&blocks("plan = \"best\""));
+        assert!(!best.groups.is_empty(), "pivots {:?}", best.pivots);
+        assert!(best.pivots.iter().any(|p| p.abs() > 0.0));
+        // Through the gap is the way to break through nothing: the breakthrough objective
+        // needs a formation on the path, so it also turns into a line.
+        let through = plan_of(&blocks("plan = \"best\"\nobjective = \"breakthrough\""));
+        assert!(through.breakthrough_possible, "pivots {:?}", through.pivots);
     }
 
     #[test]

@@ -117,6 +117,12 @@ pub struct PlanFacts {
     pub formations_on_path: Vec<String>,
     /// Whether driving the full Move carries the chariot through them all.
     pub breakthrough_possible: bool,
+    /// The pivot made at each chance (degrees, clockwise), as chosen by the path policy.
+    pub pivots: Vec<f64>,
+    /// Distance driven on the full path, inches.
+    pub path_length: f64,
+    /// The obstacle the path ends at, if any (it takes 3 hits at Strength 6).
+    pub obstacle: Option<String>,
 }
 
 impl PlanFacts {
@@ -128,6 +134,9 @@ impl PlanFacts {
             models_pushed: plan.pushes.len(),
             formations_on_path: plan.formations_on_path.clone(),
             breakthrough_possible: plan.breakthrough_possible,
+            pivots: plan.pivots.clone(),
+            path_length: plan.path_length,
+            obstacle: plan.obstacle.as_ref().map(|o| o.name.clone()),
         }
     }
 }

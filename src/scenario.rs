@@ -250,11 +250,37 @@ pub struct Army {
     pub casualties: u32,
 }
 
-/// How the chariot drives: the pivot at the start and after each full 4" driven.
+/// How the chariot drives: the pivot at the start and after each full 4" of Move.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Charge {
-    /// Pivots in degrees, clockwise positive, each within 45.
-    pub pivots: Vec<f64>,
+    /// How the pivots are chosen.
+    pub path: PathChoice,
+}
+
+/// How the pivots of a Chariot Charge are chosen.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PathChoice {
+    /// Listed, in degrees, clockwise positive, each within 45 (missing ones are 0).
+    Pivots(Vec<f64>),
+    /// Towards a point (inches), by up to 45 degrees at each chance while it lies ahead
+    /// (once passed, the chariot drives on straight).
+    AimAt(Vec2),
+    /// Towards the centre of a formation (by index), by up to 45 degrees at each chance.
+    AimAtFormation(usize),
+    /// Whatever pivots maximise the objective, searched when the plan is compiled.
+    Best(Objective),
+}
+
+/// What `plan = "best"` maximises.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Objective {
+    /// The expected number of models slain by Impact Hits.
+    #[default]
+    ExpectedImpactKills,
+    /// The chance of driving through every formation on the path.
+    Breakthrough,
 }
 
 /// A model profile.
@@ -675,11 +701,13 @@ struct RawBase {
 #[serde(deny_unknown_fields)]
 struct RawCharge {
     #[serde(default)]
-    pivots: Vec<f64>,
+    pivots: Option<Vec<f64>>,
     #[serde(default)]
     aim: Option<toml::Value>,
     #[serde(default)]
-    plan: Option<toml::Value>,
+    plan: Option<String>,
+    #[serde(default)]
+    objective: Option<Objective>,
 }
 
 #[derive(Deserialize)]
@@ -942,7 +970,8 @@ impl Checker<'_> {
         let army = raw.army.as_ref().map(|a| self.army(a));
         let chariot = self.chariot(&raw.chariot);
         let move_ok = !self.problems.iter().any(|p| p.field == "chariot.move");
-        let charge = self.charge(&raw.charge, chariot.as_ref().filter(|_| move_ok).map(|c| c.move_inches));
+        let charge =
+            self.charge(&raw.charge, chariot.as_ref().filter(|_| move_ok).map(|c| c.move_inches), &raw.formations);
         let side = chariot.as_ref().map_or(Side::Good, |c| c.side.opponent());
         let formations: Vec<Formation> =
             raw.formations.iter().enumerate().filter_map(|(i, f)| self.formation(i, f, side)).collect();
@@ -1123,11 +1152,58 @@ impl Checker<'_> {
         })
     }
 
-    fn charge(&mut self, raw: &RawCharge, move_inches: Option<f64>) -> Option<Charge> {
-        self.not_yet("charge.aim", raw.aim.is_some(), "aim (pivoting towards a point or formation)");
-        self.not_yet("charge.plan", raw.plan.is_some(), "plan (searching for the best path)");
-        let mut pivots = Vec::with_capacity(raw.pivots.len());
-        for (i, p) in raw.pivots.iter().enumerate() {
+    fn charge(&mut self, raw: &RawCharge, move_inches: Option<f64>, formations: &[RawFormation]) -> Option<Charge> {
+        let given = [raw.pivots.is_some(), raw.aim.is_some(), raw.plan.is_some()].iter().filter(|g| **g).count();
+        if given > 1 {
+            self.fail("charge", "give only one of pivots, aim or plan: they are different ways of choosing the pivots");
+            return None;
+        }
+        if raw.objective.is_some() && raw.plan.is_none() {
+            self.fail("charge.objective", "an objective goes with plan = \"best\"");
+        }
+        if let Some(plan) = &raw.plan {
+            if plan != "best" {
+                self.fail(
+                    "charge.plan",
+                    format!("unknown plan \"{plan}\"; allowed: \"best\" (or give pivots or aim instead)"),
+                );
+                return None;
+            }
+            return Some(Charge { path: PathChoice::Best(raw.objective.unwrap_or_default()) });
+        }
+        if let Some(aim) = &raw.aim {
+            let path = match aim {
+                toml::Value::String(name) => match formations.iter().position(|f| &f.name == name) {
+                    Some(i) => PathChoice::AimAtFormation(i),
+                    None => {
+                        let names: Vec<String> = formations.iter().map(|f| format!("\"{}\"", f.name)).collect();
+                        self.fail(
+                            "charge.aim",
+                            format!("no formation is named \"{name}\"; formations: {}", names.join(", ")),
+                        );
+                        return None;
+                    }
+                },
+                toml::Value::Array(xy) if xy.len() == 2 => {
+                    let coord = |v: &toml::Value| v.as_float().or_else(|| v.as_integer().map(|i| i as f64));
+                    match (coord(&xy[0]), coord(&xy[1])) {
+                        (Some(x), Some(y)) => PathChoice::AimAt(self.point("charge.aim", [x, y])),
+                        _ => {
+                            self.fail("charge.aim", "aim at a point [x, y] in inches, or a formation by name");
+                            return None;
+                        }
+                    }
+                }
+                _ => {
+                    self.fail("charge.aim", "aim at a point [x, y] in inches, or a formation by name");
+                    return None;
+                }
+            };
+            return Some(Charge { path });
+        }
+        let raw_pivots = raw.pivots.clone().unwrap_or_default();
+        let mut pivots = Vec::with_capacity(raw_pivots.len());
+        for (i, p) in raw_pivots.iter().enumerate() {
             pivots.push(self.float(&format!("charge.pivots[{i}]"), *p, -45.0, 45.0, "a pivot (degrees)"));
         }
         if let Some(m) = move_inches {
@@ -1142,7 +1218,7 @@ impl Checker<'_> {
                 );
             }
         }
-        Some(Charge { pivots })
+        Some(Charge { path: PathChoice::Pivots(pivots) })
     }
 
     fn formation(&mut self, i: usize, raw: &RawFormation, enemy: Side) -> Option<Formation> {
