@@ -281,6 +281,11 @@ fn describe_event(plan: &Plan, event: &Event) -> String {
             if *wounds_lost == 1 { "" } else { "s" }
         ),
         Event::Note { text } => format!("({text})"),
+        Event::BacksAway { ours, roll } => format!(
+            "chariot against chariot: {} Backs Away{}",
+            if *ours { "our chariot" } else { "the enemy chariot" },
+            roll.map(|d| format!(" (same size, D6 {d})")).unwrap_or_default()
+        ),
         Event::TerrainTest { roll } => format!(
             "difficult-terrain test: rolls {roll}{}",
             if *roll == 1 { ", the chariot suffers a Wound" } else { ", no harm" }

@@ -18,6 +18,13 @@ pub const OBSTACLE_HITS: u8 = 3;
 /// Their Strength.
 pub const OBSTACLE_STRENGTH: u8 = 6;
 
+/// The area of a footprint, square inches (to compare chariot sizes).
+pub fn footprint_area(f: &Footprint) -> f64 {
+    4.0 * f.half_width * f.half_length
+        + 2.0 * f.rounding * 2.0 * (f.half_width + f.half_length)
+        + std::f64::consts::PI * f.rounding * f.rounding
+}
+
 /// Strength of the hit a Hero takes when thrown from his slain chariot (Knocked Flying).
 pub const THROWN_STRENGTH: u8 = 3;
 
@@ -49,6 +56,9 @@ pub struct PlannedModel {
     pub points: u32,
     /// A Monster (never knocked Prone).
     pub monster: bool,
+    /// An enemy chariot: never Prone; `Some(true)` when our chariot's base is the larger,
+    /// `Some(false)` when smaller, `None` when the same size.
+    pub chariot: Option<Option<bool>>,
     /// What Impact Hits do to it: outcomes and their exact distribution.
     pub impact: ImpactTables,
     /// What the chariot's Strikes need against it.
@@ -379,7 +389,7 @@ impl PlannedModel {
             wounds_left,
             struck_by_chariot: self.struck_by_chariot,
             strikes_chariot: self.strikes_chariot,
-            monster: self.monster,
+            never_prone: self.monster || self.chariot.is_some(),
         }
     }
 }
@@ -785,6 +795,11 @@ pub fn compile(scenario: &Scenario) -> Plan {
                 defence: p.defence,
                 points: p.points,
                 monster: p.monster,
+                chariot: p.chariot.then(|| {
+                    let ours = footprint_area(&footprint);
+                    let theirs = std::f64::consts::PI * f.radius() * f.radius();
+                    if (ours - theirs).abs() < 1e-9 { None } else { Some(ours > theirs) }
+                }),
                 impact: impact.clone(),
                 struck_by_chariot: mesbg::to_wound(chariot.strength, p.defence),
                 strikes_chariot: mesbg::to_wound(p.strength, c.defence),
@@ -831,6 +846,9 @@ pub fn compile(scenario: &Scenario) -> Plan {
     }
     if obstacle.is_some() {
         metrics.push(Metric::ObstacleStruck);
+    }
+    if models.iter().any(|m| m.chariot.is_some()) {
+        metrics.push(Metric::ChariotBackedAway);
     }
 
     let mut on_path: Vec<usize> = groups.iter().flat_map(|g| g.models.iter().map(|&m| models[m].formation)).collect();

@@ -119,6 +119,13 @@ pub enum Event {
         /// Hits that wounded (before Fate).
         wounding_hits: u8,
     },
+    /// Two chariots fought: the smaller Backs Away (a D6 for two the same size).
+    BacksAway {
+        /// Whether it is our chariot that Backs Away.
+        ours: bool,
+        /// The D6 for chariots of one size.
+        roll: Option<u8>,
+    },
     /// A remark about the trace itself.
     Note {
         /// The remark.
@@ -282,6 +289,12 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
         None => fight_by_dice(plan, scratch, &mut state, &mut fight_dice, obs),
     };
     obs.note(|| Event::Fight { chariot_won: result.won, kills: result.kills, wounds_lost: result.wounds_lost });
+    // Immovable Object: against an enemy chariot the smaller Backs Away, whoever won.
+    if let Some(size) = scratch.survivors.iter().find_map(|&(m, _)| plan.models[m].chariot) {
+        let (backs, roll) = mesbg::our_chariot_backs_away(size, plan.chariot.side, &mut fight_dice);
+        out.set(Metric::ChariotBackedAway, u16::from(backs));
+        obs.note(|| Event::BacksAway { ours: backs, roll });
+    }
     let kills = u16::from(result.kills);
     out.set(Metric::FightFought, 1);
     out.set(Metric::FightWon, u16::from(result.won));
@@ -462,7 +475,7 @@ fn fight_by_dice<O: Observer>(
         scratch.targets.clear();
         scratch.targets.extend(scratch.combatants.iter().map(|c| StrikeTarget {
             roll: c.struck_by_chariot,
-            trapped: rules.trapped && !c.monster,
+            trapped: rules.trapped && !c.never_prone,
             wounds_left: c.wounds_left,
             defence: c.defence,
         }));

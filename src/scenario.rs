@@ -302,6 +302,9 @@ pub struct Profile {
     pub points: u32,
     /// A Monster: never knocked Prone.
     pub monster: bool,
+    /// A chariot (Immovable Object): never Prone, never Trapped; against our chariot the
+    /// smaller Backs Away.
+    pub chariot: bool,
 }
 
 /// A block of identical infantry models.
@@ -750,6 +753,8 @@ struct RawProfile {
     base_mm: Option<f64>,
     #[serde(default)]
     monster: Option<bool>,
+    #[serde(default)]
+    chariot: Option<bool>,
     #[serde(default)]
     mount: Option<toml::Value>,
 }
@@ -1265,6 +1270,7 @@ impl Checker<'_> {
             courage: self.req_target(&pf("courage"), p.courage.as_ref(), hint),
             points: self.points(&pf("points"), p.points.unwrap_or(0)),
             monster: p.monster.unwrap_or(false),
+            chariot: p.chariot.unwrap_or(false),
         };
         let side = raw.side.unwrap_or(enemy);
         if side != enemy {

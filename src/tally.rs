@@ -45,11 +45,13 @@ pub enum Metric {
     TerrainWound,
     /// 1 when the chariot drove into an obstacle (three S6 hits each way).
     ObstacleStruck,
+    /// 1 when the chariot fought an enemy chariot and had to Back Away (the smaller does).
+    ChariotBackedAway,
 }
 
 impl Metric {
     /// Every metric, in report order.
-    pub const ALL: [Metric; 17] = [
+    pub const ALL: [Metric; 18] = [
         Metric::ImpactKills,
         Metric::Contacts,
         Metric::Breakthrough,
@@ -67,6 +69,7 @@ impl Metric {
         Metric::ArmyBroken,
         Metric::TerrainWound,
         Metric::ObstacleStruck,
+        Metric::ChariotBackedAway,
     ];
 
     /// The metrics every MESBG charge has.
@@ -106,6 +109,7 @@ impl Metric {
             Metric::ArmyBroken => "army_broken",
             Metric::TerrainWound => "terrain_wound",
             Metric::ObstacleStruck => "obstacle_struck",
+            Metric::ChariotBackedAway => "chariot_backed_away",
         }
     }
 
@@ -122,6 +126,7 @@ impl Metric {
                 | Metric::ArmyBroken
                 | Metric::TerrainWound
                 | Metric::ObstacleStruck
+                | Metric::ChariotBackedAway
         )
     }
 
@@ -145,6 +150,7 @@ impl Metric {
             Metric::ArmyBroken => "the army charged is Broken after the charge",
             Metric::TerrainWound => "the difficult-terrain test rolled a 1",
             Metric::ObstacleStruck => "the chariot drove into an obstacle",
+            Metric::ChariotBackedAway => "the chariot Backed Away from a larger (or luckier) chariot",
         }
     }
 }

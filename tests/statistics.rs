@@ -293,3 +293,27 @@ fn an_obstacle_stops_the_chariot_with_three_strength_six_hits() {
     assert!((s.mean - 1.0).abs() < 5.0 * s.se, "E[wounds] = 3 x 1/3, got {}", s.mean);
     assert_probability("chariot_slain", p(Metric::ChariotSlain), 1.0 / 27.0, N);
 }
+
+#[test]
+fn chariot_against_chariot_the_smaller_backs_away() {
+    // An enemy chariot cannot be slain by two S4 hits (D7, 3 Wounds): every charge fights.
+    let enemy = |base_mm: u32| {
+        let text = charioteer::scenario::DEFAULT_SCENARIO
+            .replace("count = 12", "count = 1")
+            .replace("ranks = 2", "ranks = 1")
+            .replace("base = { round_mm = 25 }", &format!("base = {{ round_mm = {base_mm} }}"))
+            .replace("front_centre = [0.0, 6.0]", "front_centre = [0.0, 5.0]")
+            .replace(
+                "profile = { fight = 4, strength = 3, defence = 5, attacks = 1, wounds = 1, courage = \"7+\", points = 8 }",
+                "profile = { fight = 4, strength = 3, defence = 7, attacks = 1, wounds = 3, courage = \"7+\", chariot = true }",
+            );
+        parse(&text, "chariots").unwrap()
+    };
+    let same = run_scenario(&enemy(60), N);
+    assert_eq!(summarize_metric(&same, Metric::FightFought).mean, 1.0);
+    assert_probability("same size: D6", summarize_metric(&same, Metric::ChariotBackedAway).mean, 0.5, N);
+    let smaller = run_scenario(&enemy(40), N);
+    assert_eq!(summarize_metric(&smaller, Metric::ChariotBackedAway).mean, 0.0);
+    let larger = run_scenario(&enemy(80), N);
+    assert_eq!(summarize_metric(&larger, Metric::ChariotBackedAway).mean, 1.0);
+}

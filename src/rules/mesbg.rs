@@ -334,6 +334,20 @@ pub fn fate_saves(dice: &mut Dice) -> bool {
     dice.d6() >= 4
 }
 
+/// Which of two chariots in a fight Backs Away (Immovable Object): the smaller; of two the
+/// same size, a D6 decides: 1-3 the Evil one, 4-6 the Good one. `ours_larger` compares base
+/// areas (`None` when equal); returns true when ours Backs Away.
+pub fn our_chariot_backs_away(ours_larger: Option<bool>, our_side: Side, dice: &mut Dice) -> (bool, Option<u8>) {
+    match ours_larger {
+        Some(larger) => (!larger, None),
+        None => {
+            let die = dice.d6();
+            let evil_backs = die <= 3;
+            ((our_side == Side::Evil) == evil_backs, Some(die))
+        }
+    }
+}
+
 /// What a fight after the charge came to, from the chariot's side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct FightOutcome {
@@ -360,8 +374,8 @@ pub struct Combatant {
     pub struck_by_chariot: WoundRoll,
     /// What its Strikes need against the chariot.
     pub strikes_chariot: WoundRoll,
-    /// A Monster: never knocked Prone, so never Trapped by the chariot's win.
-    pub monster: bool,
+    /// A Monster or a chariot: never knocked Prone, so never Trapped by the chariot's win.
+    pub never_prone: bool,
 }
 
 /// The chariot in a fight.
@@ -421,7 +435,7 @@ pub fn fight_distribution(
                     .zip(&state)
                     .map(|(e, &left)| StrikeTarget {
                         roll: e.struck_by_chariot,
-                        trapped: rules.trapped && !e.monster,
+                        trapped: rules.trapped && !e.never_prone,
                         wounds_left: left,
                         defence: e.defence,
                     })
@@ -540,7 +554,7 @@ mod tests {
             wounds_left: 1,
             struck_by_chariot: to_wound(3, 5),
             strikes_chariot: to_wound(3, 7),
-            monster: false,
+            never_prone: false,
         };
         let rules = FightRules { trapped: true, allocation: StrikeAllocation::MostWoundedFirst };
         let d = fight_distribution(&chariot, &[warrior], rules);
