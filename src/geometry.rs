@@ -191,9 +191,9 @@ fn pivot_clearance(footprint: &Footprint, pose: &Pose, pivot: f64, point: Vec2) 
     if footprint.is_round() || pivot == 0.0 {
         return footprint.signed_distance(pose.to_local(point));
     }
-    // Headings every quarter degree: between two samples a point of the footprint moves
-    // at most circumradius * 0.0044 / 2 inches sideways, far below a millimetre.
-    let steps = (pivot.abs() / 0.25).ceil().max(1.0) as usize;
+    // Headings every degree: between two samples a point of the footprint strays at most
+    // circumradius * (1 - cos 0.5 deg) = 0.00004 x circumradius from the sampled arc.
+    let steps = pivot.abs().ceil().max(1.0) as usize;
     (0..=steps)
         .map(|i| {
             let facing = pose.facing + pivot * i as f64 / steps as f64;
@@ -215,7 +215,7 @@ pub fn pivot_push(footprint: &Footprint, pose: &Pose, pivot: f64, disc: &Disc) -
     // The first clear distance along a direction: march, then bisect.
     let distance_along = |angle: f64| -> f64 {
         let dir = Vec2::heading(angle);
-        let step = 0.02;
+        let step = 0.05;
         let mut blocked = 0.0;
         let mut d = step;
         while d <= reach + 2.0 * needed {
@@ -242,8 +242,8 @@ pub fn pivot_push(footprint: &Footprint, pose: &Pose, pivot: f64, disc: &Disc) -
             .map(|a| (distance_along(a), a))
             .fold((f64::INFINITY, from), |best, cand| if cand.0 < best.0 - 1e-12 { cand } else { best })
     };
-    let (_, coarse) = best_in(0.0, 359.0, 1.0);
-    let (d, angle) = best_in(coarse - 1.0, coarse + 1.0, 0.05);
+    let (_, coarse) = best_in(0.0, 355.0, 5.0);
+    let (d, angle) = best_in(coarse - 5.0, coarse + 5.0, 0.5);
     Some(disc.centre + Vec2::heading(angle).scale(d))
 }
 

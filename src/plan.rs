@@ -702,6 +702,9 @@ fn breaks_through(
 
 /// Candidates the best-path search scores exhaustively before refining.
 pub const BEST_PATH_CANDIDATES: usize = 20_000;
+/// The same for footprints that push models when pivoting (each push is a search of its
+/// own), so that planning stays within seconds.
+pub const BEST_PATH_CANDIDATES_PUSHING: usize = 1_000;
 
 /// Searches pivot sequences for the one that maximises `objective`: every sequence on the
 /// finest even grid of pivots that fits in [`BEST_PATH_CANDIDATES`], then one pivot at a
@@ -721,7 +724,8 @@ fn best_pivots(
         (value, -turning)
     };
     let better = |a: (f64, f64), b: (f64, f64)| a.0 > b.0 + 1e-12 || ((a.0 - b.0).abs() <= 1e-12 && a.1 > b.1 + 1e-9);
-    let per = ((BEST_PATH_CANDIDATES as f64).powf(1.0 / chances as f64).floor() as usize).clamp(3, 91);
+    let budget = if footprint.is_round() { BEST_PATH_CANDIDATES } else { BEST_PATH_CANDIDATES_PUSHING };
+    let per = ((budget as f64).powf(1.0 / chances as f64).floor() as usize).clamp(3, 91);
     let values: Vec<f64> = (0..per).map(|i| -MAX_PIVOT + 2.0 * MAX_PIVOT * i as f64 / (per - 1) as f64).collect();
     let mut best = vec![0.0; chances];
     let mut best_score = score(&best);
@@ -739,10 +743,14 @@ fn best_pivots(
             best.clone_from(&candidate);
         }
     }
+    // Refine one pivot at a time at 1 degree: over the whole range for round footprints,
+    // within one grid step of the best for pushing ones.
+    let reach = if footprint.is_round() { 45 } else { (90 / (per - 1)) as i32 };
     for _ in 0..5 {
         let mut improved = false;
         for k in 0..chances {
-            for step in -45..=45 {
+            let centre = best[k].round() as i32;
+            for step in (centre - reach).max(-45)..=(centre + reach).min(45) {
                 let mut trial = best.clone();
                 trial[k] = f64::from(step);
                 let sc = score(&trial);
