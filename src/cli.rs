@@ -253,12 +253,40 @@ fn replay(file: Option<&Path>, trial: u64, seed: Option<u64>, json: bool) -> Res
 
 fn describe_event(plan: &Plan, event: &Event) -> String {
     match event {
-        Event::Contact { distance, model, hits, wounds, slain } => format!(
-            "at {distance:.2}\": touches {} - {hits} Impact Hit{}, {wounds} Wound{}{}",
+        Event::Contact { distance, model, outcome: o } => {
+            let plural = |n: u8| if n == 1 { "" } else { "s" };
+            let mut text = format!(
+                "at {distance:.2}\": touches {} - {} Impact Hit{}, {} Wound{}",
+                plan.model_label(*model),
+                o.hits,
+                plural(o.hits),
+                o.wounds,
+                plural(o.wounds)
+            );
+            if let Some((mh, mw)) = o.mount {
+                text.push_str(&format!("; mount {mh} hit{}, {mw} Wound{}", plural(mh), plural(mw)));
+            }
+            if let Some(die) = o.thrown {
+                let what = match die {
+                    1 => "Knocked Flying",
+                    6 => "Leaps into Action",
+                    _ => "Rises from the Dust",
+                };
+                text.push_str(&format!("; Thrown Rider {die}: {what}"));
+            }
+            text.push_str(if o.passed {
+                ", slain: the chariot drives on"
+            } else if o.casualty {
+                ", rider slain, the mount stands"
+            } else {
+                ", survives"
+            });
+            text
+        }
+        Event::KnockedFlying { model, wounded } => format!(
+            "{} is Knocked Flying (Strength 3 hit): {}",
             plan.model_label(*model),
-            if *hits == 1 { "" } else { "s" },
-            if *wounds == 1 { "" } else { "s" },
-            if *slain { ", slain" } else { ", survives" }
+            if *wounded { "wounded" } else { "unhurt, Prone" }
         ),
         Event::Stopped { distance, by } => format!(
             "stops at {distance:.2}\" in base contact with {}",

@@ -9,7 +9,9 @@
 use crate::dice::{Chance, CumulativeTable, Dice, DiceExpr};
 use crate::geometry::{self, Disc, Footprint, Pose, Vec2};
 use crate::rules::mesbg::{self, ChariotFighter, Combatant, FightOutcome, FightRules, Side, WoundRoll};
-use crate::scenario::{Army, MesbgRules, MightPolicy, Objective, PathChoice, Scenario, Terrain};
+use crate::scenario::{
+    Army, CavalryPassed, MesbgRules, MightPolicy, Mount, Objective, PathChoice, Profile, Scenario, Terrain,
+};
 use crate::tally::Metric;
 use serde::Serialize;
 
@@ -56,6 +58,10 @@ pub struct PlannedModel {
     pub points: u32,
     /// A Monster (never knocked Prone).
     pub monster: bool,
+    /// Its mount, for cavalry.
+    pub mount: Option<MountInFight>,
+    /// What the Strength 3 hit of being Knocked Flying needs against it.
+    pub thrown_hit: WoundRoll,
     /// An enemy chariot: never Prone; `Some(true)` when our chariot's base is the larger,
     /// `Some(false)` when smaller, `None` when the same size.
     pub chariot: Option<Option<bool>>,
@@ -67,37 +73,133 @@ pub struct PlannedModel {
     pub strikes_chariot: WoundRoll,
 }
 
-/// The outcomes of Impact Hits on one model, `(hits, wounds inflicted capped at its
-/// Wounds)`, split by whether they slay it, each part compiled for one-draw sampling.
+/// What Impact Hits did to one model (and its mount, for cavalry).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ContactOutcome {
+    /// Impact Hits on the model (the rider, for cavalry).
+    pub hits: u8,
+    /// Wounds they caused, capped at its Wounds.
+    pub wounds: u8,
+    /// For cavalry: hits and wounds on the mount.
+    pub mount: Option<(u8, u8)>,
+    /// For a rider whose mount was slain: the Thrown Rider D6 (1 Knocked Flying, 2-5 Rises
+    /// from the Dust, 6 Leaps into Action).
+    pub thrown: Option<u8>,
+    /// Wounds the model (the rider) has left.
+    pub left: u8,
+    /// Wounds the mount has left (0: slain, fled or none).
+    pub mount_left: u8,
+    /// Prone after the contact (a rider Knocked Flying).
+    pub prone: bool,
+    /// The model counts as a casualty (the rider slain).
+    pub casualty: bool,
+    /// The chariot drives on past it.
+    pub passed: bool,
+}
+
+/// The outcomes of Impact Hits on one model, split by whether the chariot drives on past
+/// it, each part compiled for one-draw sampling.
 #[derive(Clone, Debug)]
 pub struct ImpactTables {
-    /// Exact chance that the Impact Hits slay the model.
+    /// Exact chance that the chariot drives on past the model.
     pub p_slain: f64,
     /// Every outcome.
-    pub outcomes: Vec<(u8, u8)>,
+    pub outcomes: Vec<ContactOutcome>,
     /// Samples an index into `outcomes` (unconditioned).
     pub table: CumulativeTable,
-    /// Outcomes that slay it.
-    pub slain: Vec<(u8, u8)>,
-    /// Samples `slain` given that it is slain.
+    /// Outcomes the chariot drives on past.
+    pub slain: Vec<ContactOutcome>,
+    /// Samples `slain` given that the chariot drives on.
     pub slain_table: CumulativeTable,
-    /// Outcomes it survives.
-    pub survived: Vec<(u8, u8)>,
-    /// Samples `survived` given that it survives.
+    /// Outcomes that stop the chariot.
+    pub survived: Vec<ContactOutcome>,
+    /// Samples `survived` given that the model stops the chariot.
     pub survived_table: CumulativeTable,
 }
 
 impl ImpactTables {
-    /// Compiles the joint distribution of (hits, wounds) for Impact Hits on one model.
+    /// Compiles the joint distribution of (hits, wounds) for Impact Hits on one infantry model.
     pub fn new(hits: DiceExpr, strength: u8, defence: u8, wounds: u8) -> Self {
-        let (outcomes, probs) = impact_outcomes(hits, strength, defence, wounds);
-        let split = |slain: bool| {
-            let (o, p): (Vec<(u8, u8)>, Vec<f64>) = outcomes
-                .iter()
-                .zip(&probs)
-                .filter(|((_, w), _)| (*w >= wounds) == slain)
-                .map(|(o, p)| (*o, *p))
-                .unzip();
+        let (pairs, probs) = impact_outcomes(hits, strength, defence, wounds);
+        let outcomes = pairs
+            .into_iter()
+            .map(|(h, w)| ContactOutcome {
+                hits: h,
+                wounds: w,
+                mount: None,
+                thrown: None,
+                left: wounds - w,
+                mount_left: 0,
+                prone: false,
+                casualty: w >= wounds,
+                passed: w >= wounds,
+            })
+            .collect();
+        Self::from_outcomes(outcomes, probs)
+    }
+
+    /// Compiles the outcomes of Impact Hits on a cavalry model: rider and mount each take
+    /// the hits; a rider whose mount is slain rolls on the Thrown Rider chart (Knocked
+    /// Flying: a Strength 3 hit, then Prone); a mount without Attacks whose rider is slain
+    /// flees. `passed_when` says when the chariot drives on.
+    pub fn cavalry(hits: DiceExpr, strength: u8, rider: &Profile, mount: &Mount, passed_when: CavalryPassed) -> Self {
+        let (rider_pairs, rider_probs) = impact_outcomes(hits, strength, rider.defence, rider.wounds);
+        let (mount_pairs, mount_probs) = impact_outcomes(hits, strength, mount.defence, mount.wounds);
+        let thrown_p = mesbg::to_wound(THROWN_STRENGTH, rider.defence).probability();
+        let mut outcomes = Vec::new();
+        let mut probs = Vec::new();
+        for (&(rh, rw), &rp) in rider_pairs.iter().zip(&rider_probs) {
+            for (&(mh, mw), &mp) in mount_pairs.iter().zip(&mount_probs) {
+                let rider_left = rider.wounds - rw;
+                let mount_left = mount.wounds - mw;
+                let base = ContactOutcome {
+                    hits: rh,
+                    wounds: rw,
+                    mount: Some((mh, mw)),
+                    thrown: None,
+                    left: rider_left,
+                    mount_left,
+                    prone: false,
+                    casualty: rider_left == 0,
+                    passed: false,
+                };
+                let mut push = |mut o: ContactOutcome, p: f64| {
+                    if o.left == 0 && o.mount_left > 0 && mount.attacks == 0 {
+                        o.mount_left = 0; // a riderless mount without Attacks flees
+                    }
+                    o.casualty = o.left == 0;
+                    o.passed = match passed_when {
+                        CavalryPassed::RiderSlainAndMountGone => o.left == 0 && o.mount_left == 0,
+                        CavalryPassed::RiderSlain => o.left == 0,
+                    };
+                    outcomes.push(o);
+                    probs.push(p);
+                };
+                if rider_left > 0 && mount_left == 0 {
+                    // Thrown Rider: 1 Knocked Flying (S3 hit, then Prone), 2-5 Rises from
+                    // the Dust, 6 Leaps into Action.
+                    for die in 1..=6u8 {
+                        let p = rp * mp / 6.0;
+                        if die == 1 {
+                            let hurt = ContactOutcome { thrown: Some(1), left: rider_left - 1, prone: true, ..base };
+                            push(hurt, p * thrown_p);
+                            push(ContactOutcome { thrown: Some(1), prone: true, ..base }, p * (1.0 - thrown_p));
+                        } else {
+                            push(ContactOutcome { thrown: Some(die), ..base }, p);
+                        }
+                    }
+                } else {
+                    push(base, rp * mp);
+                }
+            }
+        }
+        Self::from_outcomes(outcomes, probs)
+    }
+
+    fn from_outcomes(outcomes: Vec<ContactOutcome>, probs: Vec<f64>) -> Self {
+        let split = |passed: bool| {
+            let (o, p): (Vec<ContactOutcome>, Vec<f64>) =
+                outcomes.iter().zip(&probs).filter(|(o, _)| o.passed == passed).map(|(o, p)| (*o, *p)).unzip();
             let total: f64 = p.iter().sum();
             let normalised: Vec<f64> = p.iter().map(|x| x / total).collect();
             (o, CumulativeTable::new(&normalised), total)
@@ -109,15 +211,30 @@ impl ImpactTables {
 
     /// An outcome, unconditioned.
     #[inline]
-    pub fn sample(&self, dice: &mut Dice) -> (u8, u8) {
+    pub fn sample(&self, dice: &mut Dice) -> ContactOutcome {
         self.outcomes[self.table.sample(dice)]
     }
 
-    /// An outcome given that the model is slain (or survives).
+    /// An outcome given that the chariot drives on past the model (or is stopped by it).
     #[inline]
-    pub fn sample_given(&self, slain: bool, dice: &mut Dice) -> (u8, u8) {
-        if slain { self.slain[self.slain_table.sample(dice)] } else { self.survived[self.survived_table.sample(dice)] }
+    pub fn sample_given(&self, passed: bool, dice: &mut Dice) -> ContactOutcome {
+        if passed { self.slain[self.slain_table.sample(dice)] } else { self.survived[self.survived_table.sample(dice)] }
     }
+}
+
+/// A cavalry model's mount as the fight needs it.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct MountInFight {
+    /// Attacks (added to the rider's dice and Strikes while mounted).
+    pub attacks: u8,
+    /// Fight value.
+    pub fight: u8,
+    /// Defence.
+    pub defence: u8,
+    /// What the chariot's Strikes need against it.
+    pub struck_by_chariot: WoundRoll,
+    /// What its Strikes need against the chariot.
+    pub strikes_chariot: WoundRoll,
 }
 
 /// Models first touched at the same distance along the path: all take their hits.
@@ -410,7 +527,7 @@ fn compile_fights(group: &mut ContactGroup, models: &[PlannedModel], chariot: &F
     group.config_strides = strides;
     // A Hero's Might and Fate make the fight depend on what is left of them: such fights
     // are played die by die.
-    if configs > MAX_FIGHT_TABLES || chariot.hero.is_some() {
+    if configs > MAX_FIGHT_TABLES || chariot.hero.is_some() || group.models.iter().any(|&m| models[m].mount.is_some()) {
         return;
     }
     let rules = fight_rules(rules);
@@ -791,7 +908,12 @@ pub fn compile(scenario: &Scenario) -> Plan {
     let mut discs = Vec::new();
     for (fi, f) in scenario.formations.iter().enumerate() {
         let p = &f.profile;
-        let impact = ImpactTables::new(c.impact.hits, c.impact.strength, p.defence, p.wounds);
+        let impact = match &p.mount {
+            Some(mount) => {
+                ImpactTables::cavalry(c.impact.hits, c.impact.strength, p, mount, scenario.rules.cavalry_passed_when)
+            }
+            None => ImpactTables::new(c.impact.hits, c.impact.strength, p.defence, p.wounds),
+        };
         for (mi, centre) in f.centres.iter().enumerate() {
             models.push(PlannedModel {
                 formation: fi,
@@ -803,6 +925,14 @@ pub fn compile(scenario: &Scenario) -> Plan {
                 defence: p.defence,
                 points: p.points,
                 monster: p.monster,
+                mount: p.mount.map(|mount| MountInFight {
+                    attacks: mount.attacks,
+                    fight: mount.fight,
+                    defence: mount.defence,
+                    struck_by_chariot: mesbg::to_wound(chariot.strength, mount.defence),
+                    strikes_chariot: mesbg::to_wound(mount.strength, c.defence),
+                }),
+                thrown_hit: mesbg::to_wound(THROWN_STRENGTH, p.defence),
                 chariot: p.chariot.then(|| {
                     let ours = footprint_area(&footprint);
                     let theirs = std::f64::consts::PI * f.radius() * f.radius();

@@ -7,8 +7,8 @@
 
 use crate::dice::{Dice, Phase, RunKey};
 use crate::plan::Plan;
-use crate::plan::fight_rules;
-use crate::rules::mesbg::{self, Combatant, DuelWinner, FightOutcome, StrikeTarget};
+use crate::plan::{ContactOutcome, fight_rules};
+use crate::rules::mesbg::{self, DuelSide, DuelWinner, FightOutcome, StrikeTarget};
 use crate::tally::{Metric, Outcome, Tally};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -45,12 +45,16 @@ pub enum Event {
         distance: f64,
         /// Model index in the plan.
         model: usize,
-        /// Impact Hits it took.
-        hits: u8,
-        /// Wounds they caused (capped at its Wounds).
-        wounds: u8,
-        /// Whether it was slain.
-        slain: bool,
+        /// What the hits did.
+        outcome: ContactOutcome,
+    },
+    /// A cavalry model beaten by the chariot is Knocked Flying: its rider takes a
+    /// Strength 3 hit and is Prone.
+    KnockedFlying {
+        /// The model.
+        model: usize,
+        /// Whether the hit wounded the rider.
+        wounded: bool,
     },
     /// A survivor stopped the chariot in base contact.
     Stopped {
@@ -179,9 +183,22 @@ impl Observer for Trace {
 /// Buffers a trial reuses, so the hot loop does not allocate.
 #[derive(Default)]
 pub struct Scratch {
-    survivors: Vec<(usize, u8)>,
-    combatants: Vec<Combatant>,
+    survivors: Vec<Survivor>,
     targets: Vec<StrikeTarget>,
+    target_is_rider: Vec<bool>,
+}
+
+/// A model still standing in base contact when the chariot stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Survivor {
+    /// Model index in the plan.
+    pub model: usize,
+    /// Wounds the model (the rider) has left; 0 for a riderless mount.
+    pub left: u8,
+    /// Wounds its mount has left (0: none).
+    pub mount_left: u8,
+    /// Prone (a rider Knocked Flying by the Impact Hits).
+    pub prone: bool,
 }
 
 /// How many dice-level fights a replay tries to find dice consistent with the outcome its
@@ -225,8 +242,8 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
         let mut detail = key.dice(Phase::Trace);
         for group in &plan.groups[..stop] {
             for &m in &group.models {
-                let (hits, wounds) = plan.models[m].impact.sample_given(true, &mut detail);
-                obs.note(|| Event::Contact { distance: group.distance, model: m, hits, wounds, slain: true });
+                let outcome = plan.models[m].impact.sample_given(true, &mut detail);
+                obs.note(|| Event::Contact { distance: group.distance, model: m, outcome });
             }
         }
     }
@@ -249,25 +266,27 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
     debug_assert_eq!(group.models.len(), group.slain_given_stop.len());
     for ((&m, chance), stride) in group.models.iter().zip(&group.slain_given_stop).zip(&group.config_strides) {
         let impact = &plan.models[m].impact;
-        let (hits, wounds) = if scratch.survivors.is_empty() {
-            let slain = chance.happens(&mut dice);
-            impact.sample_given(slain, &mut dice)
+        let outcome = if scratch.survivors.is_empty() {
+            let passed = chance.happens(&mut dice);
+            impact.sample_given(passed, &mut dice)
         } else {
             impact.sample(&mut dice)
         };
-        let slain = wounds >= plan.models[m].wounds;
-        if slain {
-            impact_kills += 1;
-        } else {
-            let left = plan.models[m].wounds - wounds;
-            scratch.survivors.push((m, left));
-            config += usize::from(left) * stride;
+        impact_kills += u16::from(outcome.casualty);
+        if !outcome.passed {
+            scratch.survivors.push(Survivor {
+                model: m,
+                left: outcome.left,
+                mount_left: outcome.mount_left,
+                prone: outcome.prone,
+            });
+            config += usize::from(outcome.left) * stride;
         }
-        obs.note(|| Event::Contact { distance: group.distance, model: m, hits, wounds, slain });
+        obs.note(|| Event::Contact { distance: group.distance, model: m, outcome });
     }
     out.set(Metric::ImpactKills, impact_kills);
     out.set(Metric::Contacts, (group.models_before + group.models.len()) as u16);
-    obs.note(|| Event::Stopped { distance: group.distance, by: scratch.survivors.iter().map(|s| s.0).collect() });
+    obs.note(|| Event::Stopped { distance: group.distance, by: scratch.survivors.iter().map(|s| s.model).collect() });
     hazards(plan, group.distance, false, &mut state, &mut dice, &mut out, obs);
     let mut fight_dice = key.dice(Phase::Fight);
     if state.wounds_left == 0 {
@@ -290,7 +309,7 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
     };
     obs.note(|| Event::Fight { chariot_won: result.won, kills: result.kills, wounds_lost: result.wounds_lost });
     // Immovable Object: against an enemy chariot the smaller Backs Away, whoever won.
-    if let Some(size) = scratch.survivors.iter().find_map(|&(m, _)| plan.models[m].chariot) {
+    if let Some(size) = scratch.survivors.iter().find_map(|s| plan.models[s.model].chariot) {
         let (backs, roll) = mesbg::our_chariot_backs_away(size, plan.chariot.side, &mut fight_dice);
         out.set(Metric::ChariotBackedAway, u16::from(backs));
         obs.note(|| Event::BacksAway { ours: backs, roll });
@@ -434,7 +453,7 @@ fn reconstruct_fight<O: Observer>(
 }
 
 /// The fight after the charge against the survivors in `scratch`, die by die, with the
-/// Hero's Might (by his policy) and Fate.
+/// Hero's Might (by his policy) and Fate, and cavalry (rider and mount).
 fn fight_by_dice<O: Observer>(
     plan: &Plan,
     scratch: &mut Scratch,
@@ -446,9 +465,19 @@ fn fight_by_dice<O: Observer>(
     let policy = plan.chariot.hero.map_or(crate::scenario::MightPolicy::None, |h| h.might_policy);
     let rules = fight_rules(&plan.rules);
     let wounds_at_start = state.wounds_left;
-    scratch.combatants.clear();
-    scratch.combatants.extend(scratch.survivors.iter().map(|&(m, left)| plan.models[m].combatant(left)));
-    let (attacker, enemy) = mesbg::duel_sides(&chariot, &scratch.combatants);
+    let attacker = DuelSide { dice: u32::from(chariot.attacks), fight: chariot.fight, side: chariot.side };
+    let mut enemy = DuelSide { dice: 0, fight: 0, side: chariot.side.opponent() };
+    for s in &scratch.survivors {
+        let m = &plan.models[s.model];
+        if s.left > 0 {
+            enemy.dice += u32::from(m.attacks);
+            enemy.fight = enemy.fight.max(m.fight);
+        }
+        if let Some(mount) = m.mount.filter(|_| s.mount_left > 0) {
+            enemy.dice += u32::from(mount.attacks);
+            enemy.fight = enemy.fight.max(mount.fight);
+        }
+    }
     let mut chariot_high = dice.highest_d6(attacker.dice);
     let enemy_high = dice.highest_d6(enemy.dice);
     if policy.on_duel()
@@ -470,17 +499,49 @@ fn fight_by_dice<O: Observer>(
         chariot_won: won,
     });
     if won {
-        // The beaten infantry are knocked Prone (never Monsters); Prone models count as
-        // Trapped for the chariot's Strikes when the ruleset says so.
-        scratch.targets.clear();
-        scratch.targets.extend(scratch.combatants.iter().map(|c| StrikeTarget {
-            roll: c.struck_by_chariot,
-            trapped: rules.trapped && !c.never_prone,
-            wounds_left: c.wounds_left,
-            defence: c.defence,
-        }));
-        let might_on_wounds = policy.on_wounds();
+        // The beaten Infantry are knocked Prone, beaten Cavalry Knocked Flying (the rider
+        // takes a Strength 3 hit and is Prone); never Monsters or chariots. Models knocked
+        // down count as Trapped when the ruleset says so; a model already Prone when it
+        // loses is always Trapped. Strikes go to riders (and infantry); a mount only when
+        // its rider is already gone.
         let mut kills = 0;
+        scratch.targets.clear();
+        scratch.target_is_rider.clear();
+        for s in &scratch.survivors {
+            let m = &plan.models[s.model];
+            let never_prone = m.monster || m.chariot.is_some();
+            if s.left > 0 {
+                let mut left = s.left;
+                let mounted = m.mount.is_some() && s.mount_left > 0;
+                let trapped = if s.prone {
+                    true
+                } else if mounted {
+                    let wounded = m.thrown_hit.roll(dice);
+                    left -= u8::from(wounded);
+                    kills += u8::from(left == 0);
+                    obs.note(|| Event::KnockedFlying { model: s.model, wounded });
+                    rules.trapped
+                } else {
+                    rules.trapped && !never_prone
+                };
+                scratch.targets.push(StrikeTarget {
+                    roll: m.struck_by_chariot,
+                    trapped,
+                    wounds_left: left,
+                    defence: m.defence,
+                });
+                scratch.target_is_rider.push(true);
+            } else if let Some(mount) = m.mount.filter(|_| s.mount_left > 0) {
+                scratch.targets.push(StrikeTarget {
+                    roll: mount.struck_by_chariot,
+                    trapped: false,
+                    wounds_left: s.mount_left,
+                    defence: mount.defence,
+                });
+                scratch.target_is_rider.push(false);
+            }
+        }
+        let might_on_wounds = policy.on_wounds();
         for _ in 0..chariot.attacks {
             let Some(i) = mesbg::pick_target(&scratch.targets, rules.allocation) else { break };
             let target = scratch.targets[i];
@@ -498,27 +559,32 @@ fn fight_by_dice<O: Observer>(
             let wounds = wounds.min(target.wounds_left);
             scratch.targets[i].wounds_left -= wounds;
             let slain = scratch.targets[i].wounds_left == 0;
-            kills += u8::from(slain);
-            let model = scratch.survivors[i].0;
+            kills += u8::from(slain && scratch.target_is_rider[i]);
+            let model = scratch.survivors[i].model;
             obs.note(|| Event::Strike { by: None, target: Some(model), rolls, wounds, slain });
         }
         FightOutcome { won: true, kills, wounds_lost: 0 }
     } else {
         // A chariot is never Trapped: each enemy Strike is one roll; the Hero's Fate may
-        // prevent each Wound.
-        'strikes: for (c, &(m, _)) in scratch.combatants.iter().zip(&scratch.survivors) {
-            for _ in 0..c.attacks {
-                let hit = c.strikes_chariot.roll(dice);
-                let wounds = u8::from(hit && state.suffer_wound(dice, obs));
-                obs.note(|| Event::Strike {
-                    by: Some(m),
-                    target: None,
-                    rolls: 1,
-                    wounds,
-                    slain: state.wounds_left == 0,
-                });
-                if state.wounds_left == 0 {
-                    break 'strikes;
+        // prevent each Wound. Prone models make no Strikes.
+        'strikes: for s in &scratch.survivors {
+            let m = &plan.models[s.model];
+            let rider = (s.left > 0 && !s.prone).then_some((m.attacks, m.strikes_chariot));
+            let mount = m.mount.filter(|_| s.mount_left > 0).map(|mt| (mt.attacks, mt.strikes_chariot));
+            for (attacks, roll) in rider.into_iter().chain(mount) {
+                for _ in 0..attacks {
+                    let hit = roll.roll(dice);
+                    let wounds = u8::from(hit && state.suffer_wound(dice, obs));
+                    obs.note(|| Event::Strike {
+                        by: Some(s.model),
+                        target: None,
+                        rolls: 1,
+                        wounds,
+                        slain: state.wounds_left == 0,
+                    });
+                    if state.wounds_left == 0 {
+                        break 'strikes;
+                    }
                 }
             }
         }
@@ -635,8 +701,13 @@ mod tests {
                     .models
                     .iter()
                     .zip(&group.config_strides)
-                    .map(|(&m, &stride)| (m, ((config / stride) % 2) as u8))
-                    .filter(|s| s.1 > 0)
+                    .map(|(&m, &stride)| Survivor {
+                        model: m,
+                        left: ((config / stride) % 2) as u8,
+                        mount_left: 0,
+                        prone: false,
+                    })
+                    .filter(|s| s.left > 0)
                     .collect();
                 let n = 200_000u32;
                 let mut counts = vec![0u32; table.outcomes.len()];

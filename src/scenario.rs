@@ -305,6 +305,34 @@ pub struct Profile {
     /// A chariot (Immovable Object): never Prone, never Trapped; against our chariot the
     /// smaller Backs Away.
     pub chariot: bool,
+    /// For cavalry: the mount.
+    pub mount: Option<Mount>,
+}
+
+/// A cavalry model's mount.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Mount {
+    /// Defence.
+    pub defence: u8,
+    /// Wounds.
+    pub wounds: u8,
+    /// Attacks (a mount with none flees when its rider is slain).
+    pub attacks: u8,
+    /// Fight value.
+    pub fight: u8,
+    /// Strength.
+    pub strength: u8,
+}
+
+/// When the chariot drives on past a cavalry model it hit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CavalryPassed {
+    /// The rider is slain and the mount slain or fled.
+    #[default]
+    RiderSlainAndMountGone,
+    /// The rider is slain (a riderless mount with Attacks is left standing).
+    RiderSlain,
 }
 
 /// A block of identical infantry models.
@@ -349,11 +377,17 @@ pub struct MesbgRules {
     pub prone_counts_as_trapped: bool,
     /// How the chariot spreads its Strikes over several beaten models.
     pub strike_allocation: StrikeAllocation,
+    /// When the chariot drives on past a cavalry model.
+    pub cavalry_passed_when: CavalryPassed,
 }
 
 impl Default for MesbgRules {
     fn default() -> Self {
-        Self { prone_counts_as_trapped: true, strike_allocation: StrikeAllocation::MostWoundedFirst }
+        Self {
+            prone_counts_as_trapped: true,
+            strike_allocation: StrikeAllocation::MostWoundedFirst,
+            cavalry_passed_when: CavalryPassed::default(),
+        }
     }
 }
 
@@ -766,6 +800,21 @@ struct RawRules {
     prone_counts_as_trapped: Option<bool>,
     #[serde(default)]
     strike_allocation: Option<StrikeAllocation>,
+    #[serde(default)]
+    cavalry_passed_when: Option<CavalryPassed>,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct RawMount {
+    defence: i64,
+    wounds: i64,
+    #[serde(default)]
+    attacks: i64,
+    #[serde(default)]
+    fight: i64,
+    #[serde(default = "one")]
+    strength: i64,
 }
 
 /// The profile library: named chariots, heroes and models.
@@ -904,12 +953,6 @@ impl Checker<'_> {
         }
     }
 
-    fn not_yet(&mut self, field: &str, present: bool, what: &str) {
-        if present {
-            self.fail(field, format!("{what} {NOT_YET}"));
-        }
-    }
-
     fn base(&mut self, field: &str, raw: &RawBase, round_only: bool) -> Option<Base> {
         let given = [raw.round_mm.is_some(), raw.rect_mm.is_some(), raw.oval_mm.is_some()];
         if given.iter().filter(|g| **g).count() != 1 {
@@ -987,6 +1030,7 @@ impl Checker<'_> {
         let rules = MesbgRules {
             prone_counts_as_trapped: raw.rules.prone_counts_as_trapped.unwrap_or(true),
             strike_allocation: raw.rules.strike_allocation.unwrap_or_default(),
+            cavalry_passed_when: raw.rules.cavalry_passed_when.unwrap_or_default(),
         };
         let scenario = Scenario {
             file: file.to_string(),
@@ -1260,7 +1304,22 @@ impl Checker<'_> {
             }
         };
         let hint = if named { "" } else { ", or name a profile like profile = \"Warrior of Minas Tirith\"" };
-        self.not_yet(&pf("mount"), p.mount.is_some(), "a mount (cavalry targets)");
+        let mount = match &p.mount {
+            None => None,
+            Some(value) => match RawMount::deserialize(value.clone()) {
+                Ok(m) => Some(Mount {
+                    defence: self.int(&pf("mount.defence"), m.defence, 1, 10, "defence"),
+                    wounds: self.int(&pf("mount.wounds"), m.wounds, 1, 20, "wounds"),
+                    attacks: self.int(&pf("mount.attacks"), m.attacks, 0, 10, "attacks"),
+                    fight: self.int(&pf("mount.fight"), m.fight, 0, 10, "fight"),
+                    strength: self.int(&pf("mount.strength"), m.strength, 1, 10, "strength"),
+                }),
+                Err(e) => {
+                    self.fail(&pf("mount"), plain_words(e.message()));
+                    None
+                }
+            },
+        };
         let profile = Profile {
             fight: self.req_int(&pf("fight"), p.fight, 1, 10, "fight", hint),
             strength: self.req_int(&pf("strength"), p.strength, 1, 10, "strength", hint),
@@ -1271,7 +1330,11 @@ impl Checker<'_> {
             points: self.points(&pf("points"), p.points.unwrap_or(0)),
             monster: p.monster.unwrap_or(false),
             chariot: p.chariot.unwrap_or(false),
+            mount,
         };
+        if profile.mount.is_some() && (profile.monster || profile.chariot) {
+            self.fail(&pf("mount"), "a cavalry model cannot also be a monster or a chariot here");
+        }
         let side = raw.side.unwrap_or(enemy);
         if side != enemy {
             self.fail(&at("side"), "friendly formations in the chariot's path are not supported yet; only the chariot's enemies may stand on the board");

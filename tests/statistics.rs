@@ -317,3 +317,56 @@ fn chariot_against_chariot_the_smaller_backs_away() {
     let larger = run_scenario(&enemy(80), N);
     assert_eq!(summarize_metric(&larger, Metric::ChariotBackedAway).mean, 1.0);
 }
+
+/// The default chariot against one Rider of Rohan (rider D5, horse D4) standing alone.
+fn lone_rider(mount: &str, rules: &str) -> Scenario {
+    let text = charioteer::scenario::DEFAULT_SCENARIO
+        .replace("count = 12", "count = 1")
+        .replace("ranks = 2", "ranks = 1")
+        .replace("base = { round_mm = 25 }", "base = { round_mm = 40 }")
+        .replace(
+            "profile = { fight = 4, strength = 3, defence = 5, attacks = 1, wounds = 1, courage = \"7+\", points = 8 }",
+            &format!("profile = {{ fight = 3, strength = 3, defence = 5, attacks = 1, wounds = 1, courage = \"7+\", mount = {mount} }}"),
+        )
+        + rules;
+    parse(&text, "cavalry").unwrap()
+}
+
+#[test]
+fn impact_hits_on_rider_and_horse() {
+    // Rider D5: 5/9 slain by 2 x S4; horse D4: 3/4. A rider who lives while his horse dies
+    // is thrown: on a 1 (Knocked Flying) an S3 hit slays him on 5+ (1/3).
+    let scenario = lone_rider("{ defence = 4, wounds = 1 }", "");
+    let tally = run_scenario(&scenario, N);
+    let casualty: f64 = 5.0 / 9.0 + (4.0 / 9.0) * (3.0 / 4.0) * (1.0 / 6.0) * (1.0 / 3.0);
+    assert!((casualty - 31.0 / 54.0).abs() < 1e-12);
+    let p = |m| summarize_metric(&tally, m).mean;
+    assert_eq!(p(Metric::Contacts), 1.0);
+    assert_probability("rider slain (impact_kills)", p(Metric::ImpactKills), casualty, N);
+    // The horse has no Attacks, so it flees when its rider falls: the chariot drives on
+    // exactly when the rider is slain, and otherwise fights the rider (mounted, standing or
+    // Prone: one die at Fight 3 against the chariot's two at Fight 4): 161/216.
+    assert_probability("fight_fought", p(Metric::FightFought), 1.0 - casualty, N);
+    assert_probability("fight_won", p(Metric::FightWon), (1.0 - casualty) * 161.0 / 216.0, N);
+}
+
+#[test]
+fn when_the_chariot_drives_past_cavalry_is_a_ruleset_option() {
+    // A horse with an Attack stays when its rider is slain. By default the chariot drives
+    // on only when the rider is slain and the horse too (or fled)...
+    let default = lone_rider("{ defence = 4, wounds = 1, attacks = 1 }", "");
+    let passed_both = (5.0 / 9.0) * (3.0 / 4.0) + (4.0 / 9.0) * (3.0 / 4.0) * (1.0 / 6.0) * (1.0 / 3.0);
+    let tally = run_scenario(&default, N);
+    assert_probability("drives on (default)", 1.0 - summarize_metric(&tally, Metric::FightFought).mean, passed_both, N);
+    // ... and with cavalry_passed_when = "rider_slain" whenever the rider is slain.
+    let rider_only =
+        lone_rider("{ defence = 4, wounds = 1, attacks = 1 }", "\n[rules]\ncavalry_passed_when = \"rider_slain\"\n");
+    let tally = run_scenario(&rider_only, N);
+    let casualty = 31.0 / 54.0;
+    assert_probability(
+        "drives on (rider_slain)",
+        1.0 - summarize_metric(&tally, Metric::FightFought).mean,
+        casualty,
+        N,
+    );
+}
