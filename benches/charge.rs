@@ -2,7 +2,8 @@
 //! aggregation. Run with `cargo bench`; throughput is printed as elements (trials) per second.
 //!
 //! Target of the foundation: at least 30 M trials/s on 2 cores for the 6-model column with
-//! its fight (`full_run/column_of_six`).
+//! its fight (`full_run/column_of_six`). A hero charge (`full_run/hero_king_on_chariot`)
+//! must stay within 2x of it per trial.
 
 use charioteer::analysis;
 use charioteer::dice::{Phase, trial_dice};
@@ -58,6 +59,13 @@ fn full_runs(c: &mut Criterion) {
     for (name, scenario) in [
         ("column_of_six", load(Path::new("tests/scenarios/column-of-six.toml")).expect("column")),
         ("default_shield_wall", parse(DEFAULT_SCENARIO, "default").expect("default")),
+        // A Khandish King riding his chariot: Might and Fate make every fight die by die.
+        (
+            "hero_king_on_chariot",
+            load(Path::new("scenarios/mesbg/king-on-chariot-vs-uruk-hai.toml")).expect("hero scenario"),
+        ),
+        // Riders of Rohan: rider and mount hit separately, Thrown Rider, fights die by die.
+        ("cavalry_screen", load(Path::new("scenarios/mesbg/chariot-into-cavalry-screen.toml")).expect("cavalry")),
     ] {
         let plan = compile(&scenario);
         let streams = Streams::new(1, scenario.hash());

@@ -215,6 +215,7 @@ pub fn metric_bounds(plan: &Plan) -> [u16; Metric::ALL.len()] {
     max[Metric::FightKills as usize] = group;
     max[Metric::Kills as usize] = on_path;
     max[Metric::ChariotWoundsLost as usize] = u16::from(plan.chariot.wounds);
+    max[Metric::HeroKills as usize] = group;
     if let Some(hero) = plan.chariot.hero {
         max[Metric::HeroWoundsLost as usize] = u16::from(hero.wounds);
         max[Metric::MightSpent as usize] = u16::from(hero.might);
@@ -420,6 +421,8 @@ impl ChariotState {
             out.set(Metric::HeroSlain, u16::from(hero_lost >= hero.wounds));
             out.set(Metric::MightSpent, u16::from(hero.might - self.might_left));
             out.set(Metric::FateSpent, u16::from(hero.fate - self.fate_left));
+            // The chariot's kills in combat (not by Impact Hits) are the Hero's.
+            out.set(Metric::HeroKills, out.get(Metric::FightKills));
         }
         if let Some(army) = plan.army {
             let casualties = u64::from(army.casualties) + u64::from(out.get(Metric::Kills));

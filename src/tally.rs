@@ -38,6 +38,8 @@ pub enum Metric {
     MightSpent,
     /// Fate points the Hero spent.
     FateSpent,
+    /// Models slain in the fight, credited to the Hero riding the chariot.
+    HeroKills,
     /// 1 when the army charged has more casualties than half its models after the charge.
     ArmyBroken,
     /// 1 when the difficult-terrain test (a D6 after driving through difficult terrain)
@@ -51,7 +53,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric, in report order.
-    pub const ALL: [Metric; 18] = [
+    pub const ALL: [Metric; 19] = [
         Metric::ImpactKills,
         Metric::Contacts,
         Metric::Breakthrough,
@@ -66,6 +68,7 @@ impl Metric {
         Metric::HeroSlain,
         Metric::MightSpent,
         Metric::FateSpent,
+        Metric::HeroKills,
         Metric::ArmyBroken,
         Metric::TerrainWound,
         Metric::ObstacleStruck,
@@ -86,8 +89,14 @@ impl Metric {
     ];
 
     /// The metrics of a Hero riding the chariot.
-    pub const HERO: [Metric; 5] =
-        [Metric::HeroWoundsLost, Metric::HeroDismounted, Metric::HeroSlain, Metric::MightSpent, Metric::FateSpent];
+    pub const HERO: [Metric; 6] = [
+        Metric::HeroWoundsLost,
+        Metric::HeroDismounted,
+        Metric::HeroSlain,
+        Metric::MightSpent,
+        Metric::FateSpent,
+        Metric::HeroKills,
+    ];
 
     /// The metric's name in files and on the command line.
     pub fn name(self) -> &'static str {
@@ -106,6 +115,7 @@ impl Metric {
             Metric::HeroSlain => "hero_slain",
             Metric::MightSpent => "might_spent",
             Metric::FateSpent => "fate_spent",
+            Metric::HeroKills => "hero_kills",
             Metric::ArmyBroken => "army_broken",
             Metric::TerrainWound => "terrain_wound",
             Metric::ObstacleStruck => "obstacle_struck",
@@ -147,6 +157,7 @@ impl Metric {
             Metric::HeroSlain => "the Hero was slain",
             Metric::MightSpent => "Might points spent",
             Metric::FateSpent => "Fate points spent",
+            Metric::HeroKills => "models slain in the fight, credited to the Hero",
             Metric::ArmyBroken => "the army charged is Broken after the charge",
             Metric::TerrainWound => "the difficult-terrain test rolled a 1",
             Metric::ObstacleStruck => "the chariot drove into an obstacle",

@@ -238,6 +238,7 @@ fn the_heros_profile_improves_the_chariot() {
     let lose: f64 = (1..=6).map(|d: i32| (f64::from(d - 1) / 6.0).powi(4) / 6.0).sum();
     let tally = run_scenario(&scenario, N);
     assert_probability("fight_won", summarize_metric(&tally, Metric::FightWon).mean, 1.0 - lose, N);
+    assert_eq!(tally.histogram(Metric::HeroKills), tally.histogram(Metric::FightKills), "fight kills are the Hero's");
 }
 
 #[test]
