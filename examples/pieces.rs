@@ -30,7 +30,7 @@ fn main() {
     });
     let mut scratch = Scratch::default();
     time("trial (no tally)", n, |t| u64::from(trial(&plan, streams, t, &mut scratch, &mut Silent).values[0]));
-    let mut tally = charioteer::tally::Tally::new(&charioteer::resolve::metric_bounds(&plan));
+    let mut tally = charioteer::resolve::new_tally(&plan);
     time("trial + tally", n, |t| {
         tally.record(&trial(&plan, streams, t, &mut scratch, &mut Silent));
         0

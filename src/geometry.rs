@@ -210,19 +210,24 @@ pub fn pivot_push(footprint: &Footprint, pose: &Pose, pivot: f64, disc: &Disc) -
         return None;
     }
     let needed = disc.radius + PUSH_CLEARANCE;
-    let clear = |p: Vec2| pivot_clearance(footprint, pose, pivot, p) >= needed;
-    let reach = footprint.circumradius() + needed + 0.1;
-    // The first clear distance along a direction: march, then bisect.
+    let reach = footprint.circumradius() + 2.0 * needed + 0.1;
+    shortest_escape(disc.centre, reach, |p| pivot_clearance(footprint, pose, pivot, p) >= needed)
+}
+
+/// The nearest point to `origin` (within `reach`) where `is_clear` holds: along each
+/// direction the first clear distance (marching in 0.05" steps, then bisecting to 1e-12),
+/// over directions every 5 degrees, then every 0.5 degree around the best.
+fn shortest_escape(origin: Vec2, reach: f64, is_clear: impl Fn(Vec2) -> bool) -> Option<Vec2> {
     let distance_along = |angle: f64| -> f64 {
         let dir = Vec2::heading(angle);
         let step = 0.05;
         let mut blocked = 0.0;
         let mut d = step;
-        while d <= reach + 2.0 * needed {
-            if clear(disc.centre + dir.scale(d)) {
+        while d <= reach {
+            if is_clear(origin + dir.scale(d)) {
                 for _ in 0..40 {
                     let mid = 0.5 * (blocked + d);
-                    if clear(disc.centre + dir.scale(mid)) {
+                    if is_clear(origin + dir.scale(mid)) {
                         d = mid;
                     } else {
                         blocked = mid;
@@ -244,7 +249,7 @@ pub fn pivot_push(footprint: &Footprint, pose: &Pose, pivot: f64, disc: &Disc) -
     };
     let (_, coarse) = best_in(0.0, 355.0, 5.0);
     let (d, angle) = best_in(coarse - 5.0, coarse + 5.0, 0.5);
-    Some(disc.centre + Vec2::heading(angle).scale(d))
+    d.is_finite().then(|| origin + Vec2::heading(angle).scale(d))
 }
 
 /// A simple polygon on the board (inches), e.g. a wood.
@@ -413,39 +418,7 @@ pub fn pivot_clear_of_segment(footprint: &Footprint, pose: &Pose, pivot: f64, a:
     if clearance(pose.centre) > EPSILON {
         return None;
     }
-    let needed = PUSH_CLEARANCE;
-    let reach = 2.0 * footprint.circumradius() + 1.0;
-    let distance_along = |angle: f64| -> f64 {
-        let dir = Vec2::heading(angle);
-        let mut blocked = 0.0;
-        let mut d = 0.02;
-        while d <= reach {
-            if clearance(pose.centre + dir.scale(d)) >= needed {
-                for _ in 0..40 {
-                    let mid = 0.5 * (blocked + d);
-                    if clearance(pose.centre + dir.scale(mid)) >= needed {
-                        d = mid;
-                    } else {
-                        blocked = mid;
-                    }
-                }
-                return d;
-            }
-            blocked = d;
-            d += 0.02;
-        }
-        f64::INFINITY
-    };
-    let best_in = |from: f64, to: f64, step: f64| {
-        let n = ((to - from) / step).round() as usize;
-        (0..=n)
-            .map(|i| from + step * i as f64)
-            .map(|a| (distance_along(a), a))
-            .fold((f64::INFINITY, from), |best, cand| if cand.0 < best.0 - 1e-12 { cand } else { best })
-    };
-    let (_, coarse) = best_in(0.0, 355.0, 5.0);
-    let (d, angle) = best_in(coarse - 5.0, coarse + 5.0, 0.25);
-    d.is_finite().then(|| pose.centre + Vec2::heading(angle).scale(d))
+    shortest_escape(pose.centre, 2.0 * footprint.circumradius() + 1.0, |c| clearance(c) >= PUSH_CLEARANCE)
 }
 
 /// True when the whole footprint at `pose` lies beyond the line through `line_point`,

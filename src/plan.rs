@@ -445,6 +445,10 @@ pub struct Plan {
     pub obstacle_hit: WoundRoll,
     /// The Break Point of the army charged.
     pub army: Option<Army>,
+    /// Whether the path meets difficult terrain or an obstacle (so trials must check).
+    pub has_hazards: bool,
+    /// Whether any enemy model is a chariot (so fights must check who Backs Away).
+    pub has_enemy_chariot: bool,
 }
 
 impl Plan {
@@ -972,6 +976,8 @@ pub fn compile(scenario: &Scenario) -> Plan {
     for g in groups.iter_mut() {
         compile_fights(g, &models, &chariot, &scenario.rules);
     }
+    let has_hazards = difficult_from.is_some() || obstacle.is_some();
+    let has_enemy_chariot = models.iter().any(|m| m.chariot.is_some());
     let mut metrics = Metric::CHARGE.to_vec();
     if chariot.hero.is_some() {
         metrics.extend(Metric::HERO);
@@ -1012,6 +1018,8 @@ pub fn compile(scenario: &Scenario) -> Plan {
         obstacle,
         moved_off_obstacles,
         move_spent: spent,
+        has_hazards,
+        has_enemy_chariot,
         path_length: driven,
         pivots: pivots_used,
         obstacle_hit: mesbg::to_wound(OBSTACLE_STRENGTH, c.defence),

@@ -226,6 +226,11 @@ pub fn metric_bounds(plan: &Plan) -> [u16; Metric::ALL.len()] {
     max
 }
 
+/// An empty tally of the metrics this plan reports.
+pub fn new_tally(plan: &Plan) -> Tally {
+    Tally::for_metrics(&metric_bounds(plan), &plan.metrics, plan.chariot.hero.is_some())
+}
+
 /// Plays trial `trial` of a run.
 ///
 /// One draw from the compiled chain says where the chariot stops (every model before that
@@ -257,7 +262,9 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
         out.set(Metric::Breakthrough, u16::from(plan.breakthrough_possible));
         obs.note(|| Event::DroveOn { breakthrough: plan.breakthrough_possible });
         hazards(plan, plan.path_length, true, &mut state, &mut dice, &mut out, obs);
-        state.finish(plan, &mut key.dice(Phase::Fight), &mut out, obs);
+        if plan.chariot.hero.is_some() || plan.army.is_some() || plan.has_hazards {
+            state.finish(plan, &mut key.dice(Phase::Fight), &mut out, obs);
+        }
         return out;
     };
     scratch.survivors.clear();
@@ -310,7 +317,9 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
     };
     obs.note(|| Event::Fight { chariot_won: result.won, kills: result.kills, wounds_lost: result.wounds_lost });
     // Immovable Object: against an enemy chariot the smaller Backs Away, whoever won.
-    if let Some(size) = scratch.survivors.iter().find_map(|s| plan.models[s.model].chariot) {
+    if plan.has_enemy_chariot
+        && let Some(size) = scratch.survivors.iter().find_map(|s| plan.models[s.model].chariot)
+    {
         let (backs, roll) = mesbg::our_chariot_backs_away(size, plan.chariot.side, &mut fight_dice);
         out.set(Metric::ChariotBackedAway, u16::from(backs));
         obs.note(|| Event::BacksAway { ours: backs, roll });
@@ -336,6 +345,9 @@ fn hazards<O: Observer>(
     out: &mut Outcome,
     obs: &mut O,
 ) {
+    if !plan.has_hazards {
+        return;
+    }
     if plan.difficult_from.is_some_and(|from| from <= reached + crate::geometry::EPSILON) {
         let roll = dice.d6();
         obs.note(|| Event::TerrainTest { roll });
@@ -396,11 +408,21 @@ impl ChariotState {
 
     /// Writes the chariot's and the Hero's metrics; a slain chariot throws its Hero
     /// (Knocked Flying: one Strength 3 hit, Fate may prevent it).
-    fn finish<O: Observer>(mut self, plan: &Plan, dice: &mut Dice, out: &mut Outcome, obs: &mut O) {
+    #[inline]
+    fn finish<O: Observer>(self, plan: &Plan, dice: &mut Dice, out: &mut Outcome, obs: &mut O) {
         let lost = plan.chariot.wounds - self.wounds_left;
-        let slain = self.wounds_left == 0;
         out.set(Metric::ChariotWoundsLost, u16::from(lost));
-        out.set(Metric::ChariotSlain, u16::from(slain));
+        out.set(Metric::ChariotSlain, u16::from(self.wounds_left == 0));
+        if plan.chariot.hero.is_some() || plan.army.is_some() {
+            self.finish_hero_and_army(plan, dice, out, obs);
+        }
+    }
+
+    /// The Hero's metrics and the Break Point (kept out of line: the common charge has
+    /// neither, and the fast path stays small).
+    #[inline(never)]
+    fn finish_hero_and_army<O: Observer>(mut self, plan: &Plan, dice: &mut Dice, out: &mut Outcome, obs: &mut O) {
+        let slain = self.wounds_left == 0;
         if let Some(hero) = plan.chariot.hero {
             let mut hero_lost = 0;
             if slain {
@@ -625,7 +647,6 @@ pub fn run(
     progress: &(dyn Fn(u64) + Sync),
     cancel: &AtomicBool,
 ) -> Result<Tally, Interrupted> {
-    let bounds = metric_bounds(plan);
     let blocks = range.count.div_ceil(BLOCK);
     let tally = (0..blocks)
         .into_par_iter()
@@ -635,7 +656,7 @@ pub fn run(
             }
             let start = range.first + b * BLOCK;
             let end = (start + BLOCK).min(range.first + range.count);
-            let mut tally = Tally::new(&bounds);
+            let mut tally = new_tally(plan);
             for t in start..end {
                 tally.record(&trial(plan, streams, t, scratch, &mut Silent));
             }
@@ -643,7 +664,7 @@ pub fn run(
             Some(tally)
         })
         .reduce(
-            || Some(Tally::new(&bounds)),
+            || Some(new_tally(plan)),
             |a, b| match (a, b) {
                 (Some(mut a), Some(b)) => {
                     a.merge(&b);

@@ -204,12 +204,26 @@ pub struct Tally {
     split: Vec<u64>,
     /// Columns of `split` (Hero Wounds + 1).
     split_cols: usize,
+    /// The metrics recorded (indices into [`Metric::ALL`]); the others stay empty.
+    active: Vec<usize>,
+    /// Whether the wound split is recorded.
+    record_split: bool,
 }
 
 impl Tally {
-    /// An empty tally able to hold values up to `max[m]` for each metric.
+    /// An empty tally of every metric (and the wound split), able to hold values up to
+    /// `max[m]` for each metric.
     pub fn new(max: &[u16; Metric::ALL.len()]) -> Self {
         Self::from_lengths(0, max.map(|m| usize::from(m) + 1))
+    }
+
+    /// An empty tally of the given metrics only (and the wound split when asked): a trial
+    /// then costs only what its scenario reports.
+    pub fn for_metrics(max: &[u16; Metric::ALL.len()], metrics: &[Metric], wound_split: bool) -> Self {
+        let mut tally = Self::new(max);
+        tally.active = metrics.iter().map(|&m| m as usize).collect();
+        tally.record_split = wound_split;
+        tally
     }
 
     fn from_lengths(trials: u64, lengths: [usize; Metric::ALL.len()]) -> Self {
@@ -221,25 +235,36 @@ impl Tally {
         }
         let rows = lengths[Metric::ChariotWoundsLost as usize];
         let cols = lengths[Metric::HeroWoundsLost as usize];
-        Self { trials, lengths, offsets, counts: vec![0; at], split: vec![0; rows * cols], split_cols: cols }
+        Self {
+            trials,
+            lengths,
+            offsets,
+            counts: vec![0; at],
+            split: vec![0; rows * cols],
+            split_cols: cols,
+            active: (0..Metric::ALL.len()).collect(),
+            record_split: true,
+        }
     }
 
-    /// Counts one trial. Values above the declared maximum grow the histogram.
+    /// Counts one trial in the recorded metrics (and the wound split). Values above the
+    /// declared maximum grow the histogram.
     #[inline]
     pub fn record(&mut self, outcome: &Outcome) {
         self.trials += 1;
-        for (m, &v) in outcome.values.iter().enumerate() {
-            let v = usize::from(v);
-            if v < self.lengths[m] {
-                self.counts[self.offsets[m] + v] += 1;
-            } else {
+        for i in 0..self.active.len() {
+            let m = self.active[i];
+            let v = usize::from(outcome.values[m]);
+            if v >= self.lengths[m] {
                 self.grow(m, v + 1);
-                self.counts[self.offsets[m] + v] += 1;
             }
+            self.counts[self.offsets[m] + v] += 1;
         }
-        let split = usize::from(outcome.get(Metric::ChariotWoundsLost)) * self.split_cols
-            + usize::from(outcome.get(Metric::HeroWoundsLost));
-        self.split[split] += 1;
+        if self.record_split {
+            let split = usize::from(outcome.get(Metric::ChariotWoundsLost)) * self.split_cols
+                + usize::from(outcome.get(Metric::HeroWoundsLost));
+            self.split[split] += 1;
+        }
     }
 
     #[cold]
@@ -251,6 +276,8 @@ impl Tally {
 
     fn relayout(&mut self, lengths: [usize; Metric::ALL.len()]) {
         let mut grown = Self::from_lengths(self.trials, lengths);
+        grown.active = std::mem::take(&mut self.active);
+        grown.record_split = self.record_split;
         for m in 0..self.lengths.len() {
             let old = &self.counts[self.offsets[m]..self.offsets[m] + self.lengths[m]];
             grown.counts[grown.offsets[m]..grown.offsets[m] + old.len()].copy_from_slice(old);

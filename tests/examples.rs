@@ -2,9 +2,8 @@
 //! trial replays exactly as it counted in the run.
 
 use charioteer::plan::compile;
-use charioteer::resolve::{Streams, TrialRange, metric_bounds, replay, run};
+use charioteer::resolve::{Streams, TrialRange, replay, run};
 use charioteer::scenario::load;
-use charioteer::tally::Tally;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
@@ -34,7 +33,7 @@ fn every_example_runs_and_replays_exactly() {
         let streams = Streams::new(scenario.seed, scenario.hash());
         let n = 3_000;
         let tally = run(&plan, streams, TrialRange { first: 0, count: n }, &|_| {}, &AtomicBool::new(false)).unwrap();
-        let mut replayed = Tally::new(&metric_bounds(&plan));
+        let mut replayed = charioteer::resolve::new_tally(&plan);
         for t in 0..n {
             let (outcome, events) = replay(&plan, streams, t);
             assert!(!events.is_empty(), "{}: trial {t} has no events", file.display());
