@@ -102,25 +102,26 @@ pub struct ContactOutcome {
 #[derive(Clone, Debug)]
 pub struct ImpactTables {
     /// Exact chance that the chariot drives on past the model.
-    pub p_slain: f64,
+    pub p_passed: f64,
     /// Every outcome.
     pub outcomes: Vec<ContactOutcome>,
     /// Samples an index into `outcomes` (unconditioned).
     pub table: CumulativeTable,
     /// Outcomes the chariot drives on past.
-    pub slain: Vec<ContactOutcome>,
-    /// Samples `slain` given that the chariot drives on.
-    pub slain_table: CumulativeTable,
+    pub passed: Vec<ContactOutcome>,
+    /// Samples `passed` given that the chariot drives on.
+    pub passed_table: CumulativeTable,
     /// Outcomes that stop the chariot.
-    pub survived: Vec<ContactOutcome>,
-    /// Samples `survived` given that the model stops the chariot.
-    pub survived_table: CumulativeTable,
+    pub stopped: Vec<ContactOutcome>,
+    /// Samples `stopped` given that the model stops the chariot.
+    pub stopped_table: CumulativeTable,
 }
 
 impl ImpactTables {
     /// Compiles the joint distribution of (hits, wounds) for Impact Hits on one infantry model.
     pub fn new(hits: DiceExpr, strength: u8, defence: u8, wounds: u8) -> Self {
-        let (pairs, probs) = impact_outcomes(hits, strength, defence, wounds);
+        let (pairs, probs): (Vec<(u8, u8)>, Vec<f64>) =
+            mesbg::impact_outcomes(hits, strength, defence, wounds).into_iter().unzip();
         let outcomes = pairs
             .into_iter()
             .map(|(h, w)| ContactOutcome {
@@ -143,8 +144,10 @@ impl ImpactTables {
     /// Flying: a Strength 3 hit, then Prone); a mount without Attacks whose rider is slain
     /// flees. `passed_when` says when the chariot drives on.
     pub fn cavalry(hits: DiceExpr, strength: u8, rider: &Profile, mount: &Mount, passed_when: CavalryPassed) -> Self {
-        let (rider_pairs, rider_probs) = impact_outcomes(hits, strength, rider.defence, rider.wounds);
-        let (mount_pairs, mount_probs) = impact_outcomes(hits, strength, mount.defence, mount.wounds);
+        let (rider_pairs, rider_probs): (Vec<(u8, u8)>, Vec<f64>) =
+            mesbg::impact_outcomes(hits, strength, rider.defence, rider.wounds).into_iter().unzip();
+        let (mount_pairs, mount_probs): (Vec<(u8, u8)>, Vec<f64>) =
+            mesbg::impact_outcomes(hits, strength, mount.defence, mount.wounds).into_iter().unzip();
         let thrown_p = mesbg::to_wound(THROWN_STRENGTH, rider.defence).probability();
         let mut outcomes = Vec::new();
         let mut probs = Vec::new();
@@ -204,9 +207,9 @@ impl ImpactTables {
             let normalised: Vec<f64> = p.iter().map(|x| x / total).collect();
             (o, CumulativeTable::new(&normalised), total)
         };
-        let (slain, slain_table, p_slain) = split(true);
-        let (survived, survived_table, _) = split(false);
-        Self { p_slain, table: CumulativeTable::new(&probs), outcomes, slain, slain_table, survived, survived_table }
+        let (passed, passed_table, p_passed) = split(true);
+        let (stopped, stopped_table, _) = split(false);
+        Self { p_passed, table: CumulativeTable::new(&probs), outcomes, passed, passed_table, stopped, stopped_table }
     }
 
     /// An outcome, unconditioned.
@@ -218,7 +221,7 @@ impl ImpactTables {
     /// An outcome given that the chariot drives on past the model (or is stopped by it).
     #[inline]
     pub fn sample_given(&self, passed: bool, dice: &mut Dice) -> ContactOutcome {
-        if passed { self.slain[self.slain_table.sample(dice)] } else { self.survived[self.survived_table.sample(dice)] }
+        if passed { self.passed[self.passed_table.sample(dice)] } else { self.stopped[self.stopped_table.sample(dice)] }
     }
 }
 
@@ -244,11 +247,12 @@ pub struct ContactGroup {
     pub distance: f64,
     /// Indices into [`Plan::models`].
     pub models: Vec<usize>,
-    /// For each model in order: the chance it is slain, given that the chariot stops at
-    /// this group (not all slain) and every earlier model of the group was slain. Once one
+    /// For each model in order: the chance the chariot would drive on past it, given that
+    /// it stops at this group (not all passed) and it drove on past every earlier model of
+    /// the group. Once one
     /// survives, the rest are unconditioned.
     #[serde(skip)]
-    pub slain_given_stop: Vec<Chance>,
+    pub passed_given_stop: Vec<Chance>,
     /// Models touched before this group (all slain if the chariot got here).
     pub models_before: usize,
     /// Per model in order: the weight of its Wounds left in a survivor configuration's
@@ -469,30 +473,6 @@ impl Plan {
     }
 }
 
-/// The joint distribution of (hits, wounds inflicted) for Impact Hits on one model, with
-/// impossible outcomes left out.
-fn impact_outcomes(hits: DiceExpr, strength: u8, defence: u8, wounds: u8) -> (Vec<(u8, u8)>, Vec<f64>) {
-    let p = mesbg::to_wound(strength, defence).probability();
-    let mut outcomes = Vec::new();
-    let mut probs = Vec::new();
-    for (h, p_hits) in hits.pmf().into_iter().enumerate() {
-        if p_hits == 0.0 {
-            continue;
-        }
-        let mut capped = vec![0.0; usize::from(wounds) + 1];
-        for (w, p_w) in mesbg::binomial_pmf(h, p).into_iter().enumerate() {
-            capped[w.min(usize::from(wounds))] += p_w;
-        }
-        for (w, p_w) in capped.into_iter().enumerate() {
-            if p_w > 0.0 {
-                outcomes.push((h as u8, w as u8));
-                probs.push(p_hits * p_w);
-            }
-        }
-    }
-    (outcomes, probs)
-}
-
 impl FightingChariot {
     /// The chariot as a fight sees it, with all its Wounds.
     pub fn fighter(&self) -> ChariotFighter {
@@ -558,13 +538,13 @@ fn compile_chain(groups: &mut [ContactGroup], models: &[PlannedModel]) -> Impact
     let mut before = 0;
     let mut stop_probabilities = Vec::with_capacity(groups.len() + 1);
     for g in groups.iter_mut() {
-        let p: Vec<f64> = g.models.iter().map(|&m| models[m].impact.p_slain).collect();
+        let p: Vec<f64> = g.models.iter().map(|&m| models[m].impact.p_passed).collect();
         // suffix[i] = P(models i.. of the group all slain).
         let mut suffix = vec![1.0; p.len() + 1];
         for i in (0..p.len()).rev() {
             suffix[i] = suffix[i + 1] * p[i];
         }
-        g.slain_given_stop = (0..p.len())
+        g.passed_given_stop = (0..p.len())
             .map(|i| {
                 let not_all = 1.0 - suffix[i];
                 if not_all <= 0.0 { Chance::new(1.0) } else { Chance::new(p[i] * (1.0 - suffix[i + 1]) / not_all) }
@@ -739,7 +719,7 @@ fn drive(
                 _ => groups.push(ContactGroup {
                     distance: s,
                     models: vec![i],
-                    slain_given_stop: Vec::new(),
+                    passed_given_stop: Vec::new(),
                     models_before: 0,
                     config_strides: Vec::new(),
                     fights: Vec::new(),
@@ -784,7 +764,7 @@ fn objective_value(
     let mut reach = 1.0;
     let mut kills = 0.0;
     for g in &drive.groups {
-        let p: Vec<f64> = g.models.iter().map(|&m| models[m].impact.p_slain).collect();
+        let p: Vec<f64> = g.models.iter().map(|&m| models[m].impact.p_passed).collect();
         kills += reach * p.iter().sum::<f64>();
         reach *= p.iter().product::<f64>();
     }
@@ -800,6 +780,14 @@ fn objective_value(
     }
 }
 
+/// The formations (by index, ascending) with a model on the path.
+fn formations_on_path(groups: &[ContactGroup], models: &[PlannedModel]) -> Vec<usize> {
+    let mut on_path: Vec<usize> = groups.iter().flat_map(|g| g.models.iter().map(|&m| models[m].formation)).collect();
+    on_path.sort_unstable();
+    on_path.dedup();
+    on_path
+}
+
 /// Whether the end of the full path lies wholly past the last rank of every formation it
 /// touched (and it touched one).
 fn breaks_through(
@@ -809,9 +797,7 @@ fn breaks_through(
     footprint: &Footprint,
     end: &Pose,
 ) -> bool {
-    let mut on_path: Vec<usize> = groups.iter().flat_map(|g| g.models.iter().map(|&m| models[m].formation)).collect();
-    on_path.sort_unstable();
-    on_path.dedup();
+    let on_path = formations_on_path(groups, models);
     !on_path.is_empty()
         && on_path.iter().all(|&fi| {
             let f = &scenario.formations[fi];
@@ -995,9 +981,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
         metrics.push(Metric::ChariotBackedAway);
     }
 
-    let mut on_path: Vec<usize> = groups.iter().flat_map(|g| g.models.iter().map(|&m| models[m].formation)).collect();
-    on_path.sort_unstable();
-    on_path.dedup();
+    let on_path = formations_on_path(&groups, &models);
     let breakthrough_possible = breaks_through(&groups, &models, scenario, &footprint, &pose);
 
     Plan {
@@ -1065,7 +1049,7 @@ mod tests {
         }
         assert!((plan.chain.stop_probabilities[6] - p.powi(6)).abs() < 1e-12);
         // A lone model at the stop is certainly the survivor.
-        assert_eq!(plan.groups[0].slain_given_stop[0].probability(), 0.0);
+        assert_eq!(plan.groups[0].passed_given_stop[0].probability(), 0.0);
     }
 
     #[test]
@@ -1074,7 +1058,7 @@ mod tests {
         // there (not both slain), the first is slain with p (1 - p) / (1 - p^2) = p / (1 + p).
         let plan = plan_of(DEFAULT_SCENARIO);
         let p: f64 = 5.0 / 9.0;
-        let chances: Vec<f64> = plan.groups[0].slain_given_stop.iter().map(|c| c.probability()).collect();
+        let chances: Vec<f64> = plan.groups[0].passed_given_stop.iter().map(|c| c.probability()).collect();
         assert!((chances[0] - p / (1.0 + p)).abs() < 1e-12 && chances[1] == 0.0, "{chances:?}");
         let total: f64 = plan.chain.stop_probabilities.iter().sum();
         assert!((total - 1.0).abs() < 1e-12);

@@ -271,8 +271,8 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
     let mut impact_kills = group.models_before as u16;
     let mut config = 0;
     debug_assert_eq!(group.models.len(), group.config_strides.len());
-    debug_assert_eq!(group.models.len(), group.slain_given_stop.len());
-    for ((&m, chance), stride) in group.models.iter().zip(&group.slain_given_stop).zip(&group.config_strides) {
+    debug_assert_eq!(group.models.len(), group.passed_given_stop.len());
+    for ((&m, chance), stride) in group.models.iter().zip(&group.passed_given_stop).zip(&group.config_strides) {
         let impact = &plan.models[m].impact;
         let outcome = if scratch.survivors.is_empty() {
             let passed = chance.happens(&mut dice);

@@ -89,22 +89,37 @@ pub fn binomial_pmf(n: usize, p: f64) -> Vec<f64> {
     pmf
 }
 
-/// Exact distribution of the Wounds that Impact Hits remove from one model: index `w` is
-/// the chance of losing `w` Wounds, with the last index (`wounds`) meaning slain.
-///
-/// The number of hits is the profile's dice expression; each hit rolls Strength against
-/// Defence on the chart. Might and Fate never touch Impact Hits.
-pub fn impact_wounds_pmf(hits: DiceExpr, strength: u8, defence: u8, wounds: u8) -> Vec<f64> {
+/// Exact joint distribution of Impact Hits on one model: `((hits, wounds), probability)`
+/// for every possible outcome, wounds capped at the model's `wounds` (slain). The number of
+/// hits is the profile's dice expression; each hit rolls Strength against Defence on the
+/// chart. Might and Fate never touch Impact Hits.
+pub fn impact_outcomes(hits: DiceExpr, strength: u8, defence: u8, wounds: u8) -> Vec<((u8, u8), f64)> {
     let p = to_wound(strength, defence).probability();
     let cap = usize::from(wounds);
-    let mut pmf = vec![0.0; cap + 1];
+    let mut outcomes = Vec::new();
     for (h, p_hits) in hits.pmf().into_iter().enumerate() {
         if p_hits == 0.0 {
             continue;
         }
+        let mut capped = vec![0.0; cap + 1];
         for (w, p_w) in binomial_pmf(h, p).into_iter().enumerate() {
-            pmf[w.min(cap)] += p_hits * p_w;
+            capped[w.min(cap)] += p_w;
         }
+        for (w, p_w) in capped.into_iter().enumerate() {
+            if p_w > 0.0 {
+                outcomes.push(((h as u8, w as u8), p_hits * p_w));
+            }
+        }
+    }
+    outcomes
+}
+
+/// Exact distribution of the Wounds that Impact Hits remove from one model: index `w` is
+/// the chance of losing `w` Wounds, with the last index (`wounds`) meaning slain.
+pub fn impact_wounds_pmf(hits: DiceExpr, strength: u8, defence: u8, wounds: u8) -> Vec<f64> {
+    let mut pmf = vec![0.0; usize::from(wounds) + 1];
+    for ((_, w), p) in impact_outcomes(hits, strength, defence, wounds) {
+        pmf[usize::from(w)] += p;
     }
     pmf
 }
