@@ -8,7 +8,7 @@
 
 use crate::dice::{Chance, CumulativeTable, Dice, DiceExpr};
 use crate::geometry::{self, Disc, Footprint, Pose, Vec2};
-use crate::rules::mesbg::{self, ChariotFighter, Combatant, FightOutcome, FightRules, Side, WoundRoll};
+use crate::rules::mesbg::{self, ChariotFighter, Combatant, FightOutcome, FightRules, HeroInFight, Side, WoundRoll};
 use crate::scenario::{
     Army, CavalryPassed, MesbgRules, MightPolicy, Mount, Objective, PathChoice, Profile, Scenario, Terrain,
 };
@@ -478,6 +478,16 @@ impl FightingChariot {
     pub fn fighter(&self) -> ChariotFighter {
         ChariotFighter { fight: self.fight, attacks: self.attacks, wounds_left: self.wounds, side: self.side }
     }
+
+    /// What its Hero brings to a fight with all his Might and Fate.
+    pub fn hero_in_fight(&self) -> HeroInFight {
+        self.hero.map_or(HeroInFight::NONE, |h| HeroInFight {
+            might: h.might,
+            fate: h.fate,
+            might_on_duel: h.might_policy.on_duel(),
+            might_on_wounds: h.might_policy.on_wounds(),
+        })
+    }
 }
 
 impl PlannedModel {
@@ -509,13 +519,15 @@ fn compile_fights(group: &mut ContactGroup, models: &[PlannedModel], chariot: &F
         configs = configs.saturating_mul(usize::from(models[m].wounds) + 1);
     }
     group.config_strides = strides;
-    // A Hero's Might and Fate make the fight depend on what is left of them: such fights
-    // are played die by die.
-    if configs > MAX_FIGHT_TABLES || chariot.hero.is_some() || group.models.iter().any(|&m| models[m].mount.is_some()) {
+    // Cavalry (rider, mount and the Thrown Rider chart) fight die by die. A Hero's
+    // fights are tabulated with all his Might and Fate: a trial in which terrain took
+    // some of them first fights die by die.
+    if configs > MAX_FIGHT_TABLES || group.models.iter().any(|&m| models[m].mount.is_some()) {
         return;
     }
     let rules = fight_rules(rules);
     let fighter = chariot.fighter();
+    let hero = chariot.hero_in_fight();
     group.fights = (0..configs)
         .map(|index| {
             let survivors: Vec<Combatant> = group
@@ -527,7 +539,7 @@ fn compile_fights(group: &mut ContactGroup, models: &[PlannedModel], chariot: &F
                     (left > 0).then(|| models[m].combatant(left as u8))
                 })
                 .collect();
-            (!survivors.is_empty()).then(|| FightTable::new(mesbg::fight_distribution(&fighter, &survivors, rules)))
+            (!survivors.is_empty()).then(|| FightTable::new(mesbg::fight_distribution(&fighter, &survivors, rules, hero)))
         })
         .collect();
 }

@@ -303,7 +303,7 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
         state.finish(plan, &mut fight_dice, &mut out, obs);
         return out;
     }
-    let table = group.fights.get(config).and_then(Option::as_ref).filter(|_| state.wounds_left == plan.chariot.wounds);
+    let table = group.fights.get(config).and_then(Option::as_ref).filter(|_| state.is_fresh(plan));
     let result = match table {
         Some(table) => {
             let result = table.sample(&mut fight_dice);
@@ -311,6 +311,8 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
                 reconstruct_fight(plan, scratch, &mut key.dice(Phase::TraceFight), result, obs);
             }
             state.wounds_left -= result.wounds_lost;
+            state.might_left -= result.might_spent;
+            state.fate_left -= result.fate_spent;
             result
         }
         None => fight_by_dice(plan, scratch, &mut state, &mut fight_dice, obs),
@@ -388,6 +390,15 @@ impl ChariotState {
             might_left: hero.map_or(0, |h| h.might),
             fate_left: hero.map_or(0, |h| h.fate),
         }
+    }
+
+    /// Whether nothing has yet been lost or spent (the state the exact fight tables assume).
+    #[inline]
+    fn is_fresh(&self, plan: &Plan) -> bool {
+        let hero = plan.chariot.hero;
+        self.wounds_left == plan.chariot.wounds
+            && self.might_left == hero.map_or(0, |h| h.might)
+            && self.fate_left == hero.map_or(0, |h| h.fate)
     }
 
     /// The chariot suffers one Wound, unless the Hero's Fate prevents it. Returns whether
@@ -490,6 +501,7 @@ fn fight_by_dice<O: Observer>(
     let policy = plan.chariot.hero.map_or(crate::scenario::MightPolicy::None, |h| h.might_policy);
     let rules = fight_rules(&plan.rules);
     let wounds_at_start = state.wounds_left;
+    let (might_at_start, fate_at_start) = (state.might_left, state.fate_left);
     let attacker = DuelSide { dice: u32::from(chariot.attacks), fight: chariot.fight, side: chariot.side };
     let mut enemy = DuelSide { dice: 0, fight: 0, side: chariot.side.opponent() };
     for s in &scratch.survivors {
@@ -588,7 +600,7 @@ fn fight_by_dice<O: Observer>(
             let model = scratch.survivors[i].model;
             obs.note(|| Event::Strike { by: None, target: Some(model), rolls, wounds, slain });
         }
-        FightOutcome { won: true, kills, wounds_lost: 0 }
+        FightOutcome { won: true, kills, wounds_lost: 0, might_spent: might_at_start - state.might_left, fate_spent: 0 }
     } else {
         // A chariot is never Trapped: each enemy Strike is one roll; the Hero's Fate may
         // prevent each Wound. Prone models make no Strikes.
@@ -613,7 +625,13 @@ fn fight_by_dice<O: Observer>(
                 }
             }
         }
-        FightOutcome { won: false, kills: 0, wounds_lost: wounds_at_start - state.wounds_left }
+        FightOutcome {
+            won: false,
+            kills: 0,
+            wounds_lost: wounds_at_start - state.wounds_left,
+            might_spent: might_at_start - state.might_left,
+            fate_spent: fate_at_start - state.fate_left,
+        }
     }
 }
 
@@ -707,6 +725,43 @@ mod tests {
         }
     }
 
+    /// Plays every tabulated fight of the plan's first contact group die by die and checks
+    /// each outcome's frequency against its exact probability (5 standard errors).
+    fn check_first_group_against_dice(plan: &Plan, fights_per_config: u32) {
+        let group = &plan.groups[0];
+        let mut dice = crate::dice::trial_dice(1, 2, 3, Phase::Fight);
+        let mut scratch = Scratch::default();
+        let mut checked = 0;
+        for (config, table) in group.fights.iter().enumerate() {
+            let Some(table) = table else { continue };
+            scratch.survivors = group
+                .models
+                .iter()
+                .zip(&group.config_strides)
+                .map(|(&m, &stride)| Survivor {
+                    model: m,
+                    left: ((config / stride) % (usize::from(plan.models[m].wounds) + 1)) as u8,
+                    mount_left: 0,
+                    prone: false,
+                })
+                .filter(|s| s.left > 0)
+                .collect();
+            let mut counts = vec![0u32; table.outcomes.len()];
+            for _ in 0..fights_per_config {
+                let o = fight_by_dice(plan, &mut scratch, &mut ChariotState::fresh(plan), &mut dice, &mut Silent);
+                let i = table.outcomes.iter().position(|x| *x == o).unwrap_or_else(|| panic!("{o:?} not in table"));
+                counts[i] += 1;
+            }
+            let n = f64::from(fights_per_config);
+            for (c, p) in counts.iter().zip(&table.probabilities) {
+                let se = (p * (1.0 - p) / n).sqrt();
+                assert!((f64::from(*c) / n - p).abs() < 5.0 * se + 1e-9, "{config}: {counts:?} vs {:?}", table.probabilities);
+            }
+            checked += 1;
+        }
+        assert!(checked > 0, "no fight tables to check");
+    }
+
     #[test]
     fn dice_level_fights_follow_the_exact_tables() {
         // Every survivor configuration of the default scenario's first pair, with both
@@ -715,36 +770,45 @@ mod tests {
             let text = format!(
                 "{DEFAULT_SCENARIO}\n[rules]\nprone_counts_as_trapped = {trapped}\nstrike_allocation = \"{policy}\"\n"
             );
+            check_first_group_against_dice(&compile(&parse(&text, "t").unwrap()), 200_000);
+        }
+    }
+
+    #[test]
+    fn hero_fights_follow_the_exact_tables() {
+        // A Hero with Might 3 and Fate 2 under every Might policy, against a pair of
+        // two-Wound Uruk-hai (so Might on wounds and Fate both matter, and a Strike can
+        // leave a target wounded).
+        for policy in ["none", "win_duel", "wound", "win_duel_then_wound"] {
+            let text = format!(
+                r#"title = "t"
+system = "mesbg"
+[chariot]
+profile = "Khandish Chariot upgrade for a King"
+side = "evil"
+at = [0.0, 0.0]
+facing = 0
+[chariot.hero]
+profile = "Khandish King"
+might = 3
+fate = 2
+might_policy = "{policy}"
+[charge]
+pivots = []
+[[formations]]
+name = "line"
+count = 2
+profile = {{ fight = 4, strength = 4, defence = 5, attacks = 1, wounds = 2, courage = "7+", base_mm = 25.0 }}
+front_centre = [0.0, 6.0]
+facing = 180
+"#
+            );
             let plan = compile(&parse(&text, "t").unwrap());
-            let group = &plan.groups[0];
-            let mut dice = crate::dice::trial_dice(1, 2, 3, Phase::Fight);
-            let mut scratch = Scratch::default();
-            for (config, table) in group.fights.iter().enumerate() {
-                let Some(table) = table else { continue };
-                scratch.survivors = group
-                    .models
-                    .iter()
-                    .zip(&group.config_strides)
-                    .map(|(&m, &stride)| Survivor {
-                        model: m,
-                        left: ((config / stride) % 2) as u8,
-                        mount_left: 0,
-                        prone: false,
-                    })
-                    .filter(|s| s.left > 0)
-                    .collect();
-                let n = 200_000u32;
-                let mut counts = vec![0u32; table.outcomes.len()];
-                for _ in 0..n {
-                    let o = fight_by_dice(&plan, &mut scratch, &mut ChariotState::fresh(&plan), &mut dice, &mut Silent);
-                    let i = table.outcomes.iter().position(|x| *x == o).expect("outcome in table");
-                    counts[i] += 1;
-                }
-                for (c, p) in counts.iter().zip(&table.probabilities) {
-                    let se = (p * (1.0 - p) / f64::from(n)).sqrt();
-                    assert!((f64::from(*c) / f64::from(n) - p).abs() < 5.0 * se + 1e-9, "{config}: {counts:?}");
-                }
+            assert!(plan.groups[0].fights.iter().flatten().any(|t| t.outcomes.iter().any(|o| o.fate_spent > 0)));
+            if policy != "none" {
+                assert!(plan.groups[0].fights.iter().flatten().any(|t| t.outcomes.iter().any(|o| o.might_spent > 0)));
             }
+            check_first_group_against_dice(&plan, 150_000);
         }
     }
 

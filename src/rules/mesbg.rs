@@ -29,7 +29,7 @@ impl Side {
 }
 
 /// What a single To Wound attempt needs on the chart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum WoundRoll {
     /// One D6 needing this score or more (3 to 6).
     Needs(u8),
@@ -199,25 +199,15 @@ pub fn settle_duel(
 
 /// The exact chance that the attacker wins a duel.
 pub fn duel_win_probability(attacker: DuelSide, defender: DuelSide) -> f64 {
-    // P(highest of n D6 == k) = (k/6)^n - ((k-1)/6)^n.
-    let high = |n: u32, k: u32| -> f64 {
-        if n == 0 {
-            return if k == 0 { 1.0 } else { 0.0 };
-        }
-        if k == 0 {
-            return 0.0;
-        }
-        (f64::from(k) / 6.0).powi(n as i32) - (f64::from(k - 1) / 6.0).powi(n as i32)
-    };
     let tie_win = if attacker.fight != defender.fight {
         if attacker.fight > defender.fight { 1.0 } else { 0.0 }
     } else {
         0.5 // the roll-off: a D6 split 3-3 between Evil and Good
     };
     let mut win = 0.0;
-    for a in 0..=6u32 {
-        for d in 0..=6u32 {
-            let p = high(attacker.dice, a) * high(defender.dice, d);
+    for a in 0..=6u8 {
+        for d in 0..=6u8 {
+            let p = highest_d6_probability(attacker.dice, a) * highest_d6_probability(defender.dice, d);
             if a > d {
                 win += p;
             } else if a == d {
@@ -286,26 +276,36 @@ pub fn pick_target(targets: &[StrikeTarget], policy: StrikeAllocation) -> Option
 /// roll, Might spent on the first die carries over to the second. Returns (success, Might
 /// spent, including Might spent on a first die whose second die then failed).
 pub fn wound_with_might(roll: WoundRoll, might: u8, dice: &mut Dice) -> (bool, u8) {
+    if roll == WoundRoll::Impossible {
+        return (false, 0);
+    }
+    let first = dice.d6();
+    settle_wound_with_might(roll, might, first, || dice.d6())
+}
+
+/// Settles a To Wound attempt with Might from its dice: `first` is the first die, and
+/// `second` rolls the second die of a "6 then n" roll only when the rules need it. Shared
+/// by the dice-level fight and the exact one, which enumerates the dice. Returns (success,
+/// Might spent).
+pub fn settle_wound_with_might(roll: WoundRoll, might: u8, first: u8, second: impl FnOnce() -> u8) -> (bool, u8) {
     match roll {
         WoundRoll::Impossible => (false, 0),
         WoundRoll::Needs(n) => {
-            let r = dice.d6();
-            if r >= n {
+            if first >= n {
                 (true, 0)
-            } else if n - r <= might {
-                (true, n - r)
+            } else if n - first <= might {
+                (true, n - first)
             } else {
                 (false, 0)
             }
         }
         WoundRoll::SixThen(n) => {
             // The first die is settled (Might committed) before the second is rolled.
-            let first = dice.d6();
             let to_six = 6 - first;
             if to_six > might {
                 return (false, 0);
             }
-            let second = (dice.d6() + to_six).min(6);
+            let second = (second() + to_six).min(6);
             if second >= n {
                 (true, to_six)
             } else if to_six + (n - second) <= might {
@@ -315,6 +315,22 @@ pub fn wound_with_might(roll: WoundRoll, might: u8, dice: &mut Dice) -> (bool, u
             }
         }
     }
+}
+
+/// The exact distribution of one To Wound attempt with `might` points available:
+/// (success, Might spent, probability), by enumerating both dice.
+pub fn wound_with_might_distribution(roll: WoundRoll, might: u8) -> Vec<(bool, u8, f64)> {
+    let mut out: Vec<(bool, u8, f64)> = Vec::new();
+    for first in 1..=6u8 {
+        for second in 1..=6u8 {
+            let (hit, spent) = settle_wound_with_might(roll, might, first, || second);
+            match out.iter_mut().find(|(h, s, _)| *h == hit && *s == spent) {
+                Some(entry) => entry.2 += 1.0 / 36.0,
+                None => out.push((hit, spent, 1.0 / 36.0)),
+            }
+        }
+    }
+    out
 }
 
 /// How much Might the chariot's side spends on its highest duel die before any roll-off:
@@ -372,6 +388,29 @@ pub struct FightOutcome {
     pub kills: u8,
     /// Wounds the chariot lost.
     pub wounds_lost: u8,
+    /// Might points the Hero spent (0 without a Hero).
+    pub might_spent: u8,
+    /// Fate points the Hero spent (0 without a Hero).
+    pub fate_spent: u8,
+}
+
+/// What the Hero riding the chariot brings to a fight: the Might and Fate he has left and
+/// when his Might policy spends Might. [`HeroInFight::NONE`] is a chariot without a Hero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HeroInFight {
+    /// Might points left.
+    pub might: u8,
+    /// Fate points left.
+    pub fate: u8,
+    /// Might is spent to win the duel.
+    pub might_on_duel: bool,
+    /// Might is spent to turn failed To Wound rolls.
+    pub might_on_wounds: bool,
+}
+
+impl HeroInFight {
+    /// No Hero: no Might, no Fate.
+    pub const NONE: Self = Self { might: 0, fate: 0, might_on_duel: false, might_on_wounds: false };
 }
 
 /// A model fighting the chariot, as the fight needs it.
@@ -426,78 +465,154 @@ pub fn duel_sides(chariot: &ChariotFighter, enemies: &[Combatant]) -> (DuelSide,
     (attacker, defender)
 }
 
-/// The exact distribution of a fight's outcome: the duel, then either the chariot's
-/// Strikes one at a time under the allocation policy, or every enemy Strike on the chariot
-/// (never Trapped). Outcomes with probability 0 are left out.
+/// P(the highest of `n` D6 is `k`), with `k = 0` for no dice at all.
+fn highest_d6_probability(n: u32, k: u8) -> f64 {
+    if n == 0 {
+        return if k == 0 { 1.0 } else { 0.0 };
+    }
+    if k == 0 {
+        return 0.0;
+    }
+    (f64::from(k) / 6.0).powi(n as i32) - (f64::from(k - 1) / 6.0).powi(n as i32)
+}
+
+/// The exact distribution of a fight's outcome: the duel (with the Hero's Might on the
+/// chariot's highest die when his policy says so), then either the chariot's Strikes one
+/// at a time under the allocation policy (Might turning failed To Wound rolls when the
+/// policy says so), or every enemy Strike on the chariot (never Trapped; Fate may prevent
+/// each Wound; Strikes stop once the chariot is slain). Outcomes with probability 0 are
+/// left out. Mirrors the dice-level fight exactly, sharing its rule functions.
 pub fn fight_distribution(
     chariot: &ChariotFighter,
     enemies: &[Combatant],
     rules: FightRules,
+    hero: HeroInFight,
 ) -> Vec<(FightOutcome, f64)> {
     use std::collections::BTreeMap;
     let (attacker, defender) = duel_sides(chariot, enemies);
-    let p_win = duel_win_probability(attacker, defender);
-    let mut out: BTreeMap<FightOutcome, f64> = BTreeMap::new();
-    if p_win > 0.0 {
-        // States: wounds left per enemy, after each Strike in turn.
-        let start: Vec<u8> = enemies.iter().map(|e| e.wounds_left).collect();
-        let mut states: BTreeMap<Vec<u8>, f64> = BTreeMap::from([(start, 1.0)]);
-        for _ in 0..chariot.attacks {
-            let mut next: BTreeMap<Vec<u8>, f64> = BTreeMap::new();
-            for (state, p) in states {
-                let targets: Vec<StrikeTarget> = enemies
-                    .iter()
-                    .zip(&state)
-                    .map(|(e, &left)| StrikeTarget {
-                        roll: e.struck_by_chariot,
-                        trapped: rules.trapped && !e.never_prone,
-                        wounds_left: left,
-                        defence: e.defence,
-                    })
-                    .collect();
-                let Some(i) = pick_target(&targets, rules.allocation) else {
-                    *next.entry(state).or_default() += p;
-                    continue;
-                };
-                let rolls = if targets[i].trapped { 2 } else { 1 };
-                for (w, pw) in binomial_pmf(rolls, enemies[i].struck_by_chariot.probability()).into_iter().enumerate() {
-                    if pw > 0.0 {
-                        let mut s = state.clone();
-                        s[i] -= (w as u8).min(s[i]);
-                        *next.entry(s).or_default() += p * pw;
-                    }
-                }
+    // The duel: (won, Might left) -> probability.
+    let mut duel: BTreeMap<(bool, u8), f64> = BTreeMap::new();
+    let attacker_faces: Vec<u8> = if attacker.dice == 0 { vec![0] } else { (1..=6).collect() };
+    let defender_faces: Vec<u8> = if defender.dice == 0 { vec![0] } else { (1..=6).collect() };
+    for &a in &attacker_faces {
+        for &d in &defender_faces {
+            let p = highest_d6_probability(attacker.dice, a) * highest_d6_probability(defender.dice, d);
+            if p == 0.0 {
+                continue;
             }
-            states = next;
-        }
-        for (state, p) in states {
-            let kills = state.iter().zip(enemies).filter(|(left, e)| **left == 0 && e.wounds_left > 0).count() as u8;
-            *out.entry(FightOutcome { won: true, kills, wounds_lost: 0 }).or_default() += p_win * p;
+            let spent = if hero.might_on_duel {
+                might_to_win_duel(a, d, attacker.fight, defender.fight, hero.might).unwrap_or(0)
+            } else {
+                0
+            };
+            let high = a + spent;
+            let might_left = hero.might - spent;
+            let p_win = if high != d {
+                f64::from(u8::from(high > d))
+            } else if attacker.fight != defender.fight {
+                f64::from(u8::from(attacker.fight > defender.fight))
+            } else {
+                0.5 // the roll-off: a D6 split 3-3 between Evil and Good
+            };
+            if p_win > 0.0 {
+                *duel.entry((true, might_left)).or_default() += p * p_win;
+            }
+            if p_win < 1.0 {
+                *duel.entry((false, might_left)).or_default() += p * (1.0 - p_win);
+            }
         }
     }
-    if p_win < 1.0 {
-        let mut lost = vec![1.0];
-        for e in enemies {
-            let p = e.strikes_chariot.probability();
-            for _ in 0..e.attacks {
-                let mut next = vec![0.0; lost.len() + 1];
-                for (w, q) in lost.iter().enumerate() {
-                    next[w] += q * (1.0 - p);
-                    next[w + 1] += q * p;
+    let mut out: BTreeMap<FightOutcome, f64> = BTreeMap::new();
+    let start: Vec<u8> = enemies.iter().map(|e| e.wounds_left).collect();
+    // Won: states are (Wounds left per enemy, Might left), after each Strike in turn.
+    let mut states: BTreeMap<(Vec<u8>, u8), f64> = BTreeMap::new();
+    for (&(won, might_left), &p) in &duel {
+        if won {
+            *states.entry((start.clone(), might_left)).or_default() += p;
+        }
+    }
+    let mut wound_rolls: BTreeMap<(WoundRoll, u8), Vec<(bool, u8, f64)>> = BTreeMap::new();
+    for _ in 0..chariot.attacks {
+        let mut next: BTreeMap<(Vec<u8>, u8), f64> = BTreeMap::new();
+        for ((state, might_left), p) in states {
+            let targets: Vec<StrikeTarget> = enemies
+                .iter()
+                .zip(&state)
+                .map(|(e, &left)| StrikeTarget {
+                    roll: e.struck_by_chariot,
+                    trapped: rules.trapped && !e.never_prone,
+                    wounds_left: left,
+                    defence: e.defence,
+                })
+                .collect();
+            let Some(i) = pick_target(&targets, rules.allocation) else {
+                *next.entry((state, might_left)).or_default() += p;
+                continue;
+            };
+            // One or two To Wound rolls (Trapped), each with the Might then left.
+            let mut rolls: BTreeMap<(u8, u8), f64> = BTreeMap::from([((state[i], might_left), p)]);
+            for _ in 0..1 + u8::from(targets[i].trapped) {
+                let mut after: BTreeMap<(u8, u8), f64> = BTreeMap::new();
+                for ((left, might), q) in rolls {
+                    let usable = if hero.might_on_wounds { might } else { 0 };
+                    let roll = targets[i].roll;
+                    let outcomes = wound_rolls
+                        .entry((roll, usable))
+                        .or_insert_with(|| wound_with_might_distribution(roll, usable));
+                    for &(hit, spent, r) in outcomes.iter() {
+                        *after.entry((left - u8::from(hit).min(left), might - spent)).or_default() += q * r;
+                    }
                 }
-                lost = next;
+                rolls = after;
+            }
+            for ((left, might), q) in rolls {
+                let mut s = state.clone();
+                s[i] = left;
+                *next.entry((s, might)).or_default() += q;
             }
         }
-        let cap = usize::from(chariot.wounds_left);
-        let mut capped = vec![0.0; cap + 1];
-        for (w, q) in lost.into_iter().enumerate() {
-            capped[w.min(cap)] += q;
+        states = next;
+    }
+    for ((state, might_left), p) in states {
+        let kills = state.iter().zip(enemies).filter(|(left, e)| **left == 0 && e.wounds_left > 0).count() as u8;
+        let outcome = FightOutcome { won: true, kills, wounds_lost: 0, might_spent: hero.might - might_left, fate_spent: 0 };
+        *out.entry(outcome).or_default() += p;
+    }
+    // Lost: states are (the chariot's Wounds left, Fate left), after each enemy Strike.
+    for (&(won, might_left), &p) in &duel {
+        if won {
+            continue;
         }
-        for (w, q) in capped.into_iter().enumerate() {
-            if q > 0.0 {
-                *out.entry(FightOutcome { won: false, kills: 0, wounds_lost: w as u8 }).or_default() +=
-                    (1.0 - p_win) * q;
+        let mut chariot_states: BTreeMap<(u8, u8), f64> = BTreeMap::from([((chariot.wounds_left, hero.fate), 1.0)]);
+        for e in enemies {
+            let hit = e.strikes_chariot.probability();
+            for _ in 0..e.attacks {
+                let mut next: BTreeMap<(u8, u8), f64> = BTreeMap::new();
+                for ((wounds, fate), q) in chariot_states {
+                    if wounds == 0 {
+                        *next.entry((wounds, fate)).or_default() += q; // slain: no more Strikes
+                        continue;
+                    }
+                    *next.entry((wounds, fate)).or_default() += q * (1.0 - hit);
+                    if fate > 0 {
+                        *next.entry((wounds, fate - 1)).or_default() += q * hit * 0.5;
+                        *next.entry((wounds - 1, fate - 1)).or_default() += q * hit * 0.5;
+                    } else {
+                        *next.entry((wounds - 1, fate)).or_default() += q * hit;
+                    }
+                }
+                chariot_states = next;
             }
+        }
+        for ((wounds, fate), q) in chariot_states {
+            let outcome = FightOutcome {
+                won: false,
+                kills: 0,
+                wounds_lost: chariot.wounds_left - wounds,
+                might_spent: hero.might - might_left,
+                fate_spent: hero.fate - fate,
+            };
+            *out.entry(outcome).or_default() += p * q;
         }
     }
     out.into_iter().filter(|(_, p)| *p > 0.0).collect()
@@ -572,9 +687,11 @@ mod tests {
             never_prone: false,
         };
         let rules = FightRules { trapped: true, allocation: StrikeAllocation::MostWoundedFirst };
-        let d = fight_distribution(&chariot, &[warrior], rules);
+        let d = fight_distribution(&chariot, &[warrior], rules, HeroInFight::NONE);
         let get = |won, kills, wounds_lost| {
-            d.iter().find(|(o, _)| *o == FightOutcome { won, kills, wounds_lost }).map_or(0.0, |x| x.1)
+            d.iter()
+                .find(|(o, _)| *o == FightOutcome { won, kills, wounds_lost, might_spent: 0, fate_spent: 0 })
+                .map_or(0.0, |x| x.1)
         };
         let win = 143.0 / 216.0;
         assert!((get(true, 1, 0) - win * (1.0 - (2.0f64 / 3.0).powi(4))).abs() < 1e-12);
