@@ -195,11 +195,12 @@ fn shell_quote(s: &str) -> String {
 fn print_table(record: &RunRecord) {
     println!("{}", record.title);
     println!(
-        "{} trials in {:.2} s ({:.1} M trials/s on {} threads), seed {}, scenario {:016x}",
+        "{} trials in {:.2} s ({:.1} M trials/s on {} thread{}), seed {}, scenario {:016x}",
         group_digits(record.trials),
         record.elapsed_s,
         record.trials_per_second() / 1e6,
         record.threads,
+        if record.threads == 1 { "" } else { "s" },
         record.seed,
         record.scenario_hash
     );

@@ -539,7 +539,8 @@ fn compile_fights(group: &mut ContactGroup, models: &[PlannedModel], chariot: &F
                     (left > 0).then(|| models[m].combatant(left as u8))
                 })
                 .collect();
-            (!survivors.is_empty()).then(|| FightTable::new(mesbg::fight_distribution(&fighter, &survivors, rules, hero)))
+            (!survivors.is_empty())
+                .then(|| FightTable::new(mesbg::fight_distribution(&fighter, &survivors, rules, hero)))
         })
         .collect();
 }

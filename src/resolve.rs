@@ -9,7 +9,7 @@ use crate::dice::{Dice, Phase, RunKey};
 use crate::plan::Plan;
 use crate::plan::{ContactOutcome, fight_rules};
 use crate::rules::mesbg::{self, DuelSide, DuelWinner, FightOutcome, StrikeTarget};
-use crate::tally::{Metric, Outcome, Tally};
+use crate::tally::{Metric, Outcome, OutcomeCounter, Tally};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -238,9 +238,19 @@ pub fn new_tally(plan: &Plan) -> Tally {
 /// exactly on not all being slain.
 #[inline]
 pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Scratch, obs: &mut O) -> Outcome {
+    let mut out = Outcome::default();
+    play(plan, streams, trial, scratch, obs, &mut out);
+    out
+}
+
+/// Plays trial `trial` into `out` (reset first). The run's loop reuses one `out` and
+/// tallies it in place: returning the outcome by value made every trial store it in
+/// narrow pieces and reload it wide, a store-forwarding stall on the hottest path.
+#[inline]
+fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Scratch, obs: &mut O, out: &mut Outcome) {
+    *out = Outcome::default();
     let key = streams.run_key.trial(trial);
     let mut dice = key.dice(Phase::Charge);
-    let mut out = Outcome::default();
     let stop = plan.chain.stop.sample(&mut dice);
     if O::ENABLED {
         // The hits that slew the models driven past change no metric; a replay draws them
@@ -261,11 +271,11 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
         out.set(Metric::Kills, passed);
         out.set(Metric::Breakthrough, u16::from(plan.breakthrough_possible));
         obs.note(|| Event::DroveOn { breakthrough: plan.breakthrough_possible });
-        hazards(plan, plan.path_length, true, &mut state, &mut dice, &mut out, obs);
+        hazards(plan, plan.path_length, true, &mut state, &mut dice, out, obs);
         if plan.chariot.hero.is_some() || plan.army.is_some() || plan.has_hazards {
-            state.finish(plan, &mut key.dice(Phase::Fight), &mut out, obs);
+            state.finish(plan, &mut key.dice(Phase::Fight), out, obs);
         }
-        return out;
+        return;
     };
     scratch.survivors.clear();
     let mut impact_kills = group.models_before as u16;
@@ -295,13 +305,13 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
     out.set(Metric::ImpactKills, impact_kills);
     out.set(Metric::Contacts, (group.models_before + group.models.len()) as u16);
     obs.note(|| Event::Stopped { distance: group.distance, by: scratch.survivors.iter().map(|s| s.model).collect() });
-    hazards(plan, group.distance, false, &mut state, &mut dice, &mut out, obs);
+    hazards(plan, group.distance, false, &mut state, &mut dice, out, obs);
     let mut fight_dice = key.dice(Phase::Fight);
     if state.wounds_left == 0 {
         // Slain by the terrain before it could fight.
         out.set(Metric::Kills, impact_kills);
-        state.finish(plan, &mut fight_dice, &mut out, obs);
-        return out;
+        state.finish(plan, &mut fight_dice, out, obs);
+        return;
     }
     let table = group.fights.get(config).and_then(Option::as_ref).filter(|_| state.is_fresh(plan));
     let result = match table {
@@ -331,8 +341,7 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
     out.set(Metric::FightWon, u16::from(result.won));
     out.set(Metric::FightKills, kills);
     out.set(Metric::Kills, impact_kills + kills);
-    state.finish(plan, &mut fight_dice, &mut out, obs);
-    out
+    state.finish(plan, &mut fight_dice, out, obs);
 }
 
 /// What the charge's terrain does to the chariot: the difficult-terrain test if it got
@@ -675,8 +684,21 @@ pub fn run(
             let start = range.first + b * BLOCK;
             let end = (start + BLOCK).min(range.first + range.count);
             let mut tally = new_tally(plan);
-            for t in start..end {
-                tally.record(&trial(plan, streams, t, scratch, &mut Silent));
+            let mut out = Outcome::default();
+            match OutcomeCounter::for_tally(&tally) {
+                Some(mut counter) => {
+                    for t in start..end {
+                        play(plan, streams, t, scratch, &mut Silent, &mut out);
+                        counter.record(&out, &mut tally);
+                    }
+                    counter.drain_into(&mut tally);
+                }
+                None => {
+                    for t in start..end {
+                        play(plan, streams, t, scratch, &mut Silent, &mut out);
+                        tally.record(&out);
+                    }
+                }
             }
             progress(end - start);
             Some(tally)
@@ -755,7 +777,11 @@ mod tests {
             let n = f64::from(fights_per_config);
             for (c, p) in counts.iter().zip(&table.probabilities) {
                 let se = (p * (1.0 - p) / n).sqrt();
-                assert!((f64::from(*c) / n - p).abs() < 5.0 * se + 1e-9, "{config}: {counts:?} vs {:?}", table.probabilities);
+                assert!(
+                    (f64::from(*c) / n - p).abs() < 5.0 * se + 1e-9,
+                    "{config}: {counts:?} vs {:?}",
+                    table.probabilities
+                );
             }
             checked += 1;
         }

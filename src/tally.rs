@@ -267,6 +267,24 @@ impl Tally {
         }
     }
 
+    /// Counts `n` identical trials at once (see [`OutcomeCounter`]).
+    pub fn record_many(&mut self, outcome: &Outcome, n: u64) {
+        self.trials += n;
+        for i in 0..self.active.len() {
+            let m = self.active[i];
+            let v = usize::from(outcome.values[m]);
+            if v >= self.lengths[m] {
+                self.grow(m, v + 1);
+            }
+            self.counts[self.offsets[m] + v] += n;
+        }
+        if self.record_split {
+            let split = usize::from(outcome.get(Metric::ChariotWoundsLost)) * self.split_cols
+                + usize::from(outcome.get(Metric::HeroWoundsLost));
+            self.split[split] += n;
+        }
+    }
+
     #[cold]
     fn grow(&mut self, metric: usize, length: usize) {
         let mut lengths = self.lengths;
@@ -329,6 +347,106 @@ impl Tally {
     }
 }
 
+/// Counts whole outcomes before they reach a [`Tally`]: a trial costs one hash-table
+/// increment instead of one histogram increment per metric, and the few distinct outcomes
+/// of a block are added to the tally at the end ([`OutcomeCounter::drain_into`]).
+///
+/// An outcome is keyed by its values of the tally's recorded metrics (and the wound
+/// split's two), in mixed radix with each metric's histogram length; a value beyond its
+/// histogram goes straight to the tally, so the result never depends on the keying.
+#[derive(Clone, Debug)]
+pub struct OutcomeCounter {
+    /// Metrics in the key, with their radix and place value.
+    digits: Vec<(usize, u64, u64)>,
+    /// Open-addressing table of keys ([`Self::EMPTY`] for a free slot).
+    keys: Vec<u64>,
+    /// Counts by slot.
+    counts: Vec<u64>,
+    /// Slots in use.
+    used: usize,
+}
+
+impl OutcomeCounter {
+    const EMPTY: u64 = u64::MAX;
+    const SLOTS: usize = 1 << 12;
+
+    /// A counter for outcomes bound for `tally`, or `None` when the key would not fit in
+    /// 64 bits (the caller then records each trial directly).
+    pub fn for_tally(tally: &Tally) -> Option<Self> {
+        let mut metrics = tally.active.clone();
+        if tally.record_split {
+            metrics.extend([Metric::ChariotWoundsLost as usize, Metric::HeroWoundsLost as usize]);
+        }
+        metrics.sort_unstable();
+        metrics.dedup();
+        let mut place: u64 = 1;
+        let mut digits = Vec::with_capacity(metrics.len());
+        for m in metrics {
+            let radix = tally.lengths[m] as u64;
+            digits.push((m, radix, place));
+            place = place.checked_mul(radix)?;
+        }
+        (place < Self::EMPTY).then(|| Self {
+            digits,
+            keys: vec![Self::EMPTY; Self::SLOTS],
+            counts: vec![0; Self::SLOTS],
+            used: 0,
+        })
+    }
+
+    /// Counts one trial; outcomes outside the key's range go to `tally` at once.
+    #[inline]
+    pub fn record(&mut self, outcome: &Outcome, tally: &mut Tally) {
+        let mut key = 0u64;
+        let mut in_range = true;
+        for &(m, radix, place) in &self.digits {
+            let v = u64::from(outcome.values[m]);
+            in_range &= v < radix;
+            key += v * place;
+        }
+        if !in_range {
+            tally.record(outcome);
+            return;
+        }
+        let mask = Self::SLOTS - 1;
+        let mut slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize & mask;
+        loop {
+            let k = self.keys[slot];
+            if k == key {
+                self.counts[slot] += 1;
+                return;
+            }
+            if k == Self::EMPTY {
+                self.keys[slot] = key;
+                self.counts[slot] = 1;
+                self.used += 1;
+                if 2 * self.used > Self::SLOTS {
+                    self.drain_into(tally);
+                }
+                return;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /// Adds every counted outcome to `tally` and empties the counter.
+    pub fn drain_into(&mut self, tally: &mut Tally) {
+        for (key, count) in self.keys.iter_mut().zip(self.counts.iter_mut()) {
+            if *key == Self::EMPTY {
+                continue;
+            }
+            let mut outcome = Outcome::default();
+            for &(m, radix, place) in &self.digits {
+                outcome.values[m] = ((*key / place) % radix) as u16;
+            }
+            tally.record_many(&outcome, *count);
+            *key = Self::EMPTY;
+            *count = 0;
+        }
+        self.used = 0;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,7 +454,7 @@ mod tests {
     fn outcome(seed: u16) -> Outcome {
         let mut o = Outcome::default();
         for (i, v) in o.values.iter_mut().enumerate() {
-            *v = (seed.wrapping_mul(7) + i as u16) % 5;
+            *v = seed.wrapping_mul(7).wrapping_add(i as u16) % 5;
         }
         o
     }
@@ -391,6 +509,29 @@ mod tests {
         grown.merge(&t);
         assert!(grown.wound_split().contains(&(2, 1, 1)));
         assert_eq!(grown.wound_split().iter().map(|x| x.2).sum::<u64>(), 2);
+    }
+
+    #[test]
+    fn counting_outcomes_first_gives_the_same_tally() {
+        let mut max = [3; Metric::ALL.len()];
+        max[Metric::ChariotWoundsLost as usize] = 4;
+        let metrics = [Metric::Kills, Metric::Contacts, Metric::ChariotWoundsLost];
+        let mut direct = Tally::for_metrics(&max, &metrics, true);
+        let mut counted = direct.clone();
+        let mut counter = OutcomeCounter::for_tally(&counted).unwrap();
+        for s in 0..20_000u16 {
+            let mut o = outcome(s);
+            if s % 997 == 0 {
+                o.set(Metric::Kills, 9); // beyond the declared bound
+            }
+            direct.record(&o);
+            counter.record(&o, &mut counted);
+        }
+        counter.drain_into(&mut counted);
+        assert_eq!(counted, direct);
+        // Too many digits for a 64-bit key: no counter.
+        let wide = Tally::new(&[255; Metric::ALL.len()]);
+        assert!(OutcomeCounter::for_tally(&wide).is_none());
     }
 
     #[test]

@@ -317,16 +317,27 @@ pub fn settle_wound_with_might(roll: WoundRoll, might: u8, first: u8, second: im
     }
 }
 
-/// The exact distribution of one To Wound attempt with `might` points available:
-/// (success, Might spent, probability), by enumerating both dice.
-pub fn wound_with_might_distribution(roll: WoundRoll, might: u8) -> Vec<(bool, u8, f64)> {
-    let mut out: Vec<(bool, u8, f64)> = Vec::new();
+/// One way a To Wound attempt with Might can end, and its chance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WoundAttempt {
+    /// The attempt wounds.
+    pub hit: bool,
+    /// Might points it spent.
+    pub might_spent: u8,
+    /// Its probability.
+    pub probability: f64,
+}
+
+/// The exact distribution of one To Wound attempt with `might` points available, by
+/// enumerating both dice.
+pub fn wound_with_might_distribution(roll: WoundRoll, might: u8) -> Vec<WoundAttempt> {
+    let mut out: Vec<WoundAttempt> = Vec::new();
     for first in 1..=6u8 {
         for second in 1..=6u8 {
-            let (hit, spent) = settle_wound_with_might(roll, might, first, || second);
-            match out.iter_mut().find(|(h, s, _)| *h == hit && *s == spent) {
-                Some(entry) => entry.2 += 1.0 / 36.0,
-                None => out.push((hit, spent, 1.0 / 36.0)),
+            let (hit, might_spent) = settle_wound_with_might(roll, might, first, || second);
+            match out.iter_mut().find(|a| a.hit == hit && a.might_spent == might_spent) {
+                Some(attempt) => attempt.probability += 1.0 / 36.0,
+                None => out.push(WoundAttempt { hit, might_spent, probability: 1.0 / 36.0 }),
             }
         }
     }
@@ -531,7 +542,7 @@ pub fn fight_distribution(
             *states.entry((start.clone(), might_left)).or_default() += p;
         }
     }
-    let mut wound_rolls: BTreeMap<(WoundRoll, u8), Vec<(bool, u8, f64)>> = BTreeMap::new();
+    let mut wound_rolls: BTreeMap<(WoundRoll, u8), Vec<WoundAttempt>> = BTreeMap::new();
     for _ in 0..chariot.attacks {
         let mut next: BTreeMap<(Vec<u8>, u8), f64> = BTreeMap::new();
         for ((state, might_left), p) in states {
@@ -559,8 +570,9 @@ pub fn fight_distribution(
                     let outcomes = wound_rolls
                         .entry((roll, usable))
                         .or_insert_with(|| wound_with_might_distribution(roll, usable));
-                    for &(hit, spent, r) in outcomes.iter() {
-                        *after.entry((left - u8::from(hit).min(left), might - spent)).or_default() += q * r;
+                    for a in outcomes.iter() {
+                        let left = left - u8::from(a.hit).min(left);
+                        *after.entry((left, might - a.might_spent)).or_default() += q * a.probability;
                     }
                 }
                 rolls = after;
@@ -575,7 +587,8 @@ pub fn fight_distribution(
     }
     for ((state, might_left), p) in states {
         let kills = state.iter().zip(enemies).filter(|(left, e)| **left == 0 && e.wounds_left > 0).count() as u8;
-        let outcome = FightOutcome { won: true, kills, wounds_lost: 0, might_spent: hero.might - might_left, fate_spent: 0 };
+        let outcome =
+            FightOutcome { won: true, kills, wounds_lost: 0, might_spent: hero.might - might_left, fate_spent: 0 };
         *out.entry(outcome).or_default() += p;
     }
     // Lost: states are (the chariot's Wounds left, Fate left), after each enemy Strike.
