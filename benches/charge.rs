@@ -8,7 +8,8 @@
 use charioteer::analysis;
 use charioteer::dice::{Phase, trial_dice};
 use charioteer::plan::compile;
-use charioteer::resolve::{self, Scratch, Silent, Streams, TrialRange};
+use charioteer::report::{RunRecord, write_report};
+use charioteer::resolve::{self, Scratch, Streams, TrialRange};
 use charioteer::scenario::{DEFAULT_SCENARIO, load, parse};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -37,14 +38,10 @@ fn one_trial(c: &mut Criterion) {
     group.bench_function("column_of_six_x10000", |b| {
         let mut scratch = Scratch::default();
         let mut t = 0u64;
-        // Every trial is tallied, as in a run: using only part of the outcome would let the
-        // compiler skip the rest of the trial and flatter the figure.
-        let mut tally = resolve::new_tally(&plan);
+        // Every trial is tallied, exactly as one block of a run does.
         b.iter(|| {
-            for _ in 0..10_000 {
-                tally.record(&resolve::trial(&plan, streams, t, &mut scratch, &mut Silent));
-                t += 1;
-            }
+            let tally = resolve::tally_trials(&plan, streams, t..t + 10_000, &mut scratch);
+            t += 10_000;
             tally.trials
         })
     });
@@ -90,5 +87,22 @@ fn full_runs(c: &mut Criterion) {
     c.bench_function("plan/compile_default", |b| b.iter(|| compile(black_box(&scenario))));
 }
 
-criterion_group!(benches, kernels, one_trial, full_runs);
+/// Rendering and writing the full report (charts, report.md, CSV, Parquet, JSON) of a
+/// 1 M-trial run of the King-on-chariot scenario (the one with the most charts): the
+/// reports issue asks for under a second.
+fn reports(c: &mut Criterion) {
+    let scenario = load(Path::new("scenarios/mesbg/king-on-chariot-vs-uruk-hai.toml")).expect("hero scenario");
+    let plan = compile(&scenario);
+    let never = AtomicBool::new(false);
+    let range = TrialRange { first: 0, count: 1_000_000 };
+    let tally = resolve::run(&plan, Streams::new(1, scenario.hash()), range, &|_| {}, &never).unwrap();
+    let record = RunRecord::new(&scenario, &plan, &tally, 1, 2, 0.1, "charioteer run".into());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut group = c.benchmark_group("report");
+    group.sample_size(10);
+    group.bench_function("write_full_report_1m_trials", |b| b.iter(|| write_report(dir.path(), &record).unwrap()));
+    group.finish();
+}
+
+criterion_group!(benches, kernels, one_trial, full_runs, reports);
 criterion_main!(benches);

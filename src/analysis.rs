@@ -27,7 +27,7 @@ pub struct MetricSummary {
     pub ci95_hi: f64,
 }
 
-/// P(metric = value) and P(metric >= value) with a Wilson interval on the latter.
+/// P(metric = value) and P(metric >= value), each with its Wilson interval.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DistributionRow {
     /// The metric.
@@ -39,6 +39,10 @@ pub struct DistributionRow {
     pub count: u64,
     /// Their share of all trials.
     pub p: f64,
+    /// Wilson 95% lower bound of `p`.
+    pub p_lo: f64,
+    /// Wilson 95% upper bound of `p`.
+    pub p_hi: f64,
     /// Share of trials that gave this value or more.
     pub p_at_least: f64,
     /// Wilson 95% lower bound of `p_at_least`.
@@ -100,11 +104,14 @@ pub fn distribution_of(tally: &Tally, metric: Metric) -> Vec<DistributionRow> {
         .map(|v| {
             let count = hist.get(v).copied().unwrap_or(0);
             let (lo, hi) = wilson(at_least, n, Z95);
+            let (p_lo, p_hi) = wilson(count, n, Z95);
             let row = DistributionRow {
                 metric,
                 value: v as u32,
                 count,
                 p: if n > 0 { count as f64 / n as f64 } else { 0.0 },
+                p_lo,
+                p_hi,
                 p_at_least: if n > 0 { at_least as f64 / n as f64 } else { 0.0 },
                 p_at_least_lo: lo,
                 p_at_least_hi: hi,
@@ -170,6 +177,102 @@ pub fn wound_split_frame(rows: &[SplitCell]) -> PolarsResult<DataFrame> {
     )
 }
 
+/// One step of the impact chain: a group of simultaneous contacts, how often the charge
+/// got there and how often it stopped there.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ChainStep {
+    /// 1-based index of the contact group along the path.
+    pub step: u32,
+    /// Distance driven when it is touched, inches.
+    pub distance: f64,
+    /// Models touched at this step.
+    pub models: u32,
+    /// Share of trials in which the charge reached this step.
+    pub p_reached: f64,
+    /// Wilson 95% bounds of `p_reached`.
+    pub p_reached_lo: f64,
+    /// Upper bound.
+    pub p_reached_hi: f64,
+    /// Share of trials in which a survivor here stopped the chariot.
+    pub p_stopped: f64,
+    /// Wilson 95% bounds of `p_stopped`.
+    pub p_stopped_lo: f64,
+    /// Upper bound.
+    pub p_stopped_hi: f64,
+    /// The exact probability of stopping here, from the compiled chain.
+    pub p_stopped_exact: f64,
+}
+
+/// The impact chain step by step, from the `contacts` histogram: the charge reached step
+/// `g` when it touched more models than the steps before it hold, and stopped there when
+/// it touched exactly the models up to `g` and did not slay them all. `steps` are
+/// (distance, models touched) per contact group and `exact_stop` the compiled chain's
+/// P(stop at group g) (one more entry: P(driving through)).
+pub fn impact_chain(tally: &Tally, steps: &[(f64, usize)], exact_stop: &[f64]) -> Vec<ChainStep> {
+    let n = tally.trials;
+    let contacts = tally.histogram(Metric::Contacts);
+    let at_least = |k: usize| contacts.iter().skip(k).sum::<u64>();
+    let total: usize = steps.iter().map(|s| s.1).sum();
+    // Trials that slew every model on the path drove through.
+    let drove_through = tally.histogram(Metric::ImpactKills).get(total).copied().unwrap_or(0);
+    let share = |c: u64| if n > 0 { c as f64 / n as f64 } else { 0.0 };
+    let mut before = 0;
+    steps
+        .iter()
+        .enumerate()
+        .map(|(g, &(distance, models))| {
+            let reached = at_least(before + 1);
+            let through = before + models;
+            let mut stopped = contacts.get(through).copied().unwrap_or(0);
+            if through == total {
+                stopped -= drove_through.min(stopped);
+            }
+            before = through;
+            let (p_reached_lo, p_reached_hi) = wilson(reached, n, Z95);
+            let (p_stopped_lo, p_stopped_hi) = wilson(stopped, n, Z95);
+            ChainStep {
+                step: g as u32 + 1,
+                distance,
+                models: models as u32,
+                p_reached: share(reached),
+                p_reached_lo,
+                p_reached_hi,
+                p_stopped: share(stopped),
+                p_stopped_lo,
+                p_stopped_hi,
+                p_stopped_exact: exact_stop.get(g).copied().unwrap_or(f64::NAN),
+            }
+        })
+        .collect()
+}
+
+/// The impact chain frame, one row per contact group.
+pub fn impact_chain_frame(rows: &[ChainStep]) -> PolarsResult<DataFrame> {
+    df!(
+        "step" => rows.iter().map(|r| r.step).collect::<Vec<_>>(),
+        "distance" => rows.iter().map(|r| r.distance).collect::<Vec<_>>(),
+        "models" => rows.iter().map(|r| r.models).collect::<Vec<_>>(),
+        "p_reached" => rows.iter().map(|r| r.p_reached).collect::<Vec<_>>(),
+        "p_reached_lo" => rows.iter().map(|r| r.p_reached_lo).collect::<Vec<_>>(),
+        "p_reached_hi" => rows.iter().map(|r| r.p_reached_hi).collect::<Vec<_>>(),
+        "p_stopped" => rows.iter().map(|r| r.p_stopped).collect::<Vec<_>>(),
+        "p_stopped_lo" => rows.iter().map(|r| r.p_stopped_lo).collect::<Vec<_>>(),
+        "p_stopped_hi" => rows.iter().map(|r| r.p_stopped_hi).collect::<Vec<_>>(),
+        "p_stopped_exact" => rows.iter().map(|r| r.p_stopped_exact).collect::<Vec<_>>(),
+    )
+}
+
+/// One metric of several scenarios side by side: scenario, metric, mean, ci95_lo, ci95_hi.
+pub fn comparison_frame(rows: &[(String, MetricSummary)]) -> PolarsResult<DataFrame> {
+    df!(
+        "scenario" => rows.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(),
+        "metric" => rows.iter().map(|r| r.1.metric.name()).collect::<Vec<_>>(),
+        "mean" => rows.iter().map(|r| r.1.mean).collect::<Vec<_>>(),
+        "ci95_lo" => rows.iter().map(|r| r.1.ci95_lo).collect::<Vec<_>>(),
+        "ci95_hi" => rows.iter().map(|r| r.1.ci95_hi).collect::<Vec<_>>(),
+    )
+}
+
 /// The summary frame: metric, mean, sd, se, ci95_lo, ci95_hi.
 pub fn summary_frame(rows: &[MetricSummary]) -> PolarsResult<DataFrame> {
     df!(
@@ -182,13 +285,16 @@ pub fn summary_frame(rows: &[MetricSummary]) -> PolarsResult<DataFrame> {
     )
 }
 
-/// The distribution frame: metric, value, count, p, p_at_least and its Wilson bounds.
+/// The distribution frame: metric, value, count, p and its Wilson bounds, p_at_least
+/// and its Wilson bounds.
 pub fn distribution_frame(rows: &[DistributionRow]) -> PolarsResult<DataFrame> {
     df!(
         "metric" => rows.iter().map(|r| r.metric.name()).collect::<Vec<_>>(),
         "value" => rows.iter().map(|r| r.value).collect::<Vec<_>>(),
         "count" => rows.iter().map(|r| r.count).collect::<Vec<_>>(),
         "p" => rows.iter().map(|r| r.p).collect::<Vec<_>>(),
+        "p_lo" => rows.iter().map(|r| r.p_lo).collect::<Vec<_>>(),
+        "p_hi" => rows.iter().map(|r| r.p_hi).collect::<Vec<_>>(),
         "p_at_least" => rows.iter().map(|r| r.p_at_least).collect::<Vec<_>>(),
         "p_at_least_lo" => rows.iter().map(|r| r.p_at_least_lo).collect::<Vec<_>>(),
         "p_at_least_hi" => rows.iter().map(|r| r.p_at_least_hi).collect::<Vec<_>>(),
@@ -236,7 +342,7 @@ mod tests {
         assert_eq!(d[2].p_at_least, 0.5);
         assert_eq!(d[3].p, 0.25);
         let frame = distribution_frame(&distributions(&t, &Metric::CHARGE)).unwrap();
-        assert_eq!(frame.width(), 7);
+        assert_eq!(frame.width(), 9);
         assert_eq!(summary_frame(&summarize(&t, &Metric::CHARGE)).unwrap().height(), Metric::CHARGE.len());
         let split = wound_split(&t);
         assert_eq!(split.iter().map(|c| c.count).sum::<u64>(), 4);

@@ -1,6 +1,7 @@
 //! The `charioteer` command line: clap definitions, then validated options, then the
 //! library. Bad input (a scenario error) exits with code 2, other failures with 1.
 
+use crate::document::group_digits;
 use crate::plan::{self, Plan};
 use crate::report::{self, RunRecord};
 use crate::resolve::{self, Event, Streams, TrialRange};
@@ -72,6 +73,10 @@ pub struct RunArgs {
     /// Print one JSON object per scenario on standard output instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Also write every trial's metrics as Parquet rows to FILE (one scenario only; the
+    /// trials are played a second time, in chunks, so memory stays flat).
+    #[arg(long, value_name = "FILE")]
+    pub trials_out: Option<PathBuf>,
 }
 
 /// Runs the parsed command line.
@@ -132,6 +137,10 @@ fn run(args: RunArgs) -> Result<()> {
         }
         None => rayon::ThreadPoolBuilder::new().build().context("cannot start worker threads")?,
     };
+    if args.trials_out.is_some() && scenarios.len() > 1 {
+        anyhow::bail!("--trials-out writes the trials of one scenario: give a single scenario file with it");
+    }
+    let mut records = Vec::with_capacity(scenarios.len());
     for (scenario, file) in scenarios.iter().zip(&files) {
         let out = match (&args.out, scenarios.len()) {
             (Some(dir), 1) => dir.clone(),
@@ -140,13 +149,54 @@ fn run(args: RunArgs) -> Result<()> {
         };
         let record = run_one(scenario, *file, &args, &pool)?;
         let written = report::write_report(&out, &record)?;
+        if let Some(path) = &args.trials_out {
+            write_trials(scenario, &record, path, &pool)?;
+        }
         if args.json {
             println!("{}", serde_json::to_string(&record.to_json())?);
         } else if !args.quiet {
             print_table(&record);
-            println!("report: {}/ ({} files)", out.display(), written.len());
+            println!("report: {} ({} files)", out.join("report.md").display(), written.len());
+            if let Some(path) = &args.trials_out {
+                println!("per-trial rows: {}", path.display());
+            }
+        }
+        records.push(record);
+    }
+    if records.len() > 1 {
+        let dir = match &args.out {
+            Some(dir) => dir.join("comparison"),
+            None => PathBuf::from("reports").join(comparison_slug(&scenarios)),
+        };
+        let written = report::write_comparison(&dir, &records)?;
+        if !args.quiet && !args.json {
+            println!("comparison: {} ({} files)", dir.join("report.md").display(), written.len());
         }
     }
+    Ok(())
+}
+
+/// The folder name of a comparison: `compare-` and the scenarios' slugs, kept short.
+fn comparison_slug(scenarios: &[Scenario]) -> String {
+    let mut slug = String::from("compare");
+    for s in scenarios {
+        slug.push_str("--");
+        slug.extend(s.slug().chars().take(24));
+    }
+    slug.chars().take(120).collect()
+}
+
+fn write_trials(scenario: &Scenario, record: &RunRecord, path: &Path, pool: &rayon::ThreadPool) -> Result<()> {
+    let plan = plan::compile(scenario);
+    let streams = Streams::new(record.seed, scenario.hash());
+    let range = TrialRange { first: 0, count: record.trials };
+    let cancel = AtomicBool::new(false);
+    let done = pool.install(|| {
+        report::write_trials_parquet(path, &plan.metrics, |sink| {
+            resolve::for_each_chunk(&plan, streams, range, &cancel, sink)
+        })
+    })?;
+    anyhow::ensure!(done, "writing {} was interrupted; nothing was left there", path.display());
     Ok(())
 }
 
@@ -169,19 +219,6 @@ fn run_one(scenario: &Scenario, file: Option<&Path>, args: &RunArgs, pool: &rayo
     let file_arg = file.map(|f| format!(" {}", shell_quote(&f.display().to_string()))).unwrap_or_default();
     let command = format!("charioteer run{file_arg} --seed {seed} --trials {trials}");
     Ok(RunRecord::new(scenario, &plan, &tally, seed, pool.current_num_threads(), elapsed, command))
-}
-
-/// 1234567 -> "1,234,567".
-fn group_digits(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn shell_quote(s: &str) -> String {

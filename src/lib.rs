@@ -21,8 +21,10 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod chart;
 pub mod cli;
 pub mod dice;
+pub mod document;
 pub mod geometry;
 pub mod plan;
 pub mod report;

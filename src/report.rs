@@ -1,11 +1,18 @@
-//! Writing a run's results: `summary.csv`, `distribution.csv` and `run.json`, each written
-//! to a temporary file and renamed into place, so a reader never sees half a file.
+//! Writing a run's report folder: `report.md`, the charts (PNG and SVG), `summary.csv`,
+//! `distribution.csv`, their Parquet versions, and `run.json`, each written to a temporary
+//! file and renamed into place, so a reader never sees half a file. Everything is
+//! rendered in memory first: a failure leaves no partial report behind.
 
-use crate::analysis::{self, DistributionRow, MetricSummary, SplitCell};
+use crate::analysis::{self, ChainStep, DistributionRow, MetricSummary, SplitCell};
+use crate::chart::{self, ChartError};
+use crate::document::{self, Figure};
 use crate::plan::Plan;
+use crate::resolve::OutcomeSink;
 use crate::scenario::{MesbgRules, Scenario};
+use crate::tally::Metric;
 use crate::tally::Tally;
-use polars::prelude::{CsvWriter, DataFrame, SerWriter};
+use polars::error::PolarsError;
+use polars::prelude::{CsvWriter, DataFrame, ParquetWriter, SerWriter};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::io::Write;
@@ -33,6 +40,9 @@ pub enum ReportError {
         /// The underlying error.
         source: polars::error::PolarsError,
     },
+    /// A chart could not be drawn.
+    #[error(transparent)]
+    Chart(#[from] ChartError),
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file beside it, flushed, then renamed.
@@ -56,10 +66,29 @@ pub fn write_atomic(
     result.map_err(io)
 }
 
-fn write_frame(path: &Path, frame: &mut DataFrame, what: &'static str) -> Result<(), ReportError> {
+/// The formats a frame can be written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameFormat {
+    /// Comma-separated text with a header row.
+    Csv,
+    /// Apache Parquet.
+    Parquet,
+}
+
+/// Writes `frame` to `path` atomically in `format`.
+pub fn write_frame(
+    path: &Path,
+    frame: &mut DataFrame,
+    what: &'static str,
+    format: FrameFormat,
+) -> Result<(), ReportError> {
     let mut polars_error = None;
     let result = write_atomic(path, |file| {
-        CsvWriter::new(file).finish(frame).map_err(|e| {
+        let written = match format {
+            FrameFormat::Csv => CsvWriter::new(&mut *file).finish(frame),
+            FrameFormat::Parquet => ParquetWriter::new(&mut *file).finish(frame).map(|_| ()),
+        };
+        written.map_err(|e| {
             let io = std::io::Error::other(e.to_string());
             polars_error = Some(e);
             io
@@ -98,6 +127,8 @@ pub struct RunRecord {
     pub distribution: Vec<DistributionRow>,
     /// The joint distribution of chariot and Hero Wounds lost (when a Hero rides).
     pub wound_split: Option<Vec<SplitCell>>,
+    /// The impact chain, contact group by contact group.
+    pub chain: Vec<ChainStep>,
     /// Facts of the compiled path.
     pub plan: PlanFacts,
     /// The command that reproduces the run.
@@ -166,6 +197,7 @@ impl RunRecord {
             summary: analysis::summarize(tally, &plan.metrics),
             distribution: analysis::distributions(tally, &plan.metrics),
             wound_split: plan.chariot.hero.map(|_| analysis::wound_split(tally)),
+            chain: analysis::impact_chain(tally, &PlanFacts::of(plan).contacts, &plan.chain.stop_probabilities),
             plan: PlanFacts::of(plan),
             command,
         }
@@ -210,28 +242,249 @@ impl RunRecord {
             "metrics": metrics,
             "distributions": distributions,
             "wound_split": self.wound_split,
+            "impact_chain": self.chain,
         })
     }
 }
 
-/// Writes the report folder of a run: `summary.csv`, `distribution.csv`, `run.json`.
-/// Returns the files written.
-pub fn write_report(dir: &Path, record: &RunRecord) -> Result<Vec<PathBuf>, ReportError> {
-    std::fs::create_dir_all(dir).map_err(|source| ReportError::Io { path: dir.to_path_buf(), source })?;
+/// A file of the report, rendered in memory.
+struct ReportFile {
+    name: String,
+    contents: Contents,
+}
+
+enum Contents {
+    Bytes(Vec<u8>),
+    Frame(DataFrame, &'static str, FrameFormat),
+}
+
+/// The figures of a run, drawn from its frames, with their files.
+fn figures(record: &RunRecord) -> Result<(Vec<Figure>, Vec<ReportFile>), ReportError> {
     let frame_error = |what| move |source| ReportError::Frame { what, source };
-    let mut summary = analysis::summary_frame(&record.summary).map_err(frame_error("summary"))?;
-    let mut distribution = analysis::distribution_frame(&record.distribution).map_err(frame_error("distribution"))?;
-    let files = [dir.join("summary.csv"), dir.join("distribution.csv"), dir.join("run.json")];
-    write_frame(&files[0], &mut summary, "summary")?;
-    write_frame(&files[1], &mut distribution, "distribution")?;
-    let text = serde_json::to_string_pretty(&record.to_json()).unwrap_or_default();
-    write_atomic(&files[2], |f| f.write_all(text.as_bytes()))?;
-    let mut files = files.to_vec();
-    if let Some(split) = &record.wound_split {
-        let mut frame = analysis::wound_split_frame(split).map_err(frame_error("wound split"))?;
-        let path = dir.join("wound_split.csv");
-        write_frame(&path, &mut frame, "wound split")?;
-        files.push(path);
+    let mut figures = Vec::new();
+    let mut files = Vec::new();
+    let mut add = |stem: &str, rendered: chart::Rendered, caption: String, alt: String| {
+        files.push(ReportFile { name: format!("{stem}.png"), contents: Contents::Bytes(rendered.png) });
+        files.push(ReportFile { name: format!("{stem}.svg"), contents: Contents::Bytes(rendered.svg.into_bytes()) });
+        figures.push(Figure { stem: stem.to_string(), caption, alt });
+    };
+    let pct = document::percent;
+    if !record.chain.is_empty() {
+        let frame = analysis::impact_chain_frame(&record.chain).map_err(frame_error("impact chain"))?;
+        let chart = chart::impact_chain::ImpactChainChart::from_frame(&frame, "How far the charge gets")?;
+        let reached: Vec<String> = record
+            .chain
+            .iter()
+            .map(|c| {
+                format!(
+                    "contact {} at {:.1} inches: reached {}, stopped there {}",
+                    c.step,
+                    c.distance,
+                    pct(c.p_reached),
+                    pct(c.p_stopped)
+                )
+            })
+            .collect();
+        add(
+            "impact-chain",
+            chart::render(&chart)?,
+            "The impact chain: the share of charges that reached each contact along the path (blue-grey) and \
+             that a survivor stopped there (orange), with 95% whiskers; crosses mark the exact chance of \
+             stopping there."
+                .to_string(),
+            format!("Bar chart of the impact chain. {}.", reached.join("; ")),
+        );
     }
-    Ok(files)
+    for s in record.summary.iter().filter(|s| !s.metric.is_flag()) {
+        let rows: Vec<DistributionRow> = record.distribution.iter().filter(|r| r.metric == s.metric).cloned().collect();
+        if rows.iter().filter(|r| r.count > 0).count() < 2 {
+            continue; // a single value: the table says it all
+        }
+        let frame = analysis::distribution_frame(&rows).map_err(frame_error("distribution"))?;
+        let name = s.metric.name();
+        let describe = s.metric.describe();
+        let title = capitalise(describe);
+        let listed: Vec<String> = rows.iter().map(|r| format!("{} in {}", r.value, pct(r.p))).collect();
+        add(
+            &format!("distribution-{name}"),
+            chart::render(&chart::distribution::DistributionChart::from_frame(&frame, &title, describe)?)?,
+            format!("{title} (`{name}`): the share of charges giving each value, with 95% whiskers."),
+            format!("Bar chart of {describe}: {}.", listed.join(", ")),
+        );
+        if matches!(s.metric, Metric::Kills | Metric::ImpactKills) {
+            let listed: Vec<String> =
+                rows.iter().skip(1).map(|r| format!("at least {} in {}", r.value, pct(r.p_at_least))).collect();
+            let title = format!("Chance of at least k: {describe}");
+            add(
+                &format!("at-least-{name}"),
+                chart::render(&chart::at_least::AtLeastChart::from_frame(&frame, &title, describe)?)?,
+                format!("The chance of at least k {describe} (`{name}`), with its 95% Wilson band."),
+                format!("Line chart, falling from 100% at k = 0: {}.", listed.join(", ")),
+            );
+        }
+    }
+    if let Some(split) = &record.wound_split {
+        let frame = analysis::wound_split_frame(split).map_err(frame_error("wound split"))?;
+        let chart = chart::wound_split::WoundSplitChart::from_frame(&frame, "Wounds lost: chariot and Hero")?;
+        let cells: Vec<String> = split
+            .iter()
+            .filter(|c| c.count > 0)
+            .map(|c| format!("chariot {} and Hero {} in {}", c.chariot_wounds_lost, c.hero_wounds_lost, pct(c.p)))
+            .collect();
+        add(
+            "wound-split",
+            chart::render(&chart)?,
+            "The wound split: the share of charges for each pair of Wounds lost by the chariot (rows) and \
+             by the Hero riding it (columns); darker is more common."
+                .to_string(),
+            format!("Heatmap of the wound split: {}.", cells.join("; ")),
+        );
+    }
+    Ok((figures, files))
+}
+
+fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+/// Writes every file of a report into `dir` (atomically, one by one, after all were
+/// rendered). Returns the paths written.
+fn write_files(dir: &Path, files: Vec<ReportFile>) -> Result<Vec<PathBuf>, ReportError> {
+    std::fs::create_dir_all(dir).map_err(|source| ReportError::Io { path: dir.to_path_buf(), source })?;
+    let mut written = Vec::with_capacity(files.len());
+    for file in files {
+        let path = dir.join(&file.name);
+        match file.contents {
+            Contents::Bytes(bytes) => write_atomic(&path, |f| f.write_all(&bytes))?,
+            Contents::Frame(mut frame, what, format) => write_frame(&path, &mut frame, what, format)?,
+        }
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Writes the report folder of a run: `report.md`, the charts (PNG and SVG), `summary.csv`
+/// and `.parquet`, `distribution.csv` and `.parquet`, `impact_chain.csv`, `run.json`, and
+/// `wound_split.csv` when a Hero rides. Returns the files written.
+pub fn write_report(dir: &Path, record: &RunRecord) -> Result<Vec<PathBuf>, ReportError> {
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let summary = analysis::summary_frame(&record.summary).map_err(frame_error("summary"))?;
+    let distribution = analysis::distribution_frame(&record.distribution).map_err(frame_error("distribution"))?;
+    let chain = analysis::impact_chain_frame(&record.chain).map_err(frame_error("impact chain"))?;
+    let (figures, mut files) = figures(record)?;
+    let frame = |name: &str, frame: &DataFrame, what, format| ReportFile {
+        name: name.to_string(),
+        contents: Contents::Frame(frame.clone(), what, format),
+    };
+    files.push(frame("summary.csv", &summary, "summary", FrameFormat::Csv));
+    files.push(frame("summary.parquet", &summary, "summary", FrameFormat::Parquet));
+    files.push(frame("distribution.csv", &distribution, "distribution", FrameFormat::Csv));
+    files.push(frame("distribution.parquet", &distribution, "distribution", FrameFormat::Parquet));
+    files.push(frame("impact_chain.csv", &chain, "impact chain", FrameFormat::Csv));
+    if let Some(split) = &record.wound_split {
+        let split = analysis::wound_split_frame(split).map_err(frame_error("wound split"))?;
+        files.push(frame("wound_split.csv", &split, "wound split", FrameFormat::Csv));
+    }
+    let json = serde_json::to_string_pretty(&record.to_json()).unwrap_or_default();
+    files.push(ReportFile { name: "run.json".into(), contents: Contents::Bytes(json.into_bytes()) });
+    let mut names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
+    names.insert(0, "report.md".into());
+    let markdown = document::report_markdown(record, &figures, &names);
+    files.insert(0, ReportFile { name: "report.md".into(), contents: Contents::Bytes(markdown.into_bytes()) });
+    write_files(dir, files)
+}
+
+/// Writes the comparison report of several runs into `dir`: `report.md`, one chart per
+/// shared headline metric (PNG and SVG), and `comparison.csv`. Returns the files written.
+pub fn write_comparison(dir: &Path, records: &[RunRecord]) -> Result<Vec<PathBuf>, ReportError> {
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let mut rows: Vec<(String, MetricSummary)> = Vec::new();
+    let mut figures = Vec::new();
+    let mut files = Vec::new();
+    for metric in document::shared_metrics(records) {
+        let metric_rows: Vec<(String, MetricSummary)> = records
+            .iter()
+            .filter_map(|r| r.summary.iter().find(|s| s.metric == metric).map(|s| (r.title.clone(), s.clone())))
+            .collect();
+        let frame = analysis::comparison_frame(&metric_rows).map_err(frame_error("comparison"))?;
+        let title = capitalise(metric.describe());
+        let chart = chart::comparison::ComparisonChart::from_frame(&frame, &title, metric.is_flag())?;
+        let rendered = chart::render(&chart)?;
+        let stem = format!("comparison-{}", metric.name());
+        files.push(ReportFile { name: format!("{stem}.png"), contents: Contents::Bytes(rendered.png) });
+        files.push(ReportFile { name: format!("{stem}.svg"), contents: Contents::Bytes(rendered.svg.into_bytes()) });
+        let listed: Vec<String> =
+            metric_rows.iter().map(|(name, s)| format!("{name}: {}", document::headline_value(s).0)).collect();
+        figures.push(Figure {
+            stem,
+            caption: format!("{title} (`{}`) in each scenario, with 95% whiskers.", metric.name()),
+            alt: format!("Horizontal bar chart. {}.", listed.join("; ")),
+        });
+        rows.extend(metric_rows);
+    }
+    let frame = analysis::comparison_frame(&rows).map_err(frame_error("comparison"))?;
+    files.push(ReportFile {
+        name: "comparison.csv".into(),
+        contents: Contents::Frame(frame, "comparison", FrameFormat::Csv),
+    });
+    let mut names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
+    names.insert(0, "report.md".into());
+    let markdown = document::comparison_markdown(records, &figures, &names);
+    files.insert(0, ReportFile { name: "report.md".into(), contents: Contents::Bytes(markdown.into_bytes()) });
+    write_files(dir, files)
+}
+
+/// Writes per-trial rows (`trial` and one column per reported metric) as Parquet to
+/// `path`, atomically, chunk by chunk from `chunks` (which calls its sink with each chunk's
+/// first trial index and outcomes in order). Returns false when `chunks` was cancelled
+/// (nothing is then left at `path`).
+pub fn write_trials_parquet(
+    path: &Path,
+    metrics: &[Metric],
+    chunks: impl FnOnce(&mut OutcomeSink<'_, PolarsError>) -> Result<bool, PolarsError>,
+) -> Result<bool, ReportError> {
+    use polars::prelude::{Column, DataType, Field, Schema};
+    let frame_error = |source| ReportError::Frame { what: "per-trial", source };
+    let mut fields = vec![Field::new("trial".into(), DataType::UInt64)];
+    fields.extend(metrics.iter().map(|m| Field::new(m.name().into(), DataType::UInt32)));
+    let schema: Schema = fields.into_iter().collect();
+    let mut polars_error = None;
+    let mut cancelled = false;
+    let result = write_atomic(path, |file| {
+        let run = || -> Result<bool, PolarsError> {
+            let mut writer = ParquetWriter::new(&mut *file).batched(&schema)?;
+            let finished = chunks(&mut |first, outcomes| {
+                let mut columns =
+                    vec![Column::new("trial".into(), (first..first + outcomes.len() as u64).collect::<Vec<u64>>())];
+                for &m in metrics {
+                    let values: Vec<u32> = outcomes.iter().map(|o| u32::from(o.get(m))).collect();
+                    columns.push(Column::new(m.name().into(), values));
+                }
+                writer.write_batch(&DataFrame::new(outcomes.len(), columns)?)
+            })?;
+            writer.finish()?;
+            Ok(finished)
+        };
+        match run() {
+            Ok(true) => Ok(()),
+            Ok(false) => {
+                cancelled = true;
+                Err(std::io::Error::other("cancelled"))
+            }
+            Err(e) => {
+                let io = std::io::Error::other(e.to_string());
+                polars_error = Some(e);
+                Err(io)
+            }
+        }
+    });
+    if let Some(e) = polars_error {
+        return Err(frame_error(e));
+    }
+    match result {
+        Ok(()) => Ok(true),
+        Err(_) if cancelled => Ok(false),
+        Err(e) => Err(e),
+    }
 }

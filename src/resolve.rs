@@ -683,23 +683,7 @@ pub fn run(
             }
             let start = range.first + b * BLOCK;
             let end = (start + BLOCK).min(range.first + range.count);
-            let mut tally = new_tally(plan);
-            let mut out = Outcome::default();
-            match OutcomeCounter::for_tally(&tally) {
-                Some(mut counter) => {
-                    for t in start..end {
-                        play(plan, streams, t, scratch, &mut Silent, &mut out);
-                        counter.record(&out, &mut tally);
-                    }
-                    counter.drain_into(&mut tally);
-                }
-                None => {
-                    for t in start..end {
-                        play(plan, streams, t, scratch, &mut Silent, &mut out);
-                        tally.record(&out);
-                    }
-                }
-            }
+            let tally = tally_trials(plan, streams, start..end, scratch);
             progress(end - start);
             Some(tally)
         })
@@ -717,6 +701,62 @@ pub fn run(
         Some(t) if !cancel.load(Ordering::Relaxed) || t.trials == range.count => Ok(t),
         other => Err(Interrupted { done: other.map_or(0, |t| t.trials), asked: range.count }),
     }
+}
+
+/// Plays and tallies the trials `trials` on this thread, as one block of a run does.
+pub fn tally_trials(plan: &Plan, streams: Streams, trials: std::ops::Range<u64>, scratch: &mut Scratch) -> Tally {
+    let mut tally = new_tally(plan);
+    let mut out = Outcome::default();
+    match OutcomeCounter::for_tally(&tally) {
+        Some(mut counter) => {
+            for t in trials {
+                play(plan, streams, t, scratch, &mut Silent, &mut out);
+                counter.record(&out, &mut tally);
+            }
+            counter.drain_into(&mut tally);
+        }
+        None => {
+            for t in trials {
+                play(plan, streams, t, scratch, &mut Silent, &mut out);
+                tally.record(&out);
+            }
+        }
+    }
+    tally
+}
+
+/// Receives the outcomes of consecutive trials, in order, with the index of the first.
+pub type OutcomeSink<'a, E> = dyn FnMut(u64, &[Outcome]) -> Result<(), E> + 'a;
+
+/// Trials per chunk of [`for_each_chunk`].
+pub const OUTCOME_CHUNK: u64 = 1 << 20;
+
+/// Plays the trials of `range` again, [`OUTCOME_CHUNK`] at a time (in parallel within a
+/// chunk), and hands each chunk's outcomes to `sink` in trial order with the index of its
+/// first trial: per-trial exports stay flat in memory whatever the trial count. Stops at
+/// the first error of `sink`, or with `Ok(false)` when `cancel` is set.
+pub fn for_each_chunk<E>(
+    plan: &Plan,
+    streams: Streams,
+    range: TrialRange,
+    cancel: &AtomicBool,
+    sink: &mut OutcomeSink<'_, E>,
+) -> Result<bool, E> {
+    let end = range.first + range.count;
+    let mut first = range.first;
+    while first < end {
+        if cancel.load(Ordering::Relaxed) {
+            return Ok(false);
+        }
+        let last = (first + OUTCOME_CHUNK).min(end);
+        let outcomes: Vec<Outcome> = (first..last)
+            .into_par_iter()
+            .map_init(Scratch::default, |scratch, t| trial(plan, streams, t, scratch, &mut Silent))
+            .collect();
+        sink(first, &outcomes)?;
+        first = last;
+    }
+    Ok(true)
 }
 
 /// Replays one trial with its full event trace.

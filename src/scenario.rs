@@ -381,6 +381,22 @@ pub struct MesbgRules {
     pub cavalry_passed_when: CavalryPassed,
 }
 
+impl MesbgRules {
+    /// Every option with its value as written in a scenario's `[rules]` table, for reports.
+    pub fn options(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("prone_counts_as_trapped", self.prone_counts_as_trapped.to_string()),
+            ("strike_allocation", as_written(&self.strike_allocation)),
+            ("cavalry_passed_when", as_written(&self.cavalry_passed_when)),
+        ]
+    }
+}
+
+/// A value as a scenario file writes it (a unit enum's snake_case name, unquoted).
+fn as_written<T: Serialize>(value: &T) -> String {
+    serde_json::to_value(value).map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)).unwrap_or_default()
+}
+
 impl Default for MesbgRules {
     fn default() -> Self {
         Self {

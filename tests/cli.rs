@@ -77,14 +77,17 @@ fn run_writes_a_report_and_prints_a_table() {
     let out = charioteer(&["run", "example.toml", "--trials", "20000", "--out", "rep"], dir.path());
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.contains("trials/s") && text.contains("breakthrough") && text.contains("report: rep/"), "{text}");
+    assert!(
+        text.contains("trials/s") && text.contains("breakthrough") && text.contains("report: rep/report.md"),
+        "{text}"
+    );
     for f in ["summary.csv", "distribution.csv", "run.json"] {
         assert!(dir.path().join("rep").join(f).is_file(), "{f} written");
     }
     let summary = std::fs::read_to_string(dir.path().join("rep/summary.csv")).unwrap();
     assert!(summary.starts_with("metric,mean,sd,se,ci95_lo,ci95_hi\n"), "{summary}");
     let dist = std::fs::read_to_string(dir.path().join("rep/distribution.csv")).unwrap();
-    assert!(dist.starts_with("metric,value,count,p,p_at_least,p_at_least_lo,p_at_least_hi\n"), "{dist}");
+    assert!(dist.starts_with("metric,value,count,p,p_lo,p_hi,p_at_least,p_at_least_lo,p_at_least_hi\n"), "{dist}");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("rep/run.json")).unwrap()).unwrap();
     assert_eq!(json["trials"], 20000);

@@ -1,0 +1,277 @@
+//! `report.md`: the run written for a reader. Headline numbers in words with their
+//! intervals, the charts with captions and alt text, the tables, the ruleset options in
+//! force, and how to reproduce the run. Pure text from the run record; nothing here
+//! computes statistics.
+
+use crate::analysis::{DistributionRow, MetricSummary};
+use crate::report::RunRecord;
+use crate::tally::Metric;
+use std::fmt::Write;
+
+/// A chart in the report folder (`<stem>.png` and `<stem>.svg`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Figure {
+    /// File name without extension.
+    pub stem: String,
+    /// The caption under the chart.
+    pub caption: String,
+    /// Alternative text: what the chart shows, for readers who cannot see it.
+    pub alt: String,
+}
+
+/// A probability as a percentage: two decimals from 1% up, two significant digits below
+/// (so a rare event's interval still shows), and a plain "0%" for never.
+pub fn percent(p: f64) -> String {
+    let pct = p * 100.0;
+    if pct == 0.0 {
+        "0%".to_string()
+    } else if pct.abs() >= 1.0 {
+        format!("{pct:.2}%")
+    } else {
+        let decimals = (1 - pct.abs().log10().floor() as i32).clamp(2, 12) as usize;
+        format!("{pct:.decimals$}%")
+    }
+}
+
+/// 1234567 -> "1,234,567".
+pub fn group_digits(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A mean of a count, to three decimals.
+pub fn mean(value: f64) -> String {
+    format!("{value:.3}")
+}
+
+/// The value of a summary row as the report prints it (percent for probabilities).
+pub fn headline_value(s: &MetricSummary) -> (String, String, String) {
+    if s.metric.is_flag() {
+        (percent(s.mean), percent(s.ci95_lo), percent(s.ci95_hi))
+    } else {
+        (mean(s.mean), mean(s.ci95_lo), mean(s.ci95_hi))
+    }
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+/// One metric in a sentence, e.g. "The chariot won the fight in 31.42% of charges (95%
+/// CI 31.33-31.51%)."
+pub fn sentence(s: &MetricSummary) -> String {
+    let (value, lo, hi) = headline_value(s);
+    if s.metric.is_flag() {
+        format!("{} in **{value}** of charges (95% CI {lo} to {hi}).", capitalised(s.metric.describe()))
+    } else {
+        format!("{}: **{value}** per charge on average (95% CI {lo} to {hi}).", capitalised(s.metric.describe()))
+    }
+}
+
+/// The metrics a reader looks at first, in this order, when the scenario reports them.
+const HEADLINE: [Metric; 8] = [
+    Metric::Breakthrough,
+    Metric::Kills,
+    Metric::ImpactKills,
+    Metric::FightWon,
+    Metric::ChariotSlain,
+    Metric::HeroSlain,
+    Metric::ArmyBroken,
+    Metric::ChariotWoundsLost,
+];
+
+fn table_row(out: &mut String, cells: &[String]) {
+    let _ = writeln!(out, "| {} |", cells.join(" | "));
+}
+
+fn distribution_table(out: &mut String, metric: Metric, rows: &[&DistributionRow]) {
+    let _ = writeln!(out, "\n**{}** (`{}`)\n", capitalised(metric.describe()), metric.name());
+    table_row(out, &["k".into(), "P(= k)".into(), "P(at least k)".into(), "95% CI of P(at least k)".into()]);
+    table_row(out, &["---:".into(), "---:".into(), "---:".into(), "---".into()]);
+    for r in rows {
+        table_row(
+            out,
+            &[
+                r.value.to_string(),
+                percent(r.p),
+                percent(r.p_at_least),
+                format!("{} to {}", percent(r.p_at_least_lo), percent(r.p_at_least_hi)),
+            ],
+        );
+    }
+}
+
+/// The text of `report.md` for `record`, showing `figures` and listing `files` (names in
+/// the report folder).
+pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# {}\n", record.title);
+    if let Some(question) = &record.question {
+        let _ = writeln!(out, "> {question}\n");
+    }
+    let _ = writeln!(
+        out,
+        "{} simulated charges, seed {}; every figure below is an estimate with its 95% confidence interval \
+         (Wilson for chances, normal for means).\n",
+        group_digits(record.trials),
+        record.seed
+    );
+    let _ = writeln!(out, "## Headline\n");
+    for metric in HEADLINE {
+        if let Some(s) = record.summary.iter().find(|s| s.metric == metric) {
+            let _ = writeln!(out, "- {}", sentence(s));
+        }
+    }
+    let _ = writeln!(out, "\n## The charge\n");
+    let pivots: Vec<String> = record.plan.pivots.iter().map(|p| format!("{p:+.0} deg")).collect();
+    let _ = writeln!(
+        out,
+        "The chariot drives {:.1}\" (pivots: {}), with {} models in reach in {} contact{}{}. {}\n",
+        record.plan.path_length,
+        if pivots.is_empty() { "none".to_string() } else { pivots.join(", ") },
+        record.plan.models_on_path,
+        record.plan.contacts.len(),
+        if record.plan.contacts.len() == 1 { "" } else { "s" },
+        record.plan.obstacle.as_ref().map(|o| format!(", ending at the obstacle \"{o}\"")).unwrap_or_default(),
+        if record.plan.breakthrough_possible {
+            "Driving its full Move carries it through every formation it touches."
+        } else {
+            "Even its full Move does not carry it through: no charge can break through."
+        }
+    );
+    if !figures.is_empty() {
+        let _ = writeln!(out, "## Charts\n");
+        for (i, f) in figures.iter().enumerate() {
+            let _ = writeln!(out, "![{}]({}.png)\n", f.alt, f.stem);
+            let _ = writeln!(out, "*Figure {}. {}* ([SVG]({}.svg))\n", i + 1, f.caption, f.stem);
+        }
+    }
+    let _ = writeln!(out, "## All metrics\n");
+    table_row(&mut out, &["metric".into(), "meaning".into(), "mean".into(), "95% CI".into(), "standard error".into()]);
+    table_row(&mut out, &["---".into(), "---".into(), "---:".into(), "---".into(), "---:".into()]);
+    for s in &record.summary {
+        let (value, lo, hi) = headline_value(s);
+        let se = if s.metric.is_flag() { percent(s.se) } else { format!("{:.4}", s.se) };
+        table_row(
+            &mut out,
+            &[format!("`{}`", s.metric.name()), s.metric.describe().to_string(), value, format!("{lo} to {hi}"), se],
+        );
+    }
+    let _ = writeln!(out, "\n## Distributions\n");
+    for s in record.summary.iter().filter(|s| !s.metric.is_flag()) {
+        let rows: Vec<&DistributionRow> = record.distribution.iter().filter(|r| r.metric == s.metric).collect();
+        distribution_table(&mut out, s.metric, &rows);
+    }
+    if let Some(split) = &record.wound_split {
+        let _ = writeln!(out, "\n**Wound split**: chance of each pair of Wounds lost (chariot, Hero)\n");
+        table_row(&mut out, &["chariot lost".into(), "Hero lost".into(), "share".into(), "95% CI".into()]);
+        table_row(&mut out, &["---:".into(), "---:".into(), "---:".into(), "---".into()]);
+        for c in split.iter().filter(|c| c.count > 0) {
+            table_row(
+                &mut out,
+                &[
+                    c.chariot_wounds_lost.to_string(),
+                    c.hero_wounds_lost.to_string(),
+                    percent(c.p),
+                    format!("{} to {}", percent(c.p_lo), percent(c.p_hi)),
+                ],
+            );
+        }
+    }
+    let _ = writeln!(out, "\n## Ruleset options in force\n");
+    table_row(&mut out, &["option".into(), "value".into()]);
+    table_row(&mut out, &["---".into(), "---".into()]);
+    for (name, value) in record.rules.options() {
+        table_row(&mut out, &[format!("`{name}`"), format!("`{value}`")]);
+    }
+    let _ = writeln!(out, "\n## Reproduce\n");
+    let _ = writeln!(out, "- charioteer {}", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(out, "- scenario file `{}`, hash `{:016x}`", record.scenario_file, record.scenario_hash);
+    let _ = writeln!(out, "- seed {}, {} trials", record.seed, group_digits(record.trials));
+    let _ = writeln!(
+        out,
+        "- played on {} thread{} in {:.2} s (results do not depend on the thread count)\n",
+        record.threads,
+        if record.threads == 1 { "" } else { "s" },
+        record.elapsed_s
+    );
+    let _ = writeln!(out, "```sh\n{}\n```\n", record.command);
+    let _ = writeln!(out, "Files: {}", files.iter().map(|f| format!("[{f}]({f})")).collect::<Vec<_>>().join(", "));
+    out
+}
+
+/// The text of the comparison report of several runs: a table per headline metric, the
+/// charts, and each run's reproduction command.
+pub fn comparison_markdown(records: &[RunRecord], figures: &[Figure], files: &[String]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Comparison of {} scenarios\n", records.len());
+    for (i, r) in records.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{}. **{}** (`{}`, {} trials, seed {})",
+            i + 1,
+            r.title,
+            r.scenario_file,
+            group_digits(r.trials),
+            r.seed
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nEach scenario ran on its own random streams: differences smaller than the intervals may be chance.\n"
+    );
+    for metric in shared_metrics(records) {
+        let _ = writeln!(out, "## {}\n", capitalised(metric.describe()));
+        table_row(&mut out, &["scenario".into(), "mean".into(), "95% CI".into()]);
+        table_row(&mut out, &["---".into(), "---:".into(), "---".into()]);
+        for r in records {
+            if let Some(s) = r.summary.iter().find(|s| s.metric == metric) {
+                let (value, lo, hi) = headline_value(s);
+                table_row(&mut out, &[r.title.clone(), value, format!("{lo} to {hi}")]);
+            }
+        }
+        if let Some((i, f)) =
+            figures.iter().enumerate().find(|(_, f)| f.stem == format!("comparison-{}", metric.name()))
+        {
+            let _ = writeln!(out, "\n![{}]({}.png)\n", f.alt, f.stem);
+            let _ = writeln!(out, "*Figure {}. {}* ([SVG]({}.svg))", i + 1, f.caption, f.stem);
+        }
+        let _ = writeln!(out);
+    }
+    let _ = writeln!(out, "## Reproduce\n\n```sh");
+    for r in records {
+        let _ = writeln!(out, "{}", r.command);
+    }
+    let _ = writeln!(out, "```\n");
+    let _ = writeln!(out, "Files: {}", files.iter().map(|f| format!("[{f}]({f})")).collect::<Vec<_>>().join(", "));
+    out
+}
+
+/// The headline metrics every record reports, in headline order.
+pub fn shared_metrics(records: &[RunRecord]) -> Vec<Metric> {
+    HEADLINE.into_iter().filter(|m| records.iter().all(|r| r.summary.iter().any(|s| s.metric == *m))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages_keep_rare_intervals_visible() {
+        assert_eq!(percent(0.0), "0%");
+        assert_eq!(percent(0.3142), "31.42%");
+        assert_eq!(percent(0.00905), "0.91%");
+        assert_eq!(percent(0.0000038), "0.00038%");
+        assert_eq!(percent(1.0), "100.00%");
+        assert_eq!(group_digits(1_000_000), "1,000,000");
+        assert_eq!(group_digits(999), "999");
+    }
+}
