@@ -104,5 +104,20 @@ fn reports(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, kernels, one_trial, full_runs, reports);
+/// The exact engine on a King riding a chariot into a two-rank Uruk-hai line: the exact
+/// issue asks for under 10 ms, compiling the plan included.
+fn exact_engine(c: &mut Criterion) {
+    let scenario = load(Path::new("scenarios/mesbg/king-on-chariot-vs-uruk-hai.toml")).expect("hero scenario");
+    let plan = compile(&scenario);
+    let mut group = c.benchmark_group("exact");
+    group.bench_function("king_on_chariot_compile_and_exact", |b| {
+        b.iter(|| charioteer::exact::exact(&compile(black_box(&scenario))).unwrap().outcomes.len())
+    });
+    group.bench_function("king_on_chariot_exact_only", |b| {
+        b.iter(|| charioteer::exact::exact(black_box(&plan)).unwrap().outcomes.len())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, kernels, one_trial, full_runs, reports, exact_engine);
 criterion_main!(benches);

@@ -34,6 +34,18 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Compute the exact distribution of every metric (no sampling) where the rules allow.
+    Exact {
+        /// Scenario file (TOML); without it, the bundled default.
+        file: Option<PathBuf>,
+        /// Folder for exact_summary.csv, exact_distribution.csv and exact.json (default:
+        /// reports/<scenario-slug>/).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print the JSON document instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Replay one trial of a run with every event it rolled.
     Replay {
         /// Scenario file (TOML); without it, the bundled default.
@@ -85,6 +97,7 @@ pub fn main_with(cli: Cli) -> Result<()> {
         Command::Run(args) => run(args),
         Command::Validate { files } => validate(&files),
         Command::Replay { file, trial, seed, json } => replay(file.as_deref(), trial, seed, json),
+        Command::Exact { file, out, json } => exact(file.as_deref(), out, json),
     }
 }
 
@@ -149,6 +162,19 @@ fn run(args: RunArgs) -> Result<()> {
         };
         let record = run_one(scenario, *file, &args, &pool)?;
         let written = report::write_report(&out, &record)?;
+        for a in record.disagreements() {
+            eprintln!(
+                "WARNING: {} = {:.6} disagrees with its exact value {:.6} (z = {:+.1}): a rule or the engine is wrong. \
+                 Inspect trials with `charioteer replay{} --seed {} --trial 0` and compare with `charioteer exact{}`.",
+                a.metric.name(),
+                a.estimate,
+                a.exact,
+                a.z,
+                file.map(|f| format!(" {}", shell_quote(&f.display().to_string()))).unwrap_or_default(),
+                record.seed,
+                file.map(|f| format!(" {}", shell_quote(&f.display().to_string()))).unwrap_or_default(),
+            );
+        }
         if let Some(path) = &args.trials_out {
             write_trials(scenario, &record, path, &pool)?;
         }
@@ -251,7 +277,13 @@ fn print_table(record: &RunRecord) {
         record.plan.obstacle.as_ref().map(|o| format!(", ends at obstacle \"{o}\"")).unwrap_or_default(),
         if record.plan.breakthrough_possible { ", breakthrough possible" } else { ", no breakthrough possible" }
     );
-    println!("{:<22} {:>10}   {:<22} meaning", "metric", "mean", "95% interval");
+    let exact = record.exact.as_ref().ok();
+    match &record.exact {
+        Ok(_) => {
+            println!("{:<22} {:>10}   {:<22} {:>10} {:>7}  meaning", "metric", "mean", "95% interval", "exact", "z")
+        }
+        Err(_) => println!("{:<22} {:>10}   {:<22} meaning", "metric", "mean", "95% interval"),
+    }
     for s in &record.summary {
         let (mean, lo, hi) = if s.metric.is_flag() {
             (
@@ -262,8 +294,75 @@ fn print_table(record: &RunRecord) {
         } else {
             (format!("{:.4}", s.mean), format!("{:.4}", s.ci95_lo), format!("{:.4}", s.ci95_hi))
         };
-        println!("{:<22} {:>10}   {:<22} {}", s.metric.name(), mean, format!("{lo} - {hi}"), s.metric.describe());
+        let interval = format!("{lo} - {hi}");
+        match exact.and_then(|rows| rows.iter().find(|a| a.metric == s.metric)) {
+            Some(a) => {
+                let value =
+                    if s.metric.is_flag() { format!("{:.2}%", 100.0 * a.exact) } else { format!("{:.4}", a.exact) };
+                println!(
+                    "{:<22} {:>10}   {:<22} {:>10} {:>+7.2}  {}",
+                    s.metric.name(),
+                    mean,
+                    interval,
+                    value,
+                    a.z,
+                    s.metric.describe()
+                );
+            }
+            None => println!("{:<22} {:>10}   {:<22} {}", s.metric.name(), mean, interval, s.metric.describe()),
+        }
     }
+    if let Err(reason) = &record.exact {
+        println!("({reason})");
+    }
+}
+
+fn exact(file: Option<&Path>, out: Option<PathBuf>, json: bool) -> Result<()> {
+    let scenario = load(file)?;
+    let plan = plan::compile(&scenario);
+    let started = Instant::now();
+    let result = crate::exact::exact(&plan);
+    let elapsed = started.elapsed().as_secs_f64();
+    let dir = out.unwrap_or_else(|| PathBuf::from("reports").join(scenario.slug()));
+    let distribution = match result {
+        Ok(d) => d,
+        Err(reason) => {
+            let names: Vec<&str> = plan.metrics.iter().map(|m| m.name()).collect();
+            if json {
+                let value = serde_json::json!({
+                    "schema": report::EXACT_SCHEMA,
+                    "title": scenario.title,
+                    "unavailable": reason.to_string(),
+                    "not_computed": names,
+                });
+                println!("{}", serde_json::to_string_pretty(&value)?);
+            } else {
+                println!("{}", scenario.title);
+                println!("{reason}");
+                println!("not computed exactly: {} (use `charioteer run`)", names.join(", "));
+            }
+            return Ok(());
+        }
+    };
+    let written = report::write_exact(&dir, &scenario, &plan, &distribution, elapsed)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report::exact_json(&scenario, &plan, &distribution, elapsed))?);
+        return Ok(());
+    }
+    println!("{}", scenario.title);
+    println!(
+        "exact distribution of every metric in {:.3} ms ({} distinct outcomes)",
+        elapsed * 1e3,
+        distribution.outcomes.len()
+    );
+    println!("{:<22} {:>10} {:>10}   meaning", "metric", "mean", "sd");
+    for &m in &plan.metrics {
+        let s = distribution.summary(m);
+        let mean = if m.is_flag() { format!("{:.4}%", 100.0 * s.mean) } else { format!("{:.5}", s.mean) };
+        println!("{:<22} {:>10} {:>10.5}   {}", m.name(), mean, s.sd, m.describe());
+    }
+    println!("written: {}", written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+    Ok(())
 }
 
 fn replay(file: Option<&Path>, trial: u64, seed: Option<u64>, json: bool) -> Result<()> {

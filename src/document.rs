@@ -155,14 +155,56 @@ pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String])
         }
     }
     let _ = writeln!(out, "## All metrics\n");
-    table_row(&mut out, &["metric".into(), "meaning".into(), "mean".into(), "95% CI".into(), "standard error".into()]);
-    table_row(&mut out, &["---".into(), "---".into(), "---:".into(), "---".into(), "---:".into()]);
+    match &record.exact {
+        Ok(_) => {
+            let _ = writeln!(
+                out,
+                "Every metric of this scenario is also computed exactly (`charioteer exact`); `z` is the estimate's \
+                 distance from the exact value in standard errors, and |z| above 5 would mean a fault.\n"
+            );
+        }
+        Err(reason) => {
+            let _ = writeln!(out, "The exact engine does not cover this scenario ({reason}).\n");
+        }
+    }
+    table_row(
+        &mut out,
+        &[
+            "metric".into(),
+            "meaning".into(),
+            "mean".into(),
+            "95% CI".into(),
+            "standard error".into(),
+            "exact".into(),
+            "z".into(),
+        ],
+    );
+    table_row(
+        &mut out,
+        &["---".into(), "---".into(), "---:".into(), "---".into(), "---:".into(), "---:".into(), "---:".into()],
+    );
     for s in &record.summary {
         let (value, lo, hi) = headline_value(s);
         let se = if s.metric.is_flag() { percent(s.se) } else { format!("{:.4}", s.se) };
+        let agreement = record.exact.as_ref().ok().and_then(|rows| rows.iter().find(|a| a.metric == s.metric));
+        let (exact, z) = match agreement {
+            Some(a) => (
+                if s.metric.is_flag() { percent(a.exact) } else { format!("{:.4}", a.exact) },
+                if a.z.is_finite() { format!("{:+.2}", a.z) } else { "inf".to_string() },
+            ),
+            None => ("-".to_string(), "-".to_string()),
+        };
         table_row(
             &mut out,
-            &[format!("`{}`", s.metric.name()), s.metric.describe().to_string(), value, format!("{lo} to {hi}"), se],
+            &[
+                format!("`{}`", s.metric.name()),
+                s.metric.describe().to_string(),
+                value,
+                format!("{lo} to {hi}"),
+                se,
+                exact,
+                z,
+            ],
         );
     }
     let _ = writeln!(out, "\n## Distributions\n");

@@ -25,6 +25,7 @@ pub mod chart;
 pub mod cli;
 pub mod dice;
 pub mod document;
+pub mod exact;
 pub mod geometry;
 pub mod plan;
 pub mod report;

@@ -105,6 +105,8 @@ pub struct ImpactTables {
     pub p_passed: f64,
     /// Every outcome.
     pub outcomes: Vec<ContactOutcome>,
+    /// Their exact probabilities.
+    pub probabilities: Vec<f64>,
     /// Samples an index into `outcomes` (unconditioned).
     pub table: CumulativeTable,
     /// Outcomes the chariot drives on past.
@@ -209,7 +211,16 @@ impl ImpactTables {
         };
         let (passed, passed_table, p_passed) = split(true);
         let (stopped, stopped_table, _) = split(false);
-        Self { p_passed, table: CumulativeTable::new(&probs), outcomes, passed, passed_table, stopped, stopped_table }
+        Self {
+            p_passed,
+            table: CumulativeTable::new(&probs),
+            outcomes,
+            probabilities: probs,
+            passed,
+            passed_table,
+            stopped,
+            stopped_table,
+        }
     }
 
     /// An outcome, unconditioned.

@@ -6,6 +6,7 @@
 use crate::analysis::{self, ChainStep, DistributionRow, MetricSummary, SplitCell};
 use crate::chart::{self, ChartError};
 use crate::document::{self, Figure};
+use crate::exact::{self, Agreement};
 use crate::plan::Plan;
 use crate::resolve::OutcomeSink;
 use crate::scenario::{MesbgRules, Scenario};
@@ -17,6 +18,9 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// The version of the `exact.json` layout; bumped on any incompatible change.
+pub const EXACT_SCHEMA: &str = "charioteer.exact/1";
 
 /// The version of the `run.json` layout; bumped on any incompatible change.
 pub const RUN_SCHEMA: &str = "charioteer.run/1";
@@ -129,6 +133,9 @@ pub struct RunRecord {
     pub wound_split: Option<Vec<SplitCell>>,
     /// The impact chain, contact group by contact group.
     pub chain: Vec<ChainStep>,
+    /// Each metric's estimate against its exact value, when the exact engine covers the
+    /// scenario; otherwise why it does not.
+    pub exact: Result<Vec<Agreement>, String>,
     /// Facts of the compiled path.
     pub plan: PlanFacts,
     /// The command that reproduces the run.
@@ -199,8 +206,21 @@ impl RunRecord {
             wound_split: plan.chariot.hero.map(|_| analysis::wound_split(tally)),
             chain: analysis::impact_chain(tally, &PlanFacts::of(plan).contacts, &plan.chain.stop_probabilities),
             plan: PlanFacts::of(plan),
+            exact: match exact::exact(plan) {
+                Ok(d) => Ok(exact::agreement(&analysis::summarize(tally, &plan.metrics), &d, tally.trials)),
+                Err(e) => Err(e.to_string()),
+            },
             command,
         }
+    }
+
+    /// The metrics whose estimate disagrees with the exact value (|z| above
+    /// [`exact::DISAGREEMENT_Z`]).
+    pub fn disagreements(&self) -> Vec<&Agreement> {
+        self.exact
+            .as_ref()
+            .map(|rows| rows.iter().filter(|a| a.z.abs() > exact::DISAGREEMENT_Z).collect())
+            .unwrap_or_default()
     }
 
     /// Trials per second of wall-clock time.
@@ -243,8 +263,35 @@ impl RunRecord {
             "distributions": distributions,
             "wound_split": self.wound_split,
             "impact_chain": self.chain,
+            "exact": match &self.exact {
+                Ok(rows) => {
+                    let per_metric: Map<String, Value> = rows
+                        .iter()
+                        .map(|a| (a.metric.name().to_string(), json!({"exact": a.exact, "z": finite_or_null(a.z)})))
+                        .collect();
+                    Value::Object(per_metric)
+                }
+                Err(reason) => json!({ "unavailable": reason }),
+            },
         })
     }
+}
+
+fn finite_or_null(x: f64) -> Value {
+    if x.is_finite() { json!(x) } else { Value::Null }
+}
+
+/// The summary frame of a record: the estimates, and the exact mean and z-score of each
+/// metric when the exact engine covers the scenario (null otherwise).
+pub fn summary_with_exact(record: &RunRecord) -> Result<DataFrame, PolarsError> {
+    let mut frame = analysis::summary_frame(&record.summary)?;
+    let (exact, z): (Vec<Option<f64>>, Vec<Option<f64>>) = match &record.exact {
+        Ok(rows) => rows.iter().map(|a| (Some(a.exact), a.z.is_finite().then_some(a.z))).unzip(),
+        Err(_) => record.summary.iter().map(|_| (None, None)).unzip(),
+    };
+    frame.with_column(polars::prelude::Column::new("exact_mean".into(), exact))?;
+    frame.with_column(polars::prelude::Column::new("z".into(), z))?;
+    Ok(frame)
 }
 
 /// A file of the report, rendered in memory.
@@ -369,7 +416,7 @@ fn write_files(dir: &Path, files: Vec<ReportFile>) -> Result<Vec<PathBuf>, Repor
 /// `wound_split.csv` when a Hero rides. Returns the files written.
 pub fn write_report(dir: &Path, record: &RunRecord) -> Result<Vec<PathBuf>, ReportError> {
     let frame_error = |what| move |source| ReportError::Frame { what, source };
-    let summary = analysis::summary_frame(&record.summary).map_err(frame_error("summary"))?;
+    let summary = summary_with_exact(record).map_err(frame_error("summary"))?;
     let distribution = analysis::distribution_frame(&record.distribution).map_err(frame_error("distribution"))?;
     let chain = analysis::impact_chain_frame(&record.chain).map_err(frame_error("impact chain"))?;
     let (figures, mut files) = figures(record)?;
@@ -487,4 +534,69 @@ pub fn write_trials_parquet(
         Err(_) if cancelled => Ok(false),
         Err(e) => Err(e),
     }
+}
+
+/// The exact distribution as one JSON object (`exact.json`): the run's shape without
+/// trials, seed or intervals.
+pub fn exact_json(scenario: &Scenario, plan: &Plan, distribution: &exact::ExactDistribution, elapsed_s: f64) -> Value {
+    let mut metrics = Map::new();
+    let mut distributions = Map::new();
+    for &m in &plan.metrics {
+        let s = distribution.summary(m);
+        metrics.insert(m.name().to_string(), json!({ "mean": s.mean, "sd": s.sd }));
+        let rows: Vec<Value> = distribution
+            .distribution(m)
+            .iter()
+            .map(|r| json!({"value": r.value, "p": r.p, "p_at_least": r.p_at_least}))
+            .collect();
+        distributions.insert(m.name().to_string(), Value::Array(rows));
+    }
+    json!({
+        "schema": EXACT_SCHEMA,
+        "version": env!("CARGO_PKG_VERSION"),
+        "title": scenario.title,
+        "scenario_file": scenario.file,
+        "scenario_hash": format!("{:016x}", scenario.hash()),
+        "elapsed_s": elapsed_s,
+        "ruleset": scenario.rules,
+        "plan": PlanFacts::of(plan),
+        "outcomes": distribution.outcomes.len(),
+        "metrics": metrics,
+        "distributions": distributions,
+    })
+}
+
+/// Writes `exact_summary.csv` and `exact_distribution.csv` (the run's frames, with the
+/// standard error 0 and each interval the value itself; `count` is 0) and `exact.json`.
+pub fn write_exact(
+    dir: &Path,
+    scenario: &Scenario,
+    plan: &Plan,
+    distribution: &exact::ExactDistribution,
+    elapsed_s: f64,
+) -> Result<Vec<PathBuf>, ReportError> {
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let summary: Vec<MetricSummary> = plan.metrics.iter().map(|&m| distribution.summary(m)).collect();
+    let rows: Vec<DistributionRow> = plan.metrics.iter().flat_map(|&m| distribution.distribution(m)).collect();
+    let json = serde_json::to_string_pretty(&exact_json(scenario, plan, distribution, elapsed_s)).unwrap_or_default();
+    let files = vec![
+        ReportFile {
+            name: "exact_summary.csv".into(),
+            contents: Contents::Frame(
+                analysis::summary_frame(&summary).map_err(frame_error("exact summary"))?,
+                "exact summary",
+                FrameFormat::Csv,
+            ),
+        },
+        ReportFile {
+            name: "exact_distribution.csv".into(),
+            contents: Contents::Frame(
+                analysis::distribution_frame(&rows).map_err(frame_error("exact distribution"))?,
+                "exact distribution",
+                FrameFormat::Csv,
+            ),
+        },
+        ReportFile { name: "exact.json".into(), contents: Contents::Bytes(json.into_bytes()) },
+    ];
+    write_files(dir, files)
 }

@@ -85,7 +85,7 @@ fn run_writes_a_report_and_prints_a_table() {
         assert!(dir.path().join("rep").join(f).is_file(), "{f} written");
     }
     let summary = std::fs::read_to_string(dir.path().join("rep/summary.csv")).unwrap();
-    assert!(summary.starts_with("metric,mean,sd,se,ci95_lo,ci95_hi\n"), "{summary}");
+    assert!(summary.starts_with("metric,mean,sd,se,ci95_lo,ci95_hi,exact_mean,z\n"), "{summary}");
     let dist = std::fs::read_to_string(dir.path().join("rep/distribution.csv")).unwrap();
     assert!(dist.starts_with("metric,value,count,p,p_lo,p_hi,p_at_least,p_at_least_lo,p_at_least_hi\n"), "{dist}");
     let json: serde_json::Value =
@@ -314,4 +314,33 @@ fn missing_file_and_bad_options() {
     assert!(stderr(&out).contains("--trials"));
     let out = charioteer(&["run", "--threads", "0"], dir.path());
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn exact_prints_and_writes_the_exact_distribution() {
+    let dir = scratch_dir();
+    write(dir.path(), "example.toml", ISSUE_EXAMPLE);
+    let out = charioteer(&["exact", "example.toml", "--out", "ex"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("exact distribution of every metric") && text.contains("breakthrough"), "{text}");
+    for f in ["exact_summary.csv", "exact_distribution.csv", "exact.json"] {
+        assert!(dir.path().join("ex").join(f).is_file(), "{f}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("ex/exact.json")).unwrap()).unwrap();
+    assert_eq!(json["schema"], "charioteer.exact/1");
+    let p = json["metrics"]["breakthrough"]["mean"].as_f64().unwrap();
+    assert!((p - (5.0f64 / 9.0).powi(8)).abs() < 1e-12, "{p}");
+    // A run of the same file reports each estimate against the exact value.
+    let run = charioteer(&["run", "example.toml", "--trials", "20000", "--out", "rep", "--json"], dir.path());
+    let json: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
+    assert!((json["exact"]["breakthrough"]["exact"].as_f64().unwrap() - p).abs() < 1e-15);
+    assert!(json["exact"]["kills"]["z"].as_f64().unwrap().abs() < 5.0);
+    // Cavalry: no exact values, said plainly, with the metrics not computed.
+    let root = env!("CARGO_MANIFEST_DIR");
+    let cavalry = format!("{root}/scenarios/mesbg/chariot-into-cavalry-screen.toml");
+    let out = charioteer(&["exact", &cavalry], dir.path());
+    assert!(out.status.success());
+    assert!(stdout(&out).contains("no exact values") && stdout(&out).contains("not computed exactly: impact_kills"));
 }

@@ -1,0 +1,376 @@
+//! The exact engine: the distribution of every metric of a charge, computed from the
+//! compiled plan instead of sampled. The contact list is fixed once planned, so a charge is
+//! a short sequence of chance events: where the chariot stops (the compiled chain), what
+//! the Impact Hits did to the group it stops at (each model's compiled outcome table,
+//! conditioned on not all being slain), the terrain's tests, the fight (the compiled exact
+//! fight tables, or the same exact fight for a chariot already hurt), and the Hero thrown
+//! from a slain chariot. Each step branches a weighted set of states; outcomes that agree
+//! are merged. It mirrors [`crate::resolve`]'s trial step by step with the same rule
+//! functions and tables, and the two check each other (tests, and `run`'s z-scores).
+//!
+//! Not every scenario is exactly computable here: fights against cavalry (rider, mount,
+//! and the Thrown Rider chart inside the fight) are played die by die only. Such scenarios
+//! get [`NotExact`], never an approximation.
+
+use crate::analysis::{DistributionRow, MetricSummary};
+use crate::plan::{Plan, fight_rules};
+use crate::rules::mesbg::{self, ChariotFighter, Combatant, FightOutcome, HeroInFight};
+use crate::tally::{Metric, Outcome};
+use std::collections::BTreeMap;
+
+/// Why a scenario has no exact distribution.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotExact {
+    /// A model on the path is cavalry: its fight is played die by die only.
+    #[error(
+        "no exact values: a model on the chariot's path is cavalry, whose fight (rider, mount and the Thrown Rider chart) is only simulated"
+    )]
+    Cavalry,
+    /// A contact group has so many outcome combinations that enumerating them is unreasonable.
+    #[error(
+        "no exact values: {combinations} Impact Hit outcome combinations in one contact group (at most {MAX_COMBINATIONS} are enumerated)"
+    )]
+    TooManyCombinations {
+        /// Combinations the group would need.
+        combinations: u128,
+    },
+}
+
+/// The most Impact Hit outcome combinations of one contact group the engine enumerates.
+pub const MAX_COMBINATIONS: u128 = 1 << 20;
+
+/// The exact joint distribution of a charge's metrics.
+#[derive(Clone, Debug)]
+pub struct ExactDistribution {
+    /// Every possible outcome (all metrics) with its probability; probabilities sum to 1.
+    pub outcomes: Vec<(Outcome, f64)>,
+}
+
+/// A branch of the computation: the outcome so far, what the chariot has left, and its
+/// probability.
+#[derive(Clone, Copy, Debug)]
+struct Branch {
+    out: Outcome,
+    wounds: u8,
+    might: u8,
+    fate: u8,
+    p: f64,
+}
+
+impl Branch {
+    /// The chariot suffers a Wound unless Fate saves it: one or two branches.
+    fn suffer_wound(self) -> [Option<Branch>; 2] {
+        if self.fate > 0 {
+            let spent = Branch { fate: self.fate - 1, p: self.p * 0.5, ..self };
+            [Some(spent), Some(Branch { wounds: spent.wounds.saturating_sub(1), ..spent })]
+        } else {
+            [Some(Branch { wounds: self.wounds.saturating_sub(1), ..self }), None]
+        }
+    }
+}
+
+/// Computes the exact distribution of every metric of `plan`'s charge.
+pub fn exact(plan: &Plan) -> Result<ExactDistribution, NotExact> {
+    let on_path = plan.groups.iter().flat_map(|g| &g.models);
+    if on_path.clone().any(|&m| plan.models[m].mount.is_some()) {
+        return Err(NotExact::Cavalry);
+    }
+    for g in &plan.groups {
+        let combinations: u128 = g.models.iter().map(|&m| plan.models[m].impact.outcomes.len() as u128).product();
+        if combinations > MAX_COMBINATIONS {
+            return Err(NotExact::TooManyCombinations { combinations });
+        }
+    }
+    let hero = plan.chariot.hero;
+    let fresh = Branch {
+        out: Outcome::default(),
+        wounds: plan.chariot.wounds,
+        might: hero.map_or(0, |h| h.might),
+        fate: hero.map_or(0, |h| h.fate),
+        p: 1.0,
+    };
+    let mut finished: BTreeMap<[u16; Metric::ALL.len()], f64> = BTreeMap::new();
+    let mut finish = |b: Branch| *finished.entry(b.out.values).or_default() += b.p;
+    let stops = &plan.chain.stop_probabilities;
+    // Drove through every contact.
+    let p_through = stops.get(plan.groups.len()).copied().unwrap_or(0.0);
+    if p_through > 0.0 {
+        let mut b = Branch { p: p_through, ..fresh };
+        let passed = plan.models_on_path() as u16;
+        b.out.set(Metric::ImpactKills, passed);
+        b.out.set(Metric::Contacts, passed);
+        b.out.set(Metric::Kills, passed);
+        b.out.set(Metric::Breakthrough, u16::from(plan.breakthrough_possible));
+        for b in hazards(plan, plan.path_length, true, b) {
+            for b in finish_charge(plan, b) {
+                finish(b);
+            }
+        }
+    }
+    for (g, group) in plan.groups.iter().enumerate() {
+        let p_stop = stops.get(g).copied().unwrap_or(0.0);
+        if p_stop <= 0.0 {
+            continue;
+        }
+        let p_all_passed: f64 = group.models.iter().map(|&m| plan.models[m].impact.p_passed).product();
+        // Every combination of the group's contact outcomes in which someone stands.
+        let mut combos: Vec<(Vec<usize>, f64)> = vec![(Vec::new(), 1.0)];
+        for &m in &group.models {
+            let table = &plan.models[m].impact;
+            combos = combos
+                .into_iter()
+                .flat_map(|(picked, p)| {
+                    table.probabilities.iter().enumerate().filter(|(_, q)| **q > 0.0).map(move |(i, q)| {
+                        let mut next = picked.clone();
+                        next.push(i);
+                        (next, p * q)
+                    })
+                })
+                .collect();
+        }
+        for (picked, p) in combos {
+            let outcomes: Vec<_> =
+                group.models.iter().zip(&picked).map(|(&m, &i)| plan.models[m].impact.outcomes[i]).collect();
+            if outcomes.iter().all(|o| o.passed) {
+                continue;
+            }
+            let mut b = Branch { p: p_stop * p / (1.0 - p_all_passed), ..fresh };
+            let impact_kills = (group.models_before + outcomes.iter().filter(|o| o.casualty).count()) as u16;
+            b.out.set(Metric::ImpactKills, impact_kills);
+            b.out.set(Metric::Contacts, (group.models_before + group.models.len()) as u16);
+            let mut config = 0;
+            let mut survivors: Vec<Combatant> = Vec::new();
+            let mut enemy_chariot = None;
+            for ((&m, o), stride) in group.models.iter().zip(&outcomes).zip(&group.config_strides) {
+                if !o.passed {
+                    config += usize::from(o.left) * stride;
+                    survivors.push(plan.models[m].combatant(o.left));
+                    enemy_chariot = enemy_chariot.or(plan.models[m].chariot);
+                }
+            }
+            for b in hazards(plan, group.distance, false, b) {
+                if b.wounds == 0 {
+                    let mut b = b;
+                    b.out.set(Metric::Kills, impact_kills);
+                    finish_charge(plan, b).into_iter().for_each(&mut finish);
+                    continue;
+                }
+                for (result, q) in fight(plan, group, config, &survivors, b) {
+                    let mut f = Branch {
+                        wounds: b.wounds - result.wounds_lost,
+                        might: b.might - result.might_spent,
+                        fate: b.fate - result.fate_spent,
+                        p: b.p * q,
+                        ..b
+                    };
+                    let kills = u16::from(result.kills);
+                    f.out.set(Metric::FightFought, 1);
+                    f.out.set(Metric::FightWon, u16::from(result.won));
+                    f.out.set(Metric::FightKills, kills);
+                    f.out.set(Metric::Kills, impact_kills + kills);
+                    let backs_away: Vec<(bool, f64)> = match (plan.has_enemy_chariot, enemy_chariot) {
+                        (true, Some(Some(larger))) => vec![(!larger, 1.0)],
+                        (true, Some(None)) => vec![(true, 0.5), (false, 0.5)],
+                        _ => vec![(false, 1.0)],
+                    };
+                    for (backs, r) in backs_away {
+                        let mut f = Branch { p: f.p * r, ..f };
+                        f.out.set(Metric::ChariotBackedAway, u16::from(backs));
+                        finish_charge(plan, f).into_iter().for_each(&mut finish);
+                    }
+                }
+            }
+        }
+    }
+    Ok(ExactDistribution {
+        outcomes: finished.into_iter().filter(|(_, p)| *p > 0.0).map(|(values, p)| (Outcome { values }, p)).collect(),
+    })
+}
+
+/// The fight's exact outcomes: the compiled table when the chariot and its Hero are
+/// untouched, else the same exact fight for what they have left.
+fn fight(
+    plan: &Plan,
+    group: &crate::plan::ContactGroup,
+    config: usize,
+    survivors: &[Combatant],
+    b: Branch,
+) -> Vec<(FightOutcome, f64)> {
+    let fresh = b.wounds == plan.chariot.wounds && plan.chariot.hero_in_fight() == hero_left(plan, b);
+    if fresh && let Some(Some(table)) = group.fights.get(config) {
+        return table.outcomes.iter().copied().zip(table.probabilities.iter().copied()).collect();
+    }
+    let chariot = ChariotFighter { wounds_left: b.wounds, ..plan.chariot.fighter() };
+    mesbg::fight_distribution(&chariot, survivors, fight_rules(&plan.rules), hero_left(plan, b))
+}
+
+fn hero_left(plan: &Plan, b: Branch) -> HeroInFight {
+    HeroInFight { might: b.might, fate: b.fate, ..plan.chariot.hero_in_fight() }
+}
+
+/// The terrain's tests, as [`crate::resolve`] rolls them.
+fn hazards(plan: &Plan, reached: f64, drove_on: bool, b: Branch) -> Vec<Branch> {
+    if !plan.has_hazards {
+        return vec![b];
+    }
+    let mut branches = vec![b];
+    if plan.difficult_from.is_some_and(|from| from <= reached + crate::geometry::EPSILON) {
+        branches = branches
+            .into_iter()
+            .flat_map(|b| {
+                let mut wounded = Branch { p: b.p / 6.0, ..b };
+                wounded.out.set(Metric::TerrainWound, 1);
+                let safe = Branch { p: b.p * 5.0 / 6.0, ..b };
+                std::iter::once(Some(safe)).chain(wounded.suffer_wound())
+            })
+            .flatten()
+            .collect();
+    }
+    if drove_on && plan.obstacle.is_some() {
+        let hit = plan.obstacle_hit.probability();
+        for b in &mut branches {
+            b.out.set(Metric::ObstacleStruck, 1);
+        }
+        for _ in 0..crate::plan::OBSTACLE_HITS {
+            branches = branches
+                .into_iter()
+                .flat_map(|b| {
+                    if b.wounds == 0 {
+                        return vec![Some(b), None, None];
+                    }
+                    let [x, y] = Branch { p: b.p * hit, ..b }.suffer_wound();
+                    vec![Some(Branch { p: b.p * (1.0 - hit), ..b }), x, y]
+                })
+                .flatten()
+                .collect();
+        }
+    }
+    branches
+}
+
+/// The chariot's and the Hero's metrics and the Break Point, as the resolver's finish.
+fn finish_charge(plan: &Plan, mut b: Branch) -> Vec<Branch> {
+    let lost = plan.chariot.wounds - b.wounds;
+    b.out.set(Metric::ChariotWoundsLost, u16::from(lost));
+    let slain = b.wounds == 0;
+    b.out.set(Metric::ChariotSlain, u16::from(slain));
+    let mut branches = vec![(b, 0u8)];
+    if let Some(hero) = plan.chariot.hero {
+        if slain {
+            let hit = hero.thrown_hit.probability();
+            branches = if b.fate > 0 {
+                let spent = Branch { fate: b.fate - 1, ..b };
+                vec![
+                    (Branch { p: b.p * (1.0 - hit), ..b }, 0),
+                    (Branch { p: b.p * hit * 0.5, ..spent }, 0),
+                    (Branch { p: b.p * hit * 0.5, ..spent }, 1),
+                ]
+            } else {
+                vec![(Branch { p: b.p * (1.0 - hit), ..b }, 0), (Branch { p: b.p * hit, ..b }, 1)]
+            };
+        }
+        for (b, hero_lost) in &mut branches {
+            b.out.set(Metric::HeroWoundsLost, u16::from(*hero_lost));
+            b.out.set(Metric::HeroDismounted, u16::from(slain));
+            b.out.set(Metric::HeroSlain, u16::from(*hero_lost >= hero.wounds));
+            b.out.set(Metric::MightSpent, u16::from(hero.might - b.might));
+            b.out.set(Metric::FateSpent, u16::from(hero.fate - b.fate));
+            b.out.set(Metric::HeroKills, b.out.get(Metric::FightKills));
+        }
+    }
+    if let Some(army) = plan.army {
+        for (b, _) in &mut branches {
+            let casualties = u64::from(army.casualties) + u64::from(b.out.get(Metric::Kills));
+            b.out.set(Metric::ArmyBroken, u16::from(2 * casualties > u64::from(army.models)));
+        }
+    }
+    branches.into_iter().map(|(b, _)| b).filter(|b| b.p > 0.0).collect()
+}
+
+impl ExactDistribution {
+    /// P(metric = v) for v = 0 up to its largest possible value.
+    pub fn marginal(&self, metric: Metric) -> Vec<f64> {
+        let mut pmf = vec![0.0; 2];
+        for (o, p) in &self.outcomes {
+            let v = usize::from(o.get(metric));
+            if v >= pmf.len() {
+                pmf.resize(v + 1, 0.0);
+            }
+            pmf[v] += p;
+        }
+        pmf
+    }
+
+    /// Exact mean and standard deviation of a metric, in the summary's shape (the interval
+    /// is the mean itself, the standard error 0).
+    pub fn summary(&self, metric: Metric) -> MetricSummary {
+        let pmf = self.marginal(metric);
+        let mean: f64 = pmf.iter().enumerate().map(|(v, p)| v as f64 * p).sum();
+        let var: f64 = pmf.iter().enumerate().map(|(v, p)| (v as f64 - mean).powi(2) * p).sum();
+        // Rounding leaves a certain value a variance of about 1e-16: that is 0.
+        let sd = if var > 1e-12 { var.sqrt() } else { 0.0 };
+        MetricSummary { metric, mean, sd, se: 0.0, ci95_lo: mean, ci95_hi: mean }
+    }
+
+    /// Exact distribution rows of a metric, in the run's shape (`count` is 0 and each
+    /// interval is the value itself).
+    pub fn distribution(&self, metric: Metric) -> Vec<DistributionRow> {
+        let pmf = self.marginal(metric);
+        let mut at_least: f64 = pmf.iter().sum();
+        pmf.iter()
+            .enumerate()
+            .map(|(v, &p)| {
+                let row = DistributionRow {
+                    metric,
+                    value: v as u32,
+                    count: 0,
+                    p,
+                    p_lo: p,
+                    p_hi: p,
+                    p_at_least: at_least.clamp(0.0, 1.0),
+                    p_at_least_lo: at_least.clamp(0.0, 1.0),
+                    p_at_least_hi: at_least.clamp(0.0, 1.0),
+                };
+                at_least -= p;
+                row
+            })
+            .collect()
+    }
+}
+
+/// How a Monte Carlo estimate compares with the exact value.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Agreement {
+    /// The metric.
+    #[serde(skip)]
+    pub metric: Metric,
+    /// The Monte Carlo mean.
+    pub estimate: f64,
+    /// The exact mean.
+    pub exact: f64,
+    /// (estimate - exact) / (exact sd / sqrt(trials)); 0 when both are certain and equal.
+    pub z: f64,
+}
+
+/// The z-score of each estimated metric against its exact mean.
+pub fn agreement(estimates: &[MetricSummary], exact: &ExactDistribution, trials: u64) -> Vec<Agreement> {
+    estimates
+        .iter()
+        .map(|s| {
+            let e = exact.summary(s.metric);
+            let se = e.sd / (trials.max(1) as f64).sqrt();
+            let diff = s.mean - e.mean;
+            let z = if se > 0.0 {
+                diff / se
+            } else if diff.abs() < 1e-9 {
+                0.0
+            } else {
+                f64::INFINITY.copysign(diff)
+            };
+            Agreement { metric: s.metric, estimate: s.mean, exact: e.mean, z }
+        })
+        .collect()
+}
+
+/// The |z| beyond which a run's estimate is reported as disagreeing with the exact value.
+pub const DISAGREEMENT_Z: f64 = 5.0;
