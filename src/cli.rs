@@ -6,6 +6,7 @@ use crate::plan::{self, Plan};
 use crate::report::{self, RunRecord};
 use crate::resolve::{self, Event, Streams, TrialRange};
 use crate::scenario::{self, MAX_TRIALS, Scenario, ScenarioError};
+use crate::shard::{ShardFile, ShardSpec};
 use crate::tally::Metric;
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -45,6 +46,24 @@ pub enum Command {
         /// Print the JSON document instead of the table.
         #[arg(long)]
         json: bool,
+    },
+    /// Compare two scenarios on common random numbers: each metric's paired difference
+    /// (A - B) with its 95% interval and p-value.
+    Compare(CompareArgs),
+    /// Price a chariot: its points efficiency and the fair price at which it matches a
+    /// reference scenario (or a target efficiency), with a confidence interval.
+    Balance(BalanceArgs),
+    /// Merge the partial tallies of `run --shard K/N` into the report a single run gives.
+    Merge {
+        /// Shard files, or folders holding `shard-*.json`.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Report folder (default: reports/<scenario-slug>/).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print nothing but errors.
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Replay one trial of a run with every event it rolled.
     Replay {
@@ -89,6 +108,82 @@ pub struct RunArgs {
     /// trials are played a second time, in chunks, so memory stays flat).
     #[arg(long, value_name = "FILE")]
     pub trials_out: Option<PathBuf>,
+    /// Play only shard K of N of the trial indices (e.g. 2/8) and write a partial tally
+    /// (`shard-K-of-N.json`) for `charioteer merge` instead of a report.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<ShardSpec>,
+    /// Add trials in doubling batches until every reported metric's 95% half-width is
+    /// below X (probabilities as fractions, counts in their own units).
+    #[arg(long, value_name = "X", value_parser = parse_target)]
+    pub target_ci: Option<f64>,
+    /// The most trials `--target-ci` may play (default 100,000,000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TRIALS))]
+    pub max_trials: Option<u64>,
+}
+
+/// Options of `compare`.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Scenario A (TOML).
+    pub a: PathBuf,
+    /// Scenario B (TOML).
+    pub b: PathBuf,
+    /// Trials (default: A's `trials`).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TRIALS))]
+    pub trials: Option<u64>,
+    /// Seed (default: A's `seed`).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads (results do not depend on it).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
+    /// Report folder (default: reports/paired--<slug A>--<slug B>/).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Options of `balance`.
+#[derive(Args, Debug)]
+pub struct BalanceArgs {
+    /// Scenario to price (TOML).
+    pub file: PathBuf,
+    /// The field holding its price; `chariot.points` (plus the Hero's points when one rides).
+    #[arg(long, default_value = "chariot.points")]
+    pub price: String,
+    /// Reference scenario whose efficiency the fair price matches.
+    #[arg(long, conflicts_with = "target_efficiency", required_unless_present = "target_efficiency")]
+    pub against: Option<PathBuf>,
+    /// Efficiency to match instead (enemy points destroyed per point spent).
+    #[arg(long, value_parser = parse_target)]
+    pub target_efficiency: Option<f64>,
+    /// Trials (default: the scenario's `trials`).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TRIALS))]
+    pub trials: Option<u64>,
+    /// Seed (default: the scenario's `seed`).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads (results do not depend on it).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
+    /// Report folder (default: reports/balance--<slug>/).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// The default cap of `--target-ci`.
+pub const DEFAULT_MAX_TRIALS: u64 = 100_000_000;
+
+fn parse_target(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 && x < 1e6 => Ok(x),
+        _ => Err(format!("--target-ci takes a positive half-width such as 0.001, not {text:?}")),
+    }
 }
 
 /// Runs the parsed command line.
@@ -98,6 +193,9 @@ pub fn main_with(cli: Cli) -> Result<()> {
         Command::Validate { files } => validate(&files),
         Command::Replay { file, trial, seed, json } => replay(file.as_deref(), trial, seed, json),
         Command::Exact { file, out, json } => exact(file.as_deref(), out, json),
+        Command::Merge { paths, out, quiet } => merge(&paths, out, quiet),
+        Command::Compare(args) => compare(args),
+        Command::Balance(args) => balance(args),
     }
 }
 
@@ -152,6 +250,13 @@ fn run(args: RunArgs) -> Result<()> {
     };
     if args.trials_out.is_some() && scenarios.len() > 1 {
         anyhow::bail!("--trials-out writes the trials of one scenario: give a single scenario file with it");
+    }
+    if let Some(shard) = args.shard {
+        anyhow::ensure!(
+            scenarios.len() == 1 && args.trials_out.is_none() && args.target_ci.is_none(),
+            "--shard plays part of one scenario's fixed number of trials: give one file, without --trials-out or --target-ci"
+        );
+        return run_shard(&scenarios[0], files[0], shard, &args, &pool);
     }
     let mut records = Vec::with_capacity(scenarios.len());
     for (scenario, file) in scenarios.iter().zip(&files) {
@@ -226,6 +331,230 @@ fn write_trials(scenario: &Scenario, record: &RunRecord, path: &Path, pool: &ray
     Ok(())
 }
 
+/// The text of a scenario file (the bundled default's text without a file).
+fn scenario_text(file: Option<&Path>) -> Result<String> {
+    match file {
+        Some(path) => std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display())),
+        None => Ok(scenario::DEFAULT_SCENARIO.to_string()),
+    }
+}
+
+fn run_shard(
+    scenario: &Scenario,
+    file: Option<&Path>,
+    shard: ShardSpec,
+    args: &RunArgs,
+    pool: &rayon::ThreadPool,
+) -> Result<()> {
+    let trials = args.trials.unwrap_or(scenario.trials);
+    let seed = args.seed.unwrap_or(scenario.seed);
+    let plan = plan::compile(scenario);
+    let range = shard.range(trials);
+    let cancel = AtomicBool::new(false);
+    let started = Instant::now();
+    let tally = pool.install(|| resolve::run(&plan, Streams::new(seed, scenario.hash()), range, &|_| {}, &cancel))?;
+    let record = ShardFile {
+        schema: crate::shard::SHARD_SCHEMA.to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        scenario_file: scenario.file.clone(),
+        scenario_text: scenario_text(file)?,
+        scenario_hash: format!("{:016x}", scenario.hash()),
+        seed,
+        trials,
+        shard,
+        first: range.first,
+        count: range.count,
+        elapsed_s: started.elapsed().as_secs_f64(),
+        tally,
+    };
+    let dir = args.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(scenario.slug()).join("shards"));
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let path = dir.join(shard.file_name());
+    let text = serde_json::to_string(&record)?;
+    report::write_atomic(&path, |f| std::io::Write::write_all(f, text.as_bytes()))?;
+    if !args.quiet {
+        println!(
+            "shard {}/{}: trials {}..{} of {} in {:.2} s -> {}",
+            shard.index,
+            shard.count,
+            group_digits(range.first),
+            group_digits(range.first + range.count),
+            group_digits(trials),
+            record.elapsed_s,
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+fn compare(args: CompareArgs) -> Result<()> {
+    let a = scenario::load(&args.a)?;
+    let b = scenario::load(&args.b)?;
+    let trials = args.trials.unwrap_or(a.trials);
+    let seed = args.seed.unwrap_or(a.seed);
+    let pool = match args.threads {
+        Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n as usize).build(),
+        None => rayon::ThreadPoolBuilder::new().build(),
+    }
+    .context("cannot start worker threads")?;
+    let (plan_a, plan_b) = (plan::compile(&a), plan::compile(&b));
+    // Common random numbers: both play A's streams.
+    let streams = Streams::new(seed, a.hash());
+    let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(trials) };
+    let cancel = AtomicBool::new(false);
+    let started = Instant::now();
+    let range = TrialRange { first: 0, count: trials };
+    let sums = pool
+        .install(|| crate::paired::run(&plan_a, &plan_b, streams, range, &|n| bar.inc(n), &cancel))
+        .context("the comparison was interrupted")?;
+    bar.finish_and_clear();
+    let quote = |p: &Path| shell_quote(&p.display().to_string());
+    let run = crate::paired::PairedRun {
+        titles: [a.title.clone(), b.title.clone()],
+        files: [a.file.clone(), b.file.clone()],
+        trials,
+        seed,
+        rows: crate::paired::differences(&sums),
+        command: format!("charioteer compare {} {} --seed {seed} --trials {trials}", quote(&args.a), quote(&args.b)),
+    };
+    let dir = args.out.unwrap_or_else(|| {
+        let slug = |s: &Scenario| s.slug().chars().take(40).collect::<String>();
+        PathBuf::from("reports").join(format!("paired--{}--{}", slug(&a), slug(&b)))
+    });
+    let written = report::write_paired(&dir, &run)?;
+    if !args.quiet {
+        println!("A: {}\nB: {}", a.title, b.title);
+        println!(
+            "{} paired trials in {:.2} s, seed {seed} (common random numbers)",
+            group_digits(trials),
+            started.elapsed().as_secs_f64()
+        );
+        println!("{:<22} {:>10} {:>10}   {:<26} {:>10}", "metric", "A", "B", "A - B (95% half-width)", "p");
+        for d in &run.rows {
+            let fmt = |v: f64| if d.metric.is_flag() { format!("{:.2}%", v * 100.0) } else { format!("{v:.4}") };
+            println!(
+                "{:<22} {:>10} {:>10}   {:<26} {:>10}",
+                d.metric.name(),
+                fmt(d.mean_a),
+                fmt(d.mean_b),
+                crate::document::difference_words(d),
+                crate::document::p_words(d.p_value)
+            );
+        }
+        println!("report: {} ({} files)", dir.join("report.md").display(), written.len());
+    }
+    Ok(())
+}
+
+fn balance(args: BalanceArgs) -> Result<()> {
+    let a = scenario::load(&args.file)?;
+    let trials = args.trials.unwrap_or(a.trials);
+    let seed = args.seed.unwrap_or(a.seed);
+    let pool = match args.threads {
+        Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n as usize).build(),
+        None => rayon::ThreadPoolBuilder::new().build(),
+    }
+    .context("cannot start worker threads")?;
+    let plan_a = plan::compile(&a);
+    let pricing_a = crate::balance::pricing(&a, &plan_a, &args.price)?;
+    let streams = Streams::new(seed, a.hash());
+    let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(trials) };
+    let cancel = AtomicBool::new(false);
+    let range = TrialRange { first: 0, count: trials };
+    let quote = |p: &Path| shell_quote(&p.display().to_string());
+    let (fair, reference_title, command) = match (&args.against, args.target_efficiency) {
+        (Some(path), _) => {
+            let r = scenario::load(path)?;
+            let plan_r = plan::compile(&r);
+            let pricing_r = crate::balance::pricing(&r, &plan_r, &args.price)?;
+            let sums = pool
+                .install(|| crate::paired::run(&plan_a, &plan_r, streams, range, &|n| bar.inc(n), &cancel))
+                .context("the balance run was interrupted")?;
+            let fair = crate::balance::fair_price_against(&sums, pricing_a, pricing_r)
+                .context("the reference slays nothing, so no price matches its efficiency")?;
+            let command = format!(
+                "charioteer balance {} --price {} --against {} --seed {seed} --trials {trials}",
+                quote(&args.file),
+                args.price,
+                quote(path)
+            );
+            (fair, Some(r.title.clone()), command)
+        }
+        (None, Some(target)) => {
+            let tally = pool.install(|| resolve::run(&plan_a, streams, range, &|n| bar.inc(n), &cancel))?;
+            let kills = crate::analysis::summarize_metric(&tally, Metric::Kills);
+            let fair = crate::balance::fair_price_for(&kills, tally.trials, pricing_a, target);
+            let command = format!(
+                "charioteer balance {} --price {} --target-efficiency {target} --seed {seed} --trials {trials}",
+                quote(&args.file),
+                args.price
+            );
+            (fair, None, command)
+        }
+        (None, None) => anyhow::bail!("balance needs --against REFERENCE.toml or --target-efficiency X"),
+    };
+    bar.finish_and_clear();
+    anyhow::ensure!(
+        fair.fair_price.is_finite(),
+        "the reference slays nothing, so no price matches its efficiency: choose another reference"
+    );
+    let dir = args.out.unwrap_or_else(|| PathBuf::from("reports").join(format!("balance--{}", a.slug())));
+    let run = crate::balance::BalanceRun {
+        title: a.title.clone(),
+        reference: reference_title.clone(),
+        fair: fair.clone(),
+        trials,
+        seed,
+        command,
+    };
+    let written = report::write_balance(&dir, &run)?;
+    if !args.quiet {
+        let s = &fair.scenario;
+        println!("{}", a.title);
+        println!(
+            "price {:.0} points: {:.3} enemy points destroyed per charge (+/- {:.3}), efficiency {:.4} per point, {:.2} models per 100 points",
+            s.price,
+            s.points_destroyed,
+            crate::analysis::Z95 * s.points_destroyed_se,
+            s.efficiency,
+            s.kills_per_100_points
+        );
+        if let (Some(r), Some(name)) = (&fair.reference, &reference_title) {
+            println!("reference {name}: price {:.0}, efficiency {:.4} per point", r.price, r.efficiency);
+        }
+        println!(
+            "fair price {:.2} points (95% CI {:.2} to {:.2}), {} trials, seed {seed}",
+            fair.fair_price,
+            fair.ci95_lo,
+            fair.ci95_hi,
+            group_digits(trials)
+        );
+        println!("report: {} ({} files)", dir.join("report.md").display(), written.len());
+    }
+    Ok(())
+}
+
+fn merge(paths: &[PathBuf], out: Option<PathBuf>, quiet: bool) -> Result<()> {
+    let files = crate::shard::find_shard_files(paths)?;
+    let merged = crate::shard::merge(&files)?;
+    let plan = plan::compile(&merged.scenario);
+    let file_arg = if merged.scenario.file == scenario::DEFAULT_SCENARIO_NAME {
+        String::new()
+    } else {
+        format!(" {}", shell_quote(&merged.scenario.file))
+    };
+    let command = format!("charioteer run{file_arg} --seed {} --trials {}", merged.seed, merged.trials);
+    let record = RunRecord::new(&merged.scenario, &plan, &merged.tally, merged.seed, 1, merged.elapsed_s, command);
+    let dir = out.unwrap_or_else(|| PathBuf::from("reports").join(merged.scenario.slug()));
+    let written = report::write_report(&dir, &record)?;
+    if !quiet {
+        println!("merged {} shards ({} files)", merged.shards, files.len());
+        print_table(&record);
+        println!("report: {} ({} files)", dir.join("report.md").display(), written.len());
+    }
+    Ok(())
+}
+
 fn run_one(scenario: &Scenario, file: Option<&Path>, args: &RunArgs, pool: &rayon::ThreadPool) -> Result<RunRecord> {
     let trials = args.trials.unwrap_or(scenario.trials);
     let seed = args.seed.unwrap_or(scenario.seed);
@@ -238,13 +567,44 @@ fn run_one(scenario: &Scenario, file: Option<&Path>, args: &RunArgs, pool: &rayo
     );
     let cancel = AtomicBool::new(false);
     let started = Instant::now();
-    let tally = pool
+    let mut tally = pool
         .install(|| resolve::run(&plan, streams, TrialRange { first: 0, count: trials }, &|n| bar.inc(n), &cancel))?;
+    let mut precision = None;
+    if let Some(target) = args.target_ci {
+        // Double the trials until every reported metric's 95% half-width is below the
+        // target, or the cap is reached. The result is exactly the first `tally.trials`
+        // trials of the run, so `--trials` that many reproduces it.
+        let cap = args.max_trials.unwrap_or(DEFAULT_MAX_TRIALS).max(trials);
+        loop {
+            let (worst, half_width) = worst_half_width(&tally, &plan.metrics);
+            let reached = half_width < target;
+            if reached || tally.trials >= cap {
+                precision = Some(report::Precision { target, reached, worst_metric: worst, half_width, cap });
+                break;
+            }
+            let next = (tally.trials.saturating_mul(2)).min(cap);
+            bar.set_length(next);
+            let range = TrialRange { first: tally.trials, count: next - tally.trials };
+            let more = pool.install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), &cancel))?;
+            tally.merge(&more);
+        }
+    }
+    let trials = tally.trials;
     let elapsed = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
     let file_arg = file.map(|f| format!(" {}", shell_quote(&f.display().to_string()))).unwrap_or_default();
     let command = format!("charioteer run{file_arg} --seed {seed} --trials {trials}");
-    Ok(RunRecord::new(scenario, &plan, &tally, seed, pool.current_num_threads(), elapsed, command))
+    let mut record = RunRecord::new(scenario, &plan, &tally, seed, pool.current_num_threads(), elapsed, command);
+    record.precision = precision;
+    Ok(record)
+}
+
+/// The reported metric with the widest 95% interval, and its half-width.
+fn worst_half_width(tally: &crate::tally::Tally, metrics: &[Metric]) -> (Metric, f64) {
+    crate::analysis::summarize(tally, metrics)
+        .iter()
+        .map(|s| (s.metric, (s.ci95_hi - s.ci95_lo) / 2.0))
+        .fold((Metric::Kills, 0.0), |worst, m| if m.1 > worst.1 { m } else { worst })
 }
 
 fn shell_quote(s: &str) -> String {
@@ -314,6 +674,21 @@ fn print_table(record: &RunRecord) {
     }
     if let Err(reason) = &record.exact {
         println!("({reason})");
+    }
+    if let Some(p) = &record.precision {
+        println!(
+            "--target-ci {}: {} after {} trials (widest: {} +/- {:.6}{})",
+            p.target,
+            if p.reached { "reached" } else { "NOT reached" },
+            group_digits(record.trials),
+            p.worst_metric.name(),
+            p.half_width,
+            if p.reached {
+                String::new()
+            } else {
+                format!("; capped at {} trials, raise --max-trials", group_digits(p.cap))
+            }
+        );
     }
 }
 

@@ -124,6 +124,16 @@ pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String])
         group_digits(record.trials),
         record.seed
     );
+    if let Some(p) = &record.precision {
+        let _ = writeln!(
+            out,
+            "Trials were added until every metric's 95% interval was narrower than +/- {} ({}; widest: `{}` +/- {:.6}).\n",
+            p.target,
+            if p.reached { "reached" } else { "not reached within the trial cap" },
+            p.worst_metric.name(),
+            p.half_width
+        );
+    }
     let _ = writeln!(out, "## Headline\n");
     for metric in HEADLINE {
         if let Some(s) = record.summary.iter().find(|s| s.metric == metric) {
@@ -301,6 +311,160 @@ pub fn comparison_markdown(records: &[RunRecord], figures: &[Figure], files: &[S
 pub fn shared_metrics(records: &[RunRecord]) -> Vec<Metric> {
     HEADLINE.into_iter().filter(|m| records.iter().all(|r| r.summary.iter().any(|s| s.metric == *m))).collect()
 }
+
+/// A paired difference in words: "+7.30 pp +/- 0.80" for chances, "+0.123 +/- 0.004" for
+/// counts (the +/- is the 95% half-width).
+pub fn difference_words(d: &crate::paired::Difference) -> String {
+    let half = (d.ci95_hi - d.ci95_lo) / 2.0;
+    if d.metric.is_flag() {
+        format!("{:+.2} pp +/- {:.2}", d.diff * 100.0, half * 100.0)
+    } else {
+        format!("{:+.4} +/- {:.4}", d.diff, half)
+    }
+}
+
+/// A p-value as a reader expects it.
+pub fn p_words(p: f64) -> String {
+    if p < 0.001 { "p < 0.001".to_string() } else { format!("p = {p:.3}") }
+}
+
+/// The paired comparison report: what changed, each metric's difference with its interval
+/// and p-value, the charts, and how to reproduce it.
+pub fn paired_markdown(run: &crate::paired::PairedRun, figures: &[Figure], files: &[String]) -> String {
+    let rows = &run.rows;
+    let mut out = String::new();
+    let _ = writeln!(out, "# Paired comparison: {} vs {}\n", run.titles[0], run.titles[1]);
+    let _ = writeln!(
+        out,
+        "A = `{}`, B = `{}`. Both played the same {} trials (seed {}) on common random numbers: trial t of A and \
+         trial t of B roll from the same streams, one per rule phase, so each difference isolates the change. \
+         Intervals are 95%, from the per-trial differences; p-values test \"no difference\".\n",
+        run.files[0],
+        run.files[1],
+        group_digits(run.trials),
+        run.seed
+    );
+    let _ = writeln!(out, "## Differences (A - B)\n");
+    for d in rows.iter().filter(|d| HEADLINE.contains(&d.metric)) {
+        let _ = writeln!(
+            out,
+            "- {}: **{}** ({})",
+            capitalised(d.metric.describe()),
+            difference_words(d),
+            p_words(d.p_value)
+        );
+    }
+    let _ = writeln!(out);
+    table_row(
+        &mut out,
+        &[
+            "metric".into(),
+            "A".into(),
+            "B".into(),
+            "A - B".into(),
+            "95% CI".into(),
+            "p".into(),
+            "se paired / unpaired".into(),
+        ],
+    );
+    table_row(
+        &mut out,
+        &["---".into(), "---:".into(), "---:".into(), "---:".into(), "---".into(), "---:".into(), "---:".into()],
+    );
+    for d in rows {
+        let fmt = |v: f64| if d.metric.is_flag() { percent(v) } else { format!("{v:.4}") };
+        let diff = |v: f64| if d.metric.is_flag() { format!("{:+.2} pp", v * 100.0) } else { format!("{v:+.4}") };
+        let ratio = if d.se > 0.0 { format!("{:.2}", d.se / d.se_unpaired.max(1e-300)) } else { "0".to_string() };
+        table_row(
+            &mut out,
+            &[
+                format!("`{}`", d.metric.name()),
+                fmt(d.mean_a),
+                fmt(d.mean_b),
+                diff(d.diff),
+                format!("{} to {}", diff(d.ci95_lo), diff(d.ci95_hi)),
+                p_words(d.p_value),
+                ratio,
+            ],
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nThe last column is the paired standard error over the one two independent runs would give: below 1, pairing bought precision.\n"
+    );
+    for (i, f) in figures.iter().enumerate() {
+        let _ = writeln!(out, "![{}]({}.png)\n", f.alt, f.stem);
+        let _ = writeln!(out, "*Figure {}. {}* ([SVG]({}.svg))\n", i + 1, f.caption, f.stem);
+    }
+    let _ = writeln!(out, "## Reproduce\n\n- charioteer {}\n", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(out, "```sh\n{}\n```\n", run.command);
+    let _ = writeln!(out, "Files: {}", files.iter().map(|f| format!("[{f}]({f})")).collect::<Vec<_>>().join(", "));
+    out
+}
+
+/// The balance report: the scenario's efficiency, the reference's, the fair price with its
+/// interval, the cost sweep chart, and how to reproduce it.
+pub fn balance_markdown(run: &crate::balance::BalanceRun, figures: &[Figure], files: &[String]) -> String {
+    let (title, fair, trials, seed, command) = (&run.title, &run.fair, run.trials, run.seed, &run.command);
+    let reference = run.reference.as_deref();
+    let mut out = String::new();
+    let s = &fair.scenario;
+    let _ = writeln!(out, "# What is it worth? {title}\n");
+    let _ = writeln!(
+        out,
+        "At **{:.0} points**, the chariot destroys **{:.2}** enemy points per charge (95% CI {:.2} to {:.2}): \
+         **{:.3}** points per point spent, or **{:.2}** models slain per 100 points.\n",
+        s.price,
+        s.points_destroyed,
+        s.points_destroyed - Z95_TEXT * s.points_destroyed_se,
+        s.points_destroyed + Z95_TEXT * s.points_destroyed_se,
+        s.efficiency,
+        s.kills_per_100_points
+    );
+    match (&fair.reference, reference) {
+        (Some(r), Some(name)) => {
+            let _ = writeln!(
+                out,
+                "The reference, {name}, costs {:.0} points and destroys {:.2} per charge: **{:.3}** per point.\n",
+                r.price, r.points_destroyed, r.efficiency
+            );
+        }
+        _ => {
+            let _ =
+                writeln!(out, "The target efficiency is **{:.3}** enemy points per point.\n", fair.target_efficiency);
+        }
+    }
+    let _ = writeln!(
+        out,
+        "**Fair price: {:.1} points** (95% CI {:.1} to {:.1}), the price at which its efficiency equals {}.\n",
+        fair.fair_price,
+        fair.ci95_lo,
+        fair.ci95_hi,
+        if fair.reference.is_some() { "the reference's" } else { "the target" }
+    );
+    let _ = writeln!(
+        out,
+        "{} trials, seed {seed}{}. The same seed always gives the same price; another seed gives a price within the \
+         interval about 95% of the time.\n",
+        group_digits(trials),
+        if fair.reference.is_some() {
+            "; both scenarios played the same trials on common random numbers, so the interval is that of the ratio of paired means (delta method)"
+        } else {
+            ""
+        }
+    );
+    for (i, f) in figures.iter().enumerate() {
+        let _ = writeln!(out, "![{}]({}.png)\n", f.alt, f.stem);
+        let _ = writeln!(out, "*Figure {}. {}* ([SVG]({}.svg))\n", i + 1, f.caption, f.stem);
+    }
+    let _ = writeln!(out, "## Reproduce\n\n- charioteer {}\n", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(out, "```sh\n{command}\n```\n");
+    let _ = writeln!(out, "Files: {}", files.iter().map(|f| format!("[{f}]({f})")).collect::<Vec<_>>().join(", "));
+    out
+}
+
+/// The 95% normal quantile, for intervals written out in text.
+const Z95_TEXT: f64 = crate::analysis::Z95;
 
 #[cfg(test)]
 mod tests {

@@ -21,15 +21,18 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod balance;
 pub mod chart;
 pub mod cli;
 pub mod dice;
 pub mod document;
 pub mod exact;
 pub mod geometry;
+pub mod paired;
 pub mod plan;
 pub mod report;
 pub mod resolve;
 pub mod rules;
 pub mod scenario;
+pub mod shard;
 pub mod tally;

@@ -136,10 +136,32 @@ pub struct RunRecord {
     /// Each metric's estimate against its exact value, when the exact engine covers the
     /// scenario; otherwise why it does not.
     pub exact: Result<Vec<Agreement>, String>,
+    /// What `--target-ci` asked for and reached, when it was given.
+    pub precision: Option<Precision>,
     /// Facts of the compiled path.
     pub plan: PlanFacts,
     /// The command that reproduces the run.
     pub command: String,
+}
+
+/// The outcome of `--target-ci`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Precision {
+    /// The 95% half-width asked for.
+    pub target: f64,
+    /// Whether every reported metric got there.
+    pub reached: bool,
+    /// The metric with the widest interval.
+    #[serde(serialize_with = "metric_name")]
+    pub worst_metric: Metric,
+    /// Its 95% half-width.
+    pub half_width: f64,
+    /// The trial cap.
+    pub cap: u64,
+}
+
+fn metric_name<S: serde::Serializer>(metric: &Metric, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(metric.name())
 }
 
 /// What the compiled path looks like, for reports.
@@ -211,6 +233,7 @@ impl RunRecord {
                 Err(e) => Err(e.to_string()),
             },
             command,
+            precision: None,
         }
     }
 
@@ -263,6 +286,7 @@ impl RunRecord {
             "distributions": distributions,
             "wound_split": self.wound_split,
             "impact_chain": self.chain,
+            "precision": self.precision,
             "exact": match &self.exact {
                 Ok(rows) => {
                     let per_metric: Map<String, Value> = rows
@@ -598,5 +622,108 @@ pub fn write_exact(
         },
         ReportFile { name: "exact.json".into(), contents: Contents::Bytes(json.into_bytes()) },
     ];
+    write_files(dir, files)
+}
+
+/// Writes the paired comparison report into `dir`: `report.md`, `paired.csv` and
+/// `.parquet`, and difference charts (chances in percentage points, counts). Returns the
+/// files written.
+pub fn write_paired(dir: &Path, run: &crate::paired::PairedRun) -> Result<Vec<PathBuf>, ReportError> {
+    let rows = &run.rows;
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let frame = crate::paired::paired_frame(rows).map_err(frame_error("paired"))?;
+    let mut files = Vec::new();
+    let mut figures = Vec::new();
+    for (flags, stem, label, scale) in [
+        (true, "difference-chances", "A - B, percentage points", 100.0),
+        (false, "difference-counts", "A - B, per charge", 1.0),
+    ] {
+        let part: Vec<crate::paired::Difference> =
+            rows.iter().filter(|d| d.metric.is_flag() == flags).cloned().collect();
+        if part.is_empty() {
+            continue;
+        }
+        let part_frame = crate::paired::paired_frame(&part).map_err(frame_error("paired"))?;
+        let title = if flags { "Change in chances (A - B)" } else { "Change in counts (A - B)" };
+        let chart = chart::difference::DifferenceChart::from_frame(&part_frame, title, label, scale)?;
+        let rendered = chart::render(&chart)?;
+        files.push(ReportFile { name: format!("{stem}.png"), contents: Contents::Bytes(rendered.png) });
+        files.push(ReportFile { name: format!("{stem}.svg"), contents: Contents::Bytes(rendered.svg.into_bytes()) });
+        let listed: Vec<String> =
+            part.iter().map(|d| format!("{} {}", d.metric.name(), document::difference_words(d))).collect();
+        figures.push(Figure {
+            stem: stem.to_string(),
+            caption: format!("{title}: each metric's paired difference with its 95% interval."),
+            alt: format!("Horizontal bar chart of differences. {}.", listed.join("; ")),
+        });
+    }
+    files.push(ReportFile {
+        name: "paired.csv".into(),
+        contents: Contents::Frame(frame.clone(), "paired", FrameFormat::Csv),
+    });
+    files.push(ReportFile {
+        name: "paired.parquet".into(),
+        contents: Contents::Frame(frame, "paired", FrameFormat::Parquet),
+    });
+    let mut names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
+    names.insert(0, "report.md".into());
+    let markdown = document::paired_markdown(run, &figures, &names);
+    files.insert(0, ReportFile { name: "report.md".into(), contents: Contents::Bytes(markdown.into_bytes()) });
+    write_files(dir, files)
+}
+
+/// Writes the balance report into `dir`: `report.md`, `balance.csv` and the cost sweep
+/// chart. Returns the files written.
+pub fn write_balance(dir: &Path, run: &crate::balance::BalanceRun) -> Result<Vec<PathBuf>, ReportError> {
+    use polars::prelude::*;
+    let (title, fair) = (run.title.as_str(), &run.fair);
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let s = &fair.scenario;
+    let frame = df!(
+        "scenario" => [title],
+        "price" => [s.price],
+        "points_destroyed" => [s.points_destroyed],
+        "points_destroyed_se" => [s.points_destroyed_se],
+        "efficiency" => [s.efficiency],
+        "kills_per_100_points" => [s.kills_per_100_points],
+        "reference_price" => [fair.reference.as_ref().map(|r| r.price)],
+        "reference_efficiency" => [fair.reference.as_ref().map(|r| r.efficiency)],
+        "target_efficiency" => [fair.target_efficiency],
+        "fair_price" => [fair.fair_price],
+        "fair_price_se" => [fair.fair_price_se],
+        "ci95_lo" => [fair.ci95_lo],
+        "ci95_hi" => [fair.ci95_hi],
+    )
+    .map_err(frame_error("balance"))?;
+    let sweep = crate::balance::cost_sweep(fair, 80);
+    let chart = chart::cost::CostChart {
+        title: "Efficiency at each price".to_string(),
+        prices: sweep.iter().map(|x| x.0).collect(),
+        efficiency: sweep.iter().map(|x| x.1).collect(),
+        band: sweep.iter().map(|x| x.2).collect(),
+        target: fair.target_efficiency,
+        fair: (fair.fair_price, fair.ci95_lo, fair.ci95_hi),
+    };
+    let rendered = chart::render(&chart)?;
+    let figure = Figure {
+        stem: "cost-sweep".into(),
+        caption:
+            "The chariot's efficiency (enemy points destroyed per point) as its price changes, with its 95% band; \
+                  the fair price is where it meets the efficiency to match."
+                .into(),
+        alt: format!(
+            "Line chart falling with price, crossing the target efficiency {:.3} at the fair price {:.1} points (95% CI {:.1} to {:.1}).",
+            fair.target_efficiency, fair.fair_price, fair.ci95_lo, fair.ci95_hi
+        ),
+    };
+    let mut files = vec![
+        ReportFile { name: "cost-sweep.png".into(), contents: Contents::Bytes(rendered.png) },
+        ReportFile { name: "cost-sweep.svg".into(), contents: Contents::Bytes(rendered.svg.into_bytes()) },
+        ReportFile { name: "balance.csv".into(), contents: Contents::Frame(frame, "balance", FrameFormat::Csv) },
+    ];
+    let mut names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
+    names.insert(0, "report.md".into());
+    let markdown = document::balance_markdown(run, &[figure], &names);
+    files.insert(0, ReportFile { name: "report.md".into(), contents: Contents::Bytes(markdown.into_bytes()) });
     write_files(dir, files)
 }

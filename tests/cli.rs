@@ -344,3 +344,118 @@ fn exact_prints_and_writes_the_exact_distribution() {
     assert!(out.status.success());
     assert!(stdout(&out).contains("no exact values") && stdout(&out).contains("not computed exactly: impact_kills"));
 }
+
+#[test]
+fn shards_merged_equal_one_run_byte_for_byte() {
+    let dir = scratch_dir();
+    write(dir.path(), "example.toml", ISSUE_EXAMPLE);
+    let one = charioteer(&["run", "example.toml", "--trials", "100001", "--out", "single", "--quiet"], dir.path());
+    assert!(one.status.success(), "{}", stderr(&one));
+    for k in 1..=3 {
+        let shard = format!("{k}/3");
+        let out =
+            charioteer(&["run", "example.toml", "--trials", "100001", "--shard", &shard, "--out", "parts"], dir.path());
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(stdout(&out).contains(&format!("shard {k}/3")), "{}", stdout(&out));
+    }
+    let merged = charioteer(&["merge", "parts", "--out", "merged"], dir.path());
+    assert!(merged.status.success(), "{}", stderr(&merged));
+    assert!(stdout(&merged).contains("merged 3 shards"));
+    for f in ["summary.csv", "distribution.csv", "impact_chain.csv"] {
+        let a = std::fs::read(dir.path().join("single").join(f)).unwrap();
+        let b = std::fs::read(dir.path().join("merged").join(f)).unwrap();
+        assert!(a == b, "{f} differs between one run and merged shards");
+    }
+    // A missing shard is refused with a message saying which.
+    std::fs::remove_file(dir.path().join("parts/shard-2-of-3.json")).unwrap();
+    let out = charioteer(&["merge", "parts"], dir.path());
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("missing 2"), "{}", stderr(&out));
+    let bad = charioteer(&["run", "example.toml", "--shard", "4/3"], dir.path());
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+    assert!(stderr(&bad).contains("--shard takes K/N"), "{}", stderr(&bad));
+}
+
+#[test]
+fn target_ci_stops_at_the_promised_precision() {
+    let dir = scratch_dir();
+    write(dir.path(), "example.toml", ISSUE_EXAMPLE);
+    let out =
+        charioteer(&["run", "example.toml", "--trials", "1000", "--target-ci", "0.01", "--out", "rep"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("--target-ci 0.01: reached after"), "{}", stdout(&out));
+    let half_widths = |folder: &str| -> Vec<f64> {
+        let summary = std::fs::read_to_string(dir.path().join(folder).join("summary.csv")).unwrap();
+        summary
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let c: Vec<f64> = l.split(',').skip(1).take(5).map(|x| x.parse().unwrap()).collect();
+                (c[4] - c[3]) / 2.0
+            })
+            .collect()
+    };
+    assert!(half_widths("rep").iter().all(|&h| h < 0.01), "{:?}", half_widths("rep"));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("rep/run.json")).unwrap()).unwrap();
+    let trials = json["trials"].as_u64().unwrap();
+    assert!(trials > 1000 && (trials / 1000).is_power_of_two(), "{trials}");
+    assert_eq!(json["precision"]["reached"], true);
+    // It stopped at the first batch that got there: half as many trials did not.
+    let half = (trials / 2).to_string();
+    let out = charioteer(&["run", "example.toml", "--trials", &half, "--out", "half", "--quiet"], dir.path());
+    assert!(out.status.success());
+    assert!(half_widths("half").iter().any(|&h| h >= 0.01));
+    // A cap below the need is reported as not reached.
+    let out = charioteer(
+        &["run", "example.toml", "--trials", "1000", "--target-ci", "0.0001", "--max-trials", "4000", "--out", "cap"],
+        dir.path(),
+    );
+    assert!(out.status.success());
+    assert!(stdout(&out).contains("NOT reached") && stdout(&out).contains("4,000 trials"), "{}", stdout(&out));
+}
+
+#[test]
+fn compare_writes_a_paired_report() {
+    let dir = scratch_dir();
+    write(dir.path(), "a.toml", ISSUE_EXAMPLE);
+    write(dir.path(), "b.toml", &ISSUE_EXAMPLE.replacen("strength = 4 }", "strength = 5 }", 1));
+    let out = charioteer(&["compare", "b.toml", "a.toml", "--trials", "50000", "--out", "cmp"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("paired trials") && text.contains("impact_kills") && text.contains("p < 0.001"), "{text}");
+    let report = std::fs::read_to_string(dir.path().join("cmp/report.md")).unwrap();
+    assert!(
+        report.contains("Paired comparison")
+            && report.contains("charioteer compare b.toml a.toml --seed 7 --trials 50000")
+    );
+    for f in
+        ["paired.csv", "paired.parquet", "difference-chances.png", "difference-chances.svg", "difference-counts.svg"]
+    {
+        assert!(dir.path().join("cmp").join(f).is_file(), "{f}");
+    }
+    let csv = std::fs::read_to_string(dir.path().join("cmp/paired.csv")).unwrap();
+    assert!(csv.starts_with("metric,mean_a,mean_b,diff,se,ci95_lo,ci95_hi,p_value,se_unpaired\n"), "{csv}");
+}
+
+#[test]
+fn balance_prices_a_chariot_against_a_reference() {
+    let dir = scratch_dir();
+    write(dir.path(), "a.toml", ISSUE_EXAMPLE);
+    let out = charioteer(
+        &["balance", "a.toml", "--price", "chariot.points", "--against", "a.toml", "--trials", "20000", "--out", "bal"],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("fair price 40.00 points"), "{}", stdout(&out));
+    for f in ["report.md", "balance.csv", "cost-sweep.png", "cost-sweep.svg"] {
+        assert!(dir.path().join("bal").join(f).is_file(), "{f}");
+    }
+    let out =
+        charioteer(&["balance", "a.toml", "--target-efficiency", "0.5", "--trials", "20000", "--out", "t"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("fair price"), "{}", stdout(&out));
+    let out = charioteer(&["balance", "a.toml", "--price", "chariot.move", "--target-efficiency", "0.5"], dir.path());
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("only chariot.points can be priced"), "{}", stderr(&out));
+}

@@ -7,6 +7,8 @@
 
 pub mod at_least;
 pub mod comparison;
+pub mod cost;
+pub mod difference;
 pub mod distribution;
 pub mod impact_chain;
 pub mod wound_split;
