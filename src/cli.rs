@@ -50,6 +50,8 @@ pub enum Command {
     /// Compare two scenarios on common random numbers: each metric's paired difference
     /// (A - B) with its 95% interval and p-value.
     Compare(CompareArgs),
+    /// Run the cartesian grid of scenario fields set with --set, one row per point.
+    Sweep(SweepArgs),
     /// Price a chariot: its points efficiency and the fair price at which it matches a
     /// reference scenario (or a target efficiency), with a confidence interval.
     Balance(BalanceArgs),
@@ -145,6 +147,32 @@ pub struct CompareArgs {
     pub quiet: bool,
 }
 
+/// Options of `sweep`.
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    /// Scenario file (TOML).
+    pub file: PathBuf,
+    /// PATH=VALUES: a field and the values to try: `a..b` (integers), `a..b:step`, or a
+    /// comma-separated list, e.g. `--set chariot.impact.strength=3..7 --set chariot.move=8,10,12`.
+    #[arg(long = "set", value_name = "PATH=VALUES", required = true)]
+    pub sets: Vec<String>,
+    /// Trials per point (default: the scenario's `trials`).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TRIALS))]
+    pub trials: Option<u64>,
+    /// Seed (default: the scenario's `seed`).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads (results do not depend on it).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
+    /// Report folder (default: reports/sweep--<slug>/).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
 /// Options of `balance`.
 #[derive(Args, Debug)]
 pub struct BalanceArgs {
@@ -196,12 +224,19 @@ pub fn main_with(cli: Cli) -> Result<()> {
         Command::Merge { paths, out, quiet } => merge(&paths, out, quiet),
         Command::Compare(args) => compare(args),
         Command::Balance(args) => balance(args),
+        Command::Sweep(args) => sweep(args),
     }
 }
 
-/// The exit code for an error: 2 for bad input, 1 for anything else.
+/// The exit code for an error: 2 for bad input (a scenario, a `--set`, a price field), 1
+/// for anything else.
 pub fn exit_code(error: &anyhow::Error) -> u8 {
-    if error.chain().any(|e| e.downcast_ref::<ScenarioError>().is_some()) { 2 } else { 1 }
+    let bad_input = |e: &(dyn std::error::Error + 'static)| {
+        e.downcast_ref::<ScenarioError>().is_some()
+            || e.downcast_ref::<crate::sweep::SweepError>().is_some()
+            || e.downcast_ref::<crate::balance::BalanceError>().is_some()
+    };
+    if error.chain().any(bad_input) { 2 } else { 1 }
 }
 
 fn load(file: Option<&Path>) -> Result<Scenario, ScenarioError> {
@@ -440,6 +475,81 @@ fn compare(args: CompareArgs) -> Result<()> {
                 crate::document::difference_words(d),
                 crate::document::p_words(d.p_value)
             );
+        }
+        println!("report: {} ({} files)", dir.join("report.md").display(), written.len());
+    }
+    Ok(())
+}
+
+fn sweep(args: SweepArgs) -> Result<()> {
+    let base = scenario::load(&args.file)?;
+    let text = scenario_text(Some(&args.file))?;
+    let sets = args.sets.iter().map(|s| crate::sweep::parse_set(s)).collect::<Result<Vec<_>, _>>()?;
+    let points = crate::sweep::points(&text, &base.file, &sets)?;
+    let trials = args.trials.unwrap_or(base.trials);
+    let seed = args.seed.unwrap_or(base.seed);
+    let pool = match args.threads {
+        Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n as usize).build(),
+        None => rayon::ThreadPoolBuilder::new().build(),
+    }
+    .context("cannot start worker threads")?;
+    let total = trials.saturating_mul(points.len() as u64);
+    let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(total) };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} {wide_bar} {human_pos}/{human_len} trials over the grid, {per_sec}, eta {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    // Common random numbers: every point plays the base scenario's streams.
+    let streams = Streams::new(seed, base.hash());
+    let cancel = AtomicBool::new(false);
+    let started = Instant::now();
+    let mut rows = Vec::with_capacity(points.len());
+    for point in &points {
+        let plan = plan::compile(&point.scenario);
+        let range = TrialRange { first: 0, count: trials };
+        let tally = pool.install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), &cancel))?;
+        rows.push(crate::sweep::SweepRow {
+            values: point.values.clone(),
+            summary: crate::analysis::summarize(&tally, &plan.metrics),
+        });
+    }
+    bar.finish_and_clear();
+    let sets_text: String = args.sets.iter().map(|s| format!(" --set {}", shell_quote(s))).collect();
+    let run = crate::sweep::SweepRun {
+        title: base.title.clone(),
+        paths: sets.iter().map(|a| a.path.clone()).collect(),
+        axes: sets.iter().map(|a| a.values.iter().map(crate::sweep::value_text).collect()).collect(),
+        rows,
+        trials,
+        seed,
+        command: format!(
+            "charioteer sweep {}{sets_text} --seed {seed} --trials {trials}",
+            shell_quote(&args.file.display().to_string())
+        ),
+    };
+    let dir = args.out.unwrap_or_else(|| PathBuf::from("reports").join(format!("sweep--{}", base.slug())));
+    let written = report::write_sweep(&dir, &run)?;
+    if !args.quiet {
+        println!("{}", base.title);
+        println!(
+            "{} points x {} trials in {:.2} s, seed {seed} (common random numbers)",
+            run.rows.len(),
+            group_digits(trials),
+            started.elapsed().as_secs_f64()
+        );
+        let metrics = crate::document::shared_headline(&run.metrics());
+        let mut header: Vec<String> = run.paths.clone();
+        header.extend(metrics.iter().map(|m| m.name().to_string()));
+        println!("{}", header.iter().map(|h| format!("{h:>22}")).collect::<String>());
+        for row in &run.rows {
+            let mut cells = row.values.clone();
+            for m in &metrics {
+                let s = row.summary.iter().find(|s| s.metric == *m);
+                cells.push(s.map_or_else(String::new, |s| crate::document::headline_value(s).0));
+            }
+            println!("{}", cells.iter().map(|c| format!("{c:>22}")).collect::<String>());
         }
         println!("report: {} ({} files)", dir.join("report.md").display(), written.len());
     }

@@ -307,6 +307,11 @@ pub fn comparison_markdown(records: &[RunRecord], figures: &[Figure], files: &[S
     out
 }
 
+/// The headline metrics among `metrics`, in headline order.
+pub fn shared_headline(metrics: &[Metric]) -> Vec<Metric> {
+    HEADLINE.into_iter().filter(|m| metrics.contains(m)).collect()
+}
+
 /// The headline metrics every record reports, in headline order.
 pub fn shared_metrics(records: &[RunRecord]) -> Vec<Metric> {
     HEADLINE.into_iter().filter(|m| records.iter().all(|r| r.summary.iter().any(|s| s.metric == *m))).collect()
@@ -465,6 +470,54 @@ pub fn balance_markdown(run: &crate::balance::BalanceRun, figures: &[Figure], fi
 
 /// The 95% normal quantile, for intervals written out in text.
 const Z95_TEXT: f64 = crate::analysis::Z95;
+
+/// The sweep report: what was varied, every point's headline numbers, the charts, and how
+/// to reproduce it.
+pub fn sweep_markdown(run: &crate::sweep::SweepRun, figures: &[Figure], files: &[String]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Sweep: {}\n", run.title);
+    let _ = writeln!(
+        out,
+        "{} points, {} trials each, seed {}. Every point plays the base scenario's random streams (common random \
+         numbers), so differences between neighbouring points come from the change, not the dice. Varied:\n",
+        run.rows.len(),
+        group_digits(run.trials),
+        run.seed
+    );
+    for (path, axis) in run.paths.iter().zip(&run.axes) {
+        let _ = writeln!(out, "- `{path}`: {}", axis.join(", "));
+    }
+    let metrics: Vec<Metric> = HEADLINE.into_iter().filter(|m| run.metrics().contains(m)).collect();
+    let _ = writeln!(out, "\n## Every point\n");
+    let mut header: Vec<String> = run.paths.iter().map(|p| format!("`{p}`")).collect();
+    header.extend(metrics.iter().map(|m| format!("`{}` (95% CI)", m.name())));
+    table_row(&mut out, &header);
+    table_row(&mut out, &header.iter().map(|_| "---".to_string()).collect::<Vec<_>>());
+    for row in &run.rows {
+        let mut cells = row.values.clone();
+        for m in &metrics {
+            let cell = row.summary.iter().find(|s| s.metric == *m).map_or_else(String::new, |s| {
+                let (v, lo, hi) = headline_value(s);
+                format!("{v} ({lo} to {hi})")
+            });
+            cells.push(cell);
+        }
+        table_row(&mut out, &cells);
+    }
+    let _ = writeln!(out);
+    if figures.is_empty() && run.paths.len() > 2 {
+        let _ =
+            writeln!(out, "(Charts are drawn for sweeps of one or two fields; this one varies {}.)\n", run.paths.len());
+    }
+    for (i, f) in figures.iter().enumerate() {
+        let _ = writeln!(out, "![{}]({}.png)\n", f.alt, f.stem);
+        let _ = writeln!(out, "*Figure {}. {}* ([SVG]({}.svg))\n", i + 1, f.caption, f.stem);
+    }
+    let _ = writeln!(out, "## Reproduce\n\n- charioteer {}\n", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(out, "```sh\n{}\n```\n", run.command);
+    let _ = writeln!(out, "Files: {}", files.iter().map(|f| format!("[{f}]({f})")).collect::<Vec<_>>().join(", "));
+    out
+}
 
 #[cfg(test)]
 mod tests {

@@ -35,4 +35,5 @@ pub mod resolve;
 pub mod rules;
 pub mod scenario;
 pub mod shard;
+pub mod sweep;
 pub mod tally;

@@ -703,6 +703,7 @@ pub fn write_balance(dir: &Path, run: &crate::balance::BalanceRun) -> Result<Vec
         band: sweep.iter().map(|x| x.2).collect(),
         target: fair.target_efficiency,
         fair: (fair.fair_price, fair.ci95_lo, fair.ci95_hi),
+        current: fair.scenario.price,
     };
     let rendered = chart::render(&chart)?;
     let figure = Figure {
@@ -724,6 +725,82 @@ pub fn write_balance(dir: &Path, run: &crate::balance::BalanceRun) -> Result<Vec
     let mut names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
     names.insert(0, "report.md".into());
     let markdown = document::balance_markdown(run, &[figure], &names);
+    files.insert(0, ReportFile { name: "report.md".into(), contents: Contents::Bytes(markdown.into_bytes()) });
+    write_files(dir, files)
+}
+
+/// Writes the sweep report into `dir`: `report.md`, `sweep.csv` and `.parquet`, and for one
+/// swept field a line chart per headline metric, for two a heatmap. Returns the files.
+pub fn write_sweep(dir: &Path, run: &crate::sweep::SweepRun) -> Result<Vec<PathBuf>, ReportError> {
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let frame = run.frame().map_err(frame_error("sweep"))?;
+    let mut files = Vec::new();
+    let mut figures = Vec::new();
+    let metrics: Vec<Metric> = document::shared_headline(&run.metrics());
+    for m in metrics {
+        let summaries: Vec<&MetricSummary> =
+            run.rows.iter().filter_map(|r| r.summary.iter().find(|s| s.metric == m)).collect();
+        let title = capitalise(m.describe());
+        let rendered = match run.paths.len() {
+            1 => chart::render(&chart::sweep_line::SweepLineChart {
+                title: title.clone(),
+                x_label: run.paths[0].clone(),
+                labels: run.axes[0].clone(),
+                mean: summaries.iter().map(|s| s.mean).collect(),
+                band: summaries.iter().map(|s| (s.ci95_lo, s.ci95_hi)).collect(),
+                probability: m.is_flag(),
+            })?,
+            2 => {
+                let (nx, ny) = (run.axes[0].len(), run.axes[1].len());
+                // Points run with the first field slowest: point (i, j) is i * ny + j.
+                let cells = (0..ny).map(|j| (0..nx).map(|i| summaries[i * ny + j].mean).collect()).collect();
+                chart::render(&chart::sweep_heatmap::SweepHeatmapChart {
+                    title: title.clone(),
+                    x_label: run.paths[0].clone(),
+                    y_label: run.paths[1].clone(),
+                    columns: run.axes[0].clone(),
+                    rows: run.axes[1].clone(),
+                    cells,
+                    probability: m.is_flag(),
+                })?
+            }
+            _ => continue,
+        };
+        let stem = format!("sweep-{}", m.name());
+        files.push(ReportFile { name: format!("{stem}.png"), contents: Contents::Bytes(rendered.png) });
+        files.push(ReportFile { name: format!("{stem}.svg"), contents: Contents::Bytes(rendered.svg.into_bytes()) });
+        let listed: Vec<String> = run
+            .rows
+            .iter()
+            .zip(&summaries)
+            .map(|(r, s)| format!("{}: {}", r.values.join(", "), document::headline_value(s).0))
+            .collect();
+        figures.push(Figure {
+            stem,
+            caption: format!(
+                "{title} (`{}`) at each point of the sweep{}.",
+                m.name(),
+                if run.paths.len() == 1 { ", with its 95% band" } else { "" }
+            ),
+            alt: format!(
+                "{} of {}. {}.",
+                if run.paths.len() == 1 { "Line chart" } else { "Heatmap" },
+                m.describe(),
+                listed.join("; ")
+            ),
+        });
+    }
+    files.push(ReportFile {
+        name: "sweep.csv".into(),
+        contents: Contents::Frame(frame.clone(), "sweep", FrameFormat::Csv),
+    });
+    files.push(ReportFile {
+        name: "sweep.parquet".into(),
+        contents: Contents::Frame(frame, "sweep", FrameFormat::Parquet),
+    });
+    let mut names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
+    names.insert(0, "report.md".into());
+    let markdown = document::sweep_markdown(run, &figures, &names);
     files.insert(0, ReportFile { name: "report.md".into(), contents: Contents::Bytes(markdown.into_bytes()) });
     write_files(dir, files)
 }

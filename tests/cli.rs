@@ -459,3 +459,48 @@ fn balance_prices_a_chariot_against_a_reference() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("only chariot.points can be priced"), "{}", stderr(&out));
 }
+
+#[test]
+fn sweep_runs_the_grid_and_its_base_point_equals_a_run() {
+    let dir = scratch_dir();
+    write(dir.path(), "a.toml", ISSUE_EXAMPLE);
+    let out = charioteer(
+        &[
+            "sweep",
+            "a.toml",
+            "--set",
+            "chariot.impact.strength=4..5",
+            "--set",
+            "chariot.move=8,10",
+            "--trials",
+            "30000",
+            "--out",
+            "sw",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("4 points x 30,000 trials"), "{}", stdout(&out));
+    let csv = std::fs::read_to_string(dir.path().join("sw/sweep.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].starts_with("chariot.impact.strength,chariot.move,impact_kills_mean,"), "{}", lines[0]);
+    assert_eq!(lines.len(), 5);
+    for f in ["report.md", "sweep.parquet", "sweep-breakthrough.png", "sweep-kills.svg"] {
+        assert!(dir.path().join("sw").join(f).is_file(), "{f}");
+    }
+    // The point equal to the file itself (strength 4, move 10) is exactly a plain run.
+    let run = charioteer(&["run", "a.toml", "--trials", "30000", "--out", "rep", "--json"], dir.path());
+    let json: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
+    let kills = json["metrics"]["kills"]["mean"].as_f64().unwrap();
+    let base_row: Vec<&str> = lines.iter().find(|l| l.starts_with("4,10,")).unwrap().split(',').collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let at = header.iter().position(|h| *h == "kills_mean").unwrap();
+    assert_eq!(base_row[at].parse::<f64>().unwrap(), kills);
+    // A bad --set names itself.
+    let out = charioteer(&["sweep", "a.toml", "--set", "chariot.move"], dir.path());
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--set chariot.move: write PATH=VALUES"), "{}", stderr(&out));
+    let out = charioteer(&["sweep", "a.toml", "--set", "chariot.move=0,10"], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("chariot.move=0"), "{}", stderr(&out));
+}

@@ -20,6 +20,8 @@ pub struct CostChart {
     pub target: f64,
     /// The fair price and its 95% interval.
     pub fair: (f64, f64, f64),
+    /// The price the scenario pays now.
+    pub current: f64,
 }
 
 impl Chart for CostChart {
@@ -78,6 +80,17 @@ impl Chart for CostChart {
             .map_err(msg)?
             .label(format!("fair price {fair:.1}"))
             .legend(|(x, y)| PathElement::new(vec![(x + 9, y - 7), (x + 9, y + 7)], BLACK.stroke_width(2)));
+        let current = self.current;
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(current, 0.0), (current, top)],
+                RGBColor(120, 120, 120).stroke_width(2),
+            )))
+            .map_err(msg)?
+            .label(format!("current price {current:.0}"))
+            .legend(|(x, y)| {
+                PathElement::new(vec![(x + 9, y - 7), (x + 9, y + 7)], RGBColor(120, 120, 120).stroke_width(2))
+            });
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::UpperRight)

@@ -11,6 +11,8 @@ pub mod cost;
 pub mod difference;
 pub mod distribution;
 pub mod impact_chain;
+pub mod sweep_heatmap;
+pub mod sweep_line;
 pub mod wound_split;
 
 use plotters::coord::Shift;
