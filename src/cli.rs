@@ -128,8 +128,18 @@ pub struct RunArgs {
 pub struct CompareArgs {
     /// Scenario A (TOML).
     pub a: PathBuf,
-    /// Scenario B (TOML).
-    pub b: PathBuf,
+    /// Scenario B (TOML); without it, B is A with the `--set` fields changed.
+    pub b: Option<PathBuf>,
+    /// PATH=VALUE: make B from A by setting a field (one value each), e.g.
+    /// `--set chariot.impact.strength=5`.
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub sets: Vec<String>,
+    /// Add trials in doubling batches until every difference's 95% half-width is below X.
+    #[arg(long, value_name = "X", value_parser = parse_target)]
+    pub target_ci: Option<f64>,
+    /// The most trials `--target-ci` may play (default 100,000,000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TRIALS))]
+    pub max_trials: Option<u64>,
     /// Trials (default: A's `trials`).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TRIALS))]
     pub trials: Option<u64>,
@@ -165,6 +175,13 @@ pub struct SweepArgs {
     /// Worker threads (results do not depend on it).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub threads: Option<u64>,
+    /// Add trials at each point in doubling batches until every metric's 95% half-width is
+    /// below X.
+    #[arg(long, value_name = "X", value_parser = parse_target)]
+    pub target_ci: Option<f64>,
+    /// The most trials `--target-ci` may play per point (default 100,000,000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TRIALS))]
+    pub max_trials: Option<u64>,
     /// Report folder (default: reports/sweep--<slug>/).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -424,7 +441,22 @@ fn run_shard(
 
 fn compare(args: CompareArgs) -> Result<()> {
     let a = scenario::load(&args.a)?;
-    let b = scenario::load(&args.b)?;
+    let b = match (&args.b, args.sets.is_empty()) {
+        (Some(path), true) => scenario::load(path)?,
+        (None, false) => {
+            let sets = args.sets.iter().map(|s| crate::sweep::parse_set(s)).collect::<Result<Vec<_>, _>>()?;
+            if let Some(many) = sets.iter().find(|s| s.values.len() != 1) {
+                return Err(crate::sweep::SweepError::BadSet {
+                    text: many.path.clone(),
+                    reason: "compare sets one value per field (use sweep for several)".into(),
+                }
+                .into());
+            }
+            let mut points = crate::sweep::points(&scenario_text(Some(&args.a))?, &a.file, &sets)?;
+            points.remove(0).scenario
+        }
+        _ => anyhow::bail!("compare takes A.toml B.toml, or A.toml with --set PATH=VALUE to make B (not both)"),
+    };
     let trials = args.trials.unwrap_or(a.trials);
     let seed = args.seed.unwrap_or(a.seed);
     let pool = match args.threads {
@@ -438,10 +470,33 @@ fn compare(args: CompareArgs) -> Result<()> {
     let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(trials) };
     let cancel = AtomicBool::new(false);
     let started = Instant::now();
-    let range = TrialRange { first: 0, count: trials };
-    let sums = pool
-        .install(|| crate::paired::run(&plan_a, &plan_b, streams, range, &|n| bar.inc(n), &cancel))
-        .context("the comparison was interrupted")?;
+    let play = |range: TrialRange| {
+        pool.install(|| crate::paired::run(&plan_a, &plan_b, streams, range, &|n| bar.inc(n), &cancel))
+            .context("the comparison was interrupted")
+    };
+    let mut sums = play(TrialRange { first: 0, count: trials })?;
+    if let Some(target) = args.target_ci {
+        let cap = args.max_trials.unwrap_or(DEFAULT_MAX_TRIALS).max(trials);
+        loop {
+            let widest =
+                crate::paired::differences(&sums).iter().map(|d| (d.ci95_hi - d.ci95_lo) / 2.0).fold(0.0, f64::max);
+            if widest < target || sums.n >= cap {
+                if !args.quiet {
+                    println!(
+                        "--target-ci {target}: {} after {} trials (widest half-width {widest:.6})",
+                        if widest < target { "reached" } else { "NOT reached (raise --max-trials)" },
+                        group_digits(sums.n)
+                    );
+                }
+                break;
+            }
+            let next = sums.n.saturating_mul(2).min(cap);
+            bar.set_length(next);
+            let more = play(TrialRange { first: sums.n, count: next - sums.n })?;
+            sums.add(&more);
+        }
+    }
+    let trials = sums.n;
     bar.finish_and_clear();
     let quote = |p: &Path| shell_quote(&p.display().to_string());
     let run = crate::paired::PairedRun {
@@ -450,7 +505,12 @@ fn compare(args: CompareArgs) -> Result<()> {
         trials,
         seed,
         rows: crate::paired::differences(&sums),
-        command: format!("charioteer compare {} {} --seed {seed} --trials {trials}", quote(&args.a), quote(&args.b)),
+        command: format!(
+            "charioteer compare {}{}{} --seed {seed} --trials {trials}",
+            quote(&args.a),
+            args.b.as_deref().map(|b| format!(" {}", quote(b))).unwrap_or_default(),
+            args.sets.iter().map(|s| format!(" --set {}", shell_quote(s))).collect::<String>()
+        ),
     };
     let dir = args.out.unwrap_or_else(|| {
         let slug = |s: &Scenario| s.slug().chars().take(40).collect::<String>();
@@ -509,9 +569,20 @@ fn sweep(args: SweepArgs) -> Result<()> {
     for point in &points {
         let plan = plan::compile(&point.scenario);
         let range = TrialRange { first: 0, count: trials };
-        let tally = pool.install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), &cancel))?;
+        let mut tally = pool.install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), &cancel))?;
+        if let Some(target) = args.target_ci {
+            let cap = args.max_trials.unwrap_or(DEFAULT_MAX_TRIALS).max(trials);
+            while worst_half_width(&tally, &plan.metrics).1 >= target && tally.trials < cap {
+                let next = tally.trials.saturating_mul(2).min(cap);
+                bar.inc_length(next - tally.trials);
+                let range = TrialRange { first: tally.trials, count: next - tally.trials };
+                let more = pool.install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), &cancel))?;
+                tally.merge(&more);
+            }
+        }
         rows.push(crate::sweep::SweepRow {
             values: point.values.clone(),
+            trials: tally.trials,
             summary: crate::analysis::summarize(&tally, &plan.metrics),
         });
     }
@@ -525,8 +596,14 @@ fn sweep(args: SweepArgs) -> Result<()> {
         trials,
         seed,
         command: format!(
-            "charioteer sweep {}{sets_text} --seed {seed} --trials {trials}",
-            shell_quote(&args.file.display().to_string())
+            "charioteer sweep {}{sets_text} --seed {seed} --trials {trials}{}",
+            shell_quote(&args.file.display().to_string()),
+            args.target_ci
+                .map(|x| format!(
+                    " --target-ci {x}{}",
+                    args.max_trials.map(|m| format!(" --max-trials {m}")).unwrap_or_default()
+                ))
+                .unwrap_or_default()
         ),
     };
     let dir = args.out.unwrap_or_else(|| PathBuf::from("reports").join(format!("sweep--{}", base.slug())));

@@ -47,7 +47,8 @@ impl PairedSums {
         }
     }
 
-    fn add(&mut self, other: &Self) {
+    /// Adds the sums of other trials (a later batch of the same comparison).
+    pub fn add(&mut self, other: &Self) {
         self.n += other.n;
         for i in 0..self.metrics.len() {
             self.sum_a[i] += other.sum_a[i];

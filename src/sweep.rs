@@ -248,6 +248,8 @@ pub fn points(base_text: &str, file: &str, assignments: &[Assignment]) -> Result
 pub struct SweepRow {
     /// Each assignment's value, as written.
     pub values: Vec<String>,
+    /// Trials played at this point (more than asked under `--target-ci`).
+    pub trials: u64,
     /// Its metrics.
     pub summary: Vec<crate::analysis::MetricSummary>,
 }
@@ -292,6 +294,7 @@ impl SweepRun {
             let values: Vec<&str> = self.rows.iter().map(|r| r.values[i].as_str()).collect();
             columns.push(Column::new(path.as_str().into(), values));
         }
+        columns.push(Column::new("trials".into(), self.rows.iter().map(|r| r.trials).collect::<Vec<u64>>()));
         for m in self.metrics() {
             let get = |f: fn(&crate::analysis::MetricSummary) -> f64| -> Vec<f64> {
                 self.rows.iter().map(|r| r.summary.iter().find(|s| s.metric == m).map_or(f64::NAN, f)).collect()

@@ -483,7 +483,7 @@ fn sweep_runs_the_grid_and_its_base_point_equals_a_run() {
     assert!(stdout(&out).contains("4 points x 30,000 trials"), "{}", stdout(&out));
     let csv = std::fs::read_to_string(dir.path().join("sw/sweep.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
-    assert!(lines[0].starts_with("chariot.impact.strength,chariot.move,impact_kills_mean,"), "{}", lines[0]);
+    assert!(lines[0].starts_with("chariot.impact.strength,chariot.move,trials,impact_kills_mean,"), "{}", lines[0]);
     assert_eq!(lines.len(), 5);
     for f in ["report.md", "sweep.parquet", "sweep-breakthrough.png", "sweep-kills.svg"] {
         assert!(dir.path().join("sw").join(f).is_file(), "{f}");
@@ -503,4 +503,57 @@ fn sweep_runs_the_grid_and_its_base_point_equals_a_run() {
     let out = charioteer(&["sweep", "a.toml", "--set", "chariot.move=0,10"], dir.path());
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("chariot.move=0"), "{}", stderr(&out));
+}
+
+#[test]
+fn compare_with_set_and_target_ci() {
+    let dir = scratch_dir();
+    write(dir.path(), "a.toml", ISSUE_EXAMPLE);
+    write(dir.path(), "b.toml", &ISSUE_EXAMPLE.replacen("strength = 4 }", "strength = 5 }", 1));
+    // B given as a file and B made with --set are the same comparison.
+    let files = charioteer(&["compare", "b.toml", "a.toml", "--trials", "20000", "--out", "f"], dir.path());
+    let set = charioteer(
+        &["compare", "a.toml", "--set", "chariot.impact.strength=5", "--trials", "20000", "--out", "s"],
+        dir.path(),
+    );
+    assert!(files.status.success() && set.status.success(), "{}", stderr(&set));
+    let f = std::fs::read_to_string(dir.path().join("f/paired.csv")).unwrap();
+    let s = std::fs::read_to_string(dir.path().join("s/paired.csv")).unwrap();
+    // A - B in one is B - A in the other: the kills difference has the opposite sign.
+    let kills = |csv: &str| -> f64 {
+        csv.lines().find(|l| l.starts_with("kills,")).unwrap().split(',').nth(3).unwrap().parse().unwrap()
+    };
+    assert!(kills(&f) > 0.0 && kills(&s) < 0.0, "{} {}", kills(&f), kills(&s));
+    let out = charioteer(
+        &[
+            "compare",
+            "a.toml",
+            "--set",
+            "chariot.impact.strength=5",
+            "--trials",
+            "1000",
+            "--target-ci",
+            "0.02",
+            "--out",
+            "t",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("--target-ci 0.02: reached after"), "{}", stdout(&out));
+    let csv = std::fs::read_to_string(dir.path().join("t/paired.csv")).unwrap();
+    for line in csv.lines().skip(1) {
+        let c: Vec<f64> = line.split(',').skip(1).map(|x| x.parse().unwrap()).collect();
+        assert!((c[5] - c[4]) / 2.0 < 0.02, "{line}");
+    }
+    let out = charioteer(&["compare", "a.toml", "--set", "chariot.move=8,10"], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = charioteer(
+        &["sweep", "a.toml", "--set", "chariot.move=8,10", "--trials", "1000", "--target-ci", "0.02", "--out", "sw"],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let csv = std::fs::read_to_string(dir.path().join("sw/sweep.csv")).unwrap();
+    let trials_col: Vec<u64> = csv.lines().skip(1).map(|l| l.split(',').nth(1).unwrap().parse().unwrap()).collect();
+    assert!(trials_col.iter().all(|&t| t > 1000), "{trials_col:?}");
 }
