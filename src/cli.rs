@@ -88,21 +88,9 @@ pub enum Command {
 pub struct RunArgs {
     /// Scenario files (TOML); without any, the bundled default scenario.
     pub files: Vec<PathBuf>,
-    /// Number of trials (default: the scenario's `trials`).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TRIALS))]
-    pub trials: Option<u64>,
-    /// Seed (default: the scenario's `seed`).
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Worker threads (default: all cores, or RAYON_NUM_THREADS). Results do not depend on it.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub threads: Option<u64>,
-    /// Report folder (default: reports/<scenario-slug>/; with several files, one sub-folder each).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Print nothing but errors.
-    #[arg(long, short)]
-    pub quiet: bool,
+    /// Trials, seed, threads, report folder, quiet.
+    #[command(flatten)]
+    pub play: PlayOptions,
     /// Print one JSON object per scenario on standard output instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -114,11 +102,51 @@ pub struct RunArgs {
     /// (`shard-K-of-N.json`) for `charioteer merge` instead of a report.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<ShardSpec>,
-    /// Add trials in doubling batches until every reported metric's 95% half-width is
-    /// below X (probabilities as fractions, counts in their own units).
+    /// `--target-ci` and `--max-trials`.
+    #[command(flatten)]
+    pub precision: PrecisionOptions,
+}
+
+/// Options every command that plays trials shares.
+#[derive(Args, Debug, Clone)]
+pub struct PlayOptions {
+    /// Number of trials (default: the scenario's `trials`).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TRIALS))]
+    pub trials: Option<u64>,
+    /// Seed (default: the scenario's `seed`).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads (default: all cores, or RAYON_NUM_THREADS). Results do not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
+    /// Report folder (default: a folder under reports/ named after the scenario or scenarios).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl PlayOptions {
+    /// The worker pool: `--threads`, or rayon's default (all cores, or RAYON_NUM_THREADS).
+    fn pool(&self) -> Result<rayon::ThreadPool> {
+        let builder = rayon::ThreadPoolBuilder::new();
+        let builder = match self.threads {
+            Some(n) => builder.num_threads(n as usize),
+            None => builder,
+        };
+        builder.build().context("cannot start worker threads")
+    }
+}
+
+/// Precision targets: add trials until every interval is narrow enough.
+#[derive(Args, Debug, Clone)]
+pub struct PrecisionOptions {
+    /// Add trials in doubling batches until every reported 95% half-width is below X
+    /// (probabilities as fractions, counts in their own units).
     #[arg(long, value_name = "X", value_parser = parse_target)]
     pub target_ci: Option<f64>,
-    /// The most trials `--target-ci` may play (default 100,000,000).
+    /// The most trials `--target-ci` may play (per point for `sweep`; default 100,000,000).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TRIALS))]
     pub max_trials: Option<u64>,
 }
@@ -134,27 +162,13 @@ pub struct CompareArgs {
     /// `--set chariot.impact.strength=5`.
     #[arg(long = "set", value_name = "PATH=VALUE")]
     pub sets: Vec<String>,
-    /// Add trials in doubling batches until every difference's 95% half-width is below X.
-    #[arg(long, value_name = "X", value_parser = parse_target)]
-    pub target_ci: Option<f64>,
-    /// The most trials `--target-ci` may play (default 100,000,000).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TRIALS))]
-    pub max_trials: Option<u64>,
-    /// Trials (default: A's `trials`).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TRIALS))]
-    pub trials: Option<u64>,
-    /// Seed (default: A's `seed`).
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Worker threads (results do not depend on it).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub threads: Option<u64>,
-    /// Report folder (default: reports/paired--<slug A>--<slug B>/).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Print nothing but errors.
-    #[arg(long, short)]
-    pub quiet: bool,
+    /// `--target-ci` (on every difference) and `--max-trials`.
+    #[command(flatten)]
+    pub precision: PrecisionOptions,
+    /// Trials (default: A's), seed (default: A's), threads, report folder
+    /// (default: reports/paired--<slug A>--<slug B>/), quiet.
+    #[command(flatten)]
+    pub play: PlayOptions,
 }
 
 /// Options of `sweep`.
@@ -166,28 +180,12 @@ pub struct SweepArgs {
     /// comma-separated list, e.g. `--set chariot.impact.strength=3..7 --set chariot.move=8,10,12`.
     #[arg(long = "set", value_name = "PATH=VALUES", required = true)]
     pub sets: Vec<String>,
-    /// Trials per point (default: the scenario's `trials`).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TRIALS))]
-    pub trials: Option<u64>,
-    /// Seed (default: the scenario's `seed`).
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Worker threads (results do not depend on it).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub threads: Option<u64>,
-    /// Add trials at each point in doubling batches until every metric's 95% half-width is
-    /// below X.
-    #[arg(long, value_name = "X", value_parser = parse_target)]
-    pub target_ci: Option<f64>,
-    /// The most trials `--target-ci` may play per point (default 100,000,000).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TRIALS))]
-    pub max_trials: Option<u64>,
-    /// Report folder (default: reports/sweep--<slug>/).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Print nothing but errors.
-    #[arg(long, short)]
-    pub quiet: bool,
+    /// `--target-ci` (at each point) and `--max-trials`.
+    #[command(flatten)]
+    pub precision: PrecisionOptions,
+    /// Trials per point, seed, threads, report folder (default: reports/sweep--<slug>/), quiet.
+    #[command(flatten)]
+    pub play: PlayOptions,
 }
 
 /// Options of `balance`.
@@ -204,21 +202,9 @@ pub struct BalanceArgs {
     /// Efficiency to match instead (enemy points destroyed per point spent).
     #[arg(long, value_parser = parse_target)]
     pub target_efficiency: Option<f64>,
-    /// Trials (default: the scenario's `trials`).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TRIALS))]
-    pub trials: Option<u64>,
-    /// Seed (default: the scenario's `seed`).
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Worker threads (results do not depend on it).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub threads: Option<u64>,
-    /// Report folder (default: reports/balance--<slug>/).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Print nothing but errors.
-    #[arg(long, short)]
-    pub quiet: bool,
+    /// Trials, seed, threads, report folder (default: reports/balance--<slug>/), quiet.
+    #[command(flatten)]
+    pub play: PlayOptions,
 }
 
 /// The default cap of `--target-ci`.
@@ -294,25 +280,20 @@ fn run(args: RunArgs) -> Result<()> {
         if args.files.is_empty() { vec![None] } else { args.files.iter().map(|f| Some(f.as_path())).collect() };
     // Every file is validated before any trial runs: one typo must not waste a long run.
     let scenarios = files.iter().map(|f| load(*f)).collect::<Result<Vec<_>, _>>()?;
-    let pool = match args.threads {
-        Some(n) => {
-            rayon::ThreadPoolBuilder::new().num_threads(n as usize).build().context("cannot start worker threads")?
-        }
-        None => rayon::ThreadPoolBuilder::new().build().context("cannot start worker threads")?,
-    };
+    let pool = args.play.pool()?;
     if args.trials_out.is_some() && scenarios.len() > 1 {
         anyhow::bail!("--trials-out writes the trials of one scenario: give a single scenario file with it");
     }
     if let Some(shard) = args.shard {
         anyhow::ensure!(
-            scenarios.len() == 1 && args.trials_out.is_none() && args.target_ci.is_none(),
+            scenarios.len() == 1 && args.trials_out.is_none() && args.precision.target_ci.is_none(),
             "--shard plays part of one scenario's fixed number of trials: give one file, without --trials-out or --target-ci"
         );
         return run_shard(&scenarios[0], files[0], shard, &args, &pool);
     }
     let mut records = Vec::with_capacity(scenarios.len());
     for (scenario, file) in scenarios.iter().zip(&files) {
-        let out = match (&args.out, scenarios.len()) {
+        let out = match (&args.play.out, scenarios.len()) {
             (Some(dir), 1) => dir.clone(),
             (Some(dir), _) => dir.join(scenario.slug()),
             (None, _) => PathBuf::from("reports").join(scenario.slug()),
@@ -337,7 +318,7 @@ fn run(args: RunArgs) -> Result<()> {
         }
         if args.json {
             println!("{}", serde_json::to_string(&record.to_json())?);
-        } else if !args.quiet {
+        } else if !args.play.quiet {
             print_table(&record);
             println!("report: {} ({} files)", out.join("report.md").display(), written.len());
             if let Some(path) = &args.trials_out {
@@ -347,12 +328,12 @@ fn run(args: RunArgs) -> Result<()> {
         records.push(record);
     }
     if records.len() > 1 {
-        let dir = match &args.out {
+        let dir = match &args.play.out {
             Some(dir) => dir.join("comparison"),
             None => PathBuf::from("reports").join(comparison_slug(&scenarios)),
         };
         let written = report::write_comparison(&dir, &records)?;
-        if !args.quiet && !args.json {
+        if !args.play.quiet && !args.json {
             println!("comparison: {} ({} files)", dir.join("report.md").display(), written.len());
         }
     }
@@ -398,8 +379,8 @@ fn run_shard(
     args: &RunArgs,
     pool: &rayon::ThreadPool,
 ) -> Result<()> {
-    let trials = args.trials.unwrap_or(scenario.trials);
-    let seed = args.seed.unwrap_or(scenario.seed);
+    let trials = args.play.trials.unwrap_or(scenario.trials);
+    let seed = args.play.seed.unwrap_or(scenario.seed);
     let plan = plan::compile(scenario);
     let range = shard.range(trials);
     let cancel = AtomicBool::new(false);
@@ -419,12 +400,12 @@ fn run_shard(
         elapsed_s: started.elapsed().as_secs_f64(),
         tally,
     };
-    let dir = args.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(scenario.slug()).join("shards"));
+    let dir = args.play.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(scenario.slug()).join("shards"));
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let path = dir.join(shard.file_name());
     let text = serde_json::to_string(&record)?;
     report::write_atomic(&path, |f| std::io::Write::write_all(f, text.as_bytes()))?;
-    if !args.quiet {
+    if !args.play.quiet {
         println!(
             "shard {}/{}: trials {}..{} of {} in {:.2} s -> {}",
             shard.index,
@@ -457,17 +438,13 @@ fn compare(args: CompareArgs) -> Result<()> {
         }
         _ => anyhow::bail!("compare takes A.toml B.toml, or A.toml with --set PATH=VALUE to make B (not both)"),
     };
-    let trials = args.trials.unwrap_or(a.trials);
-    let seed = args.seed.unwrap_or(a.seed);
-    let pool = match args.threads {
-        Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n as usize).build(),
-        None => rayon::ThreadPoolBuilder::new().build(),
-    }
-    .context("cannot start worker threads")?;
+    let trials = args.play.trials.unwrap_or(a.trials);
+    let seed = args.play.seed.unwrap_or(a.seed);
+    let pool = args.play.pool()?;
     let (plan_a, plan_b) = (plan::compile(&a), plan::compile(&b));
     // Common random numbers: both play A's streams.
     let streams = Streams::new(seed, a.hash());
-    let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(trials) };
+    let bar = if args.play.quiet { ProgressBar::hidden() } else { ProgressBar::new(trials) };
     let cancel = AtomicBool::new(false);
     let started = Instant::now();
     let play = |range: TrialRange| {
@@ -475,13 +452,13 @@ fn compare(args: CompareArgs) -> Result<()> {
             .context("the comparison was interrupted")
     };
     let mut sums = play(TrialRange { first: 0, count: trials })?;
-    if let Some(target) = args.target_ci {
-        let cap = args.max_trials.unwrap_or(DEFAULT_MAX_TRIALS).max(trials);
+    if let Some(target) = args.precision.target_ci {
+        let cap = args.precision.max_trials.unwrap_or(DEFAULT_MAX_TRIALS).max(trials);
         loop {
             let widest =
                 crate::paired::differences(&sums).iter().map(|d| (d.ci95_hi - d.ci95_lo) / 2.0).fold(0.0, f64::max);
             if widest < target || sums.n >= cap {
-                if !args.quiet {
+                if !args.play.quiet {
                     println!(
                         "--target-ci {target}: {} after {} trials (widest half-width {widest:.6})",
                         if widest < target { "reached" } else { "NOT reached (raise --max-trials)" },
@@ -512,12 +489,12 @@ fn compare(args: CompareArgs) -> Result<()> {
             args.sets.iter().map(|s| format!(" --set {}", shell_quote(s))).collect::<String>()
         ),
     };
-    let dir = args.out.unwrap_or_else(|| {
+    let dir = args.play.out.unwrap_or_else(|| {
         let slug = |s: &Scenario| s.slug().chars().take(40).collect::<String>();
         PathBuf::from("reports").join(format!("paired--{}--{}", slug(&a), slug(&b)))
     });
     let written = report::write_paired(&dir, &run)?;
-    if !args.quiet {
+    if !args.play.quiet {
         println!("A: {}\nB: {}", a.title, b.title);
         println!(
             "{} paired trials in {:.2} s, seed {seed} (common random numbers)",
@@ -546,15 +523,11 @@ fn sweep(args: SweepArgs) -> Result<()> {
     let text = scenario_text(Some(&args.file))?;
     let sets = args.sets.iter().map(|s| crate::sweep::parse_set(s)).collect::<Result<Vec<_>, _>>()?;
     let points = crate::sweep::points(&text, &base.file, &sets)?;
-    let trials = args.trials.unwrap_or(base.trials);
-    let seed = args.seed.unwrap_or(base.seed);
-    let pool = match args.threads {
-        Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n as usize).build(),
-        None => rayon::ThreadPoolBuilder::new().build(),
-    }
-    .context("cannot start worker threads")?;
+    let trials = args.play.trials.unwrap_or(base.trials);
+    let seed = args.play.seed.unwrap_or(base.seed);
+    let pool = args.play.pool()?;
     let total = trials.saturating_mul(points.len() as u64);
-    let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(total) };
+    let bar = if args.play.quiet { ProgressBar::hidden() } else { ProgressBar::new(total) };
     bar.set_style(
         ProgressStyle::with_template(
             "{spinner} {wide_bar} {human_pos}/{human_len} trials over the grid, {per_sec}, eta {eta}",
@@ -570,8 +543,8 @@ fn sweep(args: SweepArgs) -> Result<()> {
         let plan = plan::compile(&point.scenario);
         let range = TrialRange { first: 0, count: trials };
         let mut tally = pool.install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), &cancel))?;
-        if let Some(target) = args.target_ci {
-            let cap = args.max_trials.unwrap_or(DEFAULT_MAX_TRIALS).max(trials);
+        if let Some(target) = args.precision.target_ci {
+            let cap = args.precision.max_trials.unwrap_or(DEFAULT_MAX_TRIALS).max(trials);
             while worst_half_width(&tally, &plan.metrics).1 >= target && tally.trials < cap {
                 let next = tally.trials.saturating_mul(2).min(cap);
                 bar.inc_length(next - tally.trials);
@@ -598,17 +571,18 @@ fn sweep(args: SweepArgs) -> Result<()> {
         command: format!(
             "charioteer sweep {}{sets_text} --seed {seed} --trials {trials}{}",
             shell_quote(&args.file.display().to_string()),
-            args.target_ci
+            args.precision
+                .target_ci
                 .map(|x| format!(
                     " --target-ci {x}{}",
-                    args.max_trials.map(|m| format!(" --max-trials {m}")).unwrap_or_default()
+                    args.precision.max_trials.map(|m| format!(" --max-trials {m}")).unwrap_or_default()
                 ))
                 .unwrap_or_default()
         ),
     };
-    let dir = args.out.unwrap_or_else(|| PathBuf::from("reports").join(format!("sweep--{}", base.slug())));
+    let dir = args.play.out.unwrap_or_else(|| PathBuf::from("reports").join(format!("sweep--{}", base.slug())));
     let written = report::write_sweep(&dir, &run)?;
-    if !args.quiet {
+    if !args.play.quiet {
         println!("{}", base.title);
         println!(
             "{} points x {} trials in {:.2} s, seed {seed} (common random numbers)",
@@ -635,17 +609,13 @@ fn sweep(args: SweepArgs) -> Result<()> {
 
 fn balance(args: BalanceArgs) -> Result<()> {
     let a = scenario::load(&args.file)?;
-    let trials = args.trials.unwrap_or(a.trials);
-    let seed = args.seed.unwrap_or(a.seed);
-    let pool = match args.threads {
-        Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n as usize).build(),
-        None => rayon::ThreadPoolBuilder::new().build(),
-    }
-    .context("cannot start worker threads")?;
+    let trials = args.play.trials.unwrap_or(a.trials);
+    let seed = args.play.seed.unwrap_or(a.seed);
+    let pool = args.play.pool()?;
     let plan_a = plan::compile(&a);
     let pricing_a = crate::balance::pricing(&a, &plan_a, &args.price)?;
     let streams = Streams::new(seed, a.hash());
-    let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(trials) };
+    let bar = if args.play.quiet { ProgressBar::hidden() } else { ProgressBar::new(trials) };
     let cancel = AtomicBool::new(false);
     let range = TrialRange { first: 0, count: trials };
     let quote = |p: &Path| shell_quote(&p.display().to_string());
@@ -685,7 +655,7 @@ fn balance(args: BalanceArgs) -> Result<()> {
         fair.fair_price.is_finite(),
         "the reference slays nothing, so no price matches its efficiency: choose another reference"
     );
-    let dir = args.out.unwrap_or_else(|| PathBuf::from("reports").join(format!("balance--{}", a.slug())));
+    let dir = args.play.out.unwrap_or_else(|| PathBuf::from("reports").join(format!("balance--{}", a.slug())));
     let run = crate::balance::BalanceRun {
         title: a.title.clone(),
         reference: reference_title.clone(),
@@ -695,7 +665,7 @@ fn balance(args: BalanceArgs) -> Result<()> {
         command,
     };
     let written = report::write_balance(&dir, &run)?;
-    if !args.quiet {
+    if !args.play.quiet {
         let s = &fair.scenario;
         println!("{}", a.title);
         println!(
@@ -743,11 +713,11 @@ fn merge(paths: &[PathBuf], out: Option<PathBuf>, quiet: bool) -> Result<()> {
 }
 
 fn run_one(scenario: &Scenario, file: Option<&Path>, args: &RunArgs, pool: &rayon::ThreadPool) -> Result<RunRecord> {
-    let trials = args.trials.unwrap_or(scenario.trials);
-    let seed = args.seed.unwrap_or(scenario.seed);
+    let trials = args.play.trials.unwrap_or(scenario.trials);
+    let seed = args.play.seed.unwrap_or(scenario.seed);
     let plan = plan::compile(scenario);
     let streams = Streams::new(seed, scenario.hash());
-    let bar = if args.quiet || args.json { ProgressBar::hidden() } else { ProgressBar::new(trials) };
+    let bar = if args.play.quiet || args.json { ProgressBar::hidden() } else { ProgressBar::new(trials) };
     bar.set_style(
         ProgressStyle::with_template("{spinner} {wide_bar} {human_pos}/{human_len} trials, {per_sec}, eta {eta}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -757,11 +727,11 @@ fn run_one(scenario: &Scenario, file: Option<&Path>, args: &RunArgs, pool: &rayo
     let mut tally = pool
         .install(|| resolve::run(&plan, streams, TrialRange { first: 0, count: trials }, &|n| bar.inc(n), &cancel))?;
     let mut precision = None;
-    if let Some(target) = args.target_ci {
+    if let Some(target) = args.precision.target_ci {
         // Double the trials until every reported metric's 95% half-width is below the
         // target, or the cap is reached. The result is exactly the first `tally.trials`
         // trials of the run, so `--trials` that many reproduces it.
-        let cap = args.max_trials.unwrap_or(DEFAULT_MAX_TRIALS).max(trials);
+        let cap = args.precision.max_trials.unwrap_or(DEFAULT_MAX_TRIALS).max(trials);
         loop {
             let (worst, half_width) = worst_half_width(&tally, &plan.metrics);
             let reached = half_width < target;

@@ -76,6 +76,18 @@ pub fn sentence(s: &MetricSummary) -> String {
     }
 }
 
+/// The figures (image, caption, SVG link), then the reproduction stamp and the file list:
+/// the closing part every report shares.
+fn figures_and_stamp(out: &mut String, figures: &[Figure], command: &str, files: &[String]) {
+    for (i, f) in figures.iter().enumerate() {
+        let _ = writeln!(out, "![{}]({}.png)\n", f.alt, f.stem);
+        let _ = writeln!(out, "*Figure {}. {}* ([SVG]({}.svg))\n", i + 1, f.caption, f.stem);
+    }
+    let _ = writeln!(out, "## Reproduce\n\n- charioteer {}\n", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(out, "```sh\n{command}\n```\n");
+    let _ = writeln!(out, "Files: {}", files.iter().map(|f| format!("[{f}]({f})")).collect::<Vec<_>>().join(", "));
+}
+
 /// The metrics a reader looks at first, in this order, when the scenario reports them.
 const HEADLINE: [Metric; 8] = [
     Metric::Breakthrough,
@@ -397,13 +409,7 @@ pub fn paired_markdown(run: &crate::paired::PairedRun, figures: &[Figure], files
         out,
         "\nThe last column is the paired standard error over the one two independent runs would give: below 1, pairing bought precision.\n"
     );
-    for (i, f) in figures.iter().enumerate() {
-        let _ = writeln!(out, "![{}]({}.png)\n", f.alt, f.stem);
-        let _ = writeln!(out, "*Figure {}. {}* ([SVG]({}.svg))\n", i + 1, f.caption, f.stem);
-    }
-    let _ = writeln!(out, "## Reproduce\n\n- charioteer {}\n", env!("CARGO_PKG_VERSION"));
-    let _ = writeln!(out, "```sh\n{}\n```\n", run.command);
-    let _ = writeln!(out, "Files: {}", files.iter().map(|f| format!("[{f}]({f})")).collect::<Vec<_>>().join(", "));
+    figures_and_stamp(&mut out, figures, &run.command, files);
     out
 }
 
@@ -458,13 +464,7 @@ pub fn balance_markdown(run: &crate::balance::BalanceRun, figures: &[Figure], fi
             ""
         }
     );
-    for (i, f) in figures.iter().enumerate() {
-        let _ = writeln!(out, "![{}]({}.png)\n", f.alt, f.stem);
-        let _ = writeln!(out, "*Figure {}. {}* ([SVG]({}.svg))\n", i + 1, f.caption, f.stem);
-    }
-    let _ = writeln!(out, "## Reproduce\n\n- charioteer {}\n", env!("CARGO_PKG_VERSION"));
-    let _ = writeln!(out, "```sh\n{command}\n```\n");
-    let _ = writeln!(out, "Files: {}", files.iter().map(|f| format!("[{f}]({f})")).collect::<Vec<_>>().join(", "));
+    figures_and_stamp(&mut out, figures, command, files);
     out
 }
 
@@ -509,13 +509,7 @@ pub fn sweep_markdown(run: &crate::sweep::SweepRun, figures: &[Figure], files: &
         let _ =
             writeln!(out, "(Charts are drawn for sweeps of one or two fields; this one varies {}.)\n", run.paths.len());
     }
-    for (i, f) in figures.iter().enumerate() {
-        let _ = writeln!(out, "![{}]({}.png)\n", f.alt, f.stem);
-        let _ = writeln!(out, "*Figure {}. {}* ([SVG]({}.svg))\n", i + 1, f.caption, f.stem);
-    }
-    let _ = writeln!(out, "## Reproduce\n\n- charioteer {}\n", env!("CARGO_PKG_VERSION"));
-    let _ = writeln!(out, "```sh\n{}\n```\n", run.command);
-    let _ = writeln!(out, "Files: {}", files.iter().map(|f| format!("[{f}]({f})")).collect::<Vec<_>>().join(", "));
+    figures_and_stamp(&mut out, figures, &run.command, files);
     out
 }
 

@@ -1,6 +1,6 @@
 //! "At least k": P(metric >= k) for every k, with its 95% Wilson band.
 
-use super::{BAND, Chart, ChartError, INK, column_f64, label_style, msg, title_style};
+use super::{BAND, Chart, ChartError, INK, column_f64, label_style, legend, msg, title_style};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use polars::prelude::DataFrame;
@@ -75,14 +75,7 @@ impl Chart for AtLeastChart {
         chart
             .draw_series(self.values.iter().zip(&self.p).map(|(&k, &p)| Circle::new((k, p), 5, INK.filled())))
             .map_err(msg)?;
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .label_font(label_style())
-            .draw()
-            .map_err(msg)?;
+        legend(&mut chart)?;
         Ok(())
     }
 }

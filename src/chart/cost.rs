@@ -1,7 +1,7 @@
 //! The cost sweep of a balance: the scenario's efficiency (enemy points destroyed per point)
 //! at each price, against the reference efficiency, with the fair price marked.
 
-use super::{ACCENT, BAND, Chart, INK, label_style, msg, title_style};
+use super::{ACCENT, BAND, Chart, INK, label_style, legend, msg, title_style};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -91,14 +91,7 @@ impl Chart for CostChart {
             .legend(|(x, y)| {
                 PathElement::new(vec![(x + 9, y - 7), (x + 9, y + 7)], RGBColor(120, 120, 120).stroke_width(2))
             });
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .label_font(label_style())
-            .draw()
-            .map_err(msg)?;
+        legend(&mut chart)?;
         Ok(())
     }
 }

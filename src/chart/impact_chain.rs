@@ -1,7 +1,7 @@
 //! The impact chain: how often the charge reached each group of contacts along its path,
 //! and how often a survivor there stopped it, with the exact stopping chances marked.
 
-use super::{ACCENT, BAND, Chart, ChartError, INK, column_f64, label_style, msg, title_style};
+use super::{ACCENT, BAND, Chart, ChartError, INK, column_f64, label_style, legend, msg, title_style};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use polars::prelude::DataFrame;
@@ -123,14 +123,7 @@ impl Chart for ImpactChainChart {
             .map_err(msg)?
             .label("exact chance of stopping here")
             .legend(|(x, y)| Cross::new((x + 9, y), 6, INK.stroke_width(3)));
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .label_font(label_style())
-            .draw()
-            .map_err(msg)?;
+        legend(&mut chart)?;
         Ok(())
     }
 }

@@ -166,6 +166,22 @@ pub fn label_style() -> TextStyle<'static> {
     (FONT, 17).into_font().color(&BLACK)
 }
 
+/// Draws the series legend in the upper right corner, the same on every chart.
+pub fn legend<'a, DB, CT>(chart: &mut ChartContext<'a, DB, CT>) -> Result<(), String>
+where
+    DB: DrawingBackend + 'a,
+    CT: plotters::coord::CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font(label_style())
+        .draw()
+        .map_err(msg)
+}
+
 /// Converts any drawing error to its message.
 pub fn msg<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
