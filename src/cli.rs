@@ -701,7 +701,8 @@ fn merge(paths: &[PathBuf], out: Option<PathBuf>, quiet: bool) -> Result<()> {
         format!(" {}", shell_quote(&merged.scenario.file))
     };
     let command = format!("charioteer run{file_arg} --seed {} --trials {}", merged.seed, merged.trials);
-    let record = RunRecord::new(&merged.scenario, &plan, &merged.tally, merged.seed, 1, merged.elapsed_s, command);
+    // Threads 0 marks a merge: the time is the shards' summed wall-clock time.
+    let record = RunRecord::new(&merged.scenario, &plan, &merged.tally, merged.seed, 0, merged.elapsed_s, command);
     let dir = out.unwrap_or_else(|| PathBuf::from("reports").join(merged.scenario.slug()));
     let written = report::write_report(&dir, &record)?;
     if !quiet {
@@ -775,12 +776,11 @@ fn shell_quote(s: &str) -> String {
 fn print_table(record: &RunRecord) {
     println!("{}", record.title);
     println!(
-        "{} trials in {:.2} s ({:.1} M trials/s on {} thread{}), seed {}, scenario {:016x}",
+        "{} trials in {:.2} s ({:.1} M trials/s on {}), seed {}, scenario {:016x}",
         group_digits(record.trials),
         record.elapsed_s,
         record.trials_per_second() / 1e6,
-        record.threads,
-        if record.threads == 1 { "" } else { "s" },
+        record.played_on(),
         record.seed,
         record.scenario_hash
     );

@@ -262,9 +262,8 @@ pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String])
     let _ = writeln!(out, "- seed {}, {} trials", record.seed, group_digits(record.trials));
     let _ = writeln!(
         out,
-        "- played on {} thread{} in {:.2} s (results do not depend on the thread count)\n",
-        record.threads,
-        if record.threads == 1 { "" } else { "s" },
+        "- played on {} in {:.2} s (results do not depend on the thread count)\n",
+        record.played_on(),
         record.elapsed_s
     );
     let _ = writeln!(out, "```sh\n{}\n```\n", record.command);

@@ -246,6 +246,16 @@ impl RunRecord {
             .unwrap_or_default()
     }
 
+    /// Where the trials ran, in words: "2 threads", or "merged shards" for a merge
+    /// (`threads` 0).
+    pub fn played_on(&self) -> String {
+        match self.threads {
+            0 => "merged shards".to_string(),
+            1 => "1 thread".to_string(),
+            n => format!("{n} threads"),
+        }
+    }
+
     /// Trials per second of wall-clock time.
     pub fn trials_per_second(&self) -> f64 {
         if self.elapsed_s > 0.0 { self.trials as f64 / self.elapsed_s } else { 0.0 }
