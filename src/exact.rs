@@ -301,6 +301,16 @@ impl ExactDistribution {
         pmf
     }
 
+    /// The exact wound split: `(chariot wounds lost, Hero wounds lost, probability)` for
+    /// every pair that can happen.
+    pub fn wound_split(&self) -> Vec<(u16, u16, f64)> {
+        let mut cells: BTreeMap<(u16, u16), f64> = BTreeMap::new();
+        for (o, p) in &self.outcomes {
+            *cells.entry((o.get(Metric::ChariotWoundsLost), o.get(Metric::HeroWoundsLost))).or_default() += p;
+        }
+        cells.into_iter().map(|((c, h), p)| (c, h, p)).collect()
+    }
+
     /// Exact mean and standard deviation of a metric, in the summary's shape (the interval
     /// is the mean itself, the standard error 0).
     pub fn summary(&self, metric: Metric) -> MetricSummary {

@@ -597,6 +597,13 @@ pub fn exact_json(scenario: &Scenario, plan: &Plan, distribution: &exact::ExactD
         "outcomes": distribution.outcomes.len(),
         "metrics": metrics,
         "distributions": distributions,
+        "wound_split": plan.chariot.hero.map(|_| {
+            distribution
+                .wound_split()
+                .iter()
+                .map(|(c, h, p)| json!({"chariot_wounds_lost": c, "hero_wounds_lost": h, "p": p}))
+                .collect::<Vec<_>>()
+        }),
     })
 }
 
@@ -632,6 +639,20 @@ pub fn write_exact(
         },
         ReportFile { name: "exact.json".into(), contents: Contents::Bytes(json.into_bytes()) },
     ];
+    let mut files = files;
+    if plan.chariot.hero.is_some() {
+        let cells = distribution.wound_split();
+        let frame = polars::df!(
+            "chariot_wounds_lost" => cells.iter().map(|c| u32::from(c.0)).collect::<Vec<_>>(),
+            "hero_wounds_lost" => cells.iter().map(|c| u32::from(c.1)).collect::<Vec<_>>(),
+            "p" => cells.iter().map(|c| c.2).collect::<Vec<_>>(),
+        )
+        .map_err(frame_error("exact wound split"))?;
+        files.push(ReportFile {
+            name: "exact_wound_split.csv".into(),
+            contents: Contents::Frame(frame, "exact wound split", FrameFormat::Csv),
+        });
+    }
     write_files(dir, files)
 }
 

@@ -139,3 +139,31 @@ fn every_example_agrees_with_the_exact_engine() {
     }
     assert!(checked >= 5, "only {checked} scenarios had exact values");
 }
+
+#[test]
+fn the_exact_wound_split_matches_the_simulated_one() {
+    // Every cell of the joint distribution of chariot and Hero Wounds lost, against a run.
+    // The King's chariot made fragile (1 Wound, Defence 3) so that it is often slain and
+    // throws him: every kind of cell then has weight.
+    let text = std::fs::read_to_string("scenarios/mesbg/king-on-chariot-vs-uruk-hai.toml")
+        .unwrap()
+        .replacen("[chariot.hero]", "wounds = 1\ndefence = 3\n\n[chariot.hero]", 1);
+    let scenario = parse(&text, "king").unwrap();
+    let plan = compile(&scenario);
+    let exact = exact::exact(&plan).expect("exact");
+    let trials = 400_000u64;
+    let range = TrialRange { first: 0, count: trials };
+    let tally = resolve::run(&plan, Streams::new(3, scenario.hash()), range, &|_| {}, &AtomicBool::new(false)).unwrap();
+    let simulated = tally.wound_split();
+    let cells = exact.wound_split();
+    assert!((cells.iter().map(|c| c.2).sum::<f64>() - 1.0).abs() < 1e-12);
+    let slain: f64 = cells.iter().filter(|c| c.0 == 1).map(|c| c.2).sum();
+    let thrown_and_hurt: f64 = cells.iter().filter(|c| c.0 == 1 && c.1 == 1).map(|c| c.2).sum();
+    assert!(slain > 0.002 && thrown_and_hurt > 1e-4, "slain {slain}, thrown and hurt {thrown_and_hurt}");
+    for (c, h, p) in cells {
+        let count = simulated.iter().find(|x| x.0 == usize::from(c) && x.1 == usize::from(h)).map_or(0, |x| x.2);
+        let estimate = count as f64 / trials as f64;
+        let se = (p * (1.0 - p) / trials as f64).sqrt();
+        assert!((estimate - p).abs() <= 5.0 * se + 1e-12, "cell ({c}, {h}): {estimate} vs {p}");
+    }
+}
