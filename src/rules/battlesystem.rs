@@ -180,6 +180,94 @@ pub fn apply_hits(hits: u32, hits_per_figure: u32, carried: u32) -> (u32, u32) {
     (total / per, total % per)
 }
 
+/// One side's attack in the procedure of the rules: who rolls, with what, and against what.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attack {
+    /// Attacking figures (in melee: those in contact).
+    pub figures: u32,
+    /// Their attack die.
+    pub die: AttackDie,
+    /// AD multiplier as a fraction (numerator, denominator): (2, 1) for a charge.
+    pub multiplier: (u32, u32),
+    /// A battle platform's die added to every figure's roll (one roll per attack, shared).
+    pub platform: Option<AttackDie>,
+    /// The defenders' armour rating.
+    pub defender_ar: u32,
+}
+
+/// The rule values an attack needs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AttackRules {
+    /// Hits per roll.
+    pub hits_table: HitsTable,
+    /// When the defender's d10 cancels a hit.
+    pub armour: ArmourRoll,
+}
+
+/// Rolls an attack: the dice count under the multiplier, each die (plus the shared platform
+/// roll) through the hits table, then the defender's d10 per hit. Returns the hits that got
+/// through.
+pub fn attack(a: &Attack, rules: &AttackRules, dice: &mut Dice) -> u32 {
+    let platform = a.platform.map_or(0, |p| p.roll(dice));
+    let count = dice_count(a.figures, a.multiplier.0, a.multiplier.1);
+    let mut hits = 0;
+    for _ in 0..count {
+        hits += rules.hits_table.hits(a.die.roll(dice) + platform);
+    }
+    (0..hits).filter(|_| !rules.armour.cancels(die(10, dice), a.defender_ar)).count() as u32
+}
+
+/// The exact distribution of the hits an attack gets through: `pmf[h]` = P(h hits).
+pub fn attack_distribution(a: &Attack, rules: &AttackRules) -> Vec<f64> {
+    let count = dice_count(a.figures, a.multiplier.0, a.multiplier.1);
+    let keep = 1.0 - rules.armour.cancel_probability(a.defender_ar);
+    let platform_pmf = a.platform.map_or_else(|| vec![1.0], AttackDie::pmf);
+    let mut out = vec![0.0];
+    for (shared, p_shared) in platform_pmf.iter().enumerate().filter(|(_, p)| **p > 0.0) {
+        // Hits of one die given the shared platform roll.
+        let mut shifted = vec![0.0; shared];
+        shifted.extend(a.die.pmf());
+        let per_die = rules.hits_table.hits_pmf(&shifted);
+        let mut total = vec![1.0];
+        for _ in 0..count {
+            total = convolve(&total, &per_die);
+        }
+        // Each hit survives the armour roll independently.
+        let mut through = vec![0.0; total.len()];
+        for (h, p) in total.iter().enumerate() {
+            for (k, q) in crate::rules::mesbg::binomial_pmf(h, keep).iter().enumerate() {
+                through[k] += p * q;
+            }
+        }
+        if through.len() > out.len() {
+            out.resize(through.len(), 0.0);
+        }
+        for (k, q) in through.iter().enumerate() {
+            out[k] += p_shared * q;
+        }
+    }
+    out
+}
+
+/// A simultaneous melee: both sides attack, then both remove figures (hits carried on each
+/// unit). Returns (A's figures removed, A's carried hits, B's figures removed, B's carried
+/// hits) after the exchange, given each side's `hits_per_figure` and hits already carried.
+pub fn simultaneous_melee(
+    a: &Attack,
+    b: &Attack,
+    a_hits_per_figure: (u32, u32),
+    b_hits_per_figure: (u32, u32),
+    rules: &AttackRules,
+    dice: &mut Dice,
+) -> (u32, u32, u32, u32) {
+    // Both attack before either removes a figure.
+    let on_b = attack(a, rules, dice);
+    let on_a = attack(b, rules, dice);
+    let (a_removed, a_carried) = apply_hits(on_a, a_hits_per_figure.0, a_hits_per_figure.1);
+    let (b_removed, b_carried) = apply_hits(on_b, b_hits_per_figure.0, b_hits_per_figure.1);
+    (a_removed, a_carried, b_removed, b_carried)
+}
+
 /// What a morale check came to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -266,6 +354,41 @@ mod tests {
         }
         assert_eq!(apply_hits(5, 2, 1), (3, 0));
         assert_eq!(apply_hits(2, 3, 0), (0, 2));
+    }
+
+    #[test]
+    fn attacks_follow_their_exact_distribution() {
+        // A charging howdah: 3 crew with d6, the elephant's d8 added, AD doubled, against AR 6.
+        let a = Attack {
+            figures: 3,
+            die: AttackDie::D6,
+            multiplier: (2, 1),
+            platform: Some(AttackDie::D8),
+            defender_ar: 6,
+        };
+        let rules = AttackRules::default();
+        let pmf = attack_distribution(&a, &rules);
+        assert!((pmf.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        // One figure, no platform, no armour: the hits table alone (d6: 1/3 of a hit on 5-6).
+        let single = Attack { figures: 1, die: AttackDie::D6, multiplier: (1, 1), platform: None, defender_ar: 10 };
+        let one = attack_distribution(&single, &rules);
+        assert!((one[1] - 2.0 / 6.0).abs() < 1e-12 && (one[0] - 4.0 / 6.0).abs() < 1e-12);
+        let mut dice = trial_dice(4, 4, 4, Phase::Fight);
+        let n = 300_000u32;
+        let mut counts = vec![0u32; pmf.len() + 8];
+        for _ in 0..n {
+            counts[attack(&a, &rules, &mut dice) as usize] += 1;
+        }
+        for (h, p) in pmf.iter().enumerate() {
+            let se = (p * (1.0 - p) / f64::from(n)).sqrt();
+            let got = f64::from(counts[h]) / f64::from(n);
+            assert!((got - p).abs() < 5.0 * se + 1e-9, "{h} hits: {got} vs {p}");
+        }
+        assert!(counts[pmf.len()..].iter().all(|&c| c == 0));
+        // Simultaneous: both sides' hits land, with the remainders carried.
+        let b = Attack { figures: 20, die: AttackDie::D6, multiplier: (1, 1), platform: None, defender_ar: 4 };
+        let (a_removed, _, b_removed, b_carried) = simultaneous_melee(&a, &b, (8, 0), (1, 0), &rules, &mut dice);
+        assert!(a_removed <= 20 && b_removed <= 40 && b_carried == 0);
     }
 
     #[test]
