@@ -345,8 +345,7 @@ fn figures(record: &RunRecord) -> Result<(Vec<Figure>, Vec<ReportFile>), ReportE
     let mut figures = Vec::new();
     let mut files = Vec::new();
     let mut add = |stem: &str, rendered: chart::Rendered, caption: String, alt: String| {
-        files.push(ReportFile { name: format!("{stem}.png"), contents: Contents::Bytes(rendered.png) });
-        files.push(ReportFile { name: format!("{stem}.svg"), contents: Contents::Bytes(rendered.svg.into_bytes()) });
+        push_chart(&mut files, stem, rendered);
         figures.push(Figure { stem: stem.to_string(), caption, alt });
     };
     let pct = document::percent;
@@ -429,6 +428,26 @@ fn capitalise(text: &str) -> String {
     chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
+/// Adds a rendered chart's `<stem>.png` and `<stem>.svg`.
+fn push_chart(files: &mut Vec<ReportFile>, stem: &str, rendered: chart::Rendered) {
+    files.push(ReportFile { name: format!("{stem}.png"), contents: Contents::Bytes(rendered.png) });
+    files.push(ReportFile { name: format!("{stem}.svg"), contents: Contents::Bytes(rendered.svg.into_bytes()) });
+}
+
+/// Writes `report.md` (made by `markdown` from the names of every file, its own first)
+/// followed by `files`.
+fn write_with_markdown(
+    dir: &Path,
+    mut files: Vec<ReportFile>,
+    markdown: impl FnOnce(&[String]) -> String,
+) -> Result<Vec<PathBuf>, ReportError> {
+    let names: Vec<String> =
+        std::iter::once("report.md".to_string()).chain(files.iter().map(|f| f.name.clone())).collect();
+    let text = markdown(&names);
+    files.insert(0, ReportFile { name: "report.md".into(), contents: Contents::Bytes(text.into_bytes()) });
+    write_files(dir, files)
+}
+
 /// Writes every file of a report into `dir` (atomically, one by one, after all were
 /// rendered). Returns the paths written.
 fn write_files(dir: &Path, files: Vec<ReportFile>) -> Result<Vec<PathBuf>, ReportError> {
@@ -469,11 +488,7 @@ pub fn write_report(dir: &Path, record: &RunRecord) -> Result<Vec<PathBuf>, Repo
     }
     let json = serde_json::to_string_pretty(&record.to_json()).unwrap_or_default();
     files.push(ReportFile { name: "run.json".into(), contents: Contents::Bytes(json.into_bytes()) });
-    let mut names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
-    names.insert(0, "report.md".into());
-    let markdown = document::report_markdown(record, &figures, &names);
-    files.insert(0, ReportFile { name: "report.md".into(), contents: Contents::Bytes(markdown.into_bytes()) });
-    write_files(dir, files)
+    write_with_markdown(dir, files, |names| document::report_markdown(record, &figures, names))
 }
 
 /// Writes the comparison report of several runs into `dir`: `report.md`, one chart per
@@ -493,8 +508,7 @@ pub fn write_comparison(dir: &Path, records: &[RunRecord]) -> Result<Vec<PathBuf
         let chart = chart::comparison::ComparisonChart::from_frame(&frame, &title, metric.is_flag())?;
         let rendered = chart::render(&chart)?;
         let stem = format!("comparison-{}", metric.name());
-        files.push(ReportFile { name: format!("{stem}.png"), contents: Contents::Bytes(rendered.png) });
-        files.push(ReportFile { name: format!("{stem}.svg"), contents: Contents::Bytes(rendered.svg.into_bytes()) });
+        push_chart(&mut files, &stem, rendered);
         let listed: Vec<String> =
             metric_rows.iter().map(|(name, s)| format!("{name}: {}", document::headline_value(s).0)).collect();
         figures.push(Figure {
@@ -509,11 +523,7 @@ pub fn write_comparison(dir: &Path, records: &[RunRecord]) -> Result<Vec<PathBuf
         name: "comparison.csv".into(),
         contents: Contents::Frame(frame, "comparison", FrameFormat::Csv),
     });
-    let mut names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
-    names.insert(0, "report.md".into());
-    let markdown = document::comparison_markdown(records, &figures, &names);
-    files.insert(0, ReportFile { name: "report.md".into(), contents: Contents::Bytes(markdown.into_bytes()) });
-    write_files(dir, files)
+    write_with_markdown(dir, files, |names| document::comparison_markdown(records, &figures, names))
 }
 
 /// Writes per-trial rows (`trial` and one column per reported metric) as Parquet to
@@ -678,8 +688,7 @@ pub fn write_paired(dir: &Path, run: &crate::paired::PairedRun) -> Result<Vec<Pa
         let title = if flags { "Change in chances (A - B)" } else { "Change in counts (A - B)" };
         let chart = chart::difference::DifferenceChart::from_frame(&part_frame, title, label, scale)?;
         let rendered = chart::render(&chart)?;
-        files.push(ReportFile { name: format!("{stem}.png"), contents: Contents::Bytes(rendered.png) });
-        files.push(ReportFile { name: format!("{stem}.svg"), contents: Contents::Bytes(rendered.svg.into_bytes()) });
+        push_chart(&mut files, stem, rendered);
         let listed: Vec<String> =
             part.iter().map(|d| format!("{} {}", d.metric.name(), document::difference_words(d))).collect();
         figures.push(Figure {
@@ -696,11 +705,7 @@ pub fn write_paired(dir: &Path, run: &crate::paired::PairedRun) -> Result<Vec<Pa
         name: "paired.parquet".into(),
         contents: Contents::Frame(frame, "paired", FrameFormat::Parquet),
     });
-    let mut names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
-    names.insert(0, "report.md".into());
-    let markdown = document::paired_markdown(run, &figures, &names);
-    files.insert(0, ReportFile { name: "report.md".into(), contents: Contents::Bytes(markdown.into_bytes()) });
-    write_files(dir, files)
+    write_with_markdown(dir, files, |names| document::paired_markdown(run, &figures, names))
 }
 
 /// Writes the balance report into `dir`: `report.md`, `balance.csv` and the cost sweep
@@ -748,16 +753,11 @@ pub fn write_balance(dir: &Path, run: &crate::balance::BalanceRun) -> Result<Vec
             fair.target_efficiency, fair.fair_price, fair.ci95_lo, fair.ci95_hi
         ),
     };
-    let mut files = vec![
-        ReportFile { name: "cost-sweep.png".into(), contents: Contents::Bytes(rendered.png) },
-        ReportFile { name: "cost-sweep.svg".into(), contents: Contents::Bytes(rendered.svg.into_bytes()) },
-        ReportFile { name: "balance.csv".into(), contents: Contents::Frame(frame, "balance", FrameFormat::Csv) },
-    ];
-    let mut names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
-    names.insert(0, "report.md".into());
-    let markdown = document::balance_markdown(run, &[figure], &names);
-    files.insert(0, ReportFile { name: "report.md".into(), contents: Contents::Bytes(markdown.into_bytes()) });
-    write_files(dir, files)
+    let mut files = Vec::new();
+    push_chart(&mut files, &figure.stem, rendered);
+    files
+        .push(ReportFile { name: "balance.csv".into(), contents: Contents::Frame(frame, "balance", FrameFormat::Csv) });
+    write_with_markdown(dir, files, |names| document::balance_markdown(run, &[figure], names))
 }
 
 /// Writes the sweep report into `dir`: `report.md`, `sweep.csv` and `.parquet`, and for one
@@ -798,8 +798,7 @@ pub fn write_sweep(dir: &Path, run: &crate::sweep::SweepRun) -> Result<Vec<PathB
             _ => continue,
         };
         let stem = format!("sweep-{}", m.name());
-        files.push(ReportFile { name: format!("{stem}.png"), contents: Contents::Bytes(rendered.png) });
-        files.push(ReportFile { name: format!("{stem}.svg"), contents: Contents::Bytes(rendered.svg.into_bytes()) });
+        push_chart(&mut files, &stem, rendered);
         let listed: Vec<String> = run
             .rows
             .iter()
@@ -829,9 +828,5 @@ pub fn write_sweep(dir: &Path, run: &crate::sweep::SweepRun) -> Result<Vec<PathB
         name: "sweep.parquet".into(),
         contents: Contents::Frame(frame, "sweep", FrameFormat::Parquet),
     });
-    let mut names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
-    names.insert(0, "report.md".into());
-    let markdown = document::sweep_markdown(run, &figures, &names);
-    files.insert(0, ReportFile { name: "report.md".into(), contents: Contents::Bytes(markdown.into_bytes()) });
-    write_files(dir, files)
+    write_with_markdown(dir, files, |names| document::sweep_markdown(run, &figures, names))
 }
