@@ -9,12 +9,31 @@ use serde::Serialize;
 /// The normal quantile of a two-sided 95% interval.
 pub const Z95: f64 = 1.959_963_984_540_054;
 
+/// What names a metric in files: MESBG's fixed [`Metric`]s, or the names a BATTLESYSTEM
+/// plan builds (per unit, so not known at compile time).
+pub trait MetricName {
+    /// The metric's name in files and on the command line.
+    fn metric_name(&self) -> &str;
+}
+
+impl MetricName for Metric {
+    fn metric_name(&self) -> &str {
+        self.name()
+    }
+}
+
+impl MetricName for String {
+    fn metric_name(&self) -> &str {
+        self
+    }
+}
+
 /// One metric's headline statistics.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct MetricSummary {
+pub struct MetricSummary<M = Metric> {
     /// The metric.
     #[serde(skip)]
-    pub metric: Metric,
+    pub metric: M,
     /// Mean over all trials (a probability for 0/1 metrics).
     pub mean: f64,
     /// Sample standard deviation.
@@ -29,10 +48,10 @@ pub struct MetricSummary {
 
 /// P(metric = value) and P(metric >= value), each with its Wilson interval.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct DistributionRow {
+pub struct DistributionRow<M = Metric> {
     /// The metric.
     #[serde(skip)]
-    pub metric: Metric,
+    pub metric: M,
     /// The value.
     pub value: u32,
     /// Trials that gave exactly this value.
@@ -69,8 +88,12 @@ pub fn wilson(successes: u64, n: u64, z: f64) -> (f64, f64) {
 
 /// Headline statistics of one metric.
 pub fn summarize_metric(tally: &Tally, metric: Metric) -> MetricSummary {
-    let hist = tally.histogram(metric);
-    let n = tally.trials;
+    summarize_histogram(tally.histogram(metric), tally.trials, metric.is_flag(), metric)
+}
+
+/// Headline statistics of a histogram of `n` trials (`hist[v]` trials gave value `v`);
+/// `flag` marks 0/1 metrics, whose interval is Wilson's.
+pub fn summarize_histogram<M>(hist: &[u64], n: u64, flag: bool, metric: M) -> MetricSummary<M> {
     let n_f = n as f64;
     let (sum, sum_sq) = hist.iter().enumerate().fold((0.0, 0.0), |(s, q), (v, &c)| {
         let v = v as f64;
@@ -81,11 +104,8 @@ pub fn summarize_metric(tally: &Tally, metric: Metric) -> MetricSummary {
     let var = if n > 1 { ((sum_sq - n_f * mean * mean) / (n_f - 1.0)).max(0.0) } else { 0.0 };
     let sd = var.sqrt();
     let se = if n > 0 { sd / n_f.sqrt() } else { 0.0 };
-    let (ci95_lo, ci95_hi) = if metric.is_flag() {
-        wilson(hist.get(1).copied().unwrap_or(0), n, Z95)
-    } else {
-        (mean - Z95 * se, mean + Z95 * se)
-    };
+    let (ci95_lo, ci95_hi) =
+        if flag { wilson(hist.get(1).copied().unwrap_or(0), n, Z95) } else { (mean - Z95 * se, mean + Z95 * se) };
     MetricSummary { metric, mean, sd, se, ci95_lo, ci95_hi }
 }
 
@@ -96,8 +116,12 @@ pub fn summarize(tally: &Tally, metrics: &[Metric]) -> Vec<MetricSummary> {
 
 /// The distribution of one metric, from 0 to its largest value seen (0 and 1 at least).
 pub fn distribution_of(tally: &Tally, metric: Metric) -> Vec<DistributionRow> {
-    let hist = tally.histogram(metric);
-    let n = tally.trials;
+    histogram_distribution(tally.histogram(metric), tally.trials, &metric)
+}
+
+/// The distribution of a histogram of `n` trials, from 0 to its largest value seen (0 and 1
+/// at least), each row naming `metric`.
+pub fn histogram_distribution<M: Clone>(hist: &[u64], n: u64, metric: &M) -> Vec<DistributionRow<M>> {
     let last = hist.iter().rposition(|&c| c > 0).unwrap_or(0).max(1);
     let mut at_least: u64 = hist.iter().sum();
     (0..=last)
@@ -106,7 +130,7 @@ pub fn distribution_of(tally: &Tally, metric: Metric) -> Vec<DistributionRow> {
             let (lo, hi) = wilson(at_least, n, Z95);
             let (p_lo, p_hi) = wilson(count, n, Z95);
             let row = DistributionRow {
-                metric,
+                metric: metric.clone(),
                 value: v as u32,
                 count,
                 p: if n > 0 { count as f64 / n as f64 } else { 0.0 },
@@ -274,9 +298,9 @@ pub fn comparison_frame(rows: &[(String, MetricSummary)]) -> PolarsResult<DataFr
 }
 
 /// The summary frame: metric, mean, sd, se, ci95_lo, ci95_hi.
-pub fn summary_frame(rows: &[MetricSummary]) -> PolarsResult<DataFrame> {
+pub fn summary_frame<M: MetricName>(rows: &[MetricSummary<M>]) -> PolarsResult<DataFrame> {
     df!(
-        "metric" => rows.iter().map(|r| r.metric.name()).collect::<Vec<_>>(),
+        "metric" => rows.iter().map(|r| r.metric.metric_name()).collect::<Vec<_>>(),
         "mean" => rows.iter().map(|r| r.mean).collect::<Vec<_>>(),
         "sd" => rows.iter().map(|r| r.sd).collect::<Vec<_>>(),
         "se" => rows.iter().map(|r| r.se).collect::<Vec<_>>(),
@@ -287,9 +311,9 @@ pub fn summary_frame(rows: &[MetricSummary]) -> PolarsResult<DataFrame> {
 
 /// The distribution frame: metric, value, count, p and its Wilson bounds, p_at_least
 /// and its Wilson bounds.
-pub fn distribution_frame(rows: &[DistributionRow]) -> PolarsResult<DataFrame> {
+pub fn distribution_frame<M: MetricName>(rows: &[DistributionRow<M>]) -> PolarsResult<DataFrame> {
     df!(
-        "metric" => rows.iter().map(|r| r.metric.name()).collect::<Vec<_>>(),
+        "metric" => rows.iter().map(|r| r.metric.metric_name()).collect::<Vec<_>>(),
         "value" => rows.iter().map(|r| r.value).collect::<Vec<_>>(),
         "count" => rows.iter().map(|r| r.count).collect::<Vec<_>>(),
         "p" => rows.iter().map(|r| r.p).collect::<Vec<_>>(),

@@ -22,6 +22,7 @@
 
 pub mod analysis;
 pub mod balance;
+pub mod battle;
 pub mod chart;
 pub mod cli;
 pub mod dice;

@@ -547,7 +547,7 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
 }
 
 /// Serde's messages speak of Rust types; users write TOML.
-fn plain_words(message: &str) -> String {
+pub(crate) fn plain_words(message: &str) -> String {
     let mut text = message.trim().replace('\n', " ");
     for (rust, toml) in [
         ("expected i64", "expected a whole number"),
@@ -1466,7 +1466,7 @@ impl Checker<'_> {
 // ----- locating fields in the source --------------------------------------------------
 
 /// The 1-based line holding byte `offset`.
-fn line_of(text: &str, offset: usize) -> usize {
+pub(crate) fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())].iter().filter(|b| **b == b'\n').count() + 1
 }
 
@@ -1492,7 +1492,7 @@ fn steps(path: &str) -> Vec<Step<'_>> {
 }
 
 /// The line of a field given by its dotted path (the deepest part of it found).
-fn locate(text: &str, field: &str) -> Option<usize> {
+pub(crate) fn locate(text: &str, field: &str) -> Option<usize> {
     use toml::de::{DeTable, DeValue};
     let doc = DeTable::parse(text).ok()?;
     let mut span = None;
@@ -1524,7 +1524,7 @@ fn locate(text: &str, field: &str) -> Option<usize> {
 ///
 /// Table spans cover only their headers, so the whole tree is searched, not just the
 /// branch that seems to contain the offset.
-fn field_at(text: &str, offset: usize) -> String {
+pub(crate) fn field_at(text: &str, offset: usize) -> String {
     use toml::de::{DeTable, DeValue};
     fn walk(value: &DeValue<'_>, offset: usize, path: &str, best: &mut Option<String>) {
         let mut visit = |child: String, covers: bool, v: &DeValue<'_>| {

@@ -4,9 +4,8 @@
 //! with the default given in `../shared/rules/battlesystem.md` (never presented as the
 //! book's), and reports print the values in force.
 //!
-//! This module is the rules layer only; the scenario schema, the board and the resolver
-//! for battle platforms and routs are not built yet, and `system = "battlesystem"` scenarios
-//! are still refused with a message saying so.
+//! This module is the rules layer only: the scenario schema, the board and the resolver of
+//! charges and routs live in [`crate::battle`].
 
 use crate::dice::Dice;
 use serde::{Deserialize, Serialize};
@@ -189,10 +188,24 @@ pub struct Attack {
     pub die: AttackDie,
     /// AD multiplier as a fraction (numerator, denominator): (2, 1) for a charge.
     pub multiplier: (u32, u32),
-    /// A battle platform's die added to every figure's roll (one roll per attack, shared).
+    /// A battle platform's die added to every figure's roll.
     pub platform: Option<AttackDie>,
+    /// Whether one platform roll is shared by every die of the attack (the default of
+    /// `battlesystem.md`) or rolled afresh for each die.
+    pub platform_roll: PlatformRoll,
     /// The defenders' armour rating.
     pub defender_ar: u32,
+}
+
+/// How often a battle platform's attack die is rolled in a melee [configurable].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlatformRoll {
+    /// One roll per platform and melee, added to every carried figure's roll (default).
+    #[default]
+    Shared,
+    /// A roll of its own for every carried figure's die.
+    PerFigure,
 }
 
 /// The rule values an attack needs.
@@ -208,25 +221,75 @@ pub struct AttackRules {
 /// roll) through the hits table, then the defender's d10 per hit. Returns the hits that got
 /// through.
 pub fn attack(a: &Attack, rules: &AttackRules, dice: &mut Dice) -> u32 {
-    let platform = a.platform.map_or(0, |p| p.roll(dice));
+    let hits = attack_hits(a, &rules.hits_table, dice);
+    (0..hits).filter(|_| !rules.armour.cancels(die(10, dice), a.defender_ar)).count() as u32
+}
+
+/// The hits an attack scores before the defender's armour roll: the dice count under the
+/// multiplier, each die plus the platform's roll (shared or per die) through the hits table.
+/// Units whose hits fall on figures of different AR (a platform and its crew) roll armour
+/// per hit themselves.
+pub fn attack_hits(a: &Attack, table: &HitsTable, dice: &mut Dice) -> u32 {
+    let shared = match (a.platform, a.platform_roll) {
+        (Some(p), PlatformRoll::Shared) => p.roll(dice),
+        _ => 0,
+    };
+    let per_die = match a.platform_roll {
+        PlatformRoll::PerFigure => a.platform,
+        PlatformRoll::Shared => None,
+    };
     let count = dice_count(a.figures, a.multiplier.0, a.multiplier.1);
     let mut hits = 0;
     for _ in 0..count {
-        hits += rules.hits_table.hits(a.die.roll(dice) + platform);
+        let own = per_die.map_or(0, |p| p.roll(dice));
+        hits += table.hits(a.die.roll(dice) + shared + own);
     }
-    (0..hits).filter(|_| !rules.armour.cancels(die(10, dice), a.defender_ar)).count() as u32
+    hits
+}
+
+/// The hits (before armour) scored by the crew of one battle platform in melee: groups of
+/// `(figures, die)` under the AD multiplier, each die plus the platform's roll (one roll
+/// shared by the whole crew, or one per die) through the hits table.
+pub fn platform_crew_hits(
+    platform: AttackDie,
+    groups: &[(u32, AttackDie)],
+    multiplier: (u32, u32),
+    roll: PlatformRoll,
+    table: &HitsTable,
+    dice: &mut Dice,
+) -> u32 {
+    let shared = match roll {
+        PlatformRoll::Shared => platform.roll(dice),
+        PlatformRoll::PerFigure => 0,
+    };
+    let mut hits = 0;
+    for &(figures, die) in groups {
+        for _ in 0..dice_count(figures, multiplier.0, multiplier.1) {
+            let own = match roll {
+                PlatformRoll::Shared => 0,
+                PlatformRoll::PerFigure => platform.roll(dice),
+            };
+            hits += table.hits(die.roll(dice) + shared + own);
+        }
+    }
+    hits
 }
 
 /// The exact distribution of the hits an attack gets through: `pmf[h]` = P(h hits).
 pub fn attack_distribution(a: &Attack, rules: &AttackRules) -> Vec<f64> {
     let count = dice_count(a.figures, a.multiplier.0, a.multiplier.1);
     let keep = 1.0 - rules.armour.cancel_probability(a.defender_ar);
-    let platform_pmf = a.platform.map_or_else(|| vec![1.0], AttackDie::pmf);
+    // A per-figure platform roll is part of each die; a shared one is conditioned on.
+    let (platform_pmf, own_pmf) = match (a.platform, a.platform_roll) {
+        (Some(p), PlatformRoll::Shared) => (p.pmf(), a.die.pmf()),
+        (Some(p), PlatformRoll::PerFigure) => (vec![1.0], convolve(&a.die.pmf(), &p.pmf())),
+        (None, _) => (vec![1.0], a.die.pmf()),
+    };
     let mut out = vec![0.0];
     for (shared, p_shared) in platform_pmf.iter().enumerate().filter(|(_, p)| **p > 0.0) {
         // Hits of one die given the shared platform roll.
         let mut shifted = vec![0.0; shared];
-        shifted.extend(a.die.pmf());
+        shifted.extend(own_pmf.iter().copied());
         let per_die = rules.hits_table.hits_pmf(&shifted);
         let mut total = vec![1.0];
         for _ in 0..count {
@@ -364,13 +427,21 @@ mod tests {
             die: AttackDie::D6,
             multiplier: (2, 1),
             platform: Some(AttackDie::D8),
+            platform_roll: PlatformRoll::Shared,
             defender_ar: 6,
         };
         let rules = AttackRules::default();
         let pmf = attack_distribution(&a, &rules);
         assert!((pmf.iter().sum::<f64>() - 1.0).abs() < 1e-12);
         // One figure, no platform, no armour: the hits table alone (d6: 1/3 of a hit on 5-6).
-        let single = Attack { figures: 1, die: AttackDie::D6, multiplier: (1, 1), platform: None, defender_ar: 10 };
+        let single = Attack {
+            figures: 1,
+            die: AttackDie::D6,
+            multiplier: (1, 1),
+            platform: None,
+            platform_roll: PlatformRoll::Shared,
+            defender_ar: 10,
+        };
         let one = attack_distribution(&single, &rules);
         assert!((one[1] - 2.0 / 6.0).abs() < 1e-12 && (one[0] - 4.0 / 6.0).abs() < 1e-12);
         let mut dice = trial_dice(4, 4, 4, Phase::Fight);
@@ -386,7 +457,32 @@ mod tests {
         }
         assert!(counts[pmf.len()..].iter().all(|&c| c == 0));
         // Simultaneous: both sides' hits land, with the remainders carried.
-        let b = Attack { figures: 20, die: AttackDie::D6, multiplier: (1, 1), platform: None, defender_ar: 4 };
+        // A platform roll per die spreads the hits less than a shared one, with the same mean.
+        let per_die = Attack { platform_roll: PlatformRoll::PerFigure, ..a.clone() };
+        let per_pmf = attack_distribution(&per_die, &rules);
+        let moments = |pmf: &[f64]| {
+            let mean: f64 = pmf.iter().enumerate().map(|(h, p)| h as f64 * p).sum();
+            (mean, pmf.iter().enumerate().map(|(h, p)| (h as f64 - mean).powi(2) * p).sum::<f64>())
+        };
+        let ((m1, v1), (m2, v2)) = (moments(&pmf), moments(&per_pmf));
+        assert!((m1 - m2).abs() < 1e-9 && v2 < v1, "{m1} {v1} {m2} {v2}");
+        let mut per_counts = vec![0u32; per_pmf.len() + 8];
+        for _ in 0..n {
+            per_counts[attack(&per_die, &rules, &mut dice) as usize] += 1;
+        }
+        for (h, p) in per_pmf.iter().enumerate() {
+            let se = (p * (1.0 - p) / f64::from(n)).sqrt();
+            let got = f64::from(per_counts[h]) / f64::from(n);
+            assert!((got - p).abs() < 5.0 * se + 1e-9, "per die, {h} hits: {got} vs {p}");
+        }
+        let b = Attack {
+            figures: 20,
+            die: AttackDie::D6,
+            multiplier: (1, 1),
+            platform: None,
+            platform_roll: PlatformRoll::Shared,
+            defender_ar: 4,
+        };
         let (a_removed, _, b_removed, b_carried) = simultaneous_melee(&a, &b, (8, 0), (1, 0), &rules, &mut dice);
         assert!(a_removed <= 20 && b_removed <= 40 && b_carried == 0);
     }

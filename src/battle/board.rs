@@ -1,0 +1,180 @@
+//! The board of a BATTLESYSTEM scenario: units as rectangular blocks of figures, and the
+//! two questions the resolver asks of them: how far can a block slide in a direction before
+//! it touches another, and where does its centre leave the board.
+//!
+//! Contact is decided by the separating axes of the two rectangles (their four edge
+//! normals): under translation each axis gives an interval of travel during which the
+//! projections overlap, and the blocks overlap exactly while every interval does. Touching
+//! (zero overlap) is not contact, so a block may slide away from one it touches.
+
+use crate::geometry::Vec2;
+use serde::Serialize;
+
+/// Overlap below this (inches) counts as touching, not contact.
+const TOUCH: f64 = 1e-9;
+
+/// A rectangular block on the board.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Block {
+    /// Centre, inches.
+    pub centre: Vec2,
+    /// Facing in degrees clockwise from the board's +y.
+    pub facing: f64,
+    /// Width across the facing (frontage), inches.
+    pub width: f64,
+    /// Depth along the facing, inches.
+    pub depth: f64,
+}
+
+impl Block {
+    /// The unit vectors across (right) and along (forward) the facing.
+    fn axes(&self) -> (Vec2, Vec2) {
+        let forward = Vec2::heading(self.facing);
+        (forward.right(), forward)
+    }
+
+    /// Half the block's extent projected on unit vector `n`.
+    fn radius_on(&self, n: Vec2) -> f64 {
+        let (right, forward) = self.axes();
+        self.width / 2.0 * right.dot(n).abs() + self.depth / 2.0 * forward.dot(n).abs()
+    }
+
+    /// The four corners, clockwise from front left.
+    pub fn corners(&self) -> [Vec2; 4] {
+        let (right, forward) = self.axes();
+        let r = right.scale(self.width / 2.0);
+        let f = forward.scale(self.depth / 2.0);
+        [self.centre + f - r, self.centre + f + r, self.centre - f + r, self.centre - f - r]
+    }
+
+    /// The block moved by `offset`.
+    pub fn moved(&self, offset: Vec2) -> Block {
+        Block { centre: self.centre + offset, ..*self }
+    }
+
+    /// The block turned to face `facing` about its centre.
+    pub fn turned(&self, facing: f64) -> Block {
+        Block { facing, ..*self }
+    }
+
+    /// Whether the two blocks overlap (touching does not count).
+    pub fn overlaps(&self, other: &Block) -> bool {
+        first_contact(self, Vec2::new(0.0, 0.0), 0.0, other).is_some()
+    }
+
+    /// Whether every corner lies on a board of `width` x `depth` (origin at a corner).
+    pub fn on_board(&self, width: f64, depth: f64) -> bool {
+        self.corners().iter().all(|c| c.x >= -TOUCH && c.y >= -TOUCH && c.x <= width + TOUCH && c.y <= depth + TOUCH)
+    }
+}
+
+/// How far `moving` travels along unit vector `direction` (at most `length` inches) before
+/// it first overlaps `other`: `Some(0.0)` when they overlap already, `None` when the whole
+/// move stays clear.
+pub fn first_contact(moving: &Block, direction: Vec2, length: f64, other: &Block) -> Option<f64> {
+    let (r1, f1) = moving.axes();
+    let (r2, f2) = other.axes();
+    let mut enter = f64::NEG_INFINITY;
+    let mut exit = f64::INFINITY;
+    for n in [r1, f1, r2, f2] {
+        let reach = moving.radius_on(n) + other.radius_on(n) - TOUCH;
+        let gap = (moving.centre - other.centre).dot(n);
+        let speed = direction.dot(n);
+        if speed.abs() < 1e-12 {
+            if gap.abs() >= reach {
+                return None;
+            }
+            continue;
+        }
+        let (a, b) = ((-reach - gap) / speed, (reach - gap) / speed);
+        let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+        enter = enter.max(lo);
+        exit = exit.min(hi);
+        if enter >= exit {
+            return None;
+        }
+    }
+    if exit <= 0.0 || enter > length { None } else { Some(enter.max(0.0)) }
+}
+
+/// How far a point moving from `from` along unit vector `direction` goes before it leaves a
+/// board of `width` x `depth` (`None` if it stays on for all of `length` inches).
+pub fn leaves_board(from: Vec2, direction: Vec2, length: f64, width: f64, depth: f64) -> Option<f64> {
+    let mut exit = f64::INFINITY;
+    for (position, speed, limit) in [(from.x, direction.x, width), (from.y, direction.y, depth)] {
+        if speed > 1e-12 {
+            exit = exit.min((limit - position) / speed);
+        } else if speed < -1e-12 {
+            exit = exit.min(-position / speed);
+        }
+    }
+    (exit < length).then_some(exit.max(0.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(x: f64, y: f64, facing: f64, width: f64, depth: f64) -> Block {
+        Block { centre: Vec2::new(x, y), facing, width, depth }
+    }
+
+    #[test]
+    fn sliding_into_a_block_ahead() {
+        // A 2" x 2" block at the origin moving north towards a 4" x 1" block whose near edge is at y = 5.
+        let beast = block(0.0, 0.0, 0.0, 2.0, 2.0);
+        let line = block(0.0, 5.5, 0.0, 4.0, 1.0);
+        let north = Vec2::heading(0.0);
+        let t = first_contact(&beast, north, 10.0, &line).expect("contact");
+        assert!((t - 4.0).abs() < 1e-6, "{t}");
+        assert_eq!(first_contact(&beast, north, 3.9, &line), None, "too short");
+        assert_eq!(first_contact(&beast, Vec2::heading(180.0), 10.0, &line), None, "moving away");
+        // Passing beside it: 3" to the east, the blocks' edges 0" apart never overlap.
+        assert_eq!(first_contact(&beast.moved(Vec2::new(3.0, 0.0)), north, 10.0, &line), None);
+        // 2.9" east they overlap by 0.1".
+        assert!(first_contact(&beast.moved(Vec2::new(2.9, 0.0)), north, 10.0, &line).is_some());
+    }
+
+    #[test]
+    fn diagonal_and_rotated_contact() {
+        // Heading 45 degrees, a unit block; the target is a square rotated 45 degrees.
+        let beast = block(0.0, 0.0, 45.0, 1.0, 1.0);
+        let target = block(10.0, 10.0, 45.0, 2.0, 2.0);
+        let t = first_contact(&beast, Vec2::heading(45.0), 30.0, &target).expect("contact");
+        // Centres 10 * sqrt(2) apart along the heading; contact when they are 1.5" apart.
+        assert!((t - (200f64.sqrt() - 1.5)).abs() < 1e-6, "{t}");
+    }
+
+    #[test]
+    fn touching_is_not_contact() {
+        let a = block(0.0, 0.0, 0.0, 2.0, 2.0);
+        let b = block(2.0, 0.0, 0.0, 2.0, 2.0);
+        assert!(!a.overlaps(&b));
+        assert!(a.overlaps(&block(1.9, 0.0, 0.0, 2.0, 2.0)));
+        // Sliding away from a touching block is clear; sliding into it is contact at once.
+        assert_eq!(first_contact(&a, Vec2::heading(270.0), 5.0, &b), None);
+        assert!(first_contact(&a, Vec2::heading(90.0), 5.0, &b).is_some_and(|d| d < 1e-6));
+    }
+
+    #[test]
+    fn leaving_the_board() {
+        let east = Vec2::heading(90.0);
+        assert_eq!(leaves_board(Vec2::new(40.0, 10.0), east, 12.0, 48.0, 48.0), Some(8.0));
+        assert_eq!(leaves_board(Vec2::new(40.0, 10.0), east, 7.0, 48.0, 48.0), None);
+        let sw = Vec2::heading(225.0);
+        let t = leaves_board(Vec2::new(3.0, 5.0), sw, 20.0, 48.0, 48.0).expect("leaves");
+        assert!((t - 3.0 * 2f64.sqrt()).abs() < 1e-9);
+    }
+
+    #[test]
+    fn corners_and_board() {
+        let b = block(24.0, 24.0, 90.0, 4.0, 2.0);
+        // Facing east: 4" across is north-south, 2" deep is east-west.
+        let xs: Vec<f64> = b.corners().iter().map(|c| c.x).collect();
+        let ys: Vec<f64> = b.corners().iter().map(|c| c.y).collect();
+        assert!((xs.iter().cloned().fold(f64::MIN, f64::max) - 25.0).abs() < 1e-9);
+        assert!((ys.iter().cloned().fold(f64::MIN, f64::max) - 26.0).abs() < 1e-9);
+        assert!(b.on_board(48.0, 48.0));
+        assert!(!b.moved(Vec2::new(0.0, 23.0)).on_board(48.0, 48.0));
+    }
+}

@@ -1,0 +1,993 @@
+//! Playing BATTLESYSTEM trials: a battle platform's charge (missile volleys on the way in,
+//! then a simultaneous melee and the target's morale check), or a unit of beasts routing in
+//! a d12 direction, veering round units, trampling what it cannot avoid and rolling a new
+//! direction when a struck unit does not clear its path.
+//!
+//! As for MESBG, trial `t` draws only from the stream keyed by `(seed, scenario hash, t)`
+//! and trials are tallied in fixed blocks merged by integer addition: the tally does not
+//! depend on the number of threads, and any trial can be replayed alone with its events.
+
+use super::board::{self, Block};
+use super::scenario::{Action, BattleScenario, ChargeDoubles, PlatformHits, Role, Unit};
+use super::tally::{BattleTally, MetricSet};
+use crate::dice::{Dice, Phase};
+use crate::geometry::Vec2;
+use crate::resolve::{BLOCK, Interrupted, Streams, TrialRange};
+use crate::rules::battlesystem::{
+    Attack, MoraleResult, PlatformRoll, attack_hits, clock_heading, die, platform_crew_hits,
+};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The most contacts one rout may make before it is stopped (a guard; the re-roll limit
+/// normally ends a rout long before).
+pub const MAX_CONTACTS: u32 = 64;
+
+/// Path-map sampling step along a move, inches.
+const PATH_STEP: f64 = 0.25;
+
+/// The metric indices of a charge.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ChargeSlots {
+    volley_hits: usize,
+    volley_kills: usize,
+    hits_on_target: usize,
+    target_figures_lost: usize,
+    hits_on_charger: usize,
+    platform_figures_lost: usize,
+    crew_lost: usize,
+    target_morale: usize,
+    target_held: usize,
+    target_fell_back: usize,
+    target_routed: usize,
+    target_destroyed: usize,
+    charger_destroyed: usize,
+    platform_uncontrolled: usize,
+}
+
+/// The metric indices of a rout.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RoutSlots {
+    heading: usize,
+    rerolls: usize,
+    contacts: usize,
+    units_contacted: usize,
+    beasts_figures_lost: usize,
+    beasts_destroyed: usize,
+    left_board: usize,
+    stopped: usize,
+    distance: usize,
+    friendly_figures_lost: usize,
+    enemy_figures_lost: usize,
+    units_off_board: usize,
+    /// Per unit (by index; `usize::MAX` for the routing unit): contacted, figures lost, displaced.
+    per_unit: Vec<[usize; 3]>,
+}
+
+/// Which metrics a plan fills.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Slots {
+    /// A charge's.
+    Charge(ChargeSlots),
+    /// A rout's.
+    Rout(RoutSlots),
+}
+
+/// A scenario compiled for play: the scenario and its metrics.
+#[derive(Clone, Debug)]
+pub struct BattlePlan {
+    /// The validated scenario.
+    pub scenario: BattleScenario,
+    /// Its metrics, in report order.
+    pub metrics: MetricSet,
+    /// Where each metric sits.
+    pub slots: Slots,
+    /// Path map columns and rows (1" cells).
+    pub grid: (usize, usize),
+}
+
+/// Compiles a scenario into its plan.
+pub fn compile(scenario: &BattleScenario) -> BattlePlan {
+    let mut m = MetricSet::default();
+    let slots = match &scenario.action {
+        Action::Charge { unit, target, .. } => {
+            let (c, t) = (&scenario.units[*unit].name, &scenario.units[*target].name);
+            Slots::Charge(ChargeSlots {
+                volley_hits: m.add("volley_hits", format!("missile hits on {t} that got through armour"), false),
+                volley_kills: m.add("volley_kills", format!("{t} figures removed by missiles"), false),
+                hits_on_target: m.add("hits_on_target", format!("melee hits on {t} that got through armour"), false),
+                target_figures_lost: m.add(
+                    "target_figures_lost",
+                    format!("{t} figures removed in all (missiles and melee)"),
+                    false,
+                ),
+                hits_on_charger: m.add("hits_on_charger", format!("melee hits on {c} that got through armour"), false),
+                platform_figures_lost: m.add("platform_figures_lost", format!("{c} platform figures removed"), false),
+                crew_lost: m.add("crew_lost", format!("crew figures of {c} removed"), false),
+                target_morale: m.add(
+                    "target_morale",
+                    format!("{t}'s morale result: 0 held, 1 fell back, 2 routed, 3 destroyed"),
+                    false,
+                ),
+                target_held: m.add("target_held", format!("{t} held"), true),
+                target_fell_back: m.add("target_fell_back", format!("{t} fell back"), true),
+                target_routed: m.add("target_routed", format!("{t} routed"), true),
+                target_destroyed: m.add("target_destroyed", format!("{t} was destroyed"), true),
+                charger_destroyed: m.add("charger_destroyed", format!("every platform of {c} was removed"), true),
+                platform_uncontrolled: m.add(
+                    "platform_uncontrolled",
+                    format!("{c} survived without a rider to control it"),
+                    true,
+                ),
+            })
+        }
+        Action::Rout { unit, .. } => {
+            let b = &scenario.units[*unit].name;
+            let mut slots = RoutSlots {
+                heading: m.add("heading", format!("the first d12 clock direction {b} rolled (12 = +y)"), false),
+                rerolls: m.add("rerolls", "new directions rolled after a struck unit stayed in the way", false),
+                contacts: m.add("contacts", format!("contacts {b} made"), false),
+                units_contacted: m.add("units_contacted", "distinct units contacted", false),
+                beasts_figures_lost: m.add("beasts_figures_lost", format!("{b} figures removed"), false),
+                beasts_destroyed: m.add("beasts_destroyed", format!("{b} were destroyed"), true),
+                left_board: m.add("left_board", format!("{b} left the board (lost)"), true),
+                stopped: m.add("stopped", format!("{b} stopped in contact, out of re-rolls"), true),
+                distance: m.add("distance", format!("inches {b} moved (whole inches)"), false),
+                friendly_figures_lost: m.add(
+                    "friendly_figures_lost",
+                    format!("figures of {b}'s own side trampled (not counting {b})"),
+                    false,
+                ),
+                enemy_figures_lost: m.add("enemy_figures_lost", "enemy figures trampled", false),
+                units_off_board: m.add("units_off_board", "struck units displaced off the board", false),
+                per_unit: Vec::new(),
+            };
+            for (i, u) in scenario.units.iter().enumerate() {
+                if i == *unit {
+                    slots.per_unit.push([usize::MAX; 3]);
+                    continue;
+                }
+                slots.per_unit.push([
+                    m.add(format!("contacted.{}", u.key), format!("{} was contacted", u.name), true),
+                    m.add(format!("figures_lost.{}", u.key), format!("{} figures removed", u.name), false),
+                    m.add(format!("displaced.{}", u.key), format!("{} fell back or routed", u.name), true),
+                ]);
+            }
+            Slots::Rout(slots)
+        }
+    };
+    let grid = (scenario.board[0].ceil() as usize, scenario.board[1].ceil() as usize);
+    BattlePlan { scenario: scenario.clone(), metrics: m, slots, grid }
+}
+
+/// Something that happened in a trial, for replays.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum BattleEvent {
+    /// A missile volley.
+    Volley {
+        /// Range (gap between the blocks), inches.
+        range: f64,
+        /// Dice rolled.
+        dice: u32,
+        /// Hits through armour.
+        hits: u32,
+        /// Figures removed.
+        removed: u32,
+    },
+    /// A melee exchange, both sides at once.
+    Melee {
+        /// The unit that moved into contact.
+        attacker: usize,
+        /// The unit struck.
+        defender: usize,
+        /// Attacker's figures (platforms) in contact.
+        attacker_figures: u32,
+        /// Defender's figures in contact.
+        defender_figures: u32,
+        /// Hits through armour on the defender.
+        hits_on_defender: u32,
+        /// Hits through armour on the attacker.
+        hits_on_attacker: u32,
+        /// Figures the defender lost.
+        defender_lost: u32,
+        /// Figures the attacker lost.
+        attacker_lost: u32,
+    },
+    /// A morale check.
+    Morale {
+        /// The unit.
+        unit: usize,
+        /// Its 2d10.
+        roll: u32,
+        /// Its result.
+        result: MoraleResult,
+    },
+    /// The routing unit's d12.
+    Heading {
+        /// The clock hour.
+        hour: u32,
+        /// Whether it is a re-roll.
+        reroll: bool,
+    },
+    /// The routing unit moved.
+    Move {
+        /// Heading, degrees clockwise from +y.
+        heading: f64,
+        /// Degrees off the rolled line (veering).
+        veer: f64,
+        /// Inches.
+        distance: f64,
+        /// Where its centre ended.
+        to: [f64; 2],
+    },
+    /// It touched a unit.
+    Contact {
+        /// The unit.
+        unit: usize,
+    },
+    /// A struck unit was pushed back.
+    Displaced {
+        /// The unit.
+        unit: usize,
+        /// Inches moved.
+        distance: f64,
+        /// Whether that took it off the board.
+        off_board: bool,
+        /// Whether it still blocks the routing unit's path.
+        still_blocking: bool,
+    },
+    /// The routing unit left the board.
+    LeftBoard,
+    /// The rout ended in contact with no re-rolls left.
+    Stopped,
+}
+
+/// A unit during a trial.
+#[derive(Clone, Debug, Default)]
+struct UnitState {
+    figures: u32,
+    carried: u32,
+    crew_alive: Vec<u32>,
+    crew_carried: Vec<u32>,
+    block: Option<Block>,
+}
+
+impl UnitState {
+    fn fresh(unit: &Unit) -> Self {
+        Self {
+            figures: unit.figures,
+            carried: 0,
+            crew_alive: unit.crew.iter().map(|c| c.count * unit.figures).collect(),
+            crew_carried: vec![0; unit.crew.len()],
+            block: Some(unit.block),
+        }
+    }
+
+    fn crew_total(&self) -> u32 {
+        self.crew_alive.iter().sum()
+    }
+}
+
+/// What a unit lost to one attack.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Losses {
+    through: u32,
+    figures: u32,
+    crew: u32,
+}
+
+/// Rolls the armour d10 for each of `hits` and removes figures (platform or crew, by the
+/// option in force) as hits accumulate.
+fn take_hits(plan: &BattlePlan, unit: &Unit, state: &mut UnitState, hits: u32, dice: &mut Dice) -> Losses {
+    let armour = plan.scenario.rules.attack.armour;
+    let mut losses = Losses::default();
+    let crew_first = unit.is_platform() && plan.scenario.rules.platform_hits == PlatformHits::CrewFirst;
+    for _ in 0..hits {
+        // Crew first: fighters and archers in order, riders last, then the platforms.
+        let crew_target = if crew_first {
+            let fighting = unit.crew.iter().enumerate().filter(|(_, c)| c.role != Role::Rider);
+            let riders = unit.crew.iter().enumerate().filter(|(_, c)| c.role == Role::Rider);
+            fighting.chain(riders).map(|(g, _)| g).find(|&g| state.crew_alive[g] > 0)
+        } else {
+            None
+        };
+        let ar = crew_target.map_or(unit.stats.ar, |g| unit.crew[g].ar);
+        if armour.cancels(die(10, dice), ar) {
+            continue;
+        }
+        losses.through += 1;
+        match crew_target {
+            Some(g) => {
+                state.crew_carried[g] += 1;
+                if state.crew_carried[g] >= unit.crew[g].hits {
+                    state.crew_carried[g] = 0;
+                    state.crew_alive[g] -= 1;
+                    losses.crew += 1;
+                }
+            }
+            None if state.figures > 0 => {
+                state.carried += 1;
+                if state.carried >= unit.stats.hits {
+                    state.carried = 0;
+                    state.figures -= 1;
+                    losses.figures += 1;
+                    // The crew of a removed platform fall with it: no more stay aboard
+                    // than the surviving platforms carry.
+                    for (g, c) in unit.crew.iter().enumerate() {
+                        let removed = state.crew_alive[g].saturating_sub(c.count * state.figures);
+                        state.crew_alive[g] -= removed;
+                        losses.crew += removed;
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+    losses
+}
+
+/// The hits (before armour) a unit scores in melee with `in_contact` figures, under the
+/// charge multipliers when it is charging.
+fn melee_hits(
+    plan: &BattlePlan,
+    unit: &Unit,
+    state: &UnitState,
+    in_contact: u32,
+    charging: bool,
+    dice: &mut Dice,
+) -> u32 {
+    let rules = &plan.scenario.rules;
+    let doubled = |which: ChargeDoubles| {
+        charging && (rules.charge_doubles == which || rules.charge_doubles == ChargeDoubles::Both)
+    };
+    let crew_mult = if doubled(ChargeDoubles::Crew) { (2, 1) } else { (1, 1) };
+    let own_mult = if !unit.is_platform() {
+        crew_mult
+    } else if doubled(ChargeDoubles::Platform) {
+        (2, 1)
+    } else {
+        (1, 1)
+    };
+    let table = &rules.attack.hits_table;
+    if !unit.is_platform() {
+        let a = Attack {
+            figures: in_contact,
+            die: unit.stats.ad,
+            multiplier: own_mult,
+            platform: None,
+            platform_roll: PlatformRoll::Shared,
+            defender_ar: 0,
+        };
+        return attack_hits(&a, table, dice);
+    }
+    let mut hits = 0;
+    // Each platform in contact adds its roll to its own crew's dice. Crew are spread over
+    // the surviving platforms; the one rider a platform needs does not fight.
+    let mut left: Vec<u32> = state.crew_alive.clone();
+    let mut groups = Vec::with_capacity(unit.crew.len());
+    for _ in 0..in_contact {
+        groups.clear();
+        let mut rider_spared = false;
+        for (g, c) in unit.crew.iter().enumerate() {
+            let mut aboard = c.count.min(left[g]);
+            left[g] -= aboard;
+            if c.role == Role::Rider && !rider_spared && aboard > 0 {
+                rider_spared = true;
+                aboard -= 1;
+            }
+            if aboard > 0 {
+                groups.push((aboard, c.ad));
+            }
+        }
+        hits += platform_crew_hits(unit.stats.ad, &groups, crew_mult, rules.platform_roll, table, dice);
+    }
+    if rules.platform_attacks_alone {
+        let a = Attack {
+            figures: in_contact,
+            die: unit.stats.ad,
+            multiplier: own_mult,
+            platform: None,
+            platform_roll: PlatformRoll::Shared,
+            defender_ar: 0,
+        };
+        hits += attack_hits(&a, table, dice);
+    }
+    hits
+}
+
+/// Figures of `defender` that can strike back at an attacker `width` inches wide.
+fn defenders_in_contact(defender: &Unit, state: &UnitState, width: f64) -> u32 {
+    let across = (width / defender.base[0] - 1e-9).ceil().max(1.0) as u32;
+    state.figures.min(across)
+}
+
+/// A simultaneous melee between the unit that moved into contact and the unit it struck.
+/// Returns (attacker's losses, defender's losses).
+fn melee(
+    plan: &BattlePlan,
+    states: &mut [UnitState],
+    attacker: usize,
+    defender: usize,
+    charging: bool,
+    dice: &mut Dice,
+    trace: &mut Option<Vec<BattleEvent>>,
+) -> (Losses, Losses) {
+    let units = &plan.scenario.units;
+    let (a, d) = (&units[attacker], &units[defender]);
+    let a_width = states[attacker].block.map_or(a.block.width, |b| b.width);
+    let a_contact = states[attacker].figures.min(a.frontage);
+    let d_contact = defenders_in_contact(d, &states[defender], a_width);
+    // Both roll before either removes a figure.
+    let on_defender = melee_hits(plan, a, &states[attacker], a_contact, charging, dice);
+    let on_attacker = melee_hits(plan, d, &states[defender], d_contact, false, dice);
+    let d_losses = take_hits(plan, d, &mut states[defender], on_defender, dice);
+    let a_losses = take_hits(plan, a, &mut states[attacker], on_attacker, dice);
+    if let Some(t) = trace {
+        t.push(BattleEvent::Melee {
+            attacker,
+            defender,
+            attacker_figures: a_contact,
+            defender_figures: d_contact,
+            hits_on_defender: d_losses.through,
+            hits_on_attacker: a_losses.through,
+            defender_lost: d_losses.figures,
+            attacker_lost: a_losses.figures,
+        });
+    }
+    (a_losses, d_losses)
+}
+
+fn morale(plan: &BattlePlan, unit: usize, dice: &mut Dice, trace: &mut Option<Vec<BattleEvent>>) -> MoraleResult {
+    let roll = die(10, dice) + die(10, dice);
+    let result = plan.scenario.rules.morale.result(roll, plan.scenario.units[unit].stats.ml);
+    if let Some(t) = trace {
+        t.push(BattleEvent::Morale { unit, roll, result });
+    }
+    result
+}
+
+/// Reusable per-thread buffers.
+#[derive(Clone, Debug, Default)]
+pub struct Scratch {
+    states: Vec<UnitState>,
+    values: Vec<u16>,
+    stamp: Vec<u64>,
+    generation: u64,
+    cells: Vec<usize>,
+}
+
+/// Plays one trial, writing its metric values into `scratch.values` and the path cells it
+/// crossed (each once) into `scratch.cells`.
+fn play(plan: &BattlePlan, streams: Streams, trial: u64, scratch: &mut Scratch, trace: &mut Option<Vec<BattleEvent>>) {
+    let mut dice = streams_dice(streams, trial);
+    scratch.values.clear();
+    scratch.values.resize(plan.metrics.len(), 0);
+    scratch.cells.clear();
+    scratch.states.clear();
+    scratch.states.extend(plan.scenario.units.iter().map(UnitState::fresh));
+    match (&plan.slots, &plan.scenario.action) {
+        (Slots::Charge(slots), Action::Charge { unit, target, volleys, gap }) => {
+            charge(plan, slots, (*unit, *target, *volleys, *gap), scratch, &mut dice, trace);
+        }
+        (Slots::Rout(slots), Action::Rout { unit, first_hour }) => {
+            rout(plan, slots, *unit, *first_hour, scratch, &mut dice, trace);
+        }
+        _ => unreachable!("a plan's slots are compiled from its own action"),
+    }
+}
+
+fn streams_dice(streams: Streams, trial: u64) -> Dice {
+    crate::dice::trial_dice(streams.seed, streams.key, trial, Phase::Charge)
+}
+
+fn to_u16(x: u32) -> u16 {
+    x.min(u32::from(u16::MAX)) as u16
+}
+
+fn charge(
+    plan: &BattlePlan,
+    s: &ChargeSlots,
+    (unit, target, volleys, gap): (usize, usize, u32, f64),
+    scratch: &mut Scratch,
+    dice: &mut Dice,
+    trace: &mut Option<Vec<BattleEvent>>,
+) {
+    let units = &plan.scenario.units;
+    let (c, t) = (&units[unit], &units[target]);
+    let table = &plan.scenario.rules.attack.hits_table;
+    let states = &mut scratch.states;
+    let out = &mut scratch.values;
+    let (mut volley_hits, mut volley_kills) = (0, 0);
+    // Volleys at the start of the charge and halfway in: archers aboard shoot as if
+    // stationary, with the range band's multiplier on their dice.
+    for v in 0..volleys {
+        let range = if v == 0 { gap } else { gap / 2.0 };
+        let mut raw = 0;
+        let mut rolled = 0;
+        for (g, crew) in c.crew.iter().enumerate().filter(|(_, cr)| cr.role == Role::Archer) {
+            if let Some(band) = crew.bands.iter().find(|b| range >= b.from && range < b.to) {
+                let a = Attack {
+                    figures: states[unit].crew_alive[g],
+                    die: crew.ad,
+                    multiplier: (band.hundredths, 100),
+                    platform: None,
+                    platform_roll: PlatformRoll::Shared,
+                    defender_ar: 0,
+                };
+                rolled += crate::rules::battlesystem::dice_count(a.figures, band.hundredths, 100);
+                raw += attack_hits(&a, table, dice);
+            }
+        }
+        let losses = take_hits(plan, t, &mut states[target], raw, dice);
+        volley_hits += losses.through;
+        volley_kills += losses.figures;
+        if let Some(tr) = trace {
+            tr.push(BattleEvent::Volley { range, dice: rolled, hits: losses.through, removed: losses.figures });
+        }
+        if states[target].figures == 0 {
+            break;
+        }
+    }
+    out[s.volley_hits] = to_u16(volley_hits);
+    out[s.volley_kills] = to_u16(volley_kills);
+    let (mut on_target, mut on_charger) = (Losses::default(), Losses::default());
+    if states[target].figures > 0 {
+        (on_charger, on_target) = melee(plan, states, unit, target, true, dice, trace);
+    }
+    out[s.hits_on_target] = to_u16(on_target.through);
+    out[s.target_figures_lost] = to_u16(volley_kills + on_target.figures);
+    out[s.hits_on_charger] = to_u16(on_charger.through);
+    out[s.platform_figures_lost] = to_u16(on_charger.figures);
+    out[s.crew_lost] = to_u16(on_charger.crew);
+    let result = if states[target].figures == 0 { 3 } else { morale(plan, target, dice, trace) as u16 };
+    out[s.target_morale] = result;
+    out[[s.target_held, s.target_fell_back, s.target_routed, s.target_destroyed][usize::from(result)]] = 1;
+    let charger = &states[unit];
+    out[s.charger_destroyed] = u16::from(charger.figures == 0);
+    let riders: u32 =
+        c.crew.iter().zip(&charger.crew_alive).filter(|(cr, _)| cr.role == Role::Rider).map(|(_, n)| n).sum();
+    out[s.platform_uncontrolled] = u16::from(charger.figures > 0 && riders == 0);
+    let _ = charger.crew_total();
+}
+
+/// The first unit (other than those in `skip` and units gone) that a block sliding along `dir`
+/// for `length` inches touches: (distance, unit).
+fn first_hit(states: &[UnitState], skip: [usize; 2], block: &Block, dir: Vec2, length: f64) -> Option<(f64, usize)> {
+    let mut best: Option<(f64, usize)> = None;
+    for (i, st) in states.iter().enumerate() {
+        if skip.contains(&i) || st.figures == 0 {
+            continue;
+        }
+        let Some(other) = &st.block else { continue };
+        if let Some(d) = board::first_contact(block, dir, length, other)
+            && best.is_none_or(|(b, _)| d < b)
+        {
+            best = Some((d, i));
+        }
+    }
+    best
+}
+
+fn mark_path(scratch: &mut Scratch, grid: (usize, usize), from: Vec2, to: Vec2) {
+    let length = (to - from).length();
+    let steps = (length / PATH_STEP).ceil().max(1.0) as usize;
+    for k in 0..=steps {
+        let p = from + (to - from).scale(k as f64 / steps as f64);
+        if p.x < 0.0 || p.y < 0.0 {
+            continue;
+        }
+        let (col, row) = (p.x as usize, p.y as usize);
+        if col >= grid.0 || row >= grid.1 {
+            continue;
+        }
+        let cell = row * grid.0 + col;
+        if scratch.stamp[cell] != scratch.generation {
+            scratch.stamp[cell] = scratch.generation;
+            scratch.cells.push(cell);
+        }
+    }
+}
+
+fn rout(
+    plan: &BattlePlan,
+    s: &RoutSlots,
+    beasts: usize,
+    first_hour: Option<u32>,
+    scratch: &mut Scratch,
+    dice: &mut Dice,
+    trace: &mut Option<Vec<BattleEvent>>,
+) {
+    let sc = &plan.scenario;
+    let rules = &sc.rules;
+    let [width, depth] = sc.board;
+    if scratch.stamp.len() != plan.grid.0 * plan.grid.1 {
+        scratch.stamp = vec![0; plan.grid.0 * plan.grid.1];
+        scratch.generation = 0;
+    }
+    scratch.generation += 1;
+    let hour = first_hour.unwrap_or_else(|| die(12, dice));
+    if let Some(t) = trace {
+        t.push(BattleEvent::Heading { hour, reroll: false });
+    }
+    let mut values = std::mem::take(&mut scratch.values);
+    values[s.heading] = hour as u16;
+    let mut line = clock_heading(hour);
+    let mut remaining = sc.rout_distance(beasts);
+    let (mut moved, mut rerolls, mut contacts) = (0.0, 0u32, 0u32);
+    let mut contacted = vec![false; sc.units.len()];
+    let mut displaced = vec![false; sc.units.len()];
+    let mut off_board_units = 0u32;
+    let mut lost = vec![0u32; sc.units.len()];
+    let start = scratch.states[beasts].block.map_or(sc.units[beasts].block.centre, |b| b.centre);
+    mark_path(scratch, plan.grid, start, start);
+    loop {
+        if remaining <= 1e-9 || scratch.states[beasts].figures == 0 {
+            break;
+        }
+        let here = scratch.states[beasts].block.unwrap_or(sc.units[beasts].block);
+        // Veer: the smallest turn off the line (clockwise first) whose whole move is clear.
+        let clear_within = |heading: f64, states: &[UnitState]| {
+            let dir = Vec2::heading(heading);
+            let turned = here.turned(heading);
+            let reach = board::leaves_board(turned.centre, dir, remaining, width, depth).unwrap_or(remaining);
+            first_hit(states, [beasts, beasts], &turned, dir, reach).is_none()
+        };
+        let mut chosen = (line, 0.0);
+        let steps = (rules.veer_degrees / rules.veer_step_degrees + 1e-9).floor() as i32;
+        if !clear_within(line, &scratch.states) {
+            'veer: for k in 1..=steps {
+                for sign in [1.0, -1.0] {
+                    let off = sign * f64::from(k) * rules.veer_step_degrees;
+                    if clear_within(line + off, &scratch.states) {
+                        chosen = (line + off, off);
+                        break 'veer;
+                    }
+                }
+            }
+        }
+        let (heading, veer) = chosen;
+        let heading = heading.rem_euclid(360.0);
+        let dir = Vec2::heading(heading);
+        let turned = here.turned(heading);
+        let exit = board::leaves_board(turned.centre, dir, remaining, width, depth);
+        let hit = first_hit(&scratch.states, [beasts, beasts], &turned, dir, exit.unwrap_or(remaining));
+        let go = match (hit, exit) {
+            (Some((d, _)), _) => d,
+            (None, Some(e)) => e,
+            (None, None) => remaining,
+        };
+        let moved_block = turned.moved(dir.scale(go));
+        mark_path(scratch, plan.grid, turned.centre, moved_block.centre);
+        scratch.states[beasts].block = Some(moved_block);
+        moved += go;
+        remaining -= go;
+        if let Some(t) = trace {
+            t.push(BattleEvent::Move { heading, veer, distance: go, to: [moved_block.centre.x, moved_block.centre.y] });
+        }
+        let Some((_, struck)) = hit else {
+            if exit.is_some() {
+                values[s.left_board] = 1;
+                scratch.states[beasts].block = None;
+                if let Some(t) = trace {
+                    t.push(BattleEvent::LeftBoard);
+                }
+            }
+            break;
+        };
+        contacts += 1;
+        contacted[struck] = true;
+        if let Some(t) = trace {
+            t.push(BattleEvent::Contact { unit: struck });
+        }
+        let (beast_losses, struck_losses) = melee(plan, &mut scratch.states, beasts, struck, false, dice, trace);
+        lost[beasts] += beast_losses.figures;
+        lost[struck] += struck_losses.figures;
+        if scratch.states[beasts].figures == 0 {
+            break;
+        }
+        let mut blocking = false;
+        if scratch.states[struck].figures > 0 {
+            let push = match morale(plan, struck, dice, trace) {
+                MoraleResult::Held => 0.0,
+                MoraleResult::FellBack => f64::from(rules.morale.fall_back_inches),
+                MoraleResult::Routed => sc.rout_distance(struck),
+            };
+            let mut off_board = false;
+            let mut pushed = 0.0;
+            if push > 0.0 {
+                displaced[struck] = true;
+                // Pushed straight away from the beasts, stopping short of other units.
+                let block = scratch.states[struck].block.unwrap_or(sc.units[struck].block);
+                let mut room = first_hit(&scratch.states, [struck, beasts], &block, dir, push).map_or(push, |(d, _)| d);
+                if let Some(e) = board::leaves_board(block.centre, dir, room, width, depth) {
+                    room = e;
+                    off_board = true;
+                }
+                pushed = room;
+                scratch.states[struck].block = if off_board { None } else { Some(block.moved(dir.scale(room))) };
+                if off_board {
+                    off_board_units += 1;
+                }
+            }
+            blocking = scratch.states[struck]
+                .block
+                .is_some_and(|b| board::first_contact(&moved_block, dir, remaining.max(1e-6), &b).is_some());
+            if let Some(t) = trace
+                && push > 0.0
+            {
+                t.push(BattleEvent::Displaced { unit: struck, distance: pushed, off_board, still_blocking: blocking });
+            }
+        }
+        if contacts >= MAX_CONTACTS {
+            values[s.stopped] = 1;
+            break;
+        }
+        if blocking {
+            if rerolls >= rules.max_rerolls {
+                values[s.stopped] = 1;
+                if let Some(t) = trace {
+                    t.push(BattleEvent::Stopped);
+                }
+                break;
+            }
+            rerolls += 1;
+            let hour = die(12, dice);
+            if let Some(t) = trace {
+                t.push(BattleEvent::Heading { hour, reroll: true });
+            }
+            line = clock_heading(hour);
+        } else {
+            line = heading;
+        }
+    }
+    values[s.rerolls] = to_u16(rerolls);
+    values[s.contacts] = to_u16(contacts);
+    values[s.units_contacted] = to_u16(contacted.iter().filter(|c| **c).count() as u32);
+    values[s.beasts_figures_lost] = to_u16(lost[beasts]);
+    values[s.beasts_destroyed] = u16::from(scratch.states[beasts].figures == 0);
+    values[s.distance] = to_u16(moved.floor() as u32);
+    values[s.units_off_board] = to_u16(off_board_units);
+    let side = sc.units[beasts].side;
+    let (mut friendly, mut enemy) = (0, 0);
+    for (i, u) in sc.units.iter().enumerate().filter(|(i, _)| *i != beasts) {
+        if u.side == side {
+            friendly += lost[i];
+        } else {
+            enemy += lost[i];
+        }
+        let [c, l, d] = s.per_unit[i];
+        values[c] = u16::from(contacted[i]);
+        values[l] = to_u16(lost[i]);
+        values[d] = u16::from(displaced[i]);
+    }
+    values[s.friendly_figures_lost] = to_u16(friendly);
+    values[s.enemy_figures_lost] = to_u16(enemy);
+    scratch.values = values;
+}
+
+/// A new, empty tally for `plan`.
+pub fn new_tally(plan: &BattlePlan) -> BattleTally {
+    BattleTally::new(plan.metrics.len(), plan.grid.0, plan.grid.1)
+}
+
+/// Plays and tallies trials `trials` on this thread.
+pub fn tally_trials(
+    plan: &BattlePlan,
+    streams: Streams,
+    trials: std::ops::Range<u64>,
+    scratch: &mut Scratch,
+) -> BattleTally {
+    let mut tally = new_tally(plan);
+    let mut none = None;
+    for t in trials {
+        play(plan, streams, t, scratch, &mut none);
+        tally.record(&scratch.values);
+        for &cell in &scratch.cells {
+            tally.path[cell] += 1;
+        }
+    }
+    tally
+}
+
+/// Plays the trials of `range` on the current rayon pool and tallies them, in the same
+/// fixed blocks as MESBG runs (so the tally does not depend on the thread count).
+pub fn run(
+    plan: &BattlePlan,
+    streams: Streams,
+    range: TrialRange,
+    progress: &(dyn Fn(u64) + Sync),
+    cancel: &AtomicBool,
+) -> Result<BattleTally, Interrupted> {
+    let blocks = range.count.div_ceil(BLOCK);
+    let tally = (0..blocks)
+        .into_par_iter()
+        .map_init(Scratch::default, |scratch, b| {
+            if cancel.load(Ordering::Relaxed) {
+                return None;
+            }
+            let start = range.first + b * BLOCK;
+            let end = (start + BLOCK).min(range.first + range.count);
+            let tally = tally_trials(plan, streams, start..end, scratch);
+            progress(end - start);
+            Some(tally)
+        })
+        .reduce(
+            || Some(new_tally(plan)),
+            |a, b| match (a, b) {
+                (Some(mut a), Some(b)) => {
+                    a.merge(&b);
+                    Some(a)
+                }
+                _ => None,
+            },
+        );
+    match tally {
+        Some(t) if !cancel.load(Ordering::Relaxed) || t.trials == range.count => Ok(t),
+        other => Err(Interrupted { done: other.map_or(0, |t| t.trials), asked: range.count }),
+    }
+}
+
+/// Replays one trial: its metric values (in plan order) and its events.
+pub fn replay(plan: &BattlePlan, streams: Streams, trial: u64) -> (Vec<u16>, Vec<BattleEvent>) {
+    let mut scratch = Scratch::default();
+    let mut trace = Some(Vec::new());
+    play(plan, streams, trial, &mut scratch, &mut trace);
+    (scratch.values, trace.unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::battle::scenario::parse;
+
+    fn plan_of(text: &str) -> BattlePlan {
+        compile(&parse(text, "test.toml").expect("valid scenario"))
+    }
+
+    fn tally(plan: &BattlePlan, trials: u64) -> BattleTally {
+        let streams = Streams::new(plan.scenario.seed, plan.scenario.hash());
+        tally_trials(plan, streams, 0..trials, &mut Scratch::default())
+    }
+
+    fn mean(t: &BattleTally, plan: &BattlePlan, name: &str) -> f64 {
+        let m = plan.metrics.index(name).unwrap_or_else(|| panic!("no metric {name}"));
+        let h = t.histogram(m);
+        h.iter().enumerate().map(|(v, c)| v as f64 * *c as f64).sum::<f64>() / t.trials as f64
+    }
+
+    const HEADER: &str = "title = \"t\"\nsystem = \"battlesystem\"\nseed = 5\n[board]\nwidth = 48\ndepth = 48\n";
+
+    fn beast(at: [f64; 2], extra: &str) -> String {
+        format!(
+            "[[units]]\nname = \"Beast\"\nside = \"a\"\nfigures = 1\nat = [{}, {}]\nbase = [2.0, 2.0]\nstats = {{ ad = \"d10\", ar = 10, hits = 50, ml = 14, mv = 12 }}\n{extra}",
+            at[0], at[1]
+        )
+    }
+
+    fn block_unit(name: &str, side: &str, at: [f64; 2], figures: u32, frontage: u32, ml: u32) -> String {
+        format!(
+            "[[units]]\nname = \"{name}\"\nside = \"{side}\"\nfigures = {figures}\nfrontage = {frontage}\nat = [{}, {}]\nstats = {{ ad = \"d4\", ar = 10, hits = 50, ml = {ml}, mv = 30 }}\n",
+            at[0], at[1]
+        )
+    }
+
+    #[test]
+    fn veering_round_a_small_unit_and_not_round_a_long_line() {
+        // Heading north from (24, 10); a 2"-wide unit ahead at (24, 18). Turning 15 degrees
+        // clears it; a 20"-wide line cannot be avoided within 45 degrees.
+        let small = format!(
+            "{HEADER}{}{}[rout]\nunit = \"Beast\"\nfirst_hour = 12\n",
+            beast([24.0, 10.0], ""),
+            block_unit("Scouts", "b", [24.0, 18.0], 2, 2, 20)
+        );
+        let plan = plan_of(&small);
+        let streams = Streams::new(1, plan.scenario.hash());
+        let (values, events) = replay(&plan, streams, 0);
+        let veer = events.iter().find_map(|e| match e {
+            BattleEvent::Move { veer, .. } => Some(*veer),
+            _ => None,
+        });
+        // Clockwise first, in 5-degree steps, the smallest turn that clears it.
+        let veer = veer.expect("moved");
+        assert!(veer > 0.0 && veer <= 45.0 && (veer / 5.0).fract() == 0.0, "{events:?}");
+        assert_eq!(values[plan.metrics.index("contacts").unwrap()], 0);
+        assert_eq!(values[plan.metrics.index("distance").unwrap()], 12);
+        // Allowed less than that turn, it strikes them.
+        let tight =
+            small.replace("first_hour = 12\n", &format!("first_hour = 12\n[rules]\nveer_degrees = {}\n", veer - 5.0));
+        let plan_tight = plan_of(&tight);
+        let (values, _) = replay(&plan_tight, streams, 0);
+        assert_eq!(values[plan_tight.metrics.index("contacted.scouts").unwrap()], 1);
+        let long = small.replace("figures = 2\nfrontage = 2", "figures = 20\nfrontage = 20");
+        let plan = plan_of(&long);
+        let (values, events) = replay(&plan, streams, 0);
+        assert!(events.iter().any(|e| matches!(e, BattleEvent::Contact { unit: 1 })), "{events:?}");
+        // Contact after 6.5": the beast's front at 11, the line's near edge at 17.5.
+        let first_move = events.iter().find_map(|e| match e {
+            BattleEvent::Move { distance, veer, .. } => Some((*distance, *veer)),
+            _ => None,
+        });
+        let (distance, veer) = first_move.expect("moved");
+        assert!((distance - 6.5).abs() < 1e-6 && veer == 0.0, "{events:?}");
+        assert_eq!(values[plan.metrics.index("contacted.scouts").unwrap()], 1);
+    }
+
+    #[test]
+    fn a_unit_that_holds_forces_a_reroll_and_a_ring_stops_the_beast() {
+        // Boxed in on all four sides by units that never fail morale (ML 20) and never
+        // lose a figure: every direction is blocked, so every rout uses all three re-rolls
+        // and stops.
+        // The corner gaps (1") are narrower than the beast (2"); the rout distance (96")
+        // always reaches the next unit.
+        let ring = format!(
+            "{HEADER}{}{}{}{}{}[rout]\nunit = \"Beast\"\n[rules]\nrout_distance = 96\n",
+            beast([24.0, 24.0], ""),
+            block_unit("North", "b", [24.0, 29.0], 16, 16, 20),
+            block_unit("South", "b", [24.0, 19.0], 16, 16, 20),
+            block_unit("East", "b", [33.5, 24.0], 16, 1, 20),
+            block_unit("West", "b", [14.5, 24.0], 16, 1, 20),
+        );
+        let plan = plan_of(&ring);
+        let t = tally(&plan, 2000);
+        assert_eq!(mean(&t, &plan, "rerolls"), 3.0);
+        assert_eq!(mean(&t, &plan, "stopped"), 1.0);
+        assert_eq!(mean(&t, &plan, "contacts"), 4.0);
+        assert_eq!(mean(&t, &plan, "left_board"), 0.0);
+        assert_eq!(mean(&t, &plan, "displaced.north"), 0.0);
+    }
+
+    #[test]
+    fn a_displaced_unit_clears_the_path() {
+        // A line ahead that always routs (ML 2 fails by 5+ unless 2d10 totals 2..6) and runs
+        // 30" away from the beast: the beast goes on with the distance left, no re-roll.
+        let text = format!(
+            "{HEADER}{}{}[rout]\nunit = \"Beast\"\nfirst_hour = 12\n[rules]\nveer_degrees = 0\n",
+            beast([24.0, 10.0], ""),
+            block_unit("Levy", "b", [24.0, 18.0], 20, 20, 2).replace("mv = 30", "mv = 40")
+        );
+        let plan = plan_of(&text);
+        let streams = Streams::new(1, plan.scenario.hash());
+        let mut routed_and_cleared = 0;
+        for trial in 0..50 {
+            let (values, events) = replay(&plan, streams, trial);
+            let displaced = events.iter().find_map(|e| match e {
+                BattleEvent::Displaced { distance, still_blocking, .. } => Some((*distance, *still_blocking)),
+                _ => None,
+            });
+            let routed = events.iter().any(|e| matches!(e, BattleEvent::Morale { result: MoraleResult::Routed, .. }));
+            if routed {
+                // Pushed 40" north from y = 18, it leaves the 48" board after 30".
+                let (distance, blocking) = displaced.expect("displaced");
+                assert!(!blocking && (distance - 30.0).abs() < 1e-9, "{events:?}");
+                assert_eq!(values[plan.metrics.index("rerolls").unwrap()], 0);
+                assert_eq!(values[plan.metrics.index("distance").unwrap()], 12, "{events:?}");
+                assert_eq!(values[plan.metrics.index("units_off_board").unwrap()], 1);
+                routed_and_cleared += 1;
+            }
+        }
+        assert!(routed_and_cleared > 30, "{routed_and_cleared}");
+    }
+
+    #[test]
+    fn leaving_the_board_is_lost_and_headings_are_uniform() {
+        // Alone near the east edge: hours 1 to 5 take it off within its 12" move.
+        let text = format!("{HEADER}{}[rout]\nunit = \"Beast\"\n", beast([40.0, 24.0], ""));
+        let plan = plan_of(&text);
+        let n = 120_000;
+        let t = tally(&plan, n);
+        let heading = t.histogram(plan.metrics.index("heading").unwrap());
+        let expected = n as f64 / 12.0;
+        let chi2: f64 = (1..=12).map(|h| (heading[h] as f64 - expected).powi(2) / expected).sum();
+        assert!(chi2 < 45.0, "chi-square {chi2} with 11 df");
+        assert_eq!(heading[0], 0);
+        // The centre is 8" from the east edge: hour 3 leaves after 8", hours 2 and 4 after
+        // 8 / sin(60) = 9.2", hours 1 and 5 would need 8 / sin(30) = 16" (more than 12").
+        let p = mean(&t, &plan, "left_board");
+        let se = (3.0 / 12.0 * 9.0 / 12.0 / n as f64).sqrt();
+        assert!((p - 3.0 / 12.0).abs() < 5.0 * se, "{p}");
+        // The path map: the start cell in every trial.
+        assert_eq!(t.path[24 * 48 + 40], n);
+    }
+}

@@ -1,0 +1,990 @@
+//! BATTLESYSTEM scenario files (`system = "battlesystem"`): the TOML schema, its defaults
+//! (those of `../shared/rules/battlesystem.md`, never presented as the book's), and
+//! validation with the same messages as MESBG scenarios: file, line, field and fix.
+//!
+//! A [`BattleScenario`] that leaves [`parse`] has every unit on the board, no two units
+//! overlapping, a platform with a rider, and a charge target the charger can reach, so the
+//! resolver never meets bad input.
+
+use super::board::{self, Block};
+use crate::geometry::Vec2;
+use crate::rules::battlesystem::{
+    ArmourRoll, AttackDie, AttackRules, HitsTable, MoraleRule, PlatformRoll, clock_heading,
+};
+use crate::scenario::{MAX_TRIALS, Problem, RULES_VERSION, ScenarioError, fnv1a, locate};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The most units a scenario may hold (each adds three per-unit metrics).
+pub const MAX_UNITS: usize = 16;
+/// The most figures in one unit (the rules' largest unit is 48).
+pub const MAX_FIGURES: i64 = 48;
+/// The largest board side, inches (1" cells of the path map: at most 200 x 200).
+pub const MAX_BOARD_INCHES: f64 = 200.0;
+
+/// Which side a unit fights for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Army {
+    /// Side A.
+    A,
+    /// Side B.
+    B,
+}
+
+impl Army {
+    /// The side's letter.
+    pub fn name(self) -> &'static str {
+        match self {
+            Army::A => "a",
+            Army::B => "b",
+        }
+    }
+}
+
+/// A figure's statistics.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Stats {
+    /// Attack die.
+    pub ad: AttackDie,
+    /// Armour rating (a d10 above it cancels a hit, by default).
+    pub ar: u32,
+    /// Hits one figure absorbs.
+    pub hits: u32,
+    /// Morale rating (a 2d10 at or below it passes).
+    pub ml: u32,
+    /// Movement, inches per turn.
+    pub mv: f64,
+}
+
+/// What a crew figure does aboard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Controls the platform; the one rider a platform needs does not fight.
+    Rider,
+    /// Fights in melee.
+    Fighter,
+    /// Shoots (and fights in melee).
+    Archer,
+}
+
+/// One range band of a missile crew: targets from `from` to `to` inches (gap between the
+/// blocks) are shot at with the dice multiplied by `multiplier`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RangeBand {
+    /// Nearest range, inches (inclusive).
+    pub from: f64,
+    /// Farthest range, inches (exclusive).
+    pub to: f64,
+    /// Dice multiplier in hundredths (100 = x1): exact rounding up of the dice count.
+    pub hundredths: u32,
+}
+
+/// A group of figures carried on each platform figure.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Crew {
+    /// Name in reports.
+    pub name: String,
+    /// What they do.
+    pub role: Role,
+    /// Figures of this group on each platform figure.
+    pub count: u32,
+    /// Attack die.
+    pub ad: AttackDie,
+    /// Armour rating.
+    pub ar: u32,
+    /// Hits one figure absorbs.
+    pub hits: u32,
+    /// Range bands when they shoot (archers only).
+    pub bands: Vec<RangeBand>,
+}
+
+/// A unit on the board.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Unit {
+    /// Unique name.
+    pub name: String,
+    /// A name-safe form of it for metric names.
+    pub key: String,
+    /// Side.
+    pub side: Army,
+    /// Figures at the start.
+    pub figures: u32,
+    /// Figures across the front rank.
+    pub frontage: u32,
+    /// One figure's base: width, depth (inches).
+    pub base: [f64; 2],
+    /// Where it stands.
+    pub block: Block,
+    /// Figure statistics (of the beast or platform, for a platform unit).
+    pub stats: Stats,
+    /// The crew carried on each figure, if it is a battle platform.
+    pub crew: Vec<Crew>,
+}
+
+impl Unit {
+    /// Whether the unit's figures are battle platforms.
+    pub fn is_platform(&self) -> bool {
+        !self.crew.is_empty()
+    }
+}
+
+/// Which attack dice a charge doubles [configurable].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChargeDoubles {
+    /// The carried figures' dice.
+    Crew,
+    /// The platform's own dice (when it attacks on its own).
+    Platform,
+    /// Both (default).
+    #[default]
+    Both,
+}
+
+/// Where hits on a battle platform unit fall [configurable].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlatformHits {
+    /// On the platform figure (the beast or vehicle); its crew fall with it (default).
+    #[default]
+    PlatformFirst,
+    /// On the crew first (fighters and archers, riders last), then the platform.
+    CrewFirst,
+}
+
+/// How far a routing unit moves [configurable].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoutDistance {
+    /// Its full MV (default).
+    #[default]
+    Mv,
+    /// A fixed distance, inches.
+    Inches(f64),
+}
+
+/// The BATTLESYSTEM ruleset values in force; reports print every one.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BattleRules {
+    /// The hits table and the armour roll.
+    #[serde(skip)]
+    pub attack: AttackRules,
+    /// Shared or per-die platform roll.
+    pub platform_roll: PlatformRoll,
+    /// Whether the platform also attacks with its own dice.
+    pub platform_attacks_alone: bool,
+    /// Which dice a charge doubles.
+    pub charge_doubles: ChargeDoubles,
+    /// Where hits on a platform unit fall.
+    pub platform_hits: PlatformHits,
+    /// Morale failure margins and the fall-back distance.
+    pub morale: MoraleRule,
+    /// How far routing units move.
+    pub rout_distance: RoutDistance,
+    /// Largest veer off the rolled line, degrees.
+    pub veer_degrees: f64,
+    /// Veer angles are tried in steps of this many degrees.
+    pub veer_step_degrees: f64,
+    /// New d12 directions a routing unit may roll when a struck unit does not clear its path.
+    pub max_rerolls: u32,
+}
+
+impl Default for BattleRules {
+    fn default() -> Self {
+        Self {
+            attack: AttackRules::default(),
+            platform_roll: PlatformRoll::Shared,
+            platform_attacks_alone: false,
+            charge_doubles: ChargeDoubles::Both,
+            platform_hits: PlatformHits::PlatformFirst,
+            morale: MoraleRule::default(),
+            rout_distance: RoutDistance::Mv,
+            veer_degrees: 45.0,
+            veer_step_degrees: 5.0,
+            max_rerolls: 3,
+        }
+    }
+}
+
+impl BattleRules {
+    /// Every option as (name, value as written in a scenario), for reports.
+    pub fn options(&self) -> Vec<(&'static str, String)> {
+        let bands: Vec<String> = self.attack.hits_table.bands.iter().map(|(r, h)| format!("[{r}, {h}]")).collect();
+        vec![
+            ("hits_table", format!("[{}]", bands.join(", "))),
+            ("armour_roll", as_written(&self.attack.armour)),
+            ("platform_roll", as_written(&self.platform_roll)),
+            ("platform_attacks_alone", self.platform_attacks_alone.to_string()),
+            ("charge_doubles", as_written(&self.charge_doubles)),
+            ("platform_hits", as_written(&self.platform_hits)),
+            ("morale_rout_margin", self.morale.rout_margin.to_string()),
+            ("fall_back_inches", self.morale.fall_back_inches.to_string()),
+            (
+                "rout_distance",
+                match self.rout_distance {
+                    RoutDistance::Mv => "\"mv\"".to_string(),
+                    RoutDistance::Inches(d) => d.to_string(),
+                },
+            ),
+            ("veer_degrees", self.veer_degrees.to_string()),
+            ("veer_step_degrees", self.veer_step_degrees.to_string()),
+            ("max_rerolls", self.max_rerolls.to_string()),
+        ]
+    }
+}
+
+fn as_written<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// What the scenario asks.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// A battle platform charges a unit, its missile crew shooting on the way in.
+    Charge {
+        /// Index of the charging unit.
+        unit: usize,
+        /// Index of the target.
+        target: usize,
+        /// Volleys the missile crew shoot (at the start of the charge and halfway in).
+        volleys: u32,
+        /// The gap between the blocks at the start, inches.
+        gap: f64,
+    },
+    /// A unit of beasts routs in a d12 direction.
+    Rout {
+        /// Index of the routing unit.
+        unit: usize,
+        /// Only for tests and what-ifs: the first d12 roll is this hour instead of random.
+        first_hour: Option<u32>,
+    },
+}
+
+/// A validated BATTLESYSTEM scenario.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BattleScenario {
+    /// The file it came from.
+    #[serde(skip)]
+    pub file: String,
+    /// Title for reports.
+    pub title: String,
+    /// The question it answers.
+    pub question: Option<String>,
+    /// Trials asked for.
+    pub trials: u64,
+    /// Seed.
+    pub seed: u64,
+    /// Board width (x) and depth (y), inches; the origin is the south-west corner.
+    pub board: [f64; 2],
+    /// The units.
+    pub units: Vec<Unit>,
+    /// The ruleset values.
+    pub rules: BattleRules,
+    /// The hits table, as written (part of the hash).
+    pub hits_table: HitsTable,
+    /// The armour roll (part of the hash).
+    pub armour_roll: ArmourRoll,
+    /// What happens.
+    pub action: Action,
+}
+
+impl BattleScenario {
+    /// A stable hash of everything that changes the answer (not title, trials or seed): it
+    /// keys the random streams and stamps reports.
+    pub fn hash(&self) -> u64 {
+        #[derive(Serialize)]
+        struct Keyed<'a> {
+            rules_version: u32,
+            system: &'static str,
+            board: [f64; 2],
+            units: &'a [Unit],
+            rules: &'a BattleRules,
+            hits_table: &'a HitsTable,
+            armour_roll: ArmourRoll,
+            action: &'a Action,
+        }
+        let keyed = Keyed {
+            rules_version: RULES_VERSION,
+            system: "battlesystem",
+            board: self.board,
+            units: &self.units,
+            rules: &self.rules,
+            hits_table: &self.hits_table,
+            armour_roll: self.armour_roll,
+            action: &self.action,
+        };
+        fnv1a(serde_json::to_string(&keyed).unwrap_or_default().as_bytes())
+    }
+
+    /// A file-name-safe slug of the title, for the default report folder.
+    pub fn slug(&self) -> String {
+        slug_of(&self.title, "scenario")
+    }
+
+    /// The rout distance of a unit under the rules in force.
+    pub fn rout_distance(&self, unit: usize) -> f64 {
+        match self.rules.rout_distance {
+            RoutDistance::Mv => self.units[unit].stats.mv,
+            RoutDistance::Inches(d) => d,
+        }
+    }
+}
+
+/// Lower-case letters and digits of `text`, other runs as one `-`, at most 60 characters.
+pub fn slug_of(text: &str, empty: &str) -> String {
+    let mut slug = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') && !slug.is_empty() {
+            slug.push('-');
+        }
+        if slug.len() >= 60 {
+            break;
+        }
+    }
+    let slug = slug.trim_end_matches('-').to_string();
+    if slug.is_empty() { empty.to_string() } else { slug }
+}
+
+/// The `system` a scenario text declares, if it parses as TOML and has one.
+pub fn system_of(text: &str) -> Option<String> {
+    let table: toml::Table = toml::from_str(text).ok()?;
+    table.get("system")?.as_str().map(str::to_string)
+}
+
+// ----- the file format, as written -------------------------------------------------
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBattle {
+    title: String,
+    #[serde(default)]
+    question: Option<String>,
+    #[allow(dead_code)]
+    system: String,
+    #[serde(default)]
+    trials: Option<i64>,
+    #[serde(default)]
+    seed: Option<i64>,
+    #[serde(default)]
+    board: Option<RawBoard>,
+    #[serde(default)]
+    rules: RawRules,
+    #[serde(default)]
+    units: Vec<RawUnit>,
+    #[serde(default)]
+    charge: Option<RawCharge>,
+    #[serde(default)]
+    rout: Option<RawRout>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBoard {
+    width: f64,
+    depth: f64,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawRules {
+    hits_table: Option<Vec<[i64; 2]>>,
+    armour_roll: Option<ArmourRoll>,
+    platform_roll: Option<PlatformRoll>,
+    platform_attacks_alone: Option<bool>,
+    charge_doubles: Option<ChargeDoubles>,
+    platform_hits: Option<PlatformHits>,
+    morale_rout_margin: Option<i64>,
+    fall_back_inches: Option<i64>,
+    rout_distance: Option<RawDistance>,
+    veer_degrees: Option<f64>,
+    veer_step_degrees: Option<f64>,
+    max_rerolls: Option<i64>,
+    figure_base: Option<[f64; 2]>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawDistance {
+    Inches(f64),
+    Word(String),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStats {
+    ad: String,
+    ar: i64,
+    hits: i64,
+    ml: i64,
+    mv: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawUnit {
+    name: String,
+    side: Army,
+    figures: i64,
+    #[serde(default)]
+    frontage: Option<i64>,
+    at: [f64; 2],
+    #[serde(default)]
+    facing: f64,
+    #[serde(default)]
+    base: Option<[f64; 2]>,
+    stats: RawStats,
+    #[serde(default)]
+    crew: Vec<RawCrew>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCrew {
+    name: String,
+    role: Role,
+    #[serde(default = "one")]
+    count: i64,
+    ad: String,
+    #[serde(default)]
+    ar: Option<i64>,
+    #[serde(default = "one")]
+    hits: i64,
+    #[serde(default)]
+    range_bands: Vec<[f64; 3]>,
+}
+
+fn one() -> i64 {
+    1
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCharge {
+    unit: String,
+    target: String,
+    #[serde(default)]
+    volleys: Option<i64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRout {
+    unit: String,
+    #[serde(default)]
+    first_hour: Option<i64>,
+}
+
+// ----- validation -------------------------------------------------------------------
+
+/// Validates BATTLESYSTEM scenario text; `file` names it in messages.
+pub fn parse(text: &str, file: &str) -> Result<BattleScenario, ScenarioError> {
+    let invalid = |problems| ScenarioError::Invalid { file: file.to_string(), problems };
+    let raw: RawBattle = match toml::from_str(text) {
+        Ok(raw) => raw,
+        Err(e) => {
+            let span = e.span();
+            let line = span.as_ref().map(|s| crate::scenario::line_of(text, s.start));
+            let field = span.map(|s| crate::scenario::field_at(text, s.start)).unwrap_or_default();
+            let message = crate::scenario::plain_words(e.message());
+            return Err(invalid(vec![Problem { field, line, message }]));
+        }
+    };
+    let mut check = Checker { text, problems: Vec::new() };
+    let scenario = check.scenario(raw, file);
+    match scenario {
+        Some(s) if check.problems.is_empty() => Ok(s),
+        _ => {
+            let mut problems = check.problems;
+            problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
+            Err(invalid(problems))
+        }
+    }
+}
+
+struct Checker<'a> {
+    text: &'a str,
+    problems: Vec<Problem>,
+}
+
+impl Checker<'_> {
+    fn fail(&mut self, field: &str, message: impl fmt::Display) {
+        let line = locate(self.text, field);
+        self.problems.push(Problem { field: field.to_string(), line, message: message.to_string() });
+    }
+
+    fn whole(&mut self, field: &str, value: i64, lo: i64, hi: i64, what: &str) -> u32 {
+        if (lo..=hi).contains(&value) {
+            value as u32
+        } else {
+            self.fail(field, format!("{what} {value} is out of range; allowed {lo} to {hi}"));
+            lo.max(0) as u32
+        }
+    }
+
+    fn float(&mut self, field: &str, value: f64, lo: f64, hi: f64, what: &str) -> f64 {
+        if !value.is_finite() {
+            self.fail(field, format!("{what} must be a finite number, not {value}"));
+            lo
+        } else if value < lo || value > hi {
+            self.fail(field, format!("{what} {value} is out of range; allowed {lo} to {hi}"));
+            lo
+        } else {
+            value
+        }
+    }
+
+    fn die(&mut self, field: &str, text: &str) -> AttackDie {
+        AttackDie::parse(text).unwrap_or_else(|| {
+            self.fail(
+                field,
+                format!("`{text}` is not an attack die; use \"d4\", \"d6\", \"d8\", \"d10\", \"d12\" or \"2d10\""),
+            );
+            AttackDie::D6
+        })
+    }
+
+    fn scenario(&mut self, raw: RawBattle, file: &str) -> Option<BattleScenario> {
+        if raw.title.trim().is_empty() || raw.title.len() > 200 {
+            self.fail("title", "the title must be 1 to 200 characters");
+        }
+        if raw.question.as_ref().is_some_and(|q| q.len() > 1000) {
+            self.fail("question", "the question must be at most 1000 characters");
+        }
+        let trials = match raw.trials {
+            None => 100_000,
+            Some(t) if t >= 1 && (t as u64) <= MAX_TRIALS => t as u64,
+            Some(t) => {
+                self.fail("trials", format!("trials = {t} is out of range; allowed 1 to {MAX_TRIALS}"));
+                1
+            }
+        };
+        let seed = match raw.seed {
+            None => 1,
+            Some(s) if s >= 0 => s as u64,
+            Some(s) => {
+                self.fail("seed", format!("seed = {s} is negative; use a whole number from 0 to {}", i64::MAX));
+                0
+            }
+        };
+        let board = match &raw.board {
+            None => [48.0, 48.0],
+            Some(b) => [
+                self.float("board.width", b.width, 6.0, MAX_BOARD_INCHES, "the board width (inches)"),
+                self.float("board.depth", b.depth, 6.0, MAX_BOARD_INCHES, "the board depth (inches)"),
+            ],
+        };
+        let (rules, figure_base) = self.rules(&raw.rules);
+        if raw.units.is_empty() {
+            self.fail("units", "a BATTLESYSTEM scenario needs [[units]]; give at least the unit that charges or routs");
+        }
+        if raw.units.len() > MAX_UNITS {
+            self.fail("units", format!("{} units; at most {MAX_UNITS} are allowed", raw.units.len()));
+            return None;
+        }
+        let units: Vec<Unit> =
+            raw.units.iter().enumerate().filter_map(|(i, u)| self.unit(i, u, figure_base, board)).collect();
+        let all_units = units.len() == raw.units.len();
+        if all_units {
+            self.names_and_overlaps(&units);
+        }
+        let action = match (&raw.charge, &raw.rout) {
+            (Some(_), Some(_)) => {
+                self.fail("rout", "give either [charge] or [rout], not both (one question per scenario)");
+                None
+            }
+            (None, None) => {
+                self.fail("charge", "this field is missing; give [charge] (unit, target) or [rout] (unit)");
+                None
+            }
+            (Some(c), None) if all_units => self.charge(c, &units),
+            (None, Some(r)) if all_units => self.rout(r, &units),
+            _ => None,
+        };
+        let scenario = BattleScenario {
+            file: file.to_string(),
+            title: raw.title,
+            question: raw.question,
+            trials,
+            seed,
+            board,
+            hits_table: rules.attack.hits_table.clone(),
+            armour_roll: rules.attack.armour,
+            units,
+            rules,
+            action: action?,
+        };
+        Some(scenario)
+    }
+
+    fn rules(&mut self, raw: &RawRules) -> (BattleRules, [f64; 2]) {
+        let mut rules = BattleRules::default();
+        if let Some(table) = &raw.hits_table {
+            if table.is_empty() || table.len() > 64 {
+                self.fail("rules.hits_table", "give 1 to 64 bands [lowest roll, hits], lowest rolls ascending");
+            } else {
+                let mut bands = Vec::with_capacity(table.len());
+                for (i, [roll, hits]) in table.iter().copied().enumerate() {
+                    let field = format!("rules.hits_table[{i}]");
+                    let roll = self.whole(&field, roll, 1, 200, "the lowest roll of a band");
+                    let hits = self.whole(&field, hits, 0, 50, "the hits of a band");
+                    if let Some(&(prev_roll, prev_hits)) = bands.last()
+                        && (roll <= prev_roll || hits < prev_hits)
+                    {
+                        self.fail(&field, "bands must go up: each lowest roll above the last, hits never fewer");
+                    }
+                    bands.push((roll, hits));
+                }
+                rules.attack.hits_table = HitsTable { bands };
+            }
+        }
+        rules.attack.armour = raw.armour_roll.unwrap_or_default();
+        rules.platform_roll = raw.platform_roll.unwrap_or_default();
+        rules.platform_attacks_alone = raw.platform_attacks_alone.unwrap_or(false);
+        rules.charge_doubles = raw.charge_doubles.unwrap_or_default();
+        rules.platform_hits = raw.platform_hits.unwrap_or_default();
+        if let Some(m) = raw.morale_rout_margin {
+            rules.morale.rout_margin = self.whole("rules.morale_rout_margin", m, 1, 20, "the rout margin");
+        }
+        if let Some(f) = raw.fall_back_inches {
+            rules.morale.fall_back_inches = self.whole("rules.fall_back_inches", f, 0, 24, "the fall-back distance");
+        }
+        rules.rout_distance = match &raw.rout_distance {
+            None => RoutDistance::Mv,
+            Some(RawDistance::Word(w)) if w == "mv" => RoutDistance::Mv,
+            Some(RawDistance::Word(w)) => {
+                self.fail(
+                    "rules.rout_distance",
+                    format!("`{w}` is not a distance; write \"mv\" or a number of inches"),
+                );
+                RoutDistance::Mv
+            }
+            Some(RawDistance::Inches(d)) => {
+                RoutDistance::Inches(self.float("rules.rout_distance", *d, 0.5, 96.0, "the rout distance (inches)"))
+            }
+        };
+        if let Some(v) = raw.veer_degrees {
+            rules.veer_degrees = self.float("rules.veer_degrees", v, 0.0, 90.0, "the veer allowance (degrees)");
+        }
+        if let Some(v) = raw.veer_step_degrees {
+            rules.veer_step_degrees = self.float("rules.veer_step_degrees", v, 0.5, 45.0, "the veer step (degrees)");
+        }
+        if let Some(r) = raw.max_rerolls {
+            rules.max_rerolls = self.whole("rules.max_rerolls", r, 0, 12, "the number of re-rolls");
+        }
+        let base = match raw.figure_base {
+            None => [1.0, 1.0],
+            Some([w, d]) => [
+                self.float("rules.figure_base", w, 0.25, 12.0, "the base width (inches)"),
+                self.float("rules.figure_base", d, 0.25, 12.0, "the base depth (inches)"),
+            ],
+        };
+        (rules, base)
+    }
+
+    fn unit(&mut self, i: usize, raw: &RawUnit, figure_base: [f64; 2], board: [f64; 2]) -> Option<Unit> {
+        let f = |name: &str| format!("units[{i}].{name}");
+        let problems_before = self.problems.len();
+        if raw.name.trim().is_empty() || raw.name.len() > 60 {
+            self.fail(&f("name"), "a unit's name must be 1 to 60 characters");
+        }
+        let figures = self.whole(&f("figures"), raw.figures, 1, MAX_FIGURES, "the number of figures");
+        let frontage = match raw.frontage {
+            None => figures.min(10),
+            Some(n) => self.whole(&f("frontage"), n, 1, i64::from(figures.max(1)), "the frontage (figures across)"),
+        };
+        let base = match raw.base {
+            None => figure_base,
+            Some([w, d]) => [
+                self.float(&f("base"), w, 0.25, 12.0, "the base width (inches)"),
+                self.float(&f("base"), d, 0.25, 12.0, "the base depth (inches)"),
+            ],
+        };
+        let x = self.float(&f("at"), raw.at[0], 0.0, board[0], "the x coordinate (inches, on the board)");
+        let y = self.float(&f("at"), raw.at[1], 0.0, board[1], "the y coordinate (inches, on the board)");
+        let facing = self.float(&f("facing"), raw.facing, -360.0, 360.0, "the facing (degrees clockwise from +y)");
+        let s = &raw.stats;
+        let stats = Stats {
+            ad: self.die(&f("stats.ad"), &s.ad),
+            ar: self.whole(&f("stats.ar"), s.ar, 0, 10, "AR"),
+            hits: self.whole(&f("stats.hits"), s.hits, 1, 50, "Hits"),
+            ml: self.whole(&f("stats.ml"), s.ml, 2, 20, "ML"),
+            mv: self.float(&f("stats.mv"), s.mv, 0.0, 48.0, "MV (inches)"),
+        };
+        if raw.crew.len() > 8 {
+            self.fail(&f("crew"), format!("{} crew groups; at most 8 are allowed", raw.crew.len()));
+            return None;
+        }
+        let crew: Vec<Crew> = raw.crew.iter().enumerate().map(|(c, cr)| self.crew(i, c, cr, stats.ar)).collect();
+        if !crew.is_empty() && !crew.iter().any(|c| c.role == Role::Rider) {
+            self.fail(
+                &f("crew"),
+                "a battle platform needs at least one figure with role = \"rider\" to control it; add one",
+            );
+        }
+        let ranks = figures.div_ceil(frontage.max(1));
+        let block = Block {
+            centre: Vec2::new(x, y),
+            facing: facing.rem_euclid(360.0),
+            width: f64::from(frontage) * base[0],
+            depth: f64::from(ranks) * base[1],
+        };
+        if self.problems.len() == problems_before && !block.on_board(board[0], board[1]) {
+            self.fail(
+                &f("at"),
+                format!(
+                    "the unit's block ({:.1}\" wide, {:.1}\" deep) reaches off the {}\" x {}\" board; move it inwards",
+                    block.width, block.depth, board[0], board[1]
+                ),
+            );
+        }
+        (self.problems.len() == problems_before).then(|| Unit {
+            key: slug_of(&raw.name, "unit").replace('-', "_"),
+            name: raw.name.trim().to_string(),
+            side: raw.side,
+            figures,
+            frontage,
+            base,
+            block,
+            stats,
+            crew,
+        })
+    }
+
+    fn crew(&mut self, unit: usize, i: usize, raw: &RawCrew, platform_ar: u32) -> Crew {
+        let f = |name: &str| format!("units[{unit}].crew[{i}].{name}");
+        if raw.name.trim().is_empty() || raw.name.len() > 60 {
+            self.fail(&f("name"), "a crew group's name must be 1 to 60 characters");
+        }
+        let mut bands = Vec::new();
+        for (b, [from, to, multiplier]) in raw.range_bands.iter().copied().enumerate() {
+            let field = format!("units[{unit}].crew[{i}].range_bands[{b}]");
+            let from = self.float(&field, from, 0.0, 96.0, "the nearest range (inches)");
+            let to = self.float(&field, to, 0.0, 96.0, "the farthest range (inches)");
+            let m = self.float(&field, multiplier, 0.0, 4.0, "the dice multiplier");
+            let hundredths = (m * 100.0).round();
+            if (hundredths - m * 100.0).abs() > 1e-6 {
+                self.fail(&field, format!("the multiplier {m} has more than two decimals; round it (e.g. 0.5, 1.25)"));
+            }
+            if to <= from {
+                self.fail(&field, "a band is [from, to, multiplier] with to above from");
+            }
+            bands.push(RangeBand { from, to, hundredths: hundredths as u32 });
+        }
+        match raw.role {
+            Role::Archer if bands.is_empty() => self.fail(
+                &f("range_bands"),
+                "archers need range bands [[from, to, multiplier], ...] in inches, e.g. [[0, 7, 1.0], [7, 14, 0.5]]",
+            ),
+            Role::Rider | Role::Fighter if !bands.is_empty() => {
+                self.fail(&f("range_bands"), "only role = \"archer\" crews shoot; remove the bands or change the role")
+            }
+            _ => {}
+        }
+        Crew {
+            name: raw.name.trim().to_string(),
+            role: raw.role,
+            count: self.whole(&f("count"), raw.count, 1, 12, "the figures per platform"),
+            ad: self.die(&f("ad"), &raw.ad),
+            ar: match raw.ar {
+                Some(ar) => self.whole(&f("ar"), ar, 0, 10, "AR"),
+                None => platform_ar,
+            },
+            hits: self.whole(&f("hits"), raw.hits, 1, 50, "Hits"),
+            bands,
+        }
+    }
+
+    fn names_and_overlaps(&mut self, units: &[Unit]) {
+        for (i, a) in units.iter().enumerate() {
+            for (j, b) in units.iter().enumerate().skip(i + 1) {
+                if a.name == b.name || a.key == b.key {
+                    self.fail(
+                        &format!("units[{j}].name"),
+                        format!("units[{i}] is already named \"{}\" (or alike); unit names must differ", a.name),
+                    );
+                } else if a.block.overlaps(&b.block) {
+                    self.fail(
+                        &format!("units[{j}].at"),
+                        format!(
+                            "\"{}\" overlaps \"{}\"; move one of them so their blocks do not overlap",
+                            b.name, a.name
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    fn find(&mut self, field: &str, name: &str, units: &[Unit]) -> Option<usize> {
+        let found = units.iter().position(|u| u.name == name.trim());
+        if found.is_none() {
+            let known: Vec<String> = units.iter().map(|u| format!("\"{}\"", u.name)).collect();
+            self.fail(field, format!("no unit is named \"{name}\"; units: {}", known.join(", ")));
+        }
+        found
+    }
+
+    fn charge(&mut self, raw: &RawCharge, units: &[Unit]) -> Option<Action> {
+        let unit = self.find("charge.unit", &raw.unit, units);
+        let target = self.find("charge.target", &raw.target, units);
+        let (unit, target) = (unit?, target?);
+        let (u, t) = (&units[unit], &units[target]);
+        if !u.is_platform() {
+            self.fail(
+                "charge.unit",
+                format!("\"{}\" carries no crew; a charge here is a battle platform's (give the unit crew)", u.name),
+            );
+            return None;
+        }
+        if u.side == t.side || unit == target {
+            self.fail("charge.target", format!("\"{}\" is on the charger's side; charge an enemy unit", t.name));
+            return None;
+        }
+        let ahead = Vec2::heading(u.block.facing);
+        let gap = match board::first_contact(&u.block, ahead, 1000.0, &t.block) {
+            Some(gap) if gap <= u.stats.mv + 1e-9 => gap,
+            Some(gap) => {
+                self.fail(
+                    "charge.target",
+                    format!(
+                        "\"{}\" is {gap:.1}\" ahead of the charger, beyond its MV of {}\"; move them closer",
+                        t.name, u.stats.mv
+                    ),
+                );
+                return None;
+            }
+            None => {
+                self.fail(
+                    "charge.target",
+                    format!(
+                        "\"{}\" is not in the path of \"{}\" (facing {} degrees); turn the charger or move the target",
+                        t.name, u.name, u.block.facing
+                    ),
+                );
+                return None;
+            }
+        };
+        for (i, other) in units.iter().enumerate().filter(|(i, _)| *i != unit && *i != target) {
+            if board::first_contact(&u.block, ahead, gap, &other.block).is_some_and(|d| d < gap) {
+                self.fail(
+                    "charge.target",
+                    format!("\"{}\" (units[{i}]) stands between the charger and its target; move it", other.name),
+                );
+                return None;
+            }
+        }
+        let shooters = u.crew.iter().any(|c| c.role == Role::Archer);
+        let volleys = match raw.volleys {
+            None => u32::from(shooters) * 2,
+            Some(v) => self.whole("charge.volleys", v, 0, 2, "volleys"),
+        };
+        if volleys > 0 && !shooters {
+            self.fail("charge.volleys", "the charger has no archers aboard; remove volleys or add an archer crew");
+        }
+        Some(Action::Charge { unit, target, volleys, gap })
+    }
+
+    fn rout(&mut self, raw: &RawRout, units: &[Unit]) -> Option<Action> {
+        let unit = self.find("rout.unit", &raw.unit, units)?;
+        if units[unit].stats.mv <= 0.0 {
+            self.fail(&format!("units[{unit}].stats.mv"), "a routing unit needs MV above 0");
+        }
+        let first_hour = raw.first_hour.map(|h| self.whole("rout.first_hour", h, 1, 12, "the clock hour"));
+        if let Some(h) = first_hour {
+            debug_assert!(clock_heading(h) < 360.0);
+        }
+        Some(Action::Rout { unit, first_hour })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROUT: &str = r#"
+title = "Elephant routs"
+system = "battlesystem"
+[board]
+width = 48
+depth = 48
+[[units]]
+name = "Elephant"
+side = "a"
+figures = 1
+at = [24.0, 24.0]
+base = [2.0, 3.0]
+stats = { ad = "d10", ar = 5, hits = 8, ml = 14, mv = 15 }
+[[units]]
+name = "Pikemen"
+side = "b"
+figures = 20
+frontage = 10
+at = [24.0, 34.0]
+facing = 180
+stats = { ad = "d6", ar = 6, hits = 1, ml = 12, mv = 6 }
+[rout]
+unit = "Elephant"
+"#;
+
+    #[test]
+    fn a_rout_scenario_parses_with_the_defaults() {
+        let s = parse(ROUT, "rout.toml").expect("valid");
+        assert_eq!(s.units.len(), 2);
+        assert_eq!(s.units[1].frontage, 10);
+        assert!((s.units[1].block.depth - 2.0).abs() < 1e-12);
+        assert_eq!(s.rules.max_rerolls, 3);
+        assert_eq!(s.rout_distance(0), 15.0);
+        assert_eq!(system_of(ROUT).as_deref(), Some("battlesystem"));
+        assert!(s.rules.options().iter().any(|(k, v)| *k == "armour_roll" && v == "\"greater\""));
+    }
+
+    #[test]
+    fn bad_files_name_the_field_and_line() {
+        let bad = ROUT.replace("ml = 12", "ml = 40").replace("at = [24.0, 34.0]", "at = [24.0, 25.0]");
+        let e = parse(&bad, "bad.toml").expect_err("invalid").to_string();
+        assert!(e.contains("units[1].stats.ml") && e.contains("ML 40 is out of range"), "{e}");
+        let overlap = ROUT.replace("at = [24.0, 34.0]", "at = [24.0, 25.0]");
+        let e = parse(&overlap, "bad.toml").expect_err("invalid").to_string();
+        assert!(e.contains("overlaps \"Elephant\"") && e.contains("bad.toml:19"), "{e}");
+        let off = ROUT.replace("at = [24.0, 34.0]", "at = [44.0, 34.0]");
+        let e = parse(&off, "bad.toml").expect_err("invalid").to_string();
+        assert!(e.contains("reaches off the 48\" x 48\" board"), "{e}");
+        let die = ROUT.replace("ad = \"d10\"", "ad = \"d7\"");
+        let e = parse(&die, "bad.toml").expect_err("invalid").to_string();
+        assert!(e.contains("`d7` is not an attack die"), "{e}");
+        let who = ROUT.replace("unit = \"Elephant\"", "unit = \"Oliphaunt\"");
+        let e = parse(&who, "bad.toml").expect_err("invalid").to_string();
+        assert!(e.contains("no unit is named \"Oliphaunt\""), "{e}");
+    }
+
+    #[test]
+    fn a_charge_needs_a_platform_with_a_rider_and_a_reachable_target() {
+        let charge = ROUT.replace("[rout]\nunit = \"Elephant\"", "[charge]\nunit = \"Elephant\"\ntarget = \"Pikemen\"");
+        let e = parse(&charge, "c.toml").expect_err("no crew").to_string();
+        assert!(e.contains("carries no crew"), "{e}");
+        let crewed = charge.replace(
+            "stats = { ad = \"d10\", ar = 5, hits = 8, ml = 14, mv = 15 }",
+            "stats = { ad = \"d10\", ar = 5, hits = 8, ml = 14, mv = 15 }\ncrew = [{ name = \"Archers\", role = \"archer\", count = 3, ad = \"d6\", range_bands = [[0, 7, 1.0], [7, 14, 0.5]] }]",
+        );
+        let e = parse(&crewed, "c.toml").expect_err("no rider").to_string();
+        assert!(e.contains("role = \"rider\""), "{e}");
+        let ridden = crewed.replace("crew = [", "crew = [{ name = \"Mahout\", role = \"rider\", ad = \"d4\" }, ");
+        let s = parse(&ridden, "c.toml").expect("valid");
+        match s.action {
+            Action::Charge { gap, volleys, .. } => {
+                // Elephant front at y = 25.5, the pikemen's near rank at 33.
+                assert!((gap - 7.5).abs() < 1e-6, "{gap}");
+                assert_eq!(volleys, 2);
+            }
+            other => panic!("{other:?}"),
+        }
+        let far = ridden.replace("mv = 15", "mv = 6");
+        let e = parse(&far, "c.toml").expect_err("too far").to_string();
+        assert!(e.contains("beyond its MV of 6"), "{e}");
+    }
+}

@@ -1,0 +1,130 @@
+//! The metrics of a BATTLESYSTEM plan and their tallies.
+//!
+//! Unlike MESBG's fixed metric list, a battle's metrics depend on its units (P(contacted)
+//! and figures lost per unit), so each plan builds its [`MetricSet`]. A tally is one integer
+//! histogram per metric plus the count of trials whose beasts' centre crossed each 1" cell
+//! of the board; merging adds counts, so any split of trials over threads or machines
+//! gives the same tally.
+
+use serde::{Deserialize, Serialize};
+
+/// One metric: its name in files, its meaning, and whether it is 0/1.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MetricDef {
+    /// Name in files (`contacted.pikemen`, `target_routed`, ...).
+    pub name: String,
+    /// What it means, for reports.
+    pub description: String,
+    /// True for 0/1 metrics, whose mean is a probability.
+    pub flag: bool,
+}
+
+/// The metrics of a plan, in report order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MetricSet {
+    /// The metrics.
+    pub defs: Vec<MetricDef>,
+}
+
+impl MetricSet {
+    /// Adds a metric and returns its index.
+    pub fn add(&mut self, name: impl Into<String>, description: impl Into<String>, flag: bool) -> usize {
+        self.defs.push(MetricDef { name: name.into(), description: description.into(), flag });
+        self.defs.len() - 1
+    }
+
+    /// The number of metrics.
+    pub fn len(&self) -> usize {
+        self.defs.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.defs.is_empty()
+    }
+
+    /// The index of a metric by name.
+    pub fn index(&self, name: &str) -> Option<usize> {
+        self.defs.iter().position(|d| d.name == name)
+    }
+}
+
+/// Histograms of every metric over a set of trials, and the path map.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BattleTally {
+    /// Trials counted.
+    pub trials: u64,
+    /// `histograms[m][v]`: trials in which metric `m` took value `v`.
+    pub histograms: Vec<Vec<u64>>,
+    /// Columns (x) of the path map: one per inch of board width.
+    pub cols: usize,
+    /// Rows (y) of the path map.
+    pub rows: usize,
+    /// `path[row * cols + col]`: trials whose moving unit's centre crossed that cell.
+    pub path: Vec<u64>,
+}
+
+impl BattleTally {
+    /// An empty tally for `metrics` metrics and a `cols` x `rows` path map.
+    pub fn new(metrics: usize, cols: usize, rows: usize) -> Self {
+        Self { trials: 0, histograms: vec![vec![0; 2]; metrics], cols, rows, path: vec![0; cols * rows] }
+    }
+
+    /// Counts one trial's outcome (`values[m]` for metric `m`).
+    pub fn record(&mut self, values: &[u16]) {
+        self.trials += 1;
+        for (hist, &v) in self.histograms.iter_mut().zip(values) {
+            let v = usize::from(v);
+            if v >= hist.len() {
+                hist.resize(v + 1, 0);
+            }
+            hist[v] += 1;
+        }
+    }
+
+    /// Adds another tally of the same plan.
+    pub fn merge(&mut self, other: &BattleTally) {
+        self.trials += other.trials;
+        for (mine, theirs) in self.histograms.iter_mut().zip(&other.histograms) {
+            if theirs.len() > mine.len() {
+                mine.resize(theirs.len(), 0);
+            }
+            mine.iter_mut().zip(theirs).for_each(|(a, b)| *a += b);
+        }
+        self.path.iter_mut().zip(&other.path).for_each(|(a, b)| *a += b);
+    }
+
+    /// The histogram of metric `m`.
+    pub fn histogram(&self, m: usize) -> &[u64] {
+        &self.histograms[m]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_grow_and_merges_add() {
+        let mut a = BattleTally::new(2, 2, 1);
+        a.record(&[1, 5]);
+        a.record(&[0, 0]);
+        a.path[1] += 1;
+        let mut b = BattleTally::new(2, 2, 1);
+        b.record(&[1, 2]);
+        b.path[1] += 2;
+        let mut ab = a.clone();
+        ab.merge(&b);
+        let mut ba = b.clone();
+        ba.merge(&a);
+        assert_eq!(ab, ba, "merging is order-free once both histograms reach the same length");
+        assert_eq!(ab.trials, 3);
+        assert_eq!(ab.histogram(0), &[1, 2]);
+        assert_eq!(ab.histogram(1), &[1, 0, 1, 0, 0, 1]);
+        assert_eq!(ab.path, vec![0, 3]);
+        let mut set = MetricSet::default();
+        assert_eq!(set.add("x", "an x", true), 0);
+        assert_eq!(set.index("x"), Some(0));
+        assert_eq!(set.len(), 1);
+    }
+}
