@@ -1,6 +1,9 @@
 //! The `charioteer` command line: clap definitions, then validated options, then the
 //! library. Bad input (a scenario error) exits with code 2, other failures with 1.
 
+mod battle;
+
+use crate::battle::scenario::{BattleScenario, system_of};
 use crate::document::group_digits;
 use crate::plan::{self, Plan};
 use crate::report::{self, RunRecord};
@@ -242,18 +245,51 @@ pub fn exit_code(error: &anyhow::Error) -> u8 {
     if error.chain().any(bad_input) { 2 } else { 1 }
 }
 
+/// A scenario of either rule system.
+enum Loaded {
+    /// Middle-earth SBG.
+    Mesbg(Box<Scenario>),
+    /// BATTLESYSTEM.
+    Battle(Box<BattleScenario>),
+}
+
+/// Reads a scenario of either system (the bundled default without a file).
+fn load_any(file: Option<&Path>) -> Result<Loaded, ScenarioError> {
+    let Some(path) = file else {
+        return scenario::parse(scenario::DEFAULT_SCENARIO, scenario::DEFAULT_SCENARIO_NAME)
+            .map(|s| Loaded::Mesbg(Box::new(s)));
+    };
+    let text = scenario::read(path)?;
+    let name = path.display().to_string();
+    if system_of(&text).as_deref() == Some("battlesystem") {
+        crate::battle::scenario::parse(&text, &name).map(|s| Loaded::Battle(Box::new(s)))
+    } else {
+        scenario::parse(&text, &name).map(|s| Loaded::Mesbg(Box::new(s)))
+    }
+}
+
+/// Reads a MESBG scenario, for the commands that cover MESBG only (a BATTLESYSTEM file
+/// is refused with the commands it works with).
 fn load(file: Option<&Path>) -> Result<Scenario, ScenarioError> {
-    match file {
-        Some(path) => scenario::load(path),
-        None => scenario::parse(scenario::DEFAULT_SCENARIO, scenario::DEFAULT_SCENARIO_NAME),
+    match load_any(file)? {
+        Loaded::Mesbg(s) => Ok(*s),
+        Loaded::Battle(s) => Err(ScenarioError::Invalid {
+            file: s.file.clone(),
+            problems: vec![scenario::Problem {
+                field: "system".into(),
+                line: file.and_then(|f| std::fs::read_to_string(f).ok()).and_then(|t| scenario::locate(&t, "system")),
+                message: scenario::BATTLESYSTEM_COMMANDS.into(),
+            }],
+        }),
     }
 }
 
 fn validate(files: &[PathBuf]) -> Result<()> {
     let mut failed = None;
     for file in files {
-        match scenario::load(file) {
-            Ok(s) => {
+        match load_any(Some(file)) {
+            Ok(Loaded::Battle(s)) => println!("{}: {}", file.display(), battle::describe(&s)),
+            Ok(Loaded::Mesbg(s)) => {
                 let plan = plan::compile(&s);
                 println!(
                     "{}: ok ({} models, {} on the chariot's path{})",
@@ -279,8 +315,21 @@ fn run(args: RunArgs) -> Result<()> {
     let files: Vec<Option<&Path>> =
         if args.files.is_empty() { vec![None] } else { args.files.iter().map(|f| Some(f.as_path())).collect() };
     // Every file is validated before any trial runs: one typo must not waste a long run.
-    let scenarios = files.iter().map(|f| load(*f)).collect::<Result<Vec<_>, _>>()?;
+    let loaded = files.iter().map(|f| load_any(*f)).collect::<Result<Vec<_>, _>>()?;
     let pool = args.play.pool()?;
+    if let Some((Loaded::Battle(battle_scenario), Some(file))) =
+        loaded.iter().zip(&files).find(|(l, _)| matches!(l, Loaded::Battle(_)))
+    {
+        battle::check_run_options(&args, files.len())?;
+        return battle::run(battle_scenario, file, &args, &pool);
+    }
+    let scenarios: Vec<Scenario> = loaded
+        .into_iter()
+        .filter_map(|l| match l {
+            Loaded::Mesbg(s) => Some(*s),
+            Loaded::Battle(_) => None,
+        })
+        .collect();
     if args.trials_out.is_some() && scenarios.len() > 1 {
         anyhow::bail!("--trials-out writes the trials of one scenario: give a single scenario file with it");
     }
@@ -421,9 +470,9 @@ fn run_shard(
 }
 
 fn compare(args: CompareArgs) -> Result<()> {
-    let a = scenario::load(&args.a)?;
+    let a = load(Some(&args.a))?;
     let b = match (&args.b, args.sets.is_empty()) {
-        (Some(path), true) => scenario::load(path)?,
+        (Some(path), true) => load(Some(path))?,
         (None, false) => {
             let sets = args.sets.iter().map(|s| crate::sweep::parse_set(s)).collect::<Result<Vec<_>, _>>()?;
             if let Some(many) = sets.iter().find(|s| s.values.len() != 1) {
@@ -519,7 +568,7 @@ fn compare(args: CompareArgs) -> Result<()> {
 }
 
 fn sweep(args: SweepArgs) -> Result<()> {
-    let base = scenario::load(&args.file)?;
+    let base = load(Some(&args.file))?;
     let text = scenario_text(Some(&args.file))?;
     let sets = args.sets.iter().map(|s| crate::sweep::parse_set(s)).collect::<Result<Vec<_>, _>>()?;
     let points = crate::sweep::points(&text, &base.file, &sets)?;
@@ -608,7 +657,7 @@ fn sweep(args: SweepArgs) -> Result<()> {
 }
 
 fn balance(args: BalanceArgs) -> Result<()> {
-    let a = scenario::load(&args.file)?;
+    let a = load(Some(&args.file))?;
     let trials = args.play.trials.unwrap_or(a.trials);
     let seed = args.play.seed.unwrap_or(a.seed);
     let pool = args.play.pool()?;
@@ -621,7 +670,7 @@ fn balance(args: BalanceArgs) -> Result<()> {
     let quote = |p: &Path| shell_quote(&p.display().to_string());
     let (fair, reference_title, command) = match (&args.against, args.target_efficiency) {
         (Some(path), _) => {
-            let r = scenario::load(path)?;
+            let r = load(Some(path))?;
             let plan_r = plan::compile(&r);
             let pricing_r = crate::balance::pricing(&r, &plan_r, &args.price)?;
             let sums = pool
@@ -898,7 +947,10 @@ fn exact(file: Option<&Path>, out: Option<PathBuf>, json: bool) -> Result<()> {
 }
 
 fn replay(file: Option<&Path>, trial: u64, seed: Option<u64>, json: bool) -> Result<()> {
-    let scenario = load(file)?;
+    let scenario = match load_any(file)? {
+        Loaded::Battle(s) => return battle::replay(&s, trial, seed, json),
+        Loaded::Mesbg(s) => *s,
+    };
     let seed = seed.unwrap_or(scenario.seed);
     let plan = plan::compile(&scenario);
     let streams = Streams::new(seed, scenario.hash());

@@ -329,13 +329,18 @@ pub fn summary_with_exact(record: &RunRecord) -> Result<DataFrame, PolarsError> 
 }
 
 /// A file of the report, rendered in memory.
-struct ReportFile {
-    name: String,
-    contents: Contents,
+pub(crate) struct ReportFile {
+    /// File name inside the report folder.
+    pub(crate) name: String,
+    /// What goes in it.
+    pub(crate) contents: Contents,
 }
 
-enum Contents {
+/// The contents of a report file.
+pub(crate) enum Contents {
+    /// Bytes as they are.
     Bytes(Vec<u8>),
+    /// A frame, what it is (for messages), and its format.
     Frame(DataFrame, &'static str, FrameFormat),
 }
 
@@ -423,20 +428,20 @@ fn figures(record: &RunRecord) -> Result<(Vec<Figure>, Vec<ReportFile>), ReportE
     Ok((figures, files))
 }
 
-fn capitalise(text: &str) -> String {
+pub(crate) fn capitalise(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// Adds a rendered chart's `<stem>.png` and `<stem>.svg`.
-fn push_chart(files: &mut Vec<ReportFile>, stem: &str, rendered: chart::Rendered) {
+pub(crate) fn push_chart(files: &mut Vec<ReportFile>, stem: &str, rendered: chart::Rendered) {
     files.push(ReportFile { name: format!("{stem}.png"), contents: Contents::Bytes(rendered.png) });
     files.push(ReportFile { name: format!("{stem}.svg"), contents: Contents::Bytes(rendered.svg.into_bytes()) });
 }
 
 /// Writes `report.md` (made by `markdown` from the names of every file, its own first)
 /// followed by `files`.
-fn write_with_markdown(
+pub(crate) fn write_with_markdown(
     dir: &Path,
     mut files: Vec<ReportFile>,
     markdown: impl FnOnce(&[String]) -> String,

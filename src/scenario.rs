@@ -496,6 +496,12 @@ pub const DEFAULT_SCENARIO_NAME: &str = "scenarios/mesbg/khandish-vs-minas-tirit
 
 /// Reads and validates a scenario file.
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    let text = read(path)?;
+    parse(&text, &path.display().to_string())
+}
+
+/// Reads a scenario file's text, refusing files too large or not UTF-8.
+pub fn read(path: &Path) -> Result<String, ScenarioError> {
     let file = path.display().to_string();
     let read_error = |source| ScenarioError::Read { file: file.clone(), source };
     let size = std::fs::metadata(path).map_err(read_error)?.len();
@@ -518,7 +524,7 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
             message: format!("the file is not UTF-8 text (bad byte at offset {})", e.utf8_error().valid_up_to()),
         }],
     })?;
-    parse(&text, &file)
+    Ok(text)
 }
 
 /// Validates scenario text; `file` names it in messages.
@@ -872,6 +878,10 @@ struct Checker<'a> {
     library: RawLibrary,
 }
 
+/// What a BATTLESYSTEM scenario can be used with, for commands that cover MESBG only.
+pub const BATTLESYSTEM_COMMANDS: &str = "a \"battlesystem\" scenario works with `charioteer run`, `validate` and `replay`; \
+     this command (exact, compare, sweep, balance, merge, run --shard/--trials-out/--target-ci) covers MESBG scenarios only so far";
+
 const NOT_YET: &str = "is not supported yet in this version of charioteer; remove it (the scenario is refused rather than simulated without it)";
 
 impl Checker<'_> {
@@ -1000,11 +1010,11 @@ impl Checker<'_> {
         let system = match raw.system.as_str() {
             "mesbg" => Some(System::Mesbg),
             "battlesystem" => {
-                self.fail("system", format!("\"battlesystem\" {NOT_YET}"));
+                self.fail("system", BATTLESYSTEM_COMMANDS);
                 None
             }
             other => {
-                self.fail("system", format!("unknown system \"{other}\"; allowed: \"mesbg\""));
+                self.fail("system", format!("unknown system \"{other}\"; allowed: \"mesbg\", \"battlesystem\""));
                 None
             }
         };
@@ -1492,7 +1502,7 @@ fn steps(path: &str) -> Vec<Step<'_>> {
 }
 
 /// The line of a field given by its dotted path (the deepest part of it found).
-pub(crate) fn locate(text: &str, field: &str) -> Option<usize> {
+pub fn locate(text: &str, field: &str) -> Option<usize> {
     use toml::de::{DeTable, DeValue};
     let doc = DeTable::parse(text).ok()?;
     let mut span = None;

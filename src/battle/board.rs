@@ -24,13 +24,25 @@ pub struct Block {
     pub width: f64,
     /// Depth along the facing, inches.
     pub depth: f64,
+    /// The unit vector of the facing (kept so contact tests need no trigonometry).
+    #[serde(skip)]
+    forward: Vec2,
 }
 
 impl Block {
+    /// A block centred at `centre`, facing `facing` degrees, `width` across and `depth` deep.
+    pub fn new(centre: Vec2, facing: f64, width: f64, depth: f64) -> Self {
+        Self { centre, facing, width, depth, forward: Vec2::heading(facing) }
+    }
+
     /// The unit vectors across (right) and along (forward) the facing.
     fn axes(&self) -> (Vec2, Vec2) {
-        let forward = Vec2::heading(self.facing);
-        (forward.right(), forward)
+        (self.forward.right(), self.forward)
+    }
+
+    /// The radius of the circle through the corners.
+    fn circumradius(&self) -> f64 {
+        (self.width * self.width + self.depth * self.depth).sqrt() / 2.0
     }
 
     /// Half the block's extent projected on unit vector `n`.
@@ -54,7 +66,7 @@ impl Block {
 
     /// The block turned to face `facing` about its centre.
     pub fn turned(&self, facing: f64) -> Block {
-        Block { facing, ..*self }
+        Block::new(self.centre, facing, self.width, self.depth)
     }
 
     /// Whether the two blocks overlap (touching does not count).
@@ -72,6 +84,14 @@ impl Block {
 /// it first overlaps `other`: `Some(0.0)` when they overlap already, `None` when the whole
 /// move stays clear.
 pub fn first_contact(moving: &Block, direction: Vec2, length: f64, other: &Block) -> Option<f64> {
+    // Broad phase: the bounding circles along the move never meet.
+    let reach = moving.circumradius() + other.circumradius();
+    let offset = other.centre - moving.centre;
+    let along = offset.dot(direction).clamp(0.0, length.max(0.0));
+    let nearest = offset - direction.scale(along);
+    if nearest.dot(nearest) > reach * reach {
+        return None;
+    }
     let (r1, f1) = moving.axes();
     let (r2, f2) = other.axes();
     let mut enter = f64::NEG_INFINITY;
@@ -116,7 +136,7 @@ mod tests {
     use super::*;
 
     fn block(x: f64, y: f64, facing: f64, width: f64, depth: f64) -> Block {
-        Block { centre: Vec2::new(x, y), facing, width, depth }
+        Block::new(Vec2::new(x, y), facing, width, depth)
     }
 
     #[test]

@@ -3,6 +3,8 @@
 //! reports reuse the MESBG statistics, frames and charts.
 
 pub mod board;
+pub mod exact;
+pub mod report;
 pub mod resolve;
 pub mod scenario;
 pub mod tally;

@@ -107,13 +107,13 @@ pub fn compile(scenario: &BattleScenario) -> BattlePlan {
                 crew_lost: m.add("crew_lost", format!("crew figures of {c} removed"), false),
                 target_morale: m.add(
                     "target_morale",
-                    format!("{t}'s morale result: 0 held, 1 fell back, 2 routed, 3 destroyed"),
+                    format!("morale result of {t}: 0 held, 1 fell back, 2 routed, 3 destroyed"),
                     false,
                 ),
                 target_held: m.add("target_held", format!("{t} held"), true),
                 target_fell_back: m.add("target_fell_back", format!("{t} fell back"), true),
                 target_routed: m.add("target_routed", format!("{t} routed"), true),
-                target_destroyed: m.add("target_destroyed", format!("{t} was destroyed"), true),
+                target_destroyed: m.add("target_destroyed", format!("{t} destroyed (no figure left)"), true),
                 charger_destroyed: m.add("charger_destroyed", format!("every platform of {c} was removed"), true),
                 platform_uncontrolled: m.add(
                     "platform_uncontrolled",
@@ -136,7 +136,7 @@ pub fn compile(scenario: &BattleScenario) -> BattlePlan {
                 distance: m.add("distance", format!("inches {b} moved (whole inches)"), false),
                 friendly_figures_lost: m.add(
                     "friendly_figures_lost",
-                    format!("figures of {b}'s own side trampled (not counting {b})"),
+                    format!("figures trampled on the routing side (not counting {b})"),
                     false,
                 ),
                 enemy_figures_lost: m.add("enemy_figures_lost", "enemy figures trampled", false),
@@ -149,7 +149,7 @@ pub fn compile(scenario: &BattleScenario) -> BattlePlan {
                     continue;
                 }
                 slots.per_unit.push([
-                    m.add(format!("contacted.{}", u.key), format!("{} was contacted", u.name), true),
+                    m.add(format!("contacted.{}", u.key), format!("{} contacted", u.name), true),
                     m.add(format!("figures_lost.{}", u.key), format!("{} figures removed", u.name), false),
                     m.add(format!("displaced.{}", u.key), format!("{} fell back or routed", u.name), true),
                 ]);
@@ -244,29 +244,29 @@ pub enum BattleEvent {
     Stopped,
 }
 
-/// A unit during a trial.
-#[derive(Clone, Debug, Default)]
+/// Crew groups a platform may carry (the scenario allows at most this many).
+const MAX_CREW_GROUPS: usize = 8;
+
+/// A unit during a trial (fixed size, so a trial allocates nothing).
+#[derive(Clone, Copy, Debug, Default)]
 struct UnitState {
     figures: u32,
     carried: u32,
-    crew_alive: Vec<u32>,
-    crew_carried: Vec<u32>,
+    crew_alive: [u32; MAX_CREW_GROUPS],
+    crew_carried: [u32; MAX_CREW_GROUPS],
     block: Option<Block>,
+    contacted: bool,
+    displaced: bool,
+    lost: u32,
 }
 
 impl UnitState {
     fn fresh(unit: &Unit) -> Self {
-        Self {
-            figures: unit.figures,
-            carried: 0,
-            crew_alive: unit.crew.iter().map(|c| c.count * unit.figures).collect(),
-            crew_carried: vec![0; unit.crew.len()],
-            block: Some(unit.block),
+        let mut crew_alive = [0; MAX_CREW_GROUPS];
+        for (alive, c) in crew_alive.iter_mut().zip(&unit.crew) {
+            *alive = c.count * unit.figures;
         }
-    }
-
-    fn crew_total(&self) -> u32 {
-        self.crew_alive.iter().sum()
+        Self { figures: unit.figures, crew_alive, block: Some(unit.block), ..Self::default() }
     }
 }
 
@@ -365,10 +365,10 @@ fn melee_hits(
     let mut hits = 0;
     // Each platform in contact adds its roll to its own crew's dice. Crew are spread over
     // the surviving platforms; the one rider a platform needs does not fight.
-    let mut left: Vec<u32> = state.crew_alive.clone();
-    let mut groups = Vec::with_capacity(unit.crew.len());
+    let mut left = state.crew_alive;
+    let mut groups = [(0, crate::rules::battlesystem::AttackDie::D4); MAX_CREW_GROUPS];
     for _ in 0..in_contact {
-        groups.clear();
+        let mut n = 0;
         let mut rider_spared = false;
         for (g, c) in unit.crew.iter().enumerate() {
             let mut aboard = c.count.min(left[g]);
@@ -378,10 +378,11 @@ fn melee_hits(
                 aboard -= 1;
             }
             if aboard > 0 {
-                groups.push((aboard, c.ad));
+                groups[n] = (aboard, c.ad);
+                n += 1;
             }
         }
-        hits += platform_crew_hits(unit.stats.ad, &groups, crew_mult, rules.platform_roll, table, dice);
+        hits += platform_crew_hits(unit.stats.ad, &groups[..n], crew_mult, rules.platform_roll, table, dice);
     }
     if rules.platform_attacks_alone {
         let a = Attack {
@@ -549,7 +550,6 @@ fn charge(
     let riders: u32 =
         c.crew.iter().zip(&charger.crew_alive).filter(|(cr, _)| cr.role == Role::Rider).map(|(_, n)| n).sum();
     out[s.platform_uncontrolled] = u16::from(charger.figures > 0 && riders == 0);
-    let _ = charger.crew_total();
 }
 
 /// The first unit (other than those in `skip` and units gone) that a block sliding along `dir`
@@ -568,6 +568,28 @@ fn first_hit(states: &[UnitState], skip: [usize; 2], block: &Block, dir: Vec2, l
         }
     }
     best
+}
+
+/// Whether a block sliding along `dir` for `length` inches touches any unit (other than
+/// those in `skip`). Tries the unit that blocked last time first: neighbouring veer angles
+/// are usually blocked by the same unit.
+fn any_hit(states: &[UnitState], skip: [usize; 2], block: &Block, dir: Vec2, length: f64, hint: &mut usize) -> bool {
+    let blocks = |i: usize| {
+        let st = &states[i];
+        !skip.contains(&i)
+            && st.figures > 0
+            && st.block.as_ref().is_some_and(|other| board::first_contact(block, dir, length, other).is_some())
+    };
+    if *hint < states.len() && blocks(*hint) {
+        return true;
+    }
+    match (0..states.len()).find(|&i| i != *hint && blocks(i)) {
+        Some(i) => {
+            *hint = i;
+            true
+        }
+        None => false,
+    }
 }
 
 fn mark_path(scratch: &mut Scratch, grid: (usize, usize), from: Vec2, to: Vec2) {
@@ -616,10 +638,7 @@ fn rout(
     let mut line = clock_heading(hour);
     let mut remaining = sc.rout_distance(beasts);
     let (mut moved, mut rerolls, mut contacts) = (0.0, 0u32, 0u32);
-    let mut contacted = vec![false; sc.units.len()];
-    let mut displaced = vec![false; sc.units.len()];
     let mut off_board_units = 0u32;
-    let mut lost = vec![0u32; sc.units.len()];
     let start = scratch.states[beasts].block.map_or(sc.units[beasts].block.centre, |b| b.centre);
     mark_path(scratch, plan.grid, start, start);
     loop {
@@ -628,11 +647,12 @@ fn rout(
         }
         let here = scratch.states[beasts].block.unwrap_or(sc.units[beasts].block);
         // Veer: the smallest turn off the line (clockwise first) whose whole move is clear.
-        let clear_within = |heading: f64, states: &[UnitState]| {
+        let mut hint = usize::MAX;
+        let mut clear_within = |heading: f64, states: &[UnitState]| {
             let dir = Vec2::heading(heading);
             let turned = here.turned(heading);
             let reach = board::leaves_board(turned.centre, dir, remaining, width, depth).unwrap_or(remaining);
-            first_hit(states, [beasts, beasts], &turned, dir, reach).is_none()
+            !any_hit(states, [beasts, beasts], &turned, dir, reach, &mut hint)
         };
         let mut chosen = (line, 0.0);
         let steps = (rules.veer_degrees / rules.veer_step_degrees + 1e-9).floor() as i32;
@@ -677,13 +697,13 @@ fn rout(
             break;
         };
         contacts += 1;
-        contacted[struck] = true;
+        scratch.states[struck].contacted = true;
         if let Some(t) = trace {
             t.push(BattleEvent::Contact { unit: struck });
         }
         let (beast_losses, struck_losses) = melee(plan, &mut scratch.states, beasts, struck, false, dice, trace);
-        lost[beasts] += beast_losses.figures;
-        lost[struck] += struck_losses.figures;
+        scratch.states[beasts].lost += beast_losses.figures;
+        scratch.states[struck].lost += struck_losses.figures;
         if scratch.states[beasts].figures == 0 {
             break;
         }
@@ -697,7 +717,7 @@ fn rout(
             let mut off_board = false;
             let mut pushed = 0.0;
             if push > 0.0 {
-                displaced[struck] = true;
+                scratch.states[struck].displaced = true;
                 // Pushed straight away from the beasts, stopping short of other units.
                 let block = scratch.states[struck].block.unwrap_or(sc.units[struck].block);
                 let mut room = first_hit(&scratch.states, [struck, beasts], &block, dir, push).map_or(push, |(d, _)| d);
@@ -744,23 +764,25 @@ fn rout(
     }
     values[s.rerolls] = to_u16(rerolls);
     values[s.contacts] = to_u16(contacts);
-    values[s.units_contacted] = to_u16(contacted.iter().filter(|c| **c).count() as u32);
-    values[s.beasts_figures_lost] = to_u16(lost[beasts]);
-    values[s.beasts_destroyed] = u16::from(scratch.states[beasts].figures == 0);
+    let states = &scratch.states;
+    values[s.units_contacted] = to_u16(states.iter().filter(|u| u.contacted).count() as u32);
+    values[s.beasts_figures_lost] = to_u16(states[beasts].lost);
+    values[s.beasts_destroyed] = u16::from(states[beasts].figures == 0);
     values[s.distance] = to_u16(moved.floor() as u32);
     values[s.units_off_board] = to_u16(off_board_units);
     let side = sc.units[beasts].side;
     let (mut friendly, mut enemy) = (0, 0);
     for (i, u) in sc.units.iter().enumerate().filter(|(i, _)| *i != beasts) {
+        let st = &states[i];
         if u.side == side {
-            friendly += lost[i];
+            friendly += st.lost;
         } else {
-            enemy += lost[i];
+            enemy += st.lost;
         }
         let [c, l, d] = s.per_unit[i];
-        values[c] = u16::from(contacted[i]);
-        values[l] = to_u16(lost[i]);
-        values[d] = u16::from(displaced[i]);
+        values[c] = u16::from(st.contacted);
+        values[l] = to_u16(st.lost);
+        values[d] = u16::from(st.displaced);
     }
     values[s.friendly_figures_lost] = to_u16(friendly);
     values[s.enemy_figures_lost] = to_u16(enemy);

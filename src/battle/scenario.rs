@@ -727,12 +727,12 @@ impl Checker<'_> {
             );
         }
         let ranks = figures.div_ceil(frontage.max(1));
-        let block = Block {
-            centre: Vec2::new(x, y),
-            facing: facing.rem_euclid(360.0),
-            width: f64::from(frontage) * base[0],
-            depth: f64::from(ranks) * base[1],
-        };
+        let block = Block::new(
+            Vec2::new(x, y),
+            facing.rem_euclid(360.0),
+            f64::from(frontage) * base[0],
+            f64::from(ranks) * base[1],
+        );
         if self.problems.len() == problems_before && !block.on_board(board[0], board[1]) {
             self.fail(
                 &f("at"),

@@ -13,6 +13,8 @@ pub struct DistributionChart {
     pub title: String,
     /// What the values count (x axis description).
     pub x_label: String,
+    /// What a bar's height is a share of (y axis description).
+    pub y_label: String,
     values: Vec<i32>,
     p: Vec<f64>,
     lo: Vec<f64>,
@@ -26,6 +28,7 @@ impl DistributionChart {
         Ok(Self {
             title: title.to_string(),
             x_label: x_label.to_string(),
+            y_label: "share of charges".to_string(),
             values: col("value")?.into_iter().map(|v| v as i32).collect(),
             p: col("p")?,
             lo: col("p_lo")?,
@@ -53,7 +56,7 @@ impl Chart for DistributionChart {
             .light_line_style(TRANSPARENT)
             .disable_x_mesh()
             .x_desc(&self.x_label)
-            .y_desc("share of charges")
+            .y_desc(&self.y_label)
             .x_labels((last as usize + 1).min(30))
             .x_label_formatter(&|v| match v {
                 SegmentValue::CenterOf(v) => v.to_string(),

@@ -6,11 +6,13 @@
 //! once per backend and returns both files' contents (the report writes them).
 
 pub mod at_least;
+pub mod board_map;
 pub mod comparison;
 pub mod cost;
 pub mod difference;
 pub mod distribution;
 pub mod impact_chain;
+pub mod rose;
 pub mod sweep_heatmap;
 pub mod sweep_line;
 pub mod wound_split;

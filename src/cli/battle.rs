@@ -1,0 +1,198 @@
+//! `run`, `validate` and `replay` for BATTLESYSTEM scenarios.
+
+use super::{RunArgs, shell_quote};
+use crate::battle::report::{self as battle_report, BattleRecord};
+use crate::battle::resolve::{self as battle_resolve, BattleEvent, BattlePlan};
+use crate::battle::scenario::{Action, BattleScenario};
+use crate::document::group_digits;
+use crate::resolve::{Streams, TrialRange};
+use crate::rules::battlesystem::MoraleResult;
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+/// Refuses the `run` options BATTLESYSTEM runs do not have yet.
+pub(super) fn check_run_options(args: &RunArgs, files: usize) -> Result<()> {
+    anyhow::ensure!(
+        files == 1,
+        "BATTLESYSTEM scenarios run one at a time (comparison reports cover MESBG runs); give one file per run"
+    );
+    anyhow::ensure!(
+        args.trials_out.is_none() && args.shard.is_none() && args.precision.target_ci.is_none(),
+        "--trials-out, --shard and --target-ci cover MESBG runs only so far; run the BATTLESYSTEM scenario without them"
+    );
+    Ok(())
+}
+
+/// One line saying what a valid BATTLESYSTEM scenario holds.
+pub(super) fn describe(scenario: &BattleScenario) -> String {
+    let figures: u32 = scenario.units.iter().map(|u| u.figures).sum();
+    let action = match scenario.action {
+        Action::Charge { unit, target, volleys, gap } => format!(
+            "\"{}\" charges \"{}\" {gap:.1}\" away, {volleys} volley{}",
+            scenario.units[unit].name,
+            scenario.units[target].name,
+            if volleys == 1 { "" } else { "s" }
+        ),
+        Action::Rout { unit, .. } => {
+            format!("\"{}\" routs up to {}\"", scenario.units[unit].name, scenario.rout_distance(unit))
+        }
+    };
+    format!("ok (BATTLESYSTEM, {} units, {figures} figures; {action})", scenario.units.len())
+}
+
+/// Runs a BATTLESYSTEM scenario and writes its report.
+pub(super) fn run(scenario: &BattleScenario, file: &Path, args: &RunArgs, pool: &rayon::ThreadPool) -> Result<()> {
+    let trials = args.play.trials.unwrap_or(scenario.trials);
+    let seed = args.play.seed.unwrap_or(scenario.seed);
+    let plan = battle_resolve::compile(scenario);
+    let streams = Streams::new(seed, scenario.hash());
+    let bar = if args.play.quiet || args.json { ProgressBar::hidden() } else { ProgressBar::new(trials) };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {wide_bar} {human_pos}/{human_len} trials, {per_sec}, eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let cancel = AtomicBool::new(false);
+    let started = Instant::now();
+    let tally = pool.install(|| {
+        battle_resolve::run(&plan, streams, TrialRange { first: 0, count: trials }, &|n| bar.inc(n), &cancel)
+    })?;
+    let elapsed = started.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    let command =
+        format!("charioteer run {} --seed {seed} --trials {}", shell_quote(&file.display().to_string()), tally.trials);
+    let record = BattleRecord::new(&plan, tally, seed, pool.current_num_threads(), elapsed, command);
+    let out = args.play.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(scenario.slug()));
+    let written = battle_report::write_report(&out, &record)?;
+    for a in record.disagreements() {
+        eprintln!(
+            "WARNING: {} = disagrees with its exact value {:.6} (z = {:+.1}): a rule or the engine is wrong. \
+             Inspect trials with `charioteer replay {} --seed {} --trial 0`.",
+            a.metric,
+            a.exact,
+            a.z,
+            shell_quote(&file.display().to_string()),
+            seed
+        );
+    }
+    if args.json {
+        println!("{}", serde_json::to_string(&record.to_json())?);
+    } else if !args.play.quiet {
+        print_table(&record);
+        println!("report: {} ({} files)", out.join("report.md").display(), written.len());
+    }
+    Ok(())
+}
+
+fn print_table(record: &BattleRecord) {
+    println!("{}", record.scenario.title);
+    println!(
+        "{} trials in {:.2} s ({:.2} M trials/s on {} threads), seed {}, scenario {:016x}",
+        group_digits(record.trials),
+        record.elapsed_s,
+        record.trials_per_second() / 1e6,
+        record.threads,
+        record.seed,
+        record.scenario.hash()
+    );
+    println!("{:<34} {:>10}   {:<24} meaning", "metric", "mean", "95% interval");
+    for (s, d) in record.summary.iter().zip(&record.metrics.defs) {
+        let (mean, lo, hi) = if d.flag {
+            (
+                format!("{:.2}%", 100.0 * s.mean),
+                format!("{:.2}%", 100.0 * s.ci95_lo),
+                format!("{:.2}%", 100.0 * s.ci95_hi),
+            )
+        } else {
+            (format!("{:.4}", s.mean), format!("{:.4}", s.ci95_lo), format!("{:.4}", s.ci95_hi))
+        };
+        println!("{:<34} {:>10}   {:<24} {}", s.metric, mean, format!("{lo} - {hi}"), d.description);
+    }
+    match &record.exact {
+        Ok(rows) => {
+            for a in rows {
+                println!("exact: {} = {:.4} (estimate z = {:+.2})", a.metric, a.exact, a.z);
+            }
+        }
+        Err(reason) => println!("(no exact values: {reason})"),
+    }
+}
+
+/// Replays one trial of a BATTLESYSTEM scenario.
+pub(super) fn replay(scenario: &BattleScenario, trial: u64, seed: Option<u64>, json: bool) -> Result<()> {
+    let seed = seed.unwrap_or(scenario.seed);
+    let plan = battle_resolve::compile(scenario);
+    let streams = Streams::new(seed, scenario.hash());
+    let (values, events) = battle_resolve::replay(&plan, streams, trial);
+    if json {
+        let metrics: serde_json::Map<String, serde_json::Value> =
+            plan.metrics.defs.iter().zip(&values).map(|(d, v)| (d.name.clone(), (*v).into())).collect();
+        let value = serde_json::json!({ "trial": trial, "seed": seed, "events": events, "metrics": metrics });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(());
+    }
+    println!("{} - trial {trial}, seed {seed}", scenario.title);
+    for event in &events {
+        println!("  {}", describe_event(&plan, event));
+    }
+    for (d, v) in plan.metrics.defs.iter().zip(&values) {
+        println!("  {:<34} {}", d.name, v);
+    }
+    Ok(())
+}
+
+fn describe_event(plan: &BattlePlan, event: &BattleEvent) -> String {
+    let name = |i: usize| plan.scenario.units.get(i).map_or("?", |u| u.name.as_str());
+    match event {
+        BattleEvent::Volley { range, dice, hits, removed } => {
+            format!("volley at {range:.1}\": {dice} dice, {hits} hits through armour, {removed} figures removed")
+        }
+        BattleEvent::Melee {
+            attacker,
+            defender,
+            attacker_figures,
+            defender_figures,
+            hits_on_defender,
+            hits_on_attacker,
+            defender_lost,
+            attacker_lost,
+        } => format!(
+            "melee: {} ({attacker_figures} in contact) vs {} ({defender_figures} in contact): {hits_on_defender} hits on {} \
+             ({defender_lost} figures removed), {hits_on_attacker} hits on {} ({attacker_lost} removed)",
+            name(*attacker),
+            name(*defender),
+            name(*defender),
+            name(*attacker)
+        ),
+        BattleEvent::Morale { unit, roll, result } => format!(
+            "morale: {} rolls {roll} on 2d10 against ML {}: {}",
+            name(*unit),
+            plan.scenario.units[*unit].stats.ml,
+            match result {
+                MoraleResult::Held => "held",
+                MoraleResult::FellBack => "falls back",
+                MoraleResult::Routed => "routs",
+            }
+        ),
+        BattleEvent::Heading { hour, reroll } => {
+            format!("{} d12: {hour} o'clock", if *reroll { "new direction," } else { "rout direction," })
+        }
+        BattleEvent::Move { heading, veer, distance, to } => format!(
+            "moves {distance:.2}\" at {heading:.0} degrees{} to ({:.2}, {:.2})",
+            if *veer != 0.0 { format!(" (veering {veer:+.0})") } else { String::new() },
+            to[0],
+            to[1]
+        ),
+        BattleEvent::Contact { unit } => format!("contacts {}", name(*unit)),
+        BattleEvent::Displaced { unit, distance, off_board, still_blocking } => format!(
+            "{} pushed back {distance:.2}\"{}{}",
+            name(*unit),
+            if *off_board { ", off the board (lost)" } else { "" },
+            if *still_blocking { ", still in the way" } else { ", path clear" }
+        ),
+        BattleEvent::LeftBoard => "leaves the board (lost)".to_string(),
+        BattleEvent::Stopped => "stops: still blocked and no re-rolls left".to_string(),
+    }
+}

@@ -1,0 +1,234 @@
+//! BATTLESYSTEM end to end: the example scenarios run, replay exactly and do not depend on
+//! the thread count; the charge agrees with its exact distribution and with the worked
+//! checks of the reference; the command line writes the promised report and refuses what
+//! it does not cover.
+
+use charioteer::battle::exact::{charge_hits_on_target, mean_of};
+use charioteer::battle::resolve::{BattlePlan, compile, new_tally, replay, run};
+use charioteer::battle::scenario::parse;
+use charioteer::battle::tally::BattleTally;
+use charioteer::resolve::{Streams, TrialRange};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::AtomicBool;
+
+fn examples() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir("scenarios/battlesystem").unwrap().map(|e| e.unwrap().path()).collect();
+    files.retain(|f| f.extension().is_some_and(|e| e == "toml"));
+    files.sort();
+    assert_eq!(files.len(), 3, "{files:?}");
+    files
+}
+
+fn plan_of(path: &Path) -> BattlePlan {
+    let text = std::fs::read_to_string(path).unwrap();
+    compile(&parse(&text, &path.display().to_string()).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn plan_from(text: &str) -> BattlePlan {
+    compile(&parse(text, "test.toml").unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn play(plan: &BattlePlan, trials: u64, threads: usize) -> BattleTally {
+    let streams = Streams::new(plan.scenario.seed, plan.scenario.hash());
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    pool.install(|| run(plan, streams, TrialRange { first: 0, count: trials }, &|_| {}, &AtomicBool::new(false)))
+        .unwrap()
+}
+
+#[test]
+fn examples_replay_exactly_and_do_not_depend_on_threads() {
+    for file in examples() {
+        let plan = plan_of(&file);
+        // More than one block (32768 trials), so the split over threads matters.
+        let n = 70_000;
+        let one = play(&plan, n, 1);
+        let two = play(&plan, n, 2);
+        assert_eq!(one, two, "{}: 1 and 2 threads differ", file.display());
+        let streams = Streams::new(plan.scenario.seed, plan.scenario.hash());
+        let mut replayed = new_tally(&plan);
+        for t in 0..3_000 {
+            let (values, events) = replay(&plan, streams, t);
+            assert!(!events.is_empty(), "{}: trial {t} has no events", file.display());
+            replayed.record(&values);
+        }
+        let first = play(&plan, 3_000, 2);
+        assert_eq!(first.histograms, replayed.histograms, "{}: replays differ from the run", file.display());
+        for (m, d) in plan.metrics.defs.iter().enumerate() {
+            assert_eq!(one.histogram(m).iter().sum::<u64>(), n, "{}: {}", file.display(), d.name);
+        }
+    }
+}
+
+/// Every value of `hits_on_target` within 5 standard errors of its exact probability.
+fn check_against_exact(plan: &BattlePlan, trials: u64) {
+    let pmf = charge_hits_on_target(plan).expect("exact values");
+    let tally = play(plan, trials, 2);
+    let m = plan.metrics.index("hits_on_target").unwrap();
+    let hist = tally.histogram(m);
+    assert!(hist.len() <= pmf.len() + 1, "values beyond the exact support");
+    for (h, p) in pmf.iter().enumerate() {
+        let got = hist.get(h).copied().unwrap_or(0) as f64 / trials as f64;
+        let se = (p * (1.0 - p) / trials as f64).sqrt();
+        assert!((got - p).abs() <= 5.0 * se + 1e-9, "{} hits: {got} vs exact {p}", h);
+    }
+    let mean: f64 = hist.iter().enumerate().map(|(v, c)| v as f64 * *c as f64).sum::<f64>() / trials as f64;
+    let var: f64 = pmf.iter().enumerate().map(|(k, p)| (k as f64 - mean_of(&pmf)).powi(2) * p).sum();
+    assert!((mean - mean_of(&pmf)).abs() < 5.0 * (var / trials as f64).sqrt(), "mean {mean} vs {}", mean_of(&pmf));
+}
+
+#[test]
+fn charges_follow_their_exact_distribution() {
+    for file in ["elephant-howdah-vs-pikemen.toml", "dragon-with-crew.toml"] {
+        check_against_exact(&plan_of(&Path::new("scenarios/battlesystem").join(file)), 200_000);
+    }
+}
+
+const CHARGE: &str = r#"
+title = "Worked check"
+system = "battlesystem"
+seed = 9
+[rules]
+charge_doubles = "platform"
+[[units]]
+name = "Chariot"
+side = "a"
+figures = 1
+at = [24.0, 10.0]
+stats = { ad = "d8", ar = 5, hits = 4, ml = 12, mv = 12 }
+crew = [{ name = "Driver", role = "rider", ad = "d4" }, { name = "Warrior", role = "fighter", ad = "d6" }]
+[[units]]
+name = "Line"
+side = "b"
+figures = 20
+frontage = 10
+at = [24.0, 16.0]
+facing = 180
+stats = { ad = "d4", ar = 10, hits = 1, ml = 12, mv = 6 }
+[charge]
+unit = "Chariot"
+target = "Line"
+"#;
+
+#[test]
+fn the_reference_worked_checks_through_the_whole_charge() {
+    // Platform d8 + one crew d6, the charge doubling only the platform's own dice (it does
+    // not attack alone), AR 10 (no hit is ever cancelled): P(0 hits) = 1/8.
+    let plan = plan_from(CHARGE);
+    let n = 200_000;
+    let tally = play(&plan, n, 2);
+    let zero = tally.histogram(plan.metrics.index("hits_on_target").unwrap())[0] as f64 / n as f64;
+    let se = (0.125f64 * 0.875 / n as f64).sqrt();
+    assert!((zero - 0.125).abs() < 5.0 * se, "P(0 hits) = {zero}");
+    check_against_exact(&plan, n);
+    // Armour: against AR 6 each hit is cancelled with probability (10 - 6) / 10, so the
+    // mean hits through is 0.6 of the mean against AR 10.
+    let ar6 = plan_from(&CHARGE.replace("ar = 10", "ar = 6"));
+    let mean = |plan: &BattlePlan, tally: &BattleTally| {
+        let h = tally.histogram(plan.metrics.index("hits_on_target").unwrap());
+        h.iter().enumerate().map(|(v, c)| v as f64 * *c as f64).sum::<f64>() / tally.trials as f64
+    };
+    let exact10 = mean_of(&charge_hits_on_target(&plan).unwrap());
+    let exact6 = mean_of(&charge_hits_on_target(&ar6).unwrap());
+    assert!((exact6 - 0.6 * exact10).abs() < 1e-12);
+    let t6 = play(&ar6, n, 2);
+    assert!((mean(&ar6, &t6) - exact6).abs() < 0.01, "{} vs {exact6}", mean(&ar6, &t6));
+    // Doubling the crew's AD doubles their dice: three warriors charging with x2 roll six
+    // dice, and the exact hits equal those of six warriors without the doubling.
+    let three = CHARGE.replace(
+        "{ name = \"Warrior\", role = \"fighter\", ad = \"d6\" }",
+        "{ name = \"Warrior\", role = \"fighter\", count = 3, ad = \"d6\" }",
+    );
+    let doubled = plan_from(&three.replace("charge_doubles = \"platform\"", "charge_doubles = \"crew\""));
+    let six = plan_from(&three.replace("count = 3", "count = 6"));
+    let (a, b) = (charge_hits_on_target(&doubled).unwrap(), charge_hits_on_target(&six).unwrap());
+    assert_eq!(a.len(), b.len());
+    assert!(a.iter().zip(&b).all(|(x, y)| (x - y).abs() < 1e-12));
+    check_against_exact(&doubled, n);
+}
+
+fn charioteer(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_charioteer")).args(args).current_dir(dir).output().expect("binary runs")
+}
+
+#[test]
+fn the_command_line_writes_the_rout_report_and_refuses_what_it_does_not_cover() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = std::fs::canonicalize("scenarios/battlesystem/routing-elephants-in-battle-line.toml").unwrap();
+    let file = scenario.to_str().unwrap();
+    let out = charioteer(&["run", file, "--trials", "20000", "--out", "rep", "--threads", "2"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let rep = dir.path().join("rep");
+    for name in [
+        "report.md",
+        "board-map.png",
+        "board-map.svg",
+        "heading-rose.png",
+        "units-contacted.png",
+        "summary.csv",
+        "summary.parquet",
+        "distribution.csv",
+        "path_map.csv",
+        "units.csv",
+        "run.json",
+    ] {
+        assert!(rep.join(name).is_file(), "{name} missing");
+    }
+    let png = image::open(rep.join("board-map.png")).unwrap().to_rgb8();
+    assert_eq!(png.dimensions(), (960, 560));
+    assert!(png.pixels().any(|p| p.0 != [255, 255, 255]));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(rep.join("run.json")).unwrap()).unwrap();
+    assert_eq!(json["schema"], "charioteer.run/1");
+    assert_eq!(json["system"], "battlesystem");
+    assert_eq!(json["trials"], 20000);
+    let heading = json["distributions"]["heading"].as_array().unwrap();
+    assert_eq!(heading.len(), 13, "values 0 to 12");
+    assert!(json["metrics"]["contacted.spearmen_left"]["mean"].as_f64().unwrap() > 0.0);
+    let md = std::fs::read_to_string(rep.join("report.md")).unwrap();
+    assert!(md.contains("## Ruleset options in force") && md.contains("`max_rerolls`") && md.contains("board-map.png"));
+    // Every file report.md links exists.
+    for link in md.split("](").skip(1).filter_map(|s| s.split(')').next()) {
+        assert!(rep.join(link).is_file(), "report.md links {link}");
+    }
+    // The path map counts the start cell in every trial.
+    let csv = std::fs::read_to_string(rep.join("path_map.csv")).unwrap();
+    assert!(csv.lines().any(|l| l.starts_with("30,16,20000,")), "{}", &csv[..200.min(csv.len())]);
+    // Replays print events; MESBG-only commands refuse with exit code 2.
+    let out = charioteer(&["replay", file, "--trial", "3"], dir.path());
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("rout direction, d12:"));
+    let out = charioteer(&["exact", file], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("works with `charioteer run`, `validate` and `replay`"));
+    let out = charioteer(&["run", file, "--shard", "1/2"], dir.path());
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cover MESBG runs only"));
+}
+
+#[test]
+fn bad_battlesystem_files_name_the_field_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, &str, &[&str]); 5] = [
+        ("ad = \"d8\"", "ad = \"d9\"", &["test.toml:12:", "units[0].stats.ad", "not an attack die"]),
+        ("at = [24.0, 16.0]", "at = [24.0, 10.5]", &["test.toml:", "overlaps \"Chariot\""]),
+        ("target = \"Line\"", "target = \"Lines\"", &["charge.target", "no unit is named \"Lines\""]),
+        ("{ name = \"Driver\", role = \"rider\", ad = \"d4\" }, ", "", &["units[0].crew", "role = \"rider\""]),
+        ("charge_doubles = \"platform\"", "charge_doubles = \"horse\"", &["test.toml:6:", "rules.charge_doubles"]),
+    ];
+    for (from, to, expect) in cases {
+        assert!(CHARGE.contains(from), "{from}");
+        std::fs::write(dir.path().join("test.toml"), CHARGE.replacen(from, to, 1)).unwrap();
+        for cmd in ["validate", "run"] {
+            let out = charioteer(&[cmd, "test.toml"], dir.path());
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{to}: {err}");
+            for needle in expect {
+                assert!(err.contains(needle), "{to}: `{needle}` missing from {err}");
+            }
+        }
+        assert!(!dir.path().join("reports").exists(), "no partial report");
+    }
+}
