@@ -62,13 +62,13 @@ impl Chart for BoardMapChart {
         let (px_w, px_h) = root.dim_in_pixel();
         let plot_h = f64::from(px_h) - 110.0;
         let plot_w = (plot_h * w / d).min(f64::from(px_w) - 260.0);
-        let used = (plot_w + 110.0).min(f64::from(px_w)) as u32;
+        let used = (plot_w + 135.0).min(f64::from(px_w)) as u32;
         let (left, right) = root.split_horizontally(used);
         let mut chart = ChartBuilder::on(&left)
             .caption(&self.title, title_style())
             .margin(15)
             .x_label_area_size(45)
-            .y_label_area_size(50)
+            .y_label_area_size(75)
             .build_cartesian_2d(0.0..w, 0.0..d)
             .map_err(msg)?;
         chart
