@@ -8,7 +8,7 @@
 //! break this is the target being wiped out by the volleys (no melee then), so the exact
 //! value is offered only when the volleys cannot possibly remove every figure.
 
-use super::resolve::BattlePlan;
+use super::resolve::{BattlePlan, MAX_CREW_GROUPS, fighting_crew};
 use super::scenario::{Action, ChargeDoubles, PlatformHits, Role};
 use crate::rules::battlesystem::{AttackDie, PlatformRoll, convolve, dice_count};
 
@@ -44,23 +44,17 @@ pub fn charge_hits_on_target(plan: &BattlePlan) -> Result<Vec<f64>, String> {
     let crew_mult = if doubled(ChargeDoubles::Crew) { (2, 1) } else { (1, 1) };
     let own_mult = if doubled(ChargeDoubles::Platform) { (2, 1) } else { (1, 1) };
     let in_contact = c.figures.min(c.frontage);
-    let mut left: Vec<u32> = c.crew.iter().map(|cr| cr.count * c.figures).collect();
+    let mut left = [0; MAX_CREW_GROUPS];
+    for (alive, cr) in left.iter_mut().zip(&c.crew) {
+        *alive = cr.count * c.figures;
+    }
+    let mut groups = [(0, AttackDie::D4); MAX_CREW_GROUPS];
     let mut raw = vec![1.0];
     for _ in 0..in_contact {
-        let mut groups = Vec::new();
-        let mut rider_spared = false;
-        for (g, cr) in c.crew.iter().enumerate() {
-            let mut aboard = cr.count.min(left[g]);
-            left[g] -= aboard;
-            if cr.role == Role::Rider && !rider_spared && aboard > 0 {
-                rider_spared = true;
-                aboard -= 1;
-            }
-            if aboard > 0 {
-                groups.push((dice_count(aboard, crew_mult.0, crew_mult.1), cr.ad));
-            }
-        }
-        raw = convolve(&raw, &platform_pmf(c.stats.ad, &groups, rules.platform_roll, table));
+        let n = fighting_crew(c, &mut left, &mut groups);
+        let dice: Vec<(u32, AttackDie)> =
+            groups[..n].iter().map(|&(aboard, die)| (dice_count(aboard, crew_mult.0, crew_mult.1), die)).collect();
+        raw = convolve(&raw, &platform_pmf(c.stats.ad, &dice, rules.platform_roll, table));
     }
     if rules.platform_attacks_alone {
         let per_die = table.hits_pmf(&c.stats.ad.pmf());

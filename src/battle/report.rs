@@ -286,7 +286,7 @@ pub fn write_report(dir: &Path, record: &BattleRecord) -> Result<Vec<PathBuf>, R
         let map = chart::board_map::BoardMapChart::from_frames(&path, &units, &title, record.scenario.board)?;
         let busiest: Vec<String> = {
             let mut cells: Vec<(usize, u64)> = record.tally.path.iter().copied().enumerate().collect();
-            cells.sort_by(|a, b| b.1.cmp(&a.1));
+            cells.sort_by_key(|c| std::cmp::Reverse(c.1));
             cells
                 .iter()
                 .take(5)

@@ -14,7 +14,7 @@ use crate::dice::{Dice, Phase};
 use crate::geometry::Vec2;
 use crate::resolve::{BLOCK, Interrupted, Streams, TrialRange};
 use crate::rules::battlesystem::{
-    Attack, MoraleResult, PlatformRoll, attack_hits, clock_heading, die, platform_crew_hits,
+    Attack, AttackDie, MoraleResult, PlatformRoll, attack_hits, clock_heading, die, platform_crew_hits,
 };
 use rayon::prelude::*;
 use serde::Serialize;
@@ -245,7 +245,7 @@ pub enum BattleEvent {
 }
 
 /// Crew groups a platform may carry (the scenario allows at most this many).
-const MAX_CREW_GROUPS: usize = 8;
+pub(crate) const MAX_CREW_GROUPS: usize = super::scenario::MAX_CREW_GROUPS;
 
 /// A unit during a trial (fixed size, so a trial allocates nothing).
 #[derive(Clone, Copy, Debug, Default)]
@@ -328,6 +328,31 @@ fn take_hits(plan: &BattlePlan, unit: &Unit, state: &mut UnitState, hits: u32, d
     losses
 }
 
+/// The crew fighting on the next platform: takes up to each group's `count` from `left`
+/// (the crew not yet placed on a platform), spares the one rider a platform needs, and
+/// writes the fighting groups as (figures, die) into `groups`. Returns how many it wrote.
+pub(crate) fn fighting_crew(
+    unit: &Unit,
+    left: &mut [u32; MAX_CREW_GROUPS],
+    groups: &mut [(u32, AttackDie); MAX_CREW_GROUPS],
+) -> usize {
+    let mut n = 0;
+    let mut rider_spared = false;
+    for (g, c) in unit.crew.iter().enumerate() {
+        let mut aboard = c.count.min(left[g]);
+        left[g] -= aboard;
+        if c.role == Role::Rider && !rider_spared && aboard > 0 {
+            rider_spared = true;
+            aboard -= 1;
+        }
+        if aboard > 0 {
+            groups[n] = (aboard, c.ad);
+            n += 1;
+        }
+    }
+    n
+}
+
 /// The hits (before armour) a unit scores in melee with `in_contact` figures, under the
 /// charge multipliers when it is charging.
 fn melee_hits(
@@ -366,22 +391,9 @@ fn melee_hits(
     // Each platform in contact adds its roll to its own crew's dice. Crew are spread over
     // the surviving platforms; the one rider a platform needs does not fight.
     let mut left = state.crew_alive;
-    let mut groups = [(0, crate::rules::battlesystem::AttackDie::D4); MAX_CREW_GROUPS];
+    let mut groups = [(0, AttackDie::D4); MAX_CREW_GROUPS];
     for _ in 0..in_contact {
-        let mut n = 0;
-        let mut rider_spared = false;
-        for (g, c) in unit.crew.iter().enumerate() {
-            let mut aboard = c.count.min(left[g]);
-            left[g] -= aboard;
-            if c.role == Role::Rider && !rider_spared && aboard > 0 {
-                rider_spared = true;
-                aboard -= 1;
-            }
-            if aboard > 0 {
-                groups[n] = (aboard, c.ad);
-                n += 1;
-            }
-        }
+        let n = fighting_crew(unit, &mut left, &mut groups);
         hits += platform_crew_hits(unit.stats.ad, &groups[..n], crew_mult, rules.platform_roll, table, dice);
     }
     if rules.platform_attacks_alone {

@@ -8,9 +8,7 @@
 
 use super::board::{self, Block};
 use crate::geometry::Vec2;
-use crate::rules::battlesystem::{
-    ArmourRoll, AttackDie, AttackRules, HitsTable, MoraleRule, PlatformRoll, clock_heading,
-};
+use crate::rules::battlesystem::{ArmourRoll, AttackDie, AttackRules, HitsTable, MoraleRule, PlatformRoll};
 use crate::scenario::{MAX_TRIALS, Problem, RULES_VERSION, ScenarioError, fnv1a, locate};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -19,6 +17,8 @@ use std::fmt;
 pub const MAX_UNITS: usize = 16;
 /// The most figures in one unit (the rules' largest unit is 48).
 pub const MAX_FIGURES: i64 = 48;
+/// The most crew groups a platform may carry.
+pub const MAX_CREW_GROUPS: usize = 8;
 /// The largest board side, inches (1" cells of the path map: at most 200 x 200).
 pub const MAX_BOARD_INCHES: f64 = 200.0;
 
@@ -715,8 +715,8 @@ impl Checker<'_> {
             ml: self.whole(&f("stats.ml"), s.ml, 2, 20, "ML"),
             mv: self.float(&f("stats.mv"), s.mv, 0.0, 48.0, "MV (inches)"),
         };
-        if raw.crew.len() > 8 {
-            self.fail(&f("crew"), format!("{} crew groups; at most 8 are allowed", raw.crew.len()));
+        if raw.crew.len() > MAX_CREW_GROUPS {
+            self.fail(&f("crew"), format!("{} crew groups; at most {MAX_CREW_GROUPS} are allowed", raw.crew.len()));
             return None;
         }
         let crew: Vec<Crew> = raw.crew.iter().enumerate().map(|(c, cr)| self.crew(i, c, cr, stats.ar)).collect();
@@ -895,9 +895,6 @@ impl Checker<'_> {
             self.fail(&format!("units[{unit}].stats.mv"), "a routing unit needs MV above 0");
         }
         let first_hour = raw.first_hour.map(|h| self.whole("rout.first_hour", h, 1, 12, "the clock hour"));
-        if let Some(h) = first_hour {
-            debug_assert!(clock_heading(h) < 360.0);
-        }
         Some(Action::Rout { unit, first_hour })
     }
 }

@@ -7,6 +7,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use polars::prelude::DataFrame;
 
+/// A unit as drawn: its name, whether it is the one that moves, and its corners.
+type DrawnUnit = (String, bool, Vec<(f64, f64)>);
+
 /// The board, its units and the path density.
 #[derive(Clone, Debug)]
 pub struct BoardMapChart {
@@ -15,7 +18,7 @@ pub struct BoardMapChart {
     /// Board width and depth, inches.
     pub board: [f64; 2],
     cells: Vec<(f64, f64, f64)>,
-    units: Vec<(String, bool, Vec<(f64, f64)>)>,
+    units: Vec<DrawnUnit>,
 }
 
 impl BoardMapChart {
