@@ -762,16 +762,22 @@ fn merge(paths: &[PathBuf], out: Option<PathBuf>, quiet: bool) -> Result<()> {
     Ok(())
 }
 
+/// The progress bar of a run of `trials` trials (hidden when quiet).
+fn trial_bar(trials: u64, hidden: bool) -> ProgressBar {
+    let bar = if hidden { ProgressBar::hidden() } else { ProgressBar::new(trials) };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {wide_bar} {human_pos}/{human_len} trials, {per_sec}, eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
 fn run_one(scenario: &Scenario, file: Option<&Path>, args: &RunArgs, pool: &rayon::ThreadPool) -> Result<RunRecord> {
     let trials = args.play.trials.unwrap_or(scenario.trials);
     let seed = args.play.seed.unwrap_or(scenario.seed);
     let plan = plan::compile(scenario);
     let streams = Streams::new(seed, scenario.hash());
-    let bar = if args.play.quiet || args.json { ProgressBar::hidden() } else { ProgressBar::new(trials) };
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {wide_bar} {human_pos}/{human_len} trials, {per_sec}, eta {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar = trial_bar(trials, args.play.quiet || args.json);
     let cancel = AtomicBool::new(false);
     let started = Instant::now();
     let mut tally = pool

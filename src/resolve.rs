@@ -674,32 +674,56 @@ pub fn run(
     progress: &(dyn Fn(u64) + Sync),
     cancel: &AtomicBool,
 ) -> Result<Tally, Interrupted> {
+    run_in_blocks(
+        range,
+        progress,
+        cancel,
+        || new_tally(plan),
+        |scratch: &mut Scratch, trials| tally_trials(plan, streams, trials, scratch),
+        |a, b| a.merge(b),
+        |t| t.trials,
+    )
+}
+
+/// Runs `range` in fixed blocks of [`BLOCK`] trials on the current rayon pool: each block
+/// tallied by `block` (with per-thread scratch), the tallies merged by `merge`. The blocks
+/// do not depend on the thread count, so neither does the result when `merge` is exact.
+/// Shared by every rule system's runs.
+pub fn run_in_blocks<T: Send, S: Default>(
+    range: TrialRange,
+    progress: &(dyn Fn(u64) + Sync),
+    cancel: &AtomicBool,
+    empty: impl Fn() -> T + Sync + Send,
+    block: impl Fn(&mut S, std::ops::Range<u64>) -> T + Sync + Send,
+    merge: impl Fn(&mut T, &T) + Sync + Send,
+    trials_of: impl Fn(&T) -> u64,
+) -> Result<T, Interrupted> {
     let blocks = range.count.div_ceil(BLOCK);
     let tally = (0..blocks)
         .into_par_iter()
-        .map_init(Scratch::default, |scratch, b| {
+        .map_init(S::default, |scratch, b| {
             if cancel.load(Ordering::Relaxed) {
                 return None;
             }
             let start = range.first + b * BLOCK;
             let end = (start + BLOCK).min(range.first + range.count);
-            let tally = tally_trials(plan, streams, start..end, scratch);
+            let tally = block(scratch, start..end);
             progress(end - start);
             Some(tally)
         })
         .reduce(
-            || Some(new_tally(plan)),
+            || Some(empty()),
             |a, b| match (a, b) {
                 (Some(mut a), Some(b)) => {
-                    a.merge(&b);
+                    merge(&mut a, &b);
                     Some(a)
                 }
                 _ => None,
             },
         );
     match tally {
-        Some(t) if !cancel.load(Ordering::Relaxed) || t.trials == range.count => Ok(t),
-        other => Err(Interrupted { done: other.map_or(0, |t| t.trials), asked: range.count }),
+        Some(t) if !cancel.load(Ordering::Relaxed) || trials_of(&t) == range.count => Ok(t),
+        other => Err(Interrupted { done: other.map_or(0, |t| trials_of(&t)), asked: range.count }),
     }
 }
 

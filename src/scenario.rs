@@ -884,6 +884,44 @@ pub const BATTLESYSTEM_COMMANDS: &str = "a \"battlesystem\" scenario works with 
 
 const NOT_YET: &str = "is not supported yet in this version of charioteer; remove it (the scenario is refused rather than simulated without it)";
 
+/// Checks the fields every scenario starts with (title, question, trials, seed) and
+/// returns the trials and seed, defaults filled in; problems go to `problems`.
+pub(crate) fn header_fields(
+    text: &str,
+    problems: &mut Vec<Problem>,
+    title: &str,
+    question: Option<&str>,
+    trials: Option<i64>,
+    seed: Option<i64>,
+) -> (u64, u64) {
+    let mut fail = |field: &str, message: String| {
+        problems.push(Problem { field: field.to_string(), line: locate(text, field), message });
+    };
+    if title.trim().is_empty() || title.len() > 200 {
+        fail("title", "the title must be 1 to 200 characters".into());
+    }
+    if question.is_some_and(|q| q.len() > 1000) {
+        fail("question", "the question must be at most 1000 characters".into());
+    }
+    let trials = match trials {
+        None => 100_000,
+        Some(t) if t >= 1 && (t as u64) <= MAX_TRIALS => t as u64,
+        Some(t) => {
+            fail("trials", format!("trials = {t} is out of range; allowed 1 to {MAX_TRIALS}"));
+            1
+        }
+    };
+    let seed = match seed {
+        None => 1,
+        Some(s) if s >= 0 => s as u64,
+        Some(s) => {
+            fail("seed", format!("seed = {s} is negative; use a whole number from 0 to {}", i64::MAX));
+            0
+        }
+    };
+    (trials, seed)
+}
+
 impl Checker<'_> {
     fn fail(&mut self, field: &str, message: impl fmt::Display) {
         let line = locate(self.text, field);
@@ -1018,28 +1056,8 @@ impl Checker<'_> {
                 None
             }
         };
-        if raw.title.trim().is_empty() || raw.title.len() > 200 {
-            self.fail("title", "the title must be 1 to 200 characters");
-        }
-        if raw.question.as_ref().is_some_and(|q| q.len() > 1000) {
-            self.fail("question", "the question must be at most 1000 characters");
-        }
-        let trials = match raw.trials {
-            None => 100_000,
-            Some(t) if t >= 1 && (t as u64) <= MAX_TRIALS => t as u64,
-            Some(t) => {
-                self.fail("trials", format!("trials = {t} is out of range; allowed 1 to {MAX_TRIALS}"));
-                1
-            }
-        };
-        let seed = match raw.seed {
-            None => 1,
-            Some(s) if s >= 0 => s as u64,
-            Some(s) => {
-                self.fail("seed", format!("seed = {s} is negative; use a whole number from 0 to {}", i64::MAX));
-                0
-            }
-        };
+        let (trials, seed) =
+            header_fields(self.text, &mut self.problems, &raw.title, raw.question.as_deref(), raw.trials, raw.seed);
         let terrain: Vec<Terrain> = raw.terrain.iter().enumerate().filter_map(|(i, t)| self.terrain(i, t)).collect();
         let army = raw.army.as_ref().map(|a| self.army(a));
         let chariot = self.chariot(&raw.chariot);

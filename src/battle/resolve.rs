@@ -12,13 +12,12 @@ use super::scenario::{Action, BattleScenario, ChargeDoubles, PlatformHits, Role,
 use super::tally::{BattleTally, MetricSet};
 use crate::dice::{Dice, Phase};
 use crate::geometry::Vec2;
-use crate::resolve::{BLOCK, Interrupted, Streams, TrialRange};
+use crate::resolve::{Interrupted, Streams, TrialRange};
 use crate::rules::battlesystem::{
     Attack, AttackDie, MoraleResult, PlatformRoll, attack_hits, clock_heading, die, platform_crew_hits,
 };
-use rayon::prelude::*;
 use serde::Serialize;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 /// The most contacts one rout may make before it is stopped (a guard; the re-roll limit
 /// normally ends a rout long before).
@@ -834,33 +833,15 @@ pub fn run(
     progress: &(dyn Fn(u64) + Sync),
     cancel: &AtomicBool,
 ) -> Result<BattleTally, Interrupted> {
-    let blocks = range.count.div_ceil(BLOCK);
-    let tally = (0..blocks)
-        .into_par_iter()
-        .map_init(Scratch::default, |scratch, b| {
-            if cancel.load(Ordering::Relaxed) {
-                return None;
-            }
-            let start = range.first + b * BLOCK;
-            let end = (start + BLOCK).min(range.first + range.count);
-            let tally = tally_trials(plan, streams, start..end, scratch);
-            progress(end - start);
-            Some(tally)
-        })
-        .reduce(
-            || Some(new_tally(plan)),
-            |a, b| match (a, b) {
-                (Some(mut a), Some(b)) => {
-                    a.merge(&b);
-                    Some(a)
-                }
-                _ => None,
-            },
-        );
-    match tally {
-        Some(t) if !cancel.load(Ordering::Relaxed) || t.trials == range.count => Ok(t),
-        other => Err(Interrupted { done: other.map_or(0, |t| t.trials), asked: range.count }),
-    }
+    crate::resolve::run_in_blocks(
+        range,
+        progress,
+        cancel,
+        || new_tally(plan),
+        |scratch: &mut Scratch, trials| tally_trials(plan, streams, trials, scratch),
+        |a, b| a.merge(b),
+        |t| t.trials,
+    )
 }
 
 /// Replays one trial: its metric values (in plan order) and its events.

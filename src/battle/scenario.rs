@@ -9,7 +9,7 @@
 use super::board::{self, Block};
 use crate::geometry::Vec2;
 use crate::rules::battlesystem::{ArmourRoll, AttackDie, AttackRules, HitsTable, MoraleRule, PlatformRoll};
-use crate::scenario::{MAX_TRIALS, Problem, RULES_VERSION, ScenarioError, fnv1a, locate};
+use crate::scenario::{Problem, RULES_VERSION, ScenarioError, fnv1a, locate};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -549,28 +549,14 @@ impl Checker<'_> {
     }
 
     fn scenario(&mut self, raw: RawBattle, file: &str) -> Option<BattleScenario> {
-        if raw.title.trim().is_empty() || raw.title.len() > 200 {
-            self.fail("title", "the title must be 1 to 200 characters");
-        }
-        if raw.question.as_ref().is_some_and(|q| q.len() > 1000) {
-            self.fail("question", "the question must be at most 1000 characters");
-        }
-        let trials = match raw.trials {
-            None => 100_000,
-            Some(t) if t >= 1 && (t as u64) <= MAX_TRIALS => t as u64,
-            Some(t) => {
-                self.fail("trials", format!("trials = {t} is out of range; allowed 1 to {MAX_TRIALS}"));
-                1
-            }
-        };
-        let seed = match raw.seed {
-            None => 1,
-            Some(s) if s >= 0 => s as u64,
-            Some(s) => {
-                self.fail("seed", format!("seed = {s} is negative; use a whole number from 0 to {}", i64::MAX));
-                0
-            }
-        };
+        let (trials, seed) = crate::scenario::header_fields(
+            self.text,
+            &mut self.problems,
+            &raw.title,
+            raw.question.as_deref(),
+            raw.trials,
+            raw.seed,
+        );
         let board = match &raw.board {
             None => [48.0, 48.0],
             Some(b) => [

@@ -8,7 +8,6 @@ use crate::document::group_digits;
 use crate::resolve::{Streams, TrialRange};
 use crate::rules::battlesystem::MoraleResult;
 use anyhow::Result;
-use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -49,11 +48,7 @@ pub(super) fn run(scenario: &BattleScenario, file: &Path, args: &RunArgs, pool: 
     let seed = args.play.seed.unwrap_or(scenario.seed);
     let plan = battle_resolve::compile(scenario);
     let streams = Streams::new(seed, scenario.hash());
-    let bar = if args.play.quiet || args.json { ProgressBar::hidden() } else { ProgressBar::new(trials) };
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {wide_bar} {human_pos}/{human_len} trials, {per_sec}, eta {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar = super::trial_bar(trials, args.play.quiet || args.json);
     let cancel = AtomicBool::new(false);
     let started = Instant::now();
     let tally = pool.install(|| {
