@@ -3,7 +3,7 @@
 
 mod battle;
 
-use crate::battle::scenario::{BattleScenario, system_of};
+use crate::battle::scenario::{BattleScenario, SystemField, system_of};
 use crate::document::group_digits;
 use crate::plan::{self, Plan};
 use crate::report::{self, RunRecord};
@@ -261,10 +261,19 @@ fn load_any(file: Option<&Path>) -> Result<Loaded, ScenarioError> {
     };
     let text = scenario::read(path)?;
     let name = path.display().to_string();
-    if system_of(&text).as_deref() == Some("battlesystem") {
-        crate::battle::scenario::parse(&text, &name).map(|s| Loaded::Battle(Box::new(s)))
-    } else {
-        scenario::parse(&text, &name).map(|s| Loaded::Mesbg(Box::new(s)))
+    match system_of(&text) {
+        SystemField::Battlesystem => crate::battle::scenario::parse(&text, &name).map(|s| Loaded::Battle(Box::new(s))),
+        SystemField::Mesbg | SystemField::Unreadable => {
+            scenario::parse(&text, &name).map(|s| Loaded::Mesbg(Box::new(s)))
+        }
+        SystemField::Other(found) => Err(ScenarioError::Invalid {
+            file: name,
+            problems: vec![scenario::Problem {
+                field: "system".into(),
+                line: scenario::locate(&text, "system"),
+                message: format!("unknown system {found}; allowed: \"mesbg\", \"battlesystem\""),
+            }],
+        }),
     }
 }
 

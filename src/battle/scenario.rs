@@ -350,10 +350,28 @@ pub fn slug_of(text: &str, empty: &str) -> String {
     if slug.is_empty() { empty.to_string() } else { slug }
 }
 
-/// The `system` a scenario text declares, if it parses as TOML and has one.
-pub fn system_of(text: &str) -> Option<String> {
-    let table: toml::Table = toml::from_str(text).ok()?;
-    table.get("system")?.as_str().map(str::to_string)
+/// What a scenario text says in its `system` field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SystemField {
+    /// `"mesbg"`, or no `system` field (the MESBG validator then names it as missing).
+    Mesbg,
+    /// `"battlesystem"`.
+    Battlesystem,
+    /// Anything else, as written.
+    Other(String),
+    /// The text is not TOML (the MESBG validator names the syntax error).
+    Unreadable,
+}
+
+/// The `system` a scenario text declares.
+pub fn system_of(text: &str) -> SystemField {
+    let Ok(table) = toml::from_str::<toml::Table>(text) else { return SystemField::Unreadable };
+    match table.get("system") {
+        None => SystemField::Mesbg,
+        Some(toml::Value::String(s)) if s == "mesbg" => SystemField::Mesbg,
+        Some(toml::Value::String(s)) if s == "battlesystem" => SystemField::Battlesystem,
+        Some(other) => SystemField::Other(other.to_string().chars().take(60).collect()),
+    }
 }
 
 // ----- the file format, as written -------------------------------------------------
@@ -922,7 +940,7 @@ unit = "Elephant"
         assert!((s.units[1].block.depth - 2.0).abs() < 1e-12);
         assert_eq!(s.rules.max_rerolls, 3);
         assert_eq!(s.rout_distance(0), 15.0);
-        assert_eq!(system_of(ROUT).as_deref(), Some("battlesystem"));
+        assert_eq!(system_of(ROUT), SystemField::Battlesystem);
         assert!(s.rules.options().iter().any(|(k, v)| *k == "armour_roll" && v == "\"greater\""));
     }
 
