@@ -189,6 +189,10 @@ pub struct SweepArgs {
     /// Trials per point, seed, threads, report folder (default: reports/sweep--<slug>/), quiet.
     #[command(flatten)]
     pub play: PlayOptions,
+    /// Continue an interrupted sweep: keep the points it finished (saved in the report
+    /// folder's `sweep-state.json`) and play only the rest. The same command is required.
+    #[arg(long)]
+    pub resume: bool,
 }
 
 /// Options of `balance`.
@@ -220,8 +224,33 @@ fn parse_target(text: &str) -> Result<f64, String> {
     }
 }
 
+/// Set by Ctrl-C (SIGINT): runs stop at the next block of trials and write nothing partial.
+static CANCEL: AtomicBool = AtomicBool::new(false);
+
+/// The exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells expect).
+pub const INTERRUPTED_EXIT: u8 = 130;
+
+/// Makes Ctrl-C stop runs at the next block (within a second); a second Ctrl-C exits at once.
+fn handle_interrupts() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let installed = ctrlc::set_handler(|| {
+            if CANCEL.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                std::process::exit(i32::from(INTERRUPTED_EXIT));
+            }
+            eprintln!("\ninterrupted: stopping at the next block of trials (Ctrl-C again to quit at once)");
+        });
+        // Without a handler Ctrl-C still ends the process, and atomic writes still leave
+        // nothing half-written; only the tidy stop is lost.
+        if let Err(e) = installed {
+            eprintln!("warning: cannot handle Ctrl-C ({e}); it will end runs abruptly");
+        }
+    });
+}
+
 /// Runs the parsed command line.
 pub fn main_with(cli: Cli) -> Result<()> {
+    handle_interrupts();
     match cli.command {
         Command::Run(args) => run(args),
         Command::Validate { files } => validate(&files),
@@ -237,6 +266,9 @@ pub fn main_with(cli: Cli) -> Result<()> {
 /// The exit code for an error: 2 for bad input (a scenario, a `--set`, a price field), 1
 /// for anything else.
 pub fn exit_code(error: &anyhow::Error) -> u8 {
+    if error.chain().any(|e| e.downcast_ref::<resolve::Interrupted>().is_some()) {
+        return INTERRUPTED_EXIT;
+    }
     let bad_input = |e: &(dyn std::error::Error + 'static)| {
         e.downcast_ref::<ScenarioError>().is_some()
             || e.downcast_ref::<crate::sweep::SweepError>().is_some()
@@ -412,7 +444,7 @@ fn write_trials(scenario: &Scenario, record: &RunRecord, path: &Path, pool: &ray
     let plan = plan::compile(scenario);
     let streams = Streams::new(record.seed, scenario.hash());
     let range = TrialRange { first: 0, count: record.trials };
-    let cancel = AtomicBool::new(false);
+    let cancel = &CANCEL;
     let done = pool.install(|| {
         report::write_trials_parquet(path, &plan.metrics, |sink| {
             resolve::for_each_chunk(&plan, streams, range, &cancel, sink)
@@ -441,7 +473,7 @@ fn run_shard(
     let seed = args.play.seed.unwrap_or(scenario.seed);
     let plan = plan::compile(scenario);
     let range = shard.range(trials);
-    let cancel = AtomicBool::new(false);
+    let cancel = &CANCEL;
     let started = Instant::now();
     let tally = pool.install(|| resolve::run(&plan, Streams::new(seed, scenario.hash()), range, &|_| {}, &cancel))?;
     let record = ShardFile {
@@ -503,7 +535,7 @@ fn compare(args: CompareArgs) -> Result<()> {
     // Common random numbers: both play A's streams.
     let streams = Streams::new(seed, a.hash());
     let bar = if args.play.quiet { ProgressBar::hidden() } else { ProgressBar::new(trials) };
-    let cancel = AtomicBool::new(false);
+    let cancel = &CANCEL;
     let started = Instant::now();
     let play = |range: TrialRange| {
         pool.install(|| crate::paired::run(&plan_a, &plan_b, streams, range, &|n| bar.inc(n), &cancel))
@@ -576,6 +608,37 @@ fn compare(args: CompareArgs) -> Result<()> {
     Ok(())
 }
 
+/// The checkpoint of a sweep in its report folder: the tallies of the points finished.
+const SWEEP_STATE: &str = "sweep-state.json";
+
+/// What `sweep-state.json` holds.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SweepState {
+    /// The sweep it belongs to (scenario hash, seed, trials, sets, precision).
+    key: String,
+    /// (point index, its tally) for every finished point.
+    finished: Vec<(usize, crate::tally::Tally)>,
+}
+
+fn read_sweep_state(path: &Path) -> Result<SweepState> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("--resume needs {} from an interrupted sweep", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not a sweep checkpoint", path.display()))
+}
+
+fn write_sweep_state(path: &Path, key: &str, finished: &[Option<crate::tally::Tally>]) -> Result<()> {
+    let state = SweepState {
+        key: key.to_string(),
+        finished: finished.iter().enumerate().filter_map(|(i, t)| t.clone().map(|t| (i, t))).collect(),
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let text = serde_json::to_string(&state)?;
+    report::write_atomic(path, |f| std::io::Write::write_all(f, text.as_bytes()))?;
+    Ok(())
+}
+
 fn sweep(args: SweepArgs) -> Result<()> {
     let base = load(Some(&args.file))?;
     let text = scenario_text(Some(&args.file))?;
@@ -594,23 +657,70 @@ fn sweep(args: SweepArgs) -> Result<()> {
     );
     // Common random numbers: every point plays the base scenario's streams.
     let streams = Streams::new(seed, base.hash());
-    let cancel = AtomicBool::new(false);
+    let cancel = &CANCEL;
     let started = Instant::now();
+    let dir = args.play.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(format!("sweep--{}", base.slug())));
+    let sets_text: String = args.sets.iter().map(|s| format!(" --set {}", shell_quote(s))).collect();
+    let state_key = format!(
+        "{:016x} seed {seed} trials {trials}{sets_text} target {:?} cap {:?}",
+        base.hash(),
+        args.precision.target_ci,
+        args.precision.max_trials
+    );
+    let state_path = dir.join(SWEEP_STATE);
+    let mut finished: Vec<Option<crate::tally::Tally>> = vec![None; points.len()];
+    if args.resume {
+        let state = read_sweep_state(&state_path)?;
+        anyhow::ensure!(
+            state.key == state_key,
+            "{} was written by a different sweep ({}); run the same command with --resume, or drop --resume to start again",
+            state_path.display(),
+            state.key
+        );
+        for (index, tally) in state.finished {
+            if let Some(slot) = finished.get_mut(index) {
+                bar.inc(tally.trials);
+                *slot = Some(tally);
+            }
+        }
+    }
     let mut rows = Vec::with_capacity(points.len());
-    for point in &points {
+    for (index, point) in points.iter().enumerate() {
         let plan = plan::compile(&point.scenario);
+        if let Some(tally) = &finished[index] {
+            rows.push(crate::sweep::SweepRow {
+                values: point.values.clone(),
+                trials: tally.trials,
+                summary: crate::analysis::summarize(tally, &plan.metrics),
+            });
+            continue;
+        }
         let range = TrialRange { first: 0, count: trials };
-        let mut tally = pool.install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), &cancel))?;
+        let interrupted = |done: usize| {
+            anyhow::anyhow!(
+                "{done} of {} points were finished and kept in {}; run the same command with --resume to play the rest",
+                points.len(),
+                state_path.display()
+            )
+        };
+        let done_so_far = finished.iter().filter(|f| f.is_some()).count();
+        let mut tally = pool
+            .install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), &cancel))
+            .map_err(|e| anyhow::Error::new(e).context(interrupted(done_so_far)))?;
         if let Some(target) = args.precision.target_ci {
             let cap = args.precision.max_trials.unwrap_or(DEFAULT_MAX_TRIALS).max(trials);
             while worst_half_width(&tally, &plan.metrics).1 >= target && tally.trials < cap {
                 let next = tally.trials.saturating_mul(2).min(cap);
                 bar.inc_length(next - tally.trials);
                 let range = TrialRange { first: tally.trials, count: next - tally.trials };
-                let more = pool.install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), &cancel))?;
+                let more = pool
+                    .install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), &cancel))
+                    .map_err(|e| anyhow::Error::new(e).context(interrupted(done_so_far)))?;
                 tally.merge(&more);
             }
         }
+        finished[index] = Some(tally.clone());
+        write_sweep_state(&state_path, &state_key, &finished)?;
         rows.push(crate::sweep::SweepRow {
             values: point.values.clone(),
             trials: tally.trials,
@@ -618,7 +728,6 @@ fn sweep(args: SweepArgs) -> Result<()> {
         });
     }
     bar.finish_and_clear();
-    let sets_text: String = args.sets.iter().map(|s| format!(" --set {}", shell_quote(s))).collect();
     let run = crate::sweep::SweepRun {
         title: base.title.clone(),
         paths: sets.iter().map(|a| a.path.clone()).collect(),
@@ -638,8 +747,9 @@ fn sweep(args: SweepArgs) -> Result<()> {
                 .unwrap_or_default()
         ),
     };
-    let dir = args.play.out.unwrap_or_else(|| PathBuf::from("reports").join(format!("sweep--{}", base.slug())));
     let written = report::write_sweep(&dir, &run)?;
+    // The report holds everything now; the checkpoint would only mislead a later --resume.
+    let _ = std::fs::remove_file(&state_path);
     if !args.play.quiet {
         println!("{}", base.title);
         println!(
@@ -674,7 +784,7 @@ fn balance(args: BalanceArgs) -> Result<()> {
     let pricing_a = crate::balance::pricing(&a, &plan_a, &args.price)?;
     let streams = Streams::new(seed, a.hash());
     let bar = if args.play.quiet { ProgressBar::hidden() } else { ProgressBar::new(trials) };
-    let cancel = AtomicBool::new(false);
+    let cancel = &CANCEL;
     let range = TrialRange { first: 0, count: trials };
     let quote = |p: &Path| shell_quote(&p.display().to_string());
     let (fair, reference_title, command) = match (&args.against, args.target_efficiency) {
@@ -787,7 +897,7 @@ fn run_one(scenario: &Scenario, file: Option<&Path>, args: &RunArgs, pool: &rayo
     let plan = plan::compile(scenario);
     let streams = Streams::new(seed, scenario.hash());
     let bar = trial_bar(trials, args.play.quiet || args.json);
-    let cancel = AtomicBool::new(false);
+    let cancel = &CANCEL;
     let started = Instant::now();
     let mut tally = pool
         .install(|| resolve::run(&plan, streams, TrialRange { first: 0, count: trials }, &|n| bar.inc(n), &cancel))?;

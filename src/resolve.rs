@@ -655,7 +655,7 @@ pub struct TrialRange {
 
 /// The run was interrupted before it finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the run was interrupted after {done} of {asked} trials")]
+#[error("the run was interrupted after {done} of {asked} trials; nothing was written for it")]
 pub struct Interrupted {
     /// Trials finished.
     pub done: u64,

@@ -9,7 +9,6 @@ use crate::resolve::{Streams, TrialRange};
 use crate::rules::battlesystem::MoraleResult;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// Refuses the `run` options BATTLESYSTEM runs do not have yet.
@@ -49,7 +48,7 @@ pub(super) fn run(scenario: &BattleScenario, file: &Path, args: &RunArgs, pool: 
     let plan = battle_resolve::compile(scenario);
     let streams = Streams::new(seed, scenario.hash());
     let bar = super::trial_bar(trials, args.play.quiet || args.json);
-    let cancel = AtomicBool::new(false);
+    let cancel = &super::CANCEL;
     let started = Instant::now();
     let tally = pool.install(|| {
         battle_resolve::run(&plan, streams, TrialRange { first: 0, count: trials }, &|n| bar.inc(n), &cancel)
