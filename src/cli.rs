@@ -447,7 +447,7 @@ fn write_trials(scenario: &Scenario, record: &RunRecord, path: &Path, pool: &ray
     let cancel = &CANCEL;
     let done = pool.install(|| {
         report::write_trials_parquet(path, &plan.metrics, |sink| {
-            resolve::for_each_chunk(&plan, streams, range, &cancel, sink)
+            resolve::for_each_chunk(&plan, streams, range, cancel, sink)
         })
     })?;
     anyhow::ensure!(done, "writing {} was interrupted; nothing was left there", path.display());
@@ -475,7 +475,7 @@ fn run_shard(
     let range = shard.range(trials);
     let cancel = &CANCEL;
     let started = Instant::now();
-    let tally = pool.install(|| resolve::run(&plan, Streams::new(seed, scenario.hash()), range, &|_| {}, &cancel))?;
+    let tally = pool.install(|| resolve::run(&plan, Streams::new(seed, scenario.hash()), range, &|_| {}, cancel))?;
     let record = ShardFile {
         schema: crate::shard::SHARD_SCHEMA.to_string(),
         version: env!("CARGO_PKG_VERSION").to_string(),
@@ -538,7 +538,7 @@ fn compare(args: CompareArgs) -> Result<()> {
     let cancel = &CANCEL;
     let started = Instant::now();
     let play = |range: TrialRange| {
-        pool.install(|| crate::paired::run(&plan_a, &plan_b, streams, range, &|n| bar.inc(n), &cancel))
+        pool.install(|| crate::paired::run(&plan_a, &plan_b, streams, range, &|n| bar.inc(n), cancel))
             .context("the comparison was interrupted")
     };
     let mut sums = play(TrialRange { first: 0, count: trials })?;
@@ -705,7 +705,7 @@ fn sweep(args: SweepArgs) -> Result<()> {
         };
         let done_so_far = finished.iter().filter(|f| f.is_some()).count();
         let mut tally = pool
-            .install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), &cancel))
+            .install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), cancel))
             .map_err(|e| anyhow::Error::new(e).context(interrupted(done_so_far)))?;
         if let Some(target) = args.precision.target_ci {
             let cap = args.precision.max_trials.unwrap_or(DEFAULT_MAX_TRIALS).max(trials);
@@ -714,7 +714,7 @@ fn sweep(args: SweepArgs) -> Result<()> {
                 bar.inc_length(next - tally.trials);
                 let range = TrialRange { first: tally.trials, count: next - tally.trials };
                 let more = pool
-                    .install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), &cancel))
+                    .install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), cancel))
                     .map_err(|e| anyhow::Error::new(e).context(interrupted(done_so_far)))?;
                 tally.merge(&more);
             }
@@ -793,7 +793,7 @@ fn balance(args: BalanceArgs) -> Result<()> {
             let plan_r = plan::compile(&r);
             let pricing_r = crate::balance::pricing(&r, &plan_r, &args.price)?;
             let sums = pool
-                .install(|| crate::paired::run(&plan_a, &plan_r, streams, range, &|n| bar.inc(n), &cancel))
+                .install(|| crate::paired::run(&plan_a, &plan_r, streams, range, &|n| bar.inc(n), cancel))
                 .context("the balance run was interrupted")?;
             let fair = crate::balance::fair_price_against(&sums, pricing_a, pricing_r)
                 .context("the reference slays nothing, so no price matches its efficiency")?;
@@ -806,7 +806,7 @@ fn balance(args: BalanceArgs) -> Result<()> {
             (fair, Some(r.title.clone()), command)
         }
         (None, Some(target)) => {
-            let tally = pool.install(|| resolve::run(&plan_a, streams, range, &|n| bar.inc(n), &cancel))?;
+            let tally = pool.install(|| resolve::run(&plan_a, streams, range, &|n| bar.inc(n), cancel))?;
             let kills = crate::analysis::summarize_metric(&tally, Metric::Kills);
             let fair = crate::balance::fair_price_for(&kills, tally.trials, pricing_a, target);
             let command = format!(
@@ -899,8 +899,8 @@ fn run_one(scenario: &Scenario, file: Option<&Path>, args: &RunArgs, pool: &rayo
     let bar = trial_bar(trials, args.play.quiet || args.json);
     let cancel = &CANCEL;
     let started = Instant::now();
-    let mut tally = pool
-        .install(|| resolve::run(&plan, streams, TrialRange { first: 0, count: trials }, &|n| bar.inc(n), &cancel))?;
+    let mut tally =
+        pool.install(|| resolve::run(&plan, streams, TrialRange { first: 0, count: trials }, &|n| bar.inc(n), cancel))?;
     let mut precision = None;
     if let Some(target) = args.precision.target_ci {
         // Double the trials until every reported metric's 95% half-width is below the
@@ -917,7 +917,7 @@ fn run_one(scenario: &Scenario, file: Option<&Path>, args: &RunArgs, pool: &rayo
             let next = (tally.trials.saturating_mul(2)).min(cap);
             bar.set_length(next);
             let range = TrialRange { first: tally.trials, count: next - tally.trials };
-            let more = pool.install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), &cancel))?;
+            let more = pool.install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), cancel))?;
             tally.merge(&more);
         }
     }

@@ -24,7 +24,7 @@ fn interrupt(child: &Child) {
 }
 
 /// Waits for the child, returning its exit code, stderr and how long it took after the signal.
-fn finish(mut child: Child, signalled: Instant) -> (Option<i32>, String, Duration) {
+fn finish(child: Child, signalled: Instant) -> (Option<i32>, String, Duration) {
     let out = child.wait_with_output().expect("child ends");
     (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned(), signalled.elapsed())
 }

@@ -51,7 +51,7 @@ pub(super) fn run(scenario: &BattleScenario, file: &Path, args: &RunArgs, pool: 
     let cancel = &super::CANCEL;
     let started = Instant::now();
     let tally = pool.install(|| {
-        battle_resolve::run(&plan, streams, TrialRange { first: 0, count: trials }, &|n| bar.inc(n), &cancel)
+        battle_resolve::run(&plan, streams, TrialRange { first: 0, count: trials }, &|n| bar.inc(n), cancel)
     })?;
     let elapsed = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
