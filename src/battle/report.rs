@@ -336,7 +336,9 @@ pub fn write_report(dir: &Path, record: &BattleRecord) -> Result<Vec<PathBuf>, R
                 "ci95_hi" => contacted.iter().map(|c| c.3).collect::<Vec<_>>(),
             )
             .map_err(frame_error("contacted"))?;
-            let chart = chart::comparison::ComparisonChart::from_frame(&frame, "Chance each unit is contacted", true)?;
+            let mut chart =
+                chart::comparison::ComparisonChart::from_frame(&frame, "Chance each unit is contacted", true)?;
+            chart.trial_word = "trial".to_string();
             let listed: Vec<String> = contacted.iter().map(|c| format!("{} {}", c.0, percent(c.1))).collect();
             add(
                 &mut files,

@@ -16,6 +16,8 @@ pub struct ComparisonChart {
     pub title: String,
     /// Whether the metric is a probability (axis in percent).
     pub probability: bool,
+    /// What one trial is called on the axis ("charge" unless set).
+    pub trial_word: String,
     names: Vec<String>,
     mean: Vec<f64>,
     lo: Vec<f64>,
@@ -29,6 +31,7 @@ impl ComparisonChart {
         Ok(Self {
             title: title.to_string(),
             probability,
+            trial_word: "charge".to_string(),
             names: column_str(frame, Self::KIND, "scenario")?,
             mean: col("mean")?,
             lo: col("ci95_lo")?,
@@ -69,7 +72,11 @@ impl Chart for ComparisonChart {
             .configure_mesh()
             .light_line_style(TRANSPARENT)
             .disable_y_mesh()
-            .x_desc(if probability { "share of charges" } else { "mean per charge" })
+            .x_desc(if probability {
+                format!("share of {}s", self.trial_word)
+            } else {
+                format!("mean per {}", self.trial_word)
+            })
             .y_labels(names.len())
             .y_label_formatter(&|v| match v {
                 SegmentValue::CenterOf(i) => names.get(*i as usize).cloned().unwrap_or_default(),
