@@ -884,6 +884,32 @@ pub const BATTLESYSTEM_COMMANDS: &str = "a \"battlesystem\" scenario works with 
 
 const NOT_YET: &str = "is not supported yet in this version of charioteer; remove it (the scenario is refused rather than simulated without it)";
 
+/// Records a problem with `field`, located on its line in `text`.
+pub(crate) fn record(text: &str, problems: &mut Vec<Problem>, field: &str, message: impl fmt::Display) {
+    problems.push(Problem { field: field.to_string(), line: locate(text, field), message: message.to_string() });
+}
+
+/// `value` if it is finite and within `lo..=hi`; otherwise records why (naming it `what`)
+/// and returns `lo`, so validation goes on to report every problem at once.
+pub(crate) fn checked_float(
+    text: &str,
+    problems: &mut Vec<Problem>,
+    field: &str,
+    value: f64,
+    (lo, hi): (f64, f64),
+    what: &str,
+) -> f64 {
+    if !value.is_finite() {
+        record(text, problems, field, format!("{what} must be a finite number, not {value}"));
+        lo
+    } else if value < lo || value > hi {
+        record(text, problems, field, format!("{what} {value} is out of range; allowed {lo} to {hi}"));
+        lo
+    } else {
+        value
+    }
+}
+
 /// Checks the fields every scenario starts with (title, question, trials, seed) and
 /// returns the trials and seed, defaults filled in; problems go to `problems`.
 pub(crate) fn header_fields(
@@ -894,9 +920,7 @@ pub(crate) fn header_fields(
     trials: Option<i64>,
     seed: Option<i64>,
 ) -> (u64, u64) {
-    let mut fail = |field: &str, message: String| {
-        problems.push(Problem { field: field.to_string(), line: locate(text, field), message });
-    };
+    let mut fail = |field: &str, message: String| record(text, problems, field, message);
     if title.trim().is_empty() || title.len() > 200 {
         fail("title", "the title must be 1 to 200 characters".into());
     }
@@ -924,8 +948,7 @@ pub(crate) fn header_fields(
 
 impl Checker<'_> {
     fn fail(&mut self, field: &str, message: impl fmt::Display) {
-        let line = locate(self.text, field);
-        self.problems.push(Problem { field: field.to_string(), line, message: message.to_string() });
+        record(self.text, &mut self.problems, field, message);
     }
 
     fn int(&mut self, field: &str, value: i64, lo: i64, hi: i64, what: &str) -> u8 {
@@ -980,15 +1003,7 @@ impl Checker<'_> {
     }
 
     fn float(&mut self, field: &str, value: f64, lo: f64, hi: f64, what: &str) -> f64 {
-        if !value.is_finite() {
-            self.fail(field, format!("{what} must be a finite number, not {value}"));
-            lo
-        } else if value < lo || value > hi {
-            self.fail(field, format!("{what} {value} is out of range; allowed {lo} to {hi}"));
-            lo
-        } else {
-            value
-        }
+        checked_float(self.text, &mut self.problems, field, value, (lo, hi), what)
     }
 
     fn point(&mut self, field: &str, value: [f64; 2]) -> Vec2 {

@@ -9,7 +9,7 @@
 use super::board::{self, Block};
 use crate::geometry::Vec2;
 use crate::rules::battlesystem::{ArmourRoll, AttackDie, AttackRules, HitsTable, MoraleRule, PlatformRoll};
-use crate::scenario::{Problem, RULES_VERSION, ScenarioError, fnv1a, locate};
+use crate::scenario::{Problem, RULES_VERSION, ScenarioError, fnv1a};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -531,8 +531,7 @@ struct Checker<'a> {
 
 impl Checker<'_> {
     fn fail(&mut self, field: &str, message: impl fmt::Display) {
-        let line = locate(self.text, field);
-        self.problems.push(Problem { field: field.to_string(), line, message: message.to_string() });
+        crate::scenario::record(self.text, &mut self.problems, field, message);
     }
 
     fn whole(&mut self, field: &str, value: i64, lo: i64, hi: i64, what: &str) -> u32 {
@@ -545,15 +544,7 @@ impl Checker<'_> {
     }
 
     fn float(&mut self, field: &str, value: f64, lo: f64, hi: f64, what: &str) -> f64 {
-        if !value.is_finite() {
-            self.fail(field, format!("{what} must be a finite number, not {value}"));
-            lo
-        } else if value < lo || value > hi {
-            self.fail(field, format!("{what} {value} is out of range; allowed {lo} to {hi}"));
-            lo
-        } else {
-            value
-        }
+        crate::scenario::checked_float(self.text, &mut self.problems, field, value, (lo, hi), what)
     }
 
     fn die(&mut self, field: &str, text: &str) -> AttackDie {
