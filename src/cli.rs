@@ -947,6 +947,20 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
+/// The rule options and policies in force on one line (`name=value`, a changed default
+/// marked `*`); report.md and run.json give each one's meaning.
+fn ruleset_line(ruleset: &[crate::scenario::RuleOption]) -> String {
+    ruleset
+        .iter()
+        .map(|o| {
+            let name = o.name.strip_prefix("chariot.hero.").unwrap_or(o.name);
+            let changed = if o.value == o.default { "" } else { "*" };
+            format!("{name}={}{changed}", o.value)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn print_table(record: &RunRecord) {
     println!("{}", record.title);
     println!(
@@ -968,6 +982,7 @@ fn print_table(record: &RunRecord) {
         record.plan.obstacle.as_ref().map(|o| format!(", ends at obstacle \"{o}\"")).unwrap_or_default(),
         if record.plan.breakthrough_possible { ", breakthrough possible" } else { ", no breakthrough possible" }
     );
+    println!("ruleset: {}", ruleset_line(&record.ruleset));
     let exact = record.exact.as_ref().ok();
     match &record.exact {
         Ok(_) => {
@@ -1160,17 +1175,34 @@ fn describe_event(plan: &Plan, event: &Event) -> String {
             if *ours { "our chariot" } else { "the enemy chariot" },
             roll.map(|d| format!(" (same size, D6 {d})")).unwrap_or_default()
         ),
-        Event::TerrainTest { roll } => format!(
-            "difficult-terrain test: rolls {roll}{}",
-            if *roll == 1 { ", the chariot suffers a Wound" } else { ", no harm" }
+        Event::TerrainTest { roll, might } => format!(
+            "difficult-terrain test on entering: rolls {roll}{}",
+            if *might > 0 {
+                ", the Hero spends 1 Might to make it a 2: no harm"
+            } else if *roll == 1 {
+                ", the chariot suffers a Wound at once"
+            } else {
+                ", no harm"
+            }
+        ),
+        Event::SlainByTerrain { distance } => {
+            format!("the chariot is slain by the difficult terrain at {distance:.2}\" and stops there")
+        }
+        Event::StrikesDeclared { split } => format!(
+            "the chariot declares its Strikes before rolling: {}",
+            split.iter().map(|(m, k)| format!("{k} at {}", plan.model_label(*m))).collect::<Vec<_>>().join(", ")
         ),
         Event::Obstacle { wounding_hits } => {
             format!("drives into the obstacle: 3 hits at Strength 6 each way, {wounding_hits} wound the chariot")
         }
         Event::Might { points, on } => format!("the Hero spends {points} Might on the {on} roll"),
-        Event::Fate { roll, saved } => {
+        Event::Fate { rolls, might, saved } => {
             format!(
-                "the Hero spends a Fate point: rolls {roll}, {}",
+                "the Hero spends {} Fate point{}: rolls {}{}, {}",
+                rolls.len(),
+                if rolls.len() == 1 { "" } else { "s" },
+                rolls.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", "),
+                if *might > 0 { format!(" (+{might} Might on the last)") } else { String::new() },
                 if *saved { "the Wound is prevented" } else { "no save" }
             )
         }

@@ -250,11 +250,16 @@ pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String])
             );
         }
     }
-    let _ = writeln!(out, "\n## Ruleset options in force\n");
-    table_row(&mut out, &["option".into(), "value".into()]);
-    table_row(&mut out, &["---".into(), "---".into()]);
-    for (name, value) in record.rules.options() {
-        table_row(&mut out, &[format!("`{name}`"), format!("`{value}`")]);
+    let _ = writeln!(out, "\n## The rules as read for this run\n");
+    let _ = writeln!(
+        out,
+        "Every rule option and policy in force; a value other than the rules reference's default is marked *changed*.\n"
+    );
+    table_row(&mut out, &["option".into(), "value".into(), "default".into(), "what it means here".into()]);
+    table_row(&mut out, &["---".into(), "---".into(), "---".into(), "---".into()]);
+    for o in &record.ruleset {
+        let value = if o.value == o.default { format!("`{}`", o.value) } else { format!("`{}` (*changed*)", o.value) };
+        table_row(&mut out, &[format!("`{}`", o.name), value, format!("`{}`", o.default), o.reads.to_string()]);
     }
     let _ = writeln!(out, "\n## Reproduce\n");
     let _ = writeln!(out, "- charioteer {}", env!("CARGO_PKG_VERSION"));

@@ -14,7 +14,8 @@
 
 use crate::analysis::{DistributionRow, MetricSummary};
 use crate::plan::{Plan, fight_rules};
-use crate::rules::mesbg::{self, ChariotFighter, Combatant, FightOutcome, HeroInFight};
+use crate::rules::mesbg::FightOutcome;
+use crate::rules::mesbg_fight::{self, ChariotFighter, Combatant, HeroInFight, WoundOn};
 use crate::tally::{Metric, Outcome};
 use std::collections::BTreeMap;
 
@@ -58,14 +59,20 @@ struct Branch {
 }
 
 impl Branch {
-    /// The chariot suffers a Wound unless Fate saves it: one or two branches.
-    fn suffer_wound(self) -> [Option<Branch>; 2] {
-        if self.fate > 0 {
-            let spent = Branch { fate: self.fate - 1, p: self.p * 0.5, ..self };
-            [Some(spent), Some(Branch { wounds: spent.wounds.saturating_sub(1), ..spent })]
-        } else {
-            [Some(Branch { wounds: self.wounds.saturating_sub(1), ..self }), None]
-        }
+    /// The chariot suffers a Wound unless the Hero's Fate (retried by the ruleset, with
+    /// Might on the Fate roll) prevents it: one branch per way that can go.
+    fn suffer_wound(self, plan: &Plan) -> Vec<Branch> {
+        let on = WoundOn::Chariot { wounds_left: self.wounds };
+        mesbg_fight::prevention_distribution(plan.chariot.saves, on, self.fate, self.might)
+            .into_iter()
+            .map(|(pr, q)| Branch {
+                wounds: if pr.prevented { self.wounds } else { self.wounds.saturating_sub(1) },
+                fate: self.fate - pr.fate_spent,
+                might: self.might - pr.might_spent,
+                p: self.p * q,
+                ..self
+            })
+            .collect()
     }
 }
 
@@ -92,92 +99,38 @@ pub fn exact(plan: &Plan) -> Result<ExactDistribution, NotExact> {
     let mut finished: BTreeMap<[u16; Metric::ALL.len()], f64> = BTreeMap::new();
     let mut finish = |b: Branch| *finished.entry(b.out.values).or_default() += b.p;
     let stops = &plan.chain.stop_probabilities;
-    // Drove through every contact.
-    let p_through = stops.get(plan.groups.len()).copied().unwrap_or(0.0);
-    if p_through > 0.0 {
-        let mut b = Branch { p: p_through, ..fresh };
-        let passed = plan.models_on_path() as u16;
-        b.out.set(Metric::ImpactKills, passed);
-        b.out.set(Metric::Contacts, passed);
-        b.out.set(Metric::Kills, passed);
-        b.out.set(Metric::Breakthrough, u16::from(plan.breakthrough_possible));
-        for b in hazards(plan, plan.path_length, true, b) {
-            for b in finish_charge(plan, b) {
-                finish(b);
-            }
-        }
-    }
-    for (g, group) in plan.groups.iter().enumerate() {
-        let p_stop = stops.get(g).copied().unwrap_or(0.0);
+    for (g, &p_stop) in stops.iter().enumerate() {
         if p_stop <= 0.0 {
             continue;
         }
-        let p_all_passed: f64 = group.models.iter().map(|&m| plan.models[m].impact.p_passed).product();
-        // Every combination of the group's contact outcomes in which someone stands.
-        let mut combos: Vec<(Vec<usize>, f64)> = vec![(Vec::new(), 1.0)];
-        for &m in &group.models {
-            let table = &plan.models[m].impact;
-            combos = combos
-                .into_iter()
-                .flat_map(|(picked, p)| {
-                    table.probabilities.iter().enumerate().filter(|(_, q)| **q > 0.0).map(move |(i, q)| {
-                        let mut next = picked.clone();
-                        next.push(i);
-                        (next, p * q)
-                    })
-                })
-                .collect();
-        }
-        for (picked, p) in combos {
-            let outcomes: Vec<_> =
-                group.models.iter().zip(&picked).map(|(&m, &i)| plan.models[m].impact.outcomes[i]).collect();
-            if outcomes.iter().all(|o| o.passed) {
-                continue;
-            }
-            let mut b = Branch { p: p_stop * p / (1.0 - p_all_passed), ..fresh };
-            let impact_kills = (group.models_before + outcomes.iter().filter(|o| o.casualty).count()) as u16;
-            b.out.set(Metric::ImpactKills, impact_kills);
-            b.out.set(Metric::Contacts, (group.models_before + group.models.len()) as u16);
-            let mut config = 0;
-            let mut survivors: Vec<Combatant> = Vec::new();
-            let mut enemy_chariot = None;
-            for ((&m, o), stride) in group.models.iter().zip(&outcomes).zip(&group.config_strides) {
-                if !o.passed {
-                    config += usize::from(o.left) * stride;
-                    survivors.push(plan.models[m].combatant(o.left));
-                    enemy_chariot = enemy_chariot.or(plan.models[m].chariot);
-                }
-            }
-            for b in hazards(plan, group.distance, false, b) {
-                if b.wounds == 0 {
-                    let mut b = b;
-                    b.out.set(Metric::Kills, impact_kills);
+        // The difficult-terrain test, on entering, when the chariot gets that far.
+        let start = Branch { p: p_stop, ..fresh };
+        let branches = if plan.difficult_from.is_some() && g >= plan.terrain_group {
+            terrain_test(plan, start)
+        } else {
+            vec![start]
+        };
+        for b in branches {
+            if b.wounds == 0 {
+                // Slain on entering: it stops there, past only the models before that point.
+                let mut b = b;
+                let passed = plan.groups[..plan.terrain_group].iter().map(|g| g.models.len()).sum::<usize>() as u16;
+                b.out.set(Metric::ImpactKills, passed);
+                b.out.set(Metric::Contacts, passed);
+                b.out.set(Metric::Kills, passed);
+                finish_charge(plan, b).into_iter().for_each(&mut finish);
+            } else if let Some(group) = plan.groups.get(g) {
+                stopped_at(plan, group, b, &mut finish);
+            } else {
+                // Drove through every contact.
+                let mut b = b;
+                let passed = plan.models_on_path() as u16;
+                b.out.set(Metric::ImpactKills, passed);
+                b.out.set(Metric::Contacts, passed);
+                b.out.set(Metric::Kills, passed);
+                b.out.set(Metric::Breakthrough, u16::from(plan.breakthrough_possible));
+                for b in obstacle(plan, b) {
                     finish_charge(plan, b).into_iter().for_each(&mut finish);
-                    continue;
-                }
-                for (result, q) in fight(plan, group, config, &survivors, b) {
-                    let mut f = Branch {
-                        wounds: b.wounds - result.wounds_lost,
-                        might: b.might - result.might_spent,
-                        fate: b.fate - result.fate_spent,
-                        p: b.p * q,
-                        ..b
-                    };
-                    let kills = u16::from(result.kills);
-                    f.out.set(Metric::FightFought, 1);
-                    f.out.set(Metric::FightWon, u16::from(result.won));
-                    f.out.set(Metric::FightKills, kills);
-                    f.out.set(Metric::Kills, impact_kills + kills);
-                    let backs_away: Vec<(bool, f64)> = match (plan.has_enemy_chariot, enemy_chariot) {
-                        (true, Some(Some(larger))) => vec![(!larger, 1.0)],
-                        (true, Some(None)) => vec![(true, 0.5), (false, 0.5)],
-                        _ => vec![(false, 1.0)],
-                    };
-                    for (backs, r) in backs_away {
-                        let mut f = Branch { p: f.p * r, ..f };
-                        f.out.set(Metric::ChariotBackedAway, u16::from(backs));
-                        finish_charge(plan, f).into_iter().for_each(&mut finish);
-                    }
                 }
             }
         }
@@ -185,6 +138,74 @@ pub fn exact(plan: &Plan) -> Result<ExactDistribution, NotExact> {
     Ok(ExactDistribution {
         outcomes: finished.into_iter().filter(|(_, p)| *p > 0.0).map(|(values, p)| (Outcome { values }, p)).collect(),
     })
+}
+
+/// The chariot stopped at `group` (branch `b` has the chance of getting there and
+/// stopping): every combination of the group's contact outcomes in which someone stands,
+/// then the fight and who Backs Away.
+fn stopped_at(plan: &Plan, group: &crate::plan::ContactGroup, b: Branch, finish: &mut impl FnMut(Branch)) {
+    let p_all_passed: f64 = group.models.iter().map(|&m| plan.models[m].impact.p_passed).product();
+    let mut combos: Vec<(Vec<usize>, f64)> = vec![(Vec::new(), 1.0)];
+    for &m in &group.models {
+        let table = &plan.models[m].impact;
+        combos = combos
+            .into_iter()
+            .flat_map(|(picked, p)| {
+                table.probabilities.iter().enumerate().filter(|(_, q)| **q > 0.0).map(move |(i, q)| {
+                    let mut next = picked.clone();
+                    next.push(i);
+                    (next, p * q)
+                })
+            })
+            .collect();
+    }
+    for (picked, p) in combos {
+        let outcomes: Vec<_> =
+            group.models.iter().zip(&picked).map(|(&m, &i)| plan.models[m].impact.outcomes[i]).collect();
+        if outcomes.iter().all(|o| o.passed) {
+            continue;
+        }
+        let mut b = Branch { p: b.p * p / (1.0 - p_all_passed), ..b };
+        let impact_kills = (group.models_before + outcomes.iter().filter(|o| o.casualty).count()) as u16;
+        b.out.set(Metric::ImpactKills, impact_kills);
+        b.out.set(Metric::Contacts, (group.models_before + group.models.len()) as u16);
+        let mut config = 0;
+        let mut survivors: Vec<Combatant> = Vec::new();
+        let mut enemy_chariot = None;
+        for ((&m, o), stride) in group.models.iter().zip(&outcomes).zip(&group.config_strides) {
+            if !o.passed {
+                config += usize::from(o.left) * stride;
+                survivors.push(plan.models[m].combatant(o.left));
+                enemy_chariot = enemy_chariot.or(plan.models[m].chariot);
+            }
+        }
+        for (result, q) in fight(plan, group, config, &survivors, b) {
+            let mut f = Branch {
+                wounds: b.wounds - result.wounds_lost,
+                might: b.might - result.might_spent,
+                fate: b.fate - result.fate_spent,
+                p: b.p * q,
+                ..b
+            };
+            let kills = u16::from(result.kills);
+            f.out.set(Metric::FightFought, 1);
+            f.out.set(Metric::FightWon, u16::from(result.won));
+            f.out.set(Metric::FightKills, kills);
+            f.out.set(Metric::Kills, impact_kills + kills);
+            // Nobody Backs Away once either chariot is slain.
+            let both_stand = !result.foe_chariot_slain && f.wounds > 0;
+            let backs_away: Vec<(bool, f64)> = match (plan.has_enemy_chariot && both_stand, enemy_chariot) {
+                (true, Some(Some(larger))) => vec![(!larger, 1.0)],
+                (true, Some(None)) => vec![(true, 0.5), (false, 0.5)],
+                _ => vec![(false, 1.0)],
+            };
+            for (backs, r) in backs_away {
+                let mut f = Branch { p: f.p * r, ..f };
+                f.out.set(Metric::ChariotBackedAway, u16::from(backs));
+                finish_charge(plan, f).into_iter().for_each(&mut *finish);
+            }
+        }
+    }
 }
 
 /// The fight's exact outcomes: the compiled table when the chariot and its Hero are
@@ -201,49 +222,48 @@ fn fight(
         return table.outcomes.iter().copied().zip(table.probabilities.iter().copied()).collect();
     }
     let chariot = ChariotFighter { wounds_left: b.wounds, ..plan.chariot.fighter() };
-    mesbg::fight_distribution(&chariot, survivors, fight_rules(&plan.rules), hero_left(plan, b))
+    mesbg_fight::fight_distribution(&chariot, survivors, fight_rules(&plan.rules), hero_left(plan, b))
 }
 
 fn hero_left(plan: &Plan, b: Branch) -> HeroInFight {
     HeroInFight { might: b.might, fate: b.fate, ..plan.chariot.hero_in_fight() }
 }
 
-/// The terrain's tests, as [`crate::resolve`] rolls them.
-fn hazards(plan: &Plan, reached: f64, drove_on: bool, b: Branch) -> Vec<Branch> {
-    if !plan.has_hazards {
+/// The difficult-terrain test, as [`crate::resolve`] rolls it: a 1 in six, turned by one
+/// Might when the Hero saves with Might, else an immediate Wound (which Fate may prevent).
+fn terrain_test(plan: &Plan, b: Branch) -> Vec<Branch> {
+    let safe = Branch { p: b.p * 5.0 / 6.0, ..b };
+    let one = Branch { p: b.p / 6.0, ..b };
+    if plan.chariot.saves.might_on_terrain && b.might > 0 {
+        return vec![safe, Branch { might: b.might - 1, ..one }];
+    }
+    let mut wounded = one;
+    wounded.out.set(Metric::TerrainWound, 1);
+    std::iter::once(safe).chain(wounded.suffer_wound(plan)).collect()
+}
+
+/// The obstacle's three Strength 6 hits on a chariot that drove its full Move into it.
+fn obstacle(plan: &Plan, b: Branch) -> Vec<Branch> {
+    if plan.obstacle.is_none() {
         return vec![b];
     }
+    let hit = plan.obstacle_hit.probability();
     let mut branches = vec![b];
-    if plan.difficult_from.is_some_and(|from| from <= reached + crate::geometry::EPSILON) {
+    for b in &mut branches {
+        b.out.set(Metric::ObstacleStruck, 1);
+    }
+    for _ in 0..crate::plan::OBSTACLE_HITS {
         branches = branches
             .into_iter()
             .flat_map(|b| {
-                let mut wounded = Branch { p: b.p / 6.0, ..b };
-                wounded.out.set(Metric::TerrainWound, 1);
-                let safe = Branch { p: b.p * 5.0 / 6.0, ..b };
-                std::iter::once(Some(safe)).chain(wounded.suffer_wound())
+                if b.wounds == 0 {
+                    return vec![b];
+                }
+                let mut next = vec![Branch { p: b.p * (1.0 - hit), ..b }];
+                next.extend(Branch { p: b.p * hit, ..b }.suffer_wound(plan));
+                next
             })
-            .flatten()
             .collect();
-    }
-    if drove_on && plan.obstacle.is_some() {
-        let hit = plan.obstacle_hit.probability();
-        for b in &mut branches {
-            b.out.set(Metric::ObstacleStruck, 1);
-        }
-        for _ in 0..crate::plan::OBSTACLE_HITS {
-            branches = branches
-                .into_iter()
-                .flat_map(|b| {
-                    if b.wounds == 0 {
-                        return vec![Some(b), None, None];
-                    }
-                    let [x, y] = Branch { p: b.p * hit, ..b }.suffer_wound();
-                    vec![Some(Branch { p: b.p * (1.0 - hit), ..b }), x, y]
-                })
-                .flatten()
-                .collect();
-        }
     }
     branches
 }
@@ -258,16 +278,13 @@ fn finish_charge(plan: &Plan, mut b: Branch) -> Vec<Branch> {
     if let Some(hero) = plan.chariot.hero {
         if slain {
             let hit = hero.thrown_hit.probability();
-            branches = if b.fate > 0 {
-                let spent = Branch { fate: b.fate - 1, ..b };
-                vec![
-                    (Branch { p: b.p * (1.0 - hit), ..b }, 0),
-                    (Branch { p: b.p * hit * 0.5, ..spent }, 0),
-                    (Branch { p: b.p * hit * 0.5, ..spent }, 1),
-                ]
-            } else {
-                vec![(Branch { p: b.p * (1.0 - hit), ..b }, 0), (Branch { p: b.p * hit, ..b }, 1)]
-            };
+            let on = WoundOn::Hero { wounds_left: hero.wounds };
+            branches = vec![(Branch { p: b.p * (1.0 - hit), ..b }, 0)];
+            for (pr, q) in mesbg_fight::prevention_distribution(plan.chariot.saves, on, b.fate, b.might) {
+                let after =
+                    Branch { fate: b.fate - pr.fate_spent, might: b.might - pr.might_spent, p: b.p * hit * q, ..b };
+                branches.push((after, u8::from(!pr.prevented)));
+            }
         }
         for (b, hero_lost) in &mut branches {
             b.out.set(Metric::HeroWoundsLost, u16::from(*hero_lost));
@@ -281,7 +298,7 @@ fn finish_charge(plan: &Plan, mut b: Branch) -> Vec<Branch> {
     if let Some(army) = plan.army {
         for (b, _) in &mut branches {
             let casualties = u64::from(army.casualties) + u64::from(b.out.get(Metric::Kills));
-            b.out.set(Metric::ArmyBroken, u16::from(2 * casualties > u64::from(army.models)));
+            b.out.set(Metric::ArmyBroken, u16::from(plan.rules.break_point.broken(casualties, u64::from(army.models))));
         }
     }
     branches.into_iter().map(|(b, _)| b).filter(|b| b.p > 0.0).collect()

@@ -8,9 +8,11 @@
 
 use crate::dice::{Chance, CumulativeTable, Dice, DiceExpr};
 use crate::geometry::{self, Disc, Footprint, Pose, Vec2};
-use crate::rules::mesbg::{self, ChariotFighter, Combatant, FightOutcome, FightRules, HeroInFight, Side, WoundRoll};
+use crate::rules::mesbg::{self, FightOutcome, Side, WoundRoll};
+use crate::rules::mesbg_fight::{self, ChariotFighter, Combatant, FatePolicy, FightRules, HeroInFight, Saves};
 use crate::scenario::{
     Army, CavalryPassed, MesbgRules, MightPolicy, Mount, Objective, PathChoice, Profile, Scenario, Terrain,
+    TerrainMeasure,
 };
 use crate::tally::Metric;
 use serde::Serialize;
@@ -32,6 +34,16 @@ pub const THROWN_STRENGTH: u8 = 3;
 
 /// The length of drive after which the chariot may pivot again, inches.
 pub const PIVOT_EVERY: f64 = 4.0;
+
+/// Models the chariot first touches within this much drive of each other (millimetres)
+/// are touched at the same time: they form one contact group and all take their hits.
+/// A hundredth of a millimetre is far below what a tape measure resolves, and far above
+/// the geometry's rounding (1e-7 inch), so models placed symmetrically about the path
+/// are simultaneous while a model a visible hair further away is not.
+pub const SAME_TIME_MM: f64 = 0.01;
+
+/// [`SAME_TIME_MM`] in inches.
+pub const SAME_TIME_INCHES: f64 = SAME_TIME_MM / geometry::MM_PER_INCH;
 
 /// The most survivor configurations of one contact group whose fights are tabulated
 /// exactly; larger groups fight die by die (same rules, slower).
@@ -397,6 +409,9 @@ pub struct FightingChariot {
     pub side: Side,
     /// The Hero riding it.
     pub hero: Option<RidingHero>,
+    /// How its Hero saves its Wounds (no Fate or Might without a Hero).
+    #[serde(skip)]
+    pub saves: Saves,
 }
 
 /// What the rules need of a Hero riding a chariot.
@@ -406,8 +421,12 @@ pub struct RidingHero {
     pub might: u8,
     /// Fate points.
     pub fate: u8,
-    /// When Might is spent.
+    /// When Might is spent in the fight.
     pub might_policy: MightPolicy,
+    /// Which Wounds get Fate.
+    pub fate_policy: FatePolicy,
+    /// Might also saves Wounds (terrain D6, Fate rolls).
+    pub might_on_saves: bool,
     /// His own Wounds.
     pub wounds: u8,
     /// What the Strength 3 hit of being thrown from the slain chariot needs against him.
@@ -443,9 +462,13 @@ pub struct Plan {
     pub formation_names: Vec<String>,
     /// The metrics this scenario reports.
     pub metrics: Vec<Metric>,
-    /// Distance driven when some part of the chariot first enters difficult terrain:
-    /// reaching it means the difficult-terrain test.
+    /// Distance driven when the chariot first enters difficult terrain (as the ruleset
+    /// measures it): reaching it means the difficult-terrain test, rolled there and then.
     pub difficult_from: Option<f64>,
+    /// The first contact group the chariot reaches only after that test (touched at or
+    /// after the point of entry): a chariot slain by the test never reaches it.
+    /// `groups.len()` when every group comes before it, or there is no test.
+    pub terrain_group: usize,
     /// Where the chariot drives into an obstacle, if it does.
     pub obstacle: Option<ObstacleContact>,
     /// Times the chariot was moved away from an obstacle to finish a pivot.
@@ -497,6 +520,7 @@ impl FightingChariot {
             fate: h.fate,
             might_on_duel: h.might_policy.on_duel(),
             might_on_wounds: h.might_policy.on_wounds(),
+            saves: self.saves,
         })
     }
 }
@@ -512,13 +536,18 @@ impl PlannedModel {
             struck_by_chariot: self.struck_by_chariot,
             strikes_chariot: self.strikes_chariot,
             never_prone: self.monster || self.chariot.is_some(),
+            chariot: self.chariot.is_some(),
         }
     }
 }
 
 /// The fight rules in force.
 pub fn fight_rules(rules: &MesbgRules) -> FightRules {
-    FightRules { trapped: rules.prone_counts_as_trapped, allocation: rules.strike_allocation }
+    FightRules {
+        trapped: rules.prone_counts_as_trapped,
+        allocation: rules.strike_allocation,
+        split: rules.strike_split,
+    }
 }
 
 /// Tabulates the exact fight of every survivor configuration of a group.
@@ -551,7 +580,7 @@ fn compile_fights(group: &mut ContactGroup, models: &[PlannedModel], chariot: &F
                 })
                 .collect();
             (!survivors.is_empty())
-                .then(|| FightTable::new(mesbg::fight_distribution(&fighter, &survivors, rules, hero)))
+                .then(|| FightTable::new(mesbg_fight::fight_distribution(&fighter, &survivors, rules, hero)))
         })
         .collect();
 }
@@ -655,6 +684,11 @@ fn drive(
 ) -> Drive {
     let c = &scenario.chariot;
     let footprint = *footprint;
+    // What must be inside an area for the chariot to be within difficult terrain.
+    let within = match scenario.rules.difficult_terrain_measure {
+        TerrainMeasure::AnyPart => footprint,
+        TerrainMeasure::Centre => Footprint { half_width: 0.0, half_length: 0.0, rounding: 0.0 },
+    };
     let areas: Vec<&geometry::Polygon> = scenario
         .terrain
         .iter()
@@ -709,7 +743,7 @@ fn drive(
         // Move value for this stretch: up to the next full 4" (difficult terrain costs double).
         let budget = PIVOT_EVERY.min(c.move_inches - spent).max(0.0);
         let stretches = merge_stretches(
-            areas.iter().flat_map(|a| geometry::overlap_intervals(&footprint, &pose, budget, a)).collect(),
+            areas.iter().flat_map(|a| geometry::overlap_intervals(&within, &pose, budget, a)).collect(),
         );
         let mut length = distance_for_move(budget, &stretches);
         let wall = walls
@@ -739,7 +773,7 @@ fn drive(
         for (s, i) in hits {
             alive[i] = false;
             match groups.last_mut() {
-                Some(g) if s - g.distance <= geometry::EPSILON => g.models.push(i),
+                Some(g) if s - g.distance <= SAME_TIME_INCHES => g.models.push(i),
                 _ => groups.push(ContactGroup {
                     distance: s,
                     models: vec![i],
@@ -915,8 +949,16 @@ pub fn compile(scenario: &Scenario) -> Plan {
             fate: h.fate,
             might_policy: h.might_policy,
             wounds: h.wounds,
+            fate_policy: h.fate_policy,
+            might_on_saves: h.might_on_saves,
             thrown_hit: mesbg::to_wound(THROWN_STRENGTH, h.defence),
         }),
+        saves: Saves {
+            fate_rule: scenario.rules.fate,
+            fate_policy: c.hero.as_ref().map_or(FatePolicy::default(), |h| h.fate_policy),
+            might_on_fate: scenario.rules.might_on_fate && c.hero.as_ref().is_some_and(|h| h.might_on_saves),
+            might_on_terrain: c.hero.as_ref().is_some_and(|h| h.might_on_saves),
+        },
     };
     let mut models = Vec::new();
     let mut discs = Vec::new();
@@ -987,6 +1029,10 @@ pub fn compile(scenario: &Scenario) -> Plan {
         compile_fights(g, &models, &chariot, &scenario.rules);
     }
     let has_hazards = difficult_from.is_some() || obstacle.is_some();
+    // The test is rolled on entering; a model touched at the same point is touched after it.
+    let terrain_group = difficult_from.map_or(groups.len(), |from| {
+        groups.iter().position(|g| g.distance >= from - SAME_TIME_INCHES).unwrap_or(groups.len())
+    });
     let has_enemy_chariot = models.iter().any(|m| m.chariot.is_some());
     let mut metrics = Metric::CHARGE.to_vec();
     if chariot.hero.is_some() {
@@ -1023,6 +1069,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
         metrics,
         army: scenario.army,
         difficult_from,
+        terrain_group,
         obstacle,
         moved_off_obstacles,
         move_spent: spent,

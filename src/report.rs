@@ -9,7 +9,7 @@ use crate::document::{self, Figure};
 use crate::exact::{self, Agreement};
 use crate::plan::Plan;
 use crate::resolve::OutcomeSink;
-use crate::scenario::{MesbgRules, Scenario};
+use crate::scenario::{RuleOption, Scenario};
 use crate::tally::Metric;
 use crate::tally::Tally;
 use polars::error::PolarsError;
@@ -104,6 +104,21 @@ pub fn write_frame(
     }
 }
 
+/// The `ruleset` object of `run.json` and `exact.json`: each option or policy by name, with
+/// its value, default and meaning.
+pub fn ruleset_json(ruleset: &[RuleOption]) -> Value {
+    let mut map = serde_json::Map::new();
+    for o in ruleset {
+        // Booleans stay booleans; names stay strings.
+        let typed = |v: &str| serde_json::from_str::<Value>(v).unwrap_or_else(|_| Value::String(v.to_string()));
+        map.insert(
+            o.name.to_string(),
+            json!({"value": typed(&o.value), "default": typed(&o.default), "reads": o.reads}),
+        );
+    }
+    Value::Object(map)
+}
+
 /// Everything known about a finished run: the stamp, the statistics, and the options.
 #[derive(Clone, Debug)]
 pub struct RunRecord {
@@ -123,8 +138,8 @@ pub struct RunRecord {
     pub threads: usize,
     /// Wall-clock seconds of the trials.
     pub elapsed_s: f64,
-    /// Ruleset options in force.
-    pub rules: MesbgRules,
+    /// Every rule option and policy in force, with its meaning.
+    pub ruleset: Vec<RuleOption>,
     /// Headline statistics per metric.
     pub summary: Vec<MetricSummary>,
     /// Distribution rows per metric.
@@ -222,7 +237,7 @@ impl RunRecord {
             trials: tally.trials,
             threads,
             elapsed_s,
-            rules: scenario.rules.clone(),
+            ruleset: scenario.ruleset(),
             summary: analysis::summarize(tally, &plan.metrics),
             distribution: analysis::distributions(tally, &plan.metrics),
             wound_split: plan.chariot.hero.map(|_| analysis::wound_split(tally)),
@@ -289,7 +304,7 @@ impl RunRecord {
             "threads": self.threads,
             "elapsed_s": self.elapsed_s,
             "trials_per_second": self.trials_per_second(),
-            "ruleset": self.rules,
+            "ruleset": ruleset_json(&self.ruleset),
             "plan": self.plan,
             "command": self.command,
             "metrics": metrics,
@@ -607,7 +622,7 @@ pub fn exact_json(scenario: &Scenario, plan: &Plan, distribution: &exact::ExactD
         "scenario_file": scenario.file,
         "scenario_hash": format!("{:016x}", scenario.hash()),
         "elapsed_s": elapsed_s,
-        "ruleset": scenario.rules,
+        "ruleset": ruleset_json(&scenario.ruleset()),
         "plan": PlanFacts::of(plan),
         "outcomes": distribution.outcomes.len(),
         "metrics": metrics,

@@ -9,6 +9,7 @@ use crate::dice::{Dice, Phase, RunKey};
 use crate::plan::Plan;
 use crate::plan::{ContactOutcome, fight_rules};
 use crate::rules::mesbg::{self, DuelSide, DuelWinner, FightOutcome, StrikeTarget};
+use crate::rules::mesbg_fight::{self, SplitTarget, StrikeSplit, WoundOn};
 use crate::tally::{Metric, Outcome, OutcomeCounter, Tally};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -99,12 +100,24 @@ pub enum Event {
         /// On what: "duel" or "wound".
         on: &'static str,
     },
-    /// The Hero spent a Fate point to prevent a Wound on the chariot (or on himself).
+    /// The Hero spent Fate to prevent a Wound on the chariot (or on himself).
     Fate {
-        /// The Fate roll.
-        roll: u8,
-        /// Whether it prevented the Wound.
+        /// The Fate rolls, one per point spent.
+        rolls: Vec<u8>,
+        /// Might added to the last roll.
+        might: u8,
+        /// Whether the Wound was prevented.
         saved: bool,
+    },
+    /// The difficult-terrain test slew the chariot on entering: it stops there.
+    SlainByTerrain {
+        /// Distance driven, inches.
+        distance: f64,
+    },
+    /// The winner declared how its Strikes go, before rolling.
+    StrikesDeclared {
+        /// Strikes per model, in contact order.
+        split: Vec<(usize, u8)>,
     },
     /// The chariot was slain and the Hero thrown (Knocked Flying: a Strength 3 hit, then Prone).
     Thrown {
@@ -113,10 +126,12 @@ pub enum Event {
         /// Whether it slew him.
         slain: bool,
     },
-    /// The difficult-terrain test after driving through difficult terrain.
+    /// The difficult-terrain test on entering difficult terrain.
     TerrainTest {
-        /// The D6 (a 1 costs the chariot a Wound).
+        /// The D6 (a 1 costs the chariot a Wound unless Might turns it).
         roll: u8,
+        /// Might spent to turn a 1 into a 2.
+        might: u8,
     },
     /// The chariot drove into an obstacle: three Strength 6 hits on it.
     Obstacle {
@@ -199,6 +214,22 @@ pub struct Survivor {
     pub mount_left: u8,
     /// Prone (a rider Knocked Flying by the Impact Hits).
     pub prone: bool,
+    /// It may Strike if its side wins: not Prone, and not a rider thrown this turn (Rises
+    /// from the Dust makes no Strikes).
+    pub strikes: bool,
+}
+
+impl Survivor {
+    /// A model left standing (or Prone) by its Impact Hits.
+    pub fn after(model: usize, outcome: &ContactOutcome) -> Self {
+        Self {
+            model,
+            left: outcome.left,
+            mount_left: outcome.mount_left,
+            prone: outcome.prone,
+            strikes: !outcome.prone && !matches!(outcome.thrown, Some(2..=5)),
+        }
+    }
 }
 
 /// How many dice-level fights a replay tries to find dice consistent with the outcome its
@@ -252,18 +283,36 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
     let key = streams.run_key.trial(trial);
     let mut dice = key.dice(Phase::Charge);
     let stop = plan.chain.stop.sample(&mut dice);
+    let mut state = ChariotState::fresh(plan);
+    // The difficult-terrain test is rolled on entering, when every model before the point
+    // of entry was slain; a Wound from it is immediate, and a chariot slain by it stops
+    // there. Its D6 does not depend on the Impact Hits, so drawing the stop first is exact.
+    let reached = if plan.difficult_from.is_some() && stop >= plan.terrain_group {
+        state.terrain_test(plan, &mut dice, out, obs);
+        if state.wounds_left == 0 { plan.terrain_group } else { stop }
+    } else {
+        stop
+    };
     if O::ENABLED {
         // The hits that slew the models driven past change no metric; a replay draws them
         // from their conditional distribution on a stream of their own.
         let mut detail = key.dice(Phase::Trace);
-        for group in &plan.groups[..stop] {
+        for group in &plan.groups[..reached] {
             for &m in &group.models {
                 let outcome = plan.models[m].impact.sample_given(true, &mut detail);
                 obs.note(|| Event::Contact { distance: group.distance, model: m, outcome });
             }
         }
     }
-    let mut state = ChariotState::fresh(plan);
+    if state.wounds_left == 0 {
+        let passed = plan.groups[..reached].iter().map(|g| g.models.len()).sum::<usize>() as u16;
+        out.set(Metric::ImpactKills, passed);
+        out.set(Metric::Contacts, passed);
+        out.set(Metric::Kills, passed);
+        obs.note(|| Event::SlainByTerrain { distance: plan.difficult_from.unwrap_or_default() });
+        state.finish(plan, &mut key.dice(Phase::Fight), out, obs);
+        return;
+    }
     let Some(group) = plan.groups.get(stop) else {
         let passed = plan.models_on_path() as u16;
         out.set(Metric::ImpactKills, passed);
@@ -271,7 +320,7 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
         out.set(Metric::Kills, passed);
         out.set(Metric::Breakthrough, u16::from(plan.breakthrough_possible));
         obs.note(|| Event::DroveOn { breakthrough: plan.breakthrough_possible });
-        hazards(plan, plan.path_length, true, &mut state, &mut dice, out, obs);
+        obstacle(plan, &mut state, &mut dice, out, obs);
         if plan.chariot.hero.is_some() || plan.army.is_some() || plan.has_hazards {
             state.finish(plan, &mut key.dice(Phase::Fight), out, obs);
         }
@@ -292,12 +341,7 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
         };
         impact_kills += u16::from(outcome.casualty);
         if !outcome.passed {
-            scratch.survivors.push(Survivor {
-                model: m,
-                left: outcome.left,
-                mount_left: outcome.mount_left,
-                prone: outcome.prone,
-            });
+            scratch.survivors.push(Survivor::after(m, &outcome));
             config += usize::from(outcome.left) * stride;
         }
         obs.note(|| Event::Contact { distance: group.distance, model: m, outcome });
@@ -305,14 +349,7 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
     out.set(Metric::ImpactKills, impact_kills);
     out.set(Metric::Contacts, (group.models_before + group.models.len()) as u16);
     obs.note(|| Event::Stopped { distance: group.distance, by: scratch.survivors.iter().map(|s| s.model).collect() });
-    hazards(plan, group.distance, false, &mut state, &mut dice, out, obs);
     let mut fight_dice = key.dice(Phase::Fight);
-    if state.wounds_left == 0 {
-        // Slain by the terrain before it could fight.
-        out.set(Metric::Kills, impact_kills);
-        state.finish(plan, &mut fight_dice, out, obs);
-        return;
-    }
     let table = group.fights.get(config).and_then(Option::as_ref).filter(|_| state.is_fresh(plan));
     let result = match table {
         Some(table) => {
@@ -328,8 +365,11 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
         None => fight_by_dice(plan, scratch, &mut state, &mut fight_dice, obs),
     };
     obs.note(|| Event::Fight { chariot_won: result.won, kills: result.kills, wounds_lost: result.wounds_lost });
-    // Immovable Object: against an enemy chariot the smaller Backs Away, whoever won.
+    // Immovable Object: against an enemy chariot the smaller Backs Away, whoever won;
+    // nobody Backs Away once either chariot is slain.
     if plan.has_enemy_chariot
+        && !result.foe_chariot_slain
+        && state.wounds_left > 0
         && let Some(size) = scratch.survivors.iter().find_map(|s| plan.models[s.model].chariot)
     {
         let (backs, roll) = mesbg::our_chariot_backs_away(size, plan.chariot.side, &mut fight_dice);
@@ -344,43 +384,23 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
     state.finish(plan, &mut fight_dice, out, obs);
 }
 
-/// What the charge's terrain does to the chariot: the difficult-terrain test if it got
-/// into difficult terrain before `reached` inches, and the obstacle's hits if it drove all
-/// the way into one.
-fn hazards<O: Observer>(
-    plan: &Plan,
-    reached: f64,
-    drove_on: bool,
-    state: &mut ChariotState,
-    dice: &mut Dice,
-    out: &mut Outcome,
-    obs: &mut O,
-) {
-    if !plan.has_hazards {
+/// A chariot that drove its full Move into an obstacle suffers its three Strength 6 hits.
+fn obstacle<O: Observer>(plan: &Plan, state: &mut ChariotState, dice: &mut Dice, out: &mut Outcome, obs: &mut O) {
+    if plan.obstacle.is_none() {
         return;
     }
-    if plan.difficult_from.is_some_and(|from| from <= reached + crate::geometry::EPSILON) {
-        let roll = dice.d6();
-        obs.note(|| Event::TerrainTest { roll });
-        if roll == 1 {
-            out.set(Metric::TerrainWound, 1);
-            state.suffer_wound(dice, obs);
+    out.set(Metric::ObstacleStruck, 1);
+    let mut wounding_hits = 0;
+    for _ in 0..crate::plan::OBSTACLE_HITS {
+        if state.wounds_left == 0 {
+            break;
+        }
+        if plan.obstacle_hit.roll(dice) {
+            wounding_hits += 1;
+            state.suffer_wound(plan, dice, obs);
         }
     }
-    if drove_on && plan.obstacle.is_some() {
-        out.set(Metric::ObstacleStruck, 1);
-        let mut wounding_hits = 0;
-        for _ in 0..crate::plan::OBSTACLE_HITS {
-            if state.wounds_left == 0 {
-                break;
-            }
-            if plan.obstacle_hit.roll(dice) {
-                wounding_hits += 1;
-                state.suffer_wound(dice, obs);
-            }
-        }
-        obs.note(|| Event::Obstacle { wounding_hits });
-    }
+    obs.note(|| Event::Obstacle { wounding_hits });
 }
 
 /// What the chariot and its Hero have left during a trial.
@@ -410,20 +430,50 @@ impl ChariotState {
             && self.fate_left == hero.map_or(0, |h| h.fate)
     }
 
-    /// The chariot suffers one Wound, unless the Hero's Fate prevents it. Returns whether
-    /// the Wound was suffered.
-    fn suffer_wound<O: Observer>(&mut self, dice: &mut Dice, obs: &mut O) -> bool {
-        if self.fate_left > 0 {
-            self.fate_left -= 1;
-            let roll = dice.d6();
-            let saved = roll >= 4;
-            obs.note(|| Event::Fate { roll, saved });
-            if saved {
-                return false;
-            }
+    /// The difficult-terrain test: a D6, a 1 costing the chariot a Wound at once, unless the
+    /// Hero's Might turns it into a 2.
+    fn terrain_test<O: Observer>(&mut self, plan: &Plan, dice: &mut Dice, out: &mut Outcome, obs: &mut O) {
+        let roll = dice.d6();
+        let might = u8::from(roll == 1 && plan.chariot.saves.might_on_terrain && self.might_left > 0);
+        obs.note(|| Event::TerrainTest { roll, might });
+        self.might_left -= might;
+        if roll == 1 && might == 0 {
+            out.set(Metric::TerrainWound, 1);
+            self.suffer_wound(plan, dice, obs);
+        }
+    }
+
+    /// The chariot suffers one Wound, unless the Hero's Fate (with Might on the Fate roll)
+    /// prevents it. Returns whether the Wound was suffered.
+    fn suffer_wound<O: Observer>(&mut self, plan: &Plan, dice: &mut Dice, obs: &mut O) -> bool {
+        let on = WoundOn::Chariot { wounds_left: self.wounds_left };
+        if self.prevent(plan, on, dice, obs) {
+            return false;
         }
         self.wounds_left = self.wounds_left.saturating_sub(1);
         true
+    }
+
+    /// Spends the Hero's Fate (and Might on the Fate roll) on one Wound by his policy.
+    /// Returns whether it was prevented.
+    fn prevent<O: Observer>(&mut self, plan: &Plan, on: WoundOn, dice: &mut Dice, obs: &mut O) -> bool {
+        if self.fate_left == 0 {
+            return false;
+        }
+        let mut rolls = Vec::new();
+        let p = mesbg_fight::settle_prevention(plan.chariot.saves, on, self.fate_left, self.might_left, &mut || {
+            let d = dice.d6();
+            if O::ENABLED {
+                rolls.push(d);
+            }
+            d
+        });
+        self.fate_left -= p.fate_spent;
+        self.might_left -= p.might_spent;
+        if p.fate_spent > 0 {
+            obs.note(|| Event::Fate { rolls, might: p.might_spent, saved: p.prevented });
+        }
+        p.prevented
     }
 
     /// Writes the chariot's and the Hero's metrics; a slain chariot throws its Hero
@@ -447,14 +497,8 @@ impl ChariotState {
             let mut hero_lost = 0;
             if slain {
                 if hero.thrown_hit.roll(dice) {
-                    let mut wounded = true;
-                    if self.fate_left > 0 {
-                        self.fate_left -= 1;
-                        let roll = dice.d6();
-                        wounded = roll < 4;
-                        obs.note(|| Event::Fate { roll, saved: !wounded });
-                    }
-                    hero_lost = u8::from(wounded);
+                    let on = WoundOn::Hero { wounds_left: hero.wounds };
+                    hero_lost = u8::from(!self.prevent(plan, on, dice, obs));
                 }
                 obs.note(|| Event::Thrown { wounds: hero_lost, slain: hero_lost >= hero.wounds });
             }
@@ -468,7 +512,7 @@ impl ChariotState {
         }
         if let Some(army) = plan.army {
             let casualties = u64::from(army.casualties) + u64::from(out.get(Metric::Kills));
-            out.set(Metric::ArmyBroken, u16::from(2 * casualties > u64::from(army.models)));
+            out.set(Metric::ArmyBroken, u16::from(plan.rules.break_point.broken(casualties, u64::from(army.models))));
         }
     }
 }
@@ -587,40 +631,71 @@ fn fight_by_dice<O: Observer>(
                 scratch.target_is_rider.push(false);
             }
         }
-        let might_on_wounds = policy.on_wounds();
-        for _ in 0..chariot.attacks {
-            let Some(i) = mesbg::pick_target(&scratch.targets, rules.allocation) else { break };
-            let target = scratch.targets[i];
-            let rolls = 1 + u8::from(target.trapped);
-            let mut wounds = 0;
-            for _ in 0..rolls {
-                let might = if might_on_wounds { state.might_left } else { 0 };
-                let (hit, spent) = mesbg::wound_with_might(target.roll, might, dice);
-                if spent > 0 {
-                    state.might_left -= spent;
-                    obs.note(|| Event::Might { points: spent, on: "wound" });
-                }
-                wounds += u8::from(hit);
+        let order = match rules.split {
+            StrikeSplit::Declared => {
+                let weighed: Vec<SplitTarget> = scratch
+                    .targets
+                    .iter()
+                    .zip(&scratch.target_is_rider)
+                    .map(|(t, &rider)| SplitTarget {
+                        roll: t.roll,
+                        trapped: t.trapped,
+                        wounds_left: t.wounds_left,
+                        counts_as_kill: rider,
+                    })
+                    .collect();
+                let split = mesbg_fight::declared_split(chariot.attacks, &weighed);
+                obs.note(|| Event::StrikesDeclared {
+                    split: split.iter().enumerate().map(|(i, &k)| (scratch.survivors[i].model, k)).collect(),
+                });
+                Some(mesbg_fight::declared_order(&split))
             }
-            let wounds = wounds.min(target.wounds_left);
+            StrikeSplit::OneAtATime => None,
+        };
+        let at_start: Vec<u8> = scratch.targets.iter().map(|t| t.wounds_left).collect();
+        let might_on_wounds = policy.on_wounds();
+        for j in 0..usize::from(chariot.attacks) {
+            let Some(i) = mesbg_fight::target_of_strike(j, order.as_deref(), &scratch.targets, rules.allocation) else {
+                continue; // declared at a model already slain, or nobody stands
+            };
+            let target = scratch.targets[i];
+            let might = if might_on_wounds { state.might_left } else { 0 };
+            let (wounds, spent) =
+                mesbg_fight::settle_strike(target.roll, target.trapped, target.wounds_left, might, &mut || dice.d6());
+            if spent > 0 {
+                state.might_left -= spent;
+                obs.note(|| Event::Might { points: spent, on: "wound" });
+            }
             scratch.targets[i].wounds_left -= wounds;
             let slain = scratch.targets[i].wounds_left == 0;
             kills += u8::from(slain && scratch.target_is_rider[i]);
             let model = scratch.survivors[i].model;
+            let rolls = 1 + u8::from(target.trapped);
             obs.note(|| Event::Strike { by: None, target: Some(model), rolls, wounds, slain });
         }
-        FightOutcome { won: true, kills, wounds_lost: 0, might_spent: might_at_start - state.might_left, fate_spent: 0 }
+        let foe_chariot_slain = scratch.targets.iter().zip(&at_start).enumerate().any(|(i, (t, &start))| {
+            start > 0 && t.wounds_left == 0 && plan.models[scratch.survivors[i].model].chariot.is_some()
+        });
+        FightOutcome {
+            won: true,
+            kills,
+            wounds_lost: 0,
+            might_spent: might_at_start - state.might_left,
+            fate_spent: 0,
+            foe_chariot_slain,
+        }
     } else {
-        // A chariot is never Trapped: each enemy Strike is one roll; the Hero's Fate may
-        // prevent each Wound. Prone models make no Strikes.
+        // A chariot is never Trapped: each enemy Strike is one roll; the Hero's Fate (and
+        // Might on the Fate roll) may prevent each Wound. Prone models and riders thrown
+        // this turn make no Strikes.
         'strikes: for s in &scratch.survivors {
             let m = &plan.models[s.model];
-            let rider = (s.left > 0 && !s.prone).then_some((m.attacks, m.strikes_chariot));
+            let rider = (s.left > 0 && s.strikes).then_some((m.attacks, m.strikes_chariot));
             let mount = m.mount.filter(|_| s.mount_left > 0).map(|mt| (mt.attacks, mt.strikes_chariot));
             for (attacks, roll) in rider.into_iter().chain(mount) {
                 for _ in 0..attacks {
                     let hit = roll.roll(dice);
-                    let wounds = u8::from(hit && state.suffer_wound(dice, obs));
+                    let wounds = u8::from(hit && state.suffer_wound(plan, dice, obs));
                     obs.note(|| Event::Strike {
                         by: Some(s.model),
                         target: None,
@@ -640,6 +715,7 @@ fn fight_by_dice<O: Observer>(
             wounds_lost: wounds_at_start - state.wounds_left,
             might_spent: might_at_start - state.might_left,
             fate_spent: fate_at_start - state.fate_left,
+            foe_chariot_slain: false,
         }
     }
 }
@@ -829,6 +905,7 @@ mod tests {
                     left: ((config / stride) % (usize::from(plan.models[m].wounds) + 1)) as u8,
                     mount_left: 0,
                     prone: false,
+                    strikes: true,
                 })
                 .filter(|s| s.left > 0)
                 .collect();

@@ -7,6 +7,7 @@
 use crate::dice::DiceExpr;
 use crate::geometry::{self, Disc, Footprint, Polygon, Pose, Vec2};
 use crate::rules::mesbg::{Side, StrikeAllocation};
+use crate::rules::mesbg_fight::{FatePolicy, FateRule, StrikeSplit};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::Path;
@@ -17,8 +18,10 @@ pub const MAX_TRIALS: u64 = 1_000_000_000_000;
 pub const MAX_MODELS: usize = 2_000;
 /// The largest scenario file read, in bytes.
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
-/// Version of the rules code; part of the scenario hash, so a rules change changes streams.
-pub const RULES_VERSION: u32 = 1;
+/// Version of the MESBG rules code; part of the scenario hash, so a rules change changes
+/// streams. 2: Fate retried, declared Strikes, Might on saves, the immediate terrain Wound
+/// (2026-12-01).
+pub const RULES_VERSION: u32 = 2;
 
 /// One thing wrong with a scenario file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -211,8 +214,13 @@ pub struct Hero {
     pub will: u8,
     /// Fate points.
     pub fate: u8,
-    /// When Might is spent.
+    /// When Might is spent in the fight.
     pub might_policy: MightPolicy,
+    /// Which Wounds get Fate.
+    pub fate_policy: FatePolicy,
+    /// Might also saves Wounds: it turns a 1 on the difficult-terrain D6 into a 2 and
+    /// raises a failed Fate roll to a 4 (when the rules allow it) whenever it is enough.
+    pub might_on_saves: bool,
     /// Points cost.
     pub points: u32,
 }
@@ -328,11 +336,44 @@ pub struct Mount {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CavalryPassed {
-    /// The rider is slain and the mount slain or fled.
-    #[default]
+    /// The rider is slain and the mount slain or fled (the earlier reading).
     RiderSlainAndMountGone,
-    /// The rider is slain (a riderless mount with Attacks is left standing).
+    /// The rider is slain: a cavalry model is a casualty when its rider dies (2024), so
+    /// the chariot drives on even past a riderless mount with Attacks.
+    #[default]
     RiderSlain,
+}
+
+/// When the army charged is Broken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BreakPoint {
+    /// Half or more of its starting models lost (the rules reference, corrected 2026-12-01).
+    #[default]
+    HalfOrMore,
+    /// More than half lost (the earlier reading).
+    MoreThanHalf,
+}
+
+impl BreakPoint {
+    /// Whether an army of `models` with `casualties` is Broken.
+    pub fn broken(self, casualties: u64, models: u64) -> bool {
+        match self {
+            BreakPoint::HalfOrMore => 2 * casualties >= models,
+            BreakPoint::MoreThanHalf => 2 * casualties > models,
+        }
+    }
+}
+
+/// What "within difficult terrain" measures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TerrainMeasure {
+    /// Any part of the chariot's base inside the area.
+    #[default]
+    AnyPart,
+    /// The centre of the chariot's base inside the area.
+    Centre,
 }
 
 /// A block of identical infantry models.
@@ -375,19 +416,192 @@ impl Formation {
 pub struct MesbgRules {
     /// Models knocked Prone by a winning chariot count as Trapped for its Strikes.
     pub prone_counts_as_trapped: bool,
-    /// How the chariot spreads its Strikes over several beaten models.
+    /// Strikes declared before rolling, or aimed one at a time.
+    pub strike_split: StrikeSplit,
+    /// How Strikes aimed one at a time are spread over several beaten models.
     pub strike_allocation: StrikeAllocation,
     /// When the chariot drives on past a cavalry model.
     pub cavalry_passed_when: CavalryPassed,
+    /// Fate retried on the same Wound, or once.
+    pub fate: FateRule,
+    /// Might may raise a Fate roll.
+    pub might_on_fate: bool,
+    /// When the army charged is Broken.
+    pub break_point: BreakPoint,
+    /// What "within difficult terrain" measures.
+    pub difficult_terrain_measure: TerrainMeasure,
+}
+
+/// One rule option or policy in force, as every report prints it: its name as a scenario
+/// writes it, its value and default, and what that value means in the rules reference's
+/// terms.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RuleOption {
+    /// Where it is written: a `[rules]` key, or `chariot.hero.<field>` for a Hero's policy.
+    pub name: &'static str,
+    /// The value in force, as written.
+    pub value: String,
+    /// The reference's default, as written.
+    pub default: String,
+    /// What the value in force means.
+    pub reads: &'static str,
+}
+
+impl RuleOption {
+    fn of<T: Serialize>(name: &'static str, value: &T, default: &T, reads: &'static str) -> Self {
+        Self { name, value: as_written(value), default: as_written(default), reads }
+    }
 }
 
 impl MesbgRules {
-    /// Every option with its value as written in a scenario's `[rules]` table, for reports.
-    pub fn options(&self) -> Vec<(&'static str, String)> {
+    /// Every `[rules]` option with its value, default and meaning, for reports.
+    pub fn options(&self) -> Vec<RuleOption> {
+        let d = MesbgRules::default();
         vec![
-            ("prone_counts_as_trapped", self.prone_counts_as_trapped.to_string()),
-            ("strike_allocation", as_written(&self.strike_allocation)),
-            ("cavalry_passed_when", as_written(&self.cavalry_passed_when)),
+            RuleOption::of(
+                "fate",
+                &self.fate,
+                &d.fate,
+                match self.fate {
+                    FateRule::Retry => {
+                        "a failed Fate roll may be followed by another Fate point on the same Wound until it is prevented or Fate runs out"
+                    }
+                    FateRule::Once => "one Fate point (one D6, 4+) per Wound",
+                },
+            ),
+            RuleOption::of(
+                "might_on_fate",
+                &self.might_on_fate,
+                &d.might_on_fate,
+                if self.might_on_fate {
+                    "Might can raise a Fate roll, +1 a point"
+                } else {
+                    "Might never modifies a Fate roll"
+                },
+            ),
+            RuleOption::of(
+                "strike_split",
+                &self.strike_split,
+                &d.strike_split,
+                match self.strike_split {
+                    StrikeSplit::Declared => {
+                        "a winner fighting several models (or rider and mount) declares which Strikes go against which model before rolling To Wound, the split that maximises expected kills"
+                    }
+                    StrikeSplit::OneAtATime => {
+                        "each Strike is aimed after the previous one is rolled, by strike_allocation"
+                    }
+                },
+            ),
+            RuleOption::of(
+                "strike_allocation",
+                &self.strike_allocation,
+                &d.strike_allocation,
+                match (self.strike_split, self.strike_allocation) {
+                    (StrikeSplit::Declared, _) => "not used: Strikes are declared before rolling",
+                    (_, StrikeAllocation::MostWoundedFirst) => {
+                        "each Strike at the standing model with the fewest Wounds left"
+                    }
+                    (_, StrikeAllocation::EasiestFirst) => "each Strike at the standing model with the lowest Defence",
+                },
+            ),
+            RuleOption::of(
+                "prone_counts_as_trapped",
+                &self.prone_counts_as_trapped,
+                &d.prone_counts_as_trapped,
+                if self.prone_counts_as_trapped {
+                    "models knocked Prone by the winning chariot are Trapped for its Strikes: two To Wound rolls per Strike"
+                } else {
+                    "models knocked Prone by the winning chariot take one To Wound roll per Strike (a model already Prone is still Trapped)"
+                },
+            ),
+            RuleOption::of(
+                "cavalry_passed_when",
+                &self.cavalry_passed_when,
+                &d.cavalry_passed_when,
+                match self.cavalry_passed_when {
+                    CavalryPassed::RiderSlain => {
+                        "a cavalry model is a casualty when its rider dies (2024): the chariot drives on"
+                    }
+                    CavalryPassed::RiderSlainAndMountGone => {
+                        "the chariot drives on past cavalry only when the rider is slain and the mount slain or fled"
+                    }
+                },
+            ),
+            RuleOption::of(
+                "break_point",
+                &self.break_point,
+                &d.break_point,
+                match self.break_point {
+                    BreakPoint::HalfOrMore => "an army that has lost half or more of its starting models is Broken",
+                    BreakPoint::MoreThanHalf => "an army that has lost more than half of its starting models is Broken",
+                },
+            ),
+            RuleOption::of(
+                "difficult_terrain_measure",
+                &self.difficult_terrain_measure,
+                &d.difficult_terrain_measure,
+                match self.difficult_terrain_measure {
+                    TerrainMeasure::AnyPart => {
+                        "within difficult terrain means any part of the chariot's base inside it (Move halved, D6 test)"
+                    }
+                    TerrainMeasure::Centre => {
+                        "within difficult terrain means the centre of the chariot's base inside it (Move halved, D6 test)"
+                    }
+                },
+            ),
+        ]
+    }
+}
+
+impl Hero {
+    /// The Hero's policies with their values, defaults and meanings, for reports.
+    pub fn policies(&self, rules: &MesbgRules) -> Vec<RuleOption> {
+        vec![
+            RuleOption::of(
+                "chariot.hero.might_policy",
+                &self.might_policy,
+                &MightPolicy::default(),
+                match self.might_policy {
+                    MightPolicy::None => "no Might in the fight",
+                    MightPolicy::WinDuel => {
+                        "Might on the chariot's highest duel die, the least that wins (or reaches a roll-off)"
+                    }
+                    MightPolicy::Wound => {
+                        "Might turns failed To Wound rolls of the chariot's Strikes into Wounds that matter, cheapest first"
+                    }
+                    MightPolicy::WinDuelThenWound => {
+                        "Might first to win the duel (the least that wins, or reaches a roll-off), then on To Wound rolls that matter, cheapest first"
+                    }
+                },
+            ),
+            RuleOption::of(
+                "chariot.hero.might_on_saves",
+                &self.might_on_saves,
+                &true,
+                match (self.might_on_saves, rules.might_on_fate) {
+                    (true, true) => {
+                        "Might turns a 1 on the difficult-terrain D6 into a 2 and raises the last failed Fate roll of a Wound to a 4, whenever it is enough"
+                    }
+                    (true, false) => {
+                        "Might turns a 1 on the difficult-terrain D6 into a 2 (the rules here keep it off Fate rolls)"
+                    }
+                    (false, _) => "Might is never spent to save a Wound",
+                },
+            ),
+            RuleOption::of(
+                "chariot.hero.fate_policy",
+                &self.fate_policy,
+                &FatePolicy::default(),
+                match self.fate_policy {
+                    FatePolicy::ChariotThenHero => {
+                        "Fate on every Wound on the chariot as it comes, then what is left on his own hit when thrown"
+                    }
+                    FatePolicy::LethalOnly => {
+                        "Fate only on a Wound that would slay the chariot (its last) or the Hero (his last)"
+                    }
+                    FatePolicy::HeroOnly => "Fate never on the chariot, all of it kept for his own hit when thrown",
+                },
+            ),
         ]
     }
 }
@@ -401,8 +615,13 @@ impl Default for MesbgRules {
     fn default() -> Self {
         Self {
             prone_counts_as_trapped: true,
+            strike_split: StrikeSplit::default(),
             strike_allocation: StrikeAllocation::MostWoundedFirst,
             cavalry_passed_when: CavalryPassed::default(),
+            fate: FateRule::default(),
+            might_on_fate: true,
+            break_point: BreakPoint::default(),
+            difficult_terrain_measure: TerrainMeasure::default(),
         }
     }
 }
@@ -438,6 +657,16 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// Every rule option and policy in force (the `[rules]` options, then the riding
+    /// Hero's policies when one rides), as every report prints them.
+    pub fn ruleset(&self) -> Vec<RuleOption> {
+        let mut all = self.rules.options();
+        if let Some(hero) = &self.chariot.hero {
+            all.extend(hero.policies(&self.rules));
+        }
+        all
+    }
+
     /// A stable 64-bit hash of everything that changes the answer (not the title, trials or
     /// seed): it keys the random streams and stamps reports.
     pub fn hash(&self) -> u64 {
@@ -715,6 +944,10 @@ struct RawHero {
     #[serde(default)]
     might_policy: Option<MightPolicy>,
     #[serde(default)]
+    fate_policy: Option<FatePolicy>,
+    #[serde(default)]
+    might_on_saves: Option<bool>,
+    #[serde(default)]
     points: Option<i64>,
 }
 
@@ -733,6 +966,8 @@ impl RawHero {
             will: self.will.or(base.will),
             fate: self.fate.or(base.fate),
             might_policy: self.might_policy.or(base.might_policy),
+            fate_policy: self.fate_policy.or(base.fate_policy),
+            might_on_saves: self.might_on_saves.or(base.might_on_saves),
             points: self.points.or(base.points),
         }
     }
@@ -824,6 +1059,16 @@ struct RawRules {
     strike_allocation: Option<StrikeAllocation>,
     #[serde(default)]
     cavalry_passed_when: Option<CavalryPassed>,
+    #[serde(default)]
+    strike_split: Option<StrikeSplit>,
+    #[serde(default)]
+    fate: Option<FateRule>,
+    #[serde(default)]
+    might_on_fate: Option<bool>,
+    #[serde(default)]
+    break_point: Option<BreakPoint>,
+    #[serde(default)]
+    difficult_terrain_measure: Option<TerrainMeasure>,
 }
 
 #[derive(Deserialize, Clone)]
@@ -1086,10 +1331,17 @@ impl Checker<'_> {
         if total > MAX_MODELS {
             self.fail("formations", format!("{total} models in all; at most {MAX_MODELS} are allowed"));
         }
+        let d = MesbgRules::default();
+        let r = &raw.rules;
         let rules = MesbgRules {
-            prone_counts_as_trapped: raw.rules.prone_counts_as_trapped.unwrap_or(true),
-            strike_allocation: raw.rules.strike_allocation.unwrap_or_default(),
-            cavalry_passed_when: raw.rules.cavalry_passed_when.unwrap_or_default(),
+            prone_counts_as_trapped: r.prone_counts_as_trapped.unwrap_or(d.prone_counts_as_trapped),
+            strike_split: r.strike_split.unwrap_or(d.strike_split),
+            strike_allocation: r.strike_allocation.unwrap_or(d.strike_allocation),
+            cavalry_passed_when: r.cavalry_passed_when.unwrap_or(d.cavalry_passed_when),
+            fate: r.fate.unwrap_or(d.fate),
+            might_on_fate: r.might_on_fate.unwrap_or(d.might_on_fate),
+            break_point: r.break_point.unwrap_or(d.break_point),
+            difficult_terrain_measure: r.difficult_terrain_measure.unwrap_or(d.difficult_terrain_measure),
         };
         let scenario = Scenario {
             file: file.to_string(),
@@ -1256,6 +1508,8 @@ impl Checker<'_> {
             will: self.int(&f("will"), h.will.unwrap_or(0), 0, 6, "will"),
             fate: self.int(&f("fate"), h.fate.unwrap_or(0), 0, 6, "fate"),
             might_policy: h.might_policy.unwrap_or_default(),
+            fate_policy: h.fate_policy.unwrap_or_default(),
+            might_on_saves: h.might_on_saves.unwrap_or(true),
             points: self.points(&f("points"), h.points.unwrap_or(0)),
         })
     }

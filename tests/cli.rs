@@ -92,8 +92,11 @@ fn run_writes_a_report_and_prints_a_table() {
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("rep/run.json")).unwrap()).unwrap();
     assert_eq!(json["trials"], 20000);
     assert_eq!(json["seed"], 7);
-    assert_eq!(json["ruleset"]["prone_counts_as_trapped"], true);
-    assert_eq!(json["ruleset"]["strike_allocation"], "most_wounded_first");
+    assert_eq!(json["ruleset"]["prone_counts_as_trapped"]["value"], true);
+    assert_eq!(json["ruleset"]["strike_split"]["value"], "declared");
+    assert_eq!(json["ruleset"]["fate"]["default"], "retry");
+    assert!(json["ruleset"]["break_point"]["reads"].as_str().unwrap().contains("half or more"));
+    assert!(text.contains("ruleset: fate=retry"), "{text}");
     assert_eq!(json["command"], "charioteer run example.toml --seed 7 --trials 20000");
     assert!(json["scenario_hash"].as_str().unwrap().len() == 16);
     // No temporary files are left behind.

@@ -9,7 +9,12 @@
 use super::board::{self, Block};
 use crate::geometry::Vec2;
 use crate::rules::battlesystem::{ArmourRoll, AttackDie, AttackRules, HitsTable, MoraleRule, PlatformRoll};
-use crate::scenario::{Problem, RULES_VERSION, ScenarioError, fnv1a};
+use crate::scenario::{Problem, ScenarioError, fnv1a};
+
+/// Version of the BATTLESYSTEM rules code; part of the scenario hash, so a rules change
+/// changes streams (each rule system keeps its own, so a change to one leaves the other's
+/// results as they were).
+pub const RULES_VERSION: u32 = 1;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

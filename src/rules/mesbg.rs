@@ -5,6 +5,7 @@
 //! [`Dice`]. Exact probabilities live beside the rolls so that the resolver and the exact
 //! engine share one source of truth.
 
+use super::mesbg_fight::highest_d6_probability;
 use crate::dice::{Dice, DiceExpr};
 use serde::{Deserialize, Serialize};
 
@@ -29,7 +30,7 @@ impl Side {
 }
 
 /// What a single To Wound attempt needs on the chart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum WoundRoll {
     /// One D6 needing this score or more (3 to 6).
     Needs(u8),
@@ -403,232 +404,8 @@ pub struct FightOutcome {
     pub might_spent: u8,
     /// Fate points the Hero spent (0 without a Hero).
     pub fate_spent: u8,
-}
-
-/// What the Hero riding the chariot brings to a fight: the Might and Fate he has left and
-/// when his Might policy spends Might. [`HeroInFight::NONE`] is a chariot without a Hero.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct HeroInFight {
-    /// Might points left.
-    pub might: u8,
-    /// Fate points left.
-    pub fate: u8,
-    /// Might is spent to win the duel.
-    pub might_on_duel: bool,
-    /// Might is spent to turn failed To Wound rolls.
-    pub might_on_wounds: bool,
-}
-
-impl HeroInFight {
-    /// No Hero: no Might, no Fate.
-    pub const NONE: Self = Self { might: 0, fate: 0, might_on_duel: false, might_on_wounds: false };
-}
-
-/// A model fighting the chariot, as the fight needs it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Combatant {
-    /// Fight value.
-    pub fight: u8,
-    /// Attacks (dice in the duel, Strikes if it wins).
-    pub attacks: u8,
-    /// Defence (for allocation policies).
-    pub defence: u8,
-    /// Wounds it has left.
-    pub wounds_left: u8,
-    /// What the chariot's Strikes need against it.
-    pub struck_by_chariot: WoundRoll,
-    /// What its Strikes need against the chariot.
-    pub strikes_chariot: WoundRoll,
-    /// A Monster or a chariot: never knocked Prone, so never Trapped by the chariot's win.
-    pub never_prone: bool,
-}
-
-/// The chariot in a fight.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ChariotFighter {
-    /// Fight value.
-    pub fight: u8,
-    /// Attacks, charge bonus included.
-    pub attacks: u8,
-    /// Wounds it has left.
-    pub wounds_left: u8,
-    /// Allegiance (for the roll-off).
-    pub side: Side,
-}
-
-/// The ruleset options that shape a fight.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FightRules {
-    /// Beaten models (knocked Prone) are Trapped for the chariot's Strikes.
-    pub trapped: bool,
-    /// How the chariot spreads its Strikes.
-    pub allocation: StrikeAllocation,
-}
-
-/// The two sides of the duel of a fight.
-pub fn duel_sides(chariot: &ChariotFighter, enemies: &[Combatant]) -> (DuelSide, DuelSide) {
-    let attacker = DuelSide { dice: u32::from(chariot.attacks), fight: chariot.fight, side: chariot.side };
-    let defender = DuelSide {
-        dice: enemies.iter().map(|e| u32::from(e.attacks)).sum(),
-        fight: enemies.iter().map(|e| e.fight).max().unwrap_or(0),
-        side: chariot.side.opponent(),
-    };
-    (attacker, defender)
-}
-
-/// P(the highest of `n` D6 is `k`), with `k = 0` for no dice at all.
-fn highest_d6_probability(n: u32, k: u8) -> f64 {
-    if n == 0 {
-        return if k == 0 { 1.0 } else { 0.0 };
-    }
-    if k == 0 {
-        return 0.0;
-    }
-    (f64::from(k) / 6.0).powi(n as i32) - (f64::from(k - 1) / 6.0).powi(n as i32)
-}
-
-/// The exact distribution of a fight's outcome: the duel (with the Hero's Might on the
-/// chariot's highest die when his policy says so), then either the chariot's Strikes one
-/// at a time under the allocation policy (Might turning failed To Wound rolls when the
-/// policy says so), or every enemy Strike on the chariot (never Trapped; Fate may prevent
-/// each Wound; Strikes stop once the chariot is slain). Outcomes with probability 0 are
-/// left out. Mirrors the dice-level fight exactly, sharing its rule functions.
-pub fn fight_distribution(
-    chariot: &ChariotFighter,
-    enemies: &[Combatant],
-    rules: FightRules,
-    hero: HeroInFight,
-) -> Vec<(FightOutcome, f64)> {
-    use std::collections::BTreeMap;
-    let (attacker, defender) = duel_sides(chariot, enemies);
-    // The duel: (won, Might left) -> probability.
-    let mut duel: BTreeMap<(bool, u8), f64> = BTreeMap::new();
-    let attacker_faces: Vec<u8> = if attacker.dice == 0 { vec![0] } else { (1..=6).collect() };
-    let defender_faces: Vec<u8> = if defender.dice == 0 { vec![0] } else { (1..=6).collect() };
-    for &a in &attacker_faces {
-        for &d in &defender_faces {
-            let p = highest_d6_probability(attacker.dice, a) * highest_d6_probability(defender.dice, d);
-            if p == 0.0 {
-                continue;
-            }
-            let spent = if hero.might_on_duel {
-                might_to_win_duel(a, d, attacker.fight, defender.fight, hero.might).unwrap_or(0)
-            } else {
-                0
-            };
-            let high = a + spent;
-            let might_left = hero.might - spent;
-            let p_win = if high != d {
-                f64::from(u8::from(high > d))
-            } else if attacker.fight != defender.fight {
-                f64::from(u8::from(attacker.fight > defender.fight))
-            } else {
-                0.5 // the roll-off: a D6 split 3-3 between Evil and Good
-            };
-            if p_win > 0.0 {
-                *duel.entry((true, might_left)).or_default() += p * p_win;
-            }
-            if p_win < 1.0 {
-                *duel.entry((false, might_left)).or_default() += p * (1.0 - p_win);
-            }
-        }
-    }
-    let mut out: BTreeMap<FightOutcome, f64> = BTreeMap::new();
-    let start: Vec<u8> = enemies.iter().map(|e| e.wounds_left).collect();
-    // Won: states are (Wounds left per enemy, Might left), after each Strike in turn.
-    let mut states: BTreeMap<(Vec<u8>, u8), f64> = BTreeMap::new();
-    for (&(won, might_left), &p) in &duel {
-        if won {
-            *states.entry((start.clone(), might_left)).or_default() += p;
-        }
-    }
-    let mut wound_rolls: BTreeMap<(WoundRoll, u8), Vec<WoundAttempt>> = BTreeMap::new();
-    for _ in 0..chariot.attacks {
-        let mut next: BTreeMap<(Vec<u8>, u8), f64> = BTreeMap::new();
-        for ((state, might_left), p) in states {
-            let targets: Vec<StrikeTarget> = enemies
-                .iter()
-                .zip(&state)
-                .map(|(e, &left)| StrikeTarget {
-                    roll: e.struck_by_chariot,
-                    trapped: rules.trapped && !e.never_prone,
-                    wounds_left: left,
-                    defence: e.defence,
-                })
-                .collect();
-            let Some(i) = pick_target(&targets, rules.allocation) else {
-                *next.entry((state, might_left)).or_default() += p;
-                continue;
-            };
-            // One or two To Wound rolls (Trapped), each with the Might then left.
-            let mut rolls: BTreeMap<(u8, u8), f64> = BTreeMap::from([((state[i], might_left), p)]);
-            for _ in 0..1 + u8::from(targets[i].trapped) {
-                let mut after: BTreeMap<(u8, u8), f64> = BTreeMap::new();
-                for ((left, might), q) in rolls {
-                    let usable = if hero.might_on_wounds { might } else { 0 };
-                    let roll = targets[i].roll;
-                    let outcomes = wound_rolls
-                        .entry((roll, usable))
-                        .or_insert_with(|| wound_with_might_distribution(roll, usable));
-                    for a in outcomes.iter() {
-                        let left = left - u8::from(a.hit).min(left);
-                        *after.entry((left, might - a.might_spent)).or_default() += q * a.probability;
-                    }
-                }
-                rolls = after;
-            }
-            for ((left, might), q) in rolls {
-                let mut s = state.clone();
-                s[i] = left;
-                *next.entry((s, might)).or_default() += q;
-            }
-        }
-        states = next;
-    }
-    for ((state, might_left), p) in states {
-        let kills = state.iter().zip(enemies).filter(|(left, e)| **left == 0 && e.wounds_left > 0).count() as u8;
-        let outcome =
-            FightOutcome { won: true, kills, wounds_lost: 0, might_spent: hero.might - might_left, fate_spent: 0 };
-        *out.entry(outcome).or_default() += p;
-    }
-    // Lost: states are (the chariot's Wounds left, Fate left), after each enemy Strike.
-    for (&(won, might_left), &p) in &duel {
-        if won {
-            continue;
-        }
-        let mut chariot_states: BTreeMap<(u8, u8), f64> = BTreeMap::from([((chariot.wounds_left, hero.fate), 1.0)]);
-        for e in enemies {
-            let hit = e.strikes_chariot.probability();
-            for _ in 0..e.attacks {
-                let mut next: BTreeMap<(u8, u8), f64> = BTreeMap::new();
-                for ((wounds, fate), q) in chariot_states {
-                    if wounds == 0 {
-                        *next.entry((wounds, fate)).or_default() += q; // slain: no more Strikes
-                        continue;
-                    }
-                    *next.entry((wounds, fate)).or_default() += q * (1.0 - hit);
-                    if fate > 0 {
-                        *next.entry((wounds, fate - 1)).or_default() += q * hit * 0.5;
-                        *next.entry((wounds - 1, fate - 1)).or_default() += q * hit * 0.5;
-                    } else {
-                        *next.entry((wounds - 1, fate)).or_default() += q * hit;
-                    }
-                }
-                chariot_states = next;
-            }
-        }
-        for ((wounds, fate), q) in chariot_states {
-            let outcome = FightOutcome {
-                won: false,
-                kills: 0,
-                wounds_lost: chariot.wounds_left - wounds,
-                might_spent: hero.might - might_left,
-                fate_spent: hero.fate - fate,
-            };
-            *out.entry(outcome).or_default() += p * q;
-        }
-    }
-    out.into_iter().filter(|(_, p)| *p > 0.0).collect()
+    /// An enemy chariot in the fight was slain by its Strikes (so nobody Backs Away).
+    pub foe_chariot_slain: bool,
 }
 
 #[cfg(test)]
@@ -685,32 +462,6 @@ mod tests {
         assert_eq!(might_to_win_duel(2, 6, 4, 4, 3), None);
         assert_eq!(might_to_win_duel(6, 5, 4, 4, 3), None);
         assert_eq!(might_to_win_duel(5, 5, 5, 4, 3), None);
-    }
-
-    #[test]
-    fn fight_distribution_of_a_single_warrior() {
-        let chariot = ChariotFighter { fight: 4, attacks: 2, wounds_left: 3, side: Side::Evil };
-        let warrior = Combatant {
-            fight: 4,
-            attacks: 1,
-            defence: 5,
-            wounds_left: 1,
-            struck_by_chariot: to_wound(3, 5),
-            strikes_chariot: to_wound(3, 7),
-            never_prone: false,
-        };
-        let rules = FightRules { trapped: true, allocation: StrikeAllocation::MostWoundedFirst };
-        let d = fight_distribution(&chariot, &[warrior], rules, HeroInFight::NONE);
-        let get = |won, kills, wounds_lost| {
-            d.iter()
-                .find(|(o, _)| *o == FightOutcome { won, kills, wounds_lost, might_spent: 0, fate_spent: 0 })
-                .map_or(0.0, |x| x.1)
-        };
-        let win = 143.0 / 216.0;
-        assert!((get(true, 1, 0) - win * (1.0 - (2.0f64 / 3.0).powi(4))).abs() < 1e-12);
-        assert!((get(true, 0, 0) - win * (2.0f64 / 3.0).powi(4)).abs() < 1e-12);
-        assert!((get(false, 0, 1) - (1.0 - win) / 6.0).abs() < 1e-12);
-        assert!((d.iter().map(|x| x.1).sum::<f64>() - 1.0).abs() < 1e-12);
     }
 
     #[test]

@@ -3,3 +3,4 @@
 
 pub mod battlesystem;
 pub mod mesbg;
+pub mod mesbg_fight;

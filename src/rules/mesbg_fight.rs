@@ -1,0 +1,770 @@
+//! The fight after a Chariot Charge, and the rolls that save a chariot's Wounds: the duel
+//! with the riding Hero's Might, the winner's Strikes (declared before rolling, or one at a
+//! time), the loser's Wounds with Fate (retried) and Might on the Fate roll.
+//!
+//! Each rule is settled by one function that reads its dice from a source it is given
+//! ([`settle_prevention`], [`settle_strike`]): the dice-level trial hands it real dice, and
+//! the exact engine hands it every sequence of faces through [`enumerate_d6`], so both
+//! follow one reading by construction. Whether that reading is the game's is checked
+//! elsewhere, by an oracle that shares none of this code (`tests/oracle/`).
+
+use super::mesbg::{
+    DuelSide, FightOutcome, Side, StrikeAllocation, StrikeTarget, WoundRoll, binomial_pmf, might_to_win_duel,
+    pick_target, settle_wound_with_might,
+};
+use crate::dice::Dice;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+
+/// Whether a failed Fate roll may be followed by another Fate point on the same Wound.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FateRule {
+    /// Spend Fate on the same Wound until it is prevented or Fate runs out (the rules
+    /// reference, corrected 2026-12-01).
+    #[default]
+    Retry,
+    /// One Fate point per Wound (the earlier reading).
+    Once,
+}
+
+/// Which Wounds the riding Hero spends Fate on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FatePolicy {
+    /// Every Wound on the chariot as it comes, then what is left on his own hit when thrown.
+    #[default]
+    ChariotThenHero,
+    /// Only a Wound that would slay the chariot (its last) or the Hero (his last).
+    LethalOnly,
+    /// Never on the chariot: all of it kept for his own hit when thrown.
+    HeroOnly,
+}
+
+/// How a winner facing several models (or rider and mount) aims its Strikes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StrikeSplit {
+    /// All Strikes are assigned before any To Wound roll, by [`declared_split`] (the rules
+    /// reference, corrected 2026-12-01); a Strike at a model already slain is lost.
+    #[default]
+    Declared,
+    /// Each Strike is aimed after the previous one is rolled, by the allocation policy
+    /// (the earlier reading).
+    OneAtATime,
+}
+
+/// What the riding Hero may spend to prevent a Wound, and when.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Saves {
+    /// Fate retried or once per Wound.
+    pub fate_rule: FateRule,
+    /// Which Wounds get Fate.
+    pub fate_policy: FatePolicy,
+    /// Might may raise the last failed Fate roll of a Wound to a 4 (the rules allow it and
+    /// the Hero's policy spends it).
+    pub might_on_fate: bool,
+    /// Might may turn a 1 on the difficult-terrain D6 into a 2.
+    pub might_on_terrain: bool,
+}
+
+/// Whose Wound is being prevented, with the Wounds they have left before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WoundOn {
+    /// The chariot.
+    Chariot {
+        /// Its Wounds left before this one.
+        wounds_left: u8,
+    },
+    /// The Hero himself (his hit when thrown).
+    Hero {
+        /// His Wounds left before this one.
+        wounds_left: u8,
+    },
+}
+
+/// What an attempt to prevent one Wound came to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Prevention {
+    /// The Wound was prevented.
+    pub prevented: bool,
+    /// Fate points spent on it.
+    pub fate_spent: u8,
+    /// Might points spent on its Fate roll.
+    pub might_spent: u8,
+}
+
+/// Whether the Fate policy spends Fate on this Wound.
+pub fn fate_allowed(policy: FatePolicy, on: WoundOn) -> bool {
+    match (policy, on) {
+        (FatePolicy::ChariotThenHero, _) => true,
+        (FatePolicy::LethalOnly, WoundOn::Chariot { wounds_left } | WoundOn::Hero { wounds_left }) => wounds_left <= 1,
+        (FatePolicy::HeroOnly, WoundOn::Hero { .. }) => true,
+        (FatePolicy::HeroOnly, WoundOn::Chariot { .. }) => false,
+    }
+}
+
+/// The score a Fate roll needs to prevent the Wound.
+pub const FATE_NEEDS: u8 = 4;
+
+/// Settles one Wound's prevention from the Fate rolls `d6` gives: a Fate point and a D6 at
+/// a time, 4+ preventing it; after a failure another point ([`FateRule::Retry`]) while any
+/// are left; Might raises the last failed roll to a 4 when it is enough (Fate first, Might
+/// last: Might is also the duel's and the Strikes' resource, Fate is not).
+pub fn settle_prevention(saves: Saves, on: WoundOn, fate: u8, might: u8, d6: &mut dyn FnMut() -> u8) -> Prevention {
+    if fate == 0 || !fate_allowed(saves.fate_policy, on) {
+        return Prevention::default();
+    }
+    let mut spent = 0;
+    let mut last = 0;
+    while spent < fate {
+        spent += 1;
+        last = d6();
+        if last >= FATE_NEEDS {
+            return Prevention { prevented: true, fate_spent: spent, might_spent: 0 };
+        }
+        if saves.fate_rule == FateRule::Once {
+            break;
+        }
+    }
+    let short = FATE_NEEDS - last;
+    if saves.might_on_fate && short <= might {
+        return Prevention { prevented: true, fate_spent: spent, might_spent: short };
+    }
+    Prevention { prevented: false, fate_spent: spent, might_spent: 0 }
+}
+
+/// Rolls the prevention of one Wound.
+pub fn prevent_wound(saves: Saves, on: WoundOn, fate: u8, might: u8, dice: &mut Dice) -> Prevention {
+    settle_prevention(saves, on, fate, might, &mut || dice.d6())
+}
+
+/// The exact distribution of one Wound's prevention.
+pub fn prevention_distribution(saves: Saves, on: WoundOn, fate: u8, might: u8) -> Vec<(Prevention, f64)> {
+    merge(enumerate_d6(|d6| settle_prevention(saves, on, fate, might, d6)))
+}
+
+/// Every sequence of D6 faces that `settle` reads, with the result it settles to and its
+/// probability (6^-length). `settle` must read its dice one at a time and decide from the
+/// faces read so far whether to read another (every rule here does), so the sequences it
+/// reads are exactly the ones enumerated.
+pub fn enumerate_d6<R>(mut settle: impl FnMut(&mut dyn FnMut() -> u8) -> R) -> Vec<(R, f64)> {
+    let mut out = Vec::new();
+    let mut pending: Vec<Vec<u8>> = vec![Vec::new()];
+    while let Some(prefix) = pending.pop() {
+        let mut read = 0;
+        let mut wanted_more = false;
+        let result = settle(&mut || {
+            let face = prefix.get(read).copied().unwrap_or_else(|| {
+                wanted_more = true;
+                1
+            });
+            read += 1;
+            face
+        });
+        if wanted_more {
+            for face in 1..=6 {
+                let mut longer = prefix.clone();
+                longer.push(face);
+                pending.push(longer);
+            }
+        } else {
+            out.push((result, 6f64.powi(-(prefix.len() as i32))));
+        }
+    }
+    out
+}
+
+/// Adds up the probabilities of equal results.
+fn merge<R: Ord>(pairs: Vec<(R, f64)>) -> Vec<(R, f64)> {
+    let mut merged: BTreeMap<R, f64> = BTreeMap::new();
+    for (r, p) in pairs {
+        *merged.entry(r).or_default() += p;
+    }
+    merged.into_iter().collect()
+}
+
+/// Settles one Strike of the chariot from the dice `d6` gives: one To Wound roll, two
+/// against a Trapped model. Every die of the Strike is seen before Might is decided, and
+/// Might (up to `might`) turns failures into Wounds only while a Wound can still matter
+/// (never past the target's `wounds_left`), cheapest first. On a "6 then n" roll the first
+/// dice of both rolls are seen, the cheaper is settled first, and Might put on a first die
+/// carries over to its second (rolled after that Might is committed, as the game plays it).
+/// Returns (Wounds caused, Might spent).
+pub fn settle_strike(
+    roll: WoundRoll,
+    trapped: bool,
+    wounds_left: u8,
+    might: u8,
+    d6: &mut dyn FnMut() -> u8,
+) -> (u8, u8) {
+    let rolls = 1 + usize::from(trapped);
+    match roll {
+        WoundRoll::Impossible => (0, 0),
+        WoundRoll::Needs(n) => {
+            let mut faces = [0u8; 2];
+            for face in faces.iter_mut().take(rolls) {
+                *face = d6();
+            }
+            let faces = &mut faces[..rolls];
+            let mut wounds = faces.iter().filter(|&&f| f >= n).count() as u8;
+            let useful = wounds_left.min(rolls as u8);
+            let mut spent = 0;
+            // Cheapest failure first: the highest failed face.
+            faces.sort_unstable_by(|a, b| b.cmp(a));
+            for &face in faces.iter().filter(|&&f| f < n) {
+                let cost = n - face;
+                if wounds >= useful || spent + cost > might {
+                    break;
+                }
+                spent += cost;
+                wounds += 1;
+            }
+            (wounds.min(wounds_left), spent)
+        }
+        WoundRoll::SixThen(_) => {
+            let mut firsts = [0u8; 2];
+            for face in firsts.iter_mut().take(rolls) {
+                *face = d6();
+            }
+            let firsts = &mut firsts[..rolls];
+            firsts.sort_unstable_by(|a, b| b.cmp(a));
+            let (mut wounds, mut spent) = (0u8, 0u8);
+            for &first in firsts.iter() {
+                if wounds >= wounds_left {
+                    break;
+                }
+                let (hit, cost) = settle_wound_with_might(roll, might - spent, first, &mut *d6);
+                wounds += u8::from(hit);
+                spent += cost;
+            }
+            (wounds.min(wounds_left), spent)
+        }
+    }
+}
+
+/// A Strike's settlement: (Wounds caused, Might spent) with its probability.
+pub type StrikeOutcomes = Vec<((u8, u8), f64)>;
+
+/// The exact distribution of one Strike: ((Wounds, Might spent), probability).
+pub fn strike_distribution(roll: WoundRoll, trapped: bool, wounds_left: u8, might: u8) -> StrikeOutcomes {
+    merge(enumerate_d6(|d6| settle_strike(roll, trapped, wounds_left, might, d6)))
+}
+
+/// A model the winner may aim Strikes at, as [`declared_split`] weighs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SplitTarget {
+    /// What each To Wound roll needs.
+    pub roll: WoundRoll,
+    /// Two rolls per Strike.
+    pub trapped: bool,
+    /// Wounds left (more than 0).
+    pub wounds_left: u8,
+    /// Slaying it is a kill (false for a riderless mount).
+    pub counts_as_kill: bool,
+}
+
+/// Probabilities closer than this are a tie when comparing splits.
+const SPLIT_TIE: f64 = 1e-12;
+
+/// What `k` Strikes at `t` are worth: (P(slain), expected Wounds caused, capped).
+fn split_value(t: &SplitTarget, k: u8) -> (f64, f64) {
+    let rolls = usize::from(k) * (1 + usize::from(t.trapped));
+    let pmf = binomial_pmf(rolls, t.roll.probability());
+    let w = usize::from(t.wounds_left);
+    let slain: f64 = pmf.iter().skip(w).sum();
+    let wounds: f64 = pmf.iter().enumerate().map(|(x, p)| x.min(w) as f64 * p).sum();
+    (if t.counts_as_kill { slain } else { 0.0 }, wounds)
+}
+
+fn better(a: (f64, f64), b: (f64, f64)) -> bool {
+    a.0 > b.0 + SPLIT_TIE || ((a.0 - b.0).abs() <= SPLIT_TIE && a.1 > b.1 + SPLIT_TIE)
+}
+
+/// The declared split of `strikes` Strikes over `targets` (in contact order): the one that
+/// maximises the expected number of models slain, then the expected Wounds caused, then
+/// gives more Strikes to the earlier target. Might is not counted when choosing (it is
+/// spent as the dice fall). A target already slain gets none. Returns the Strikes per
+/// target.
+pub fn declared_split(strikes: u8, targets: &[SplitTarget]) -> Vec<u8> {
+    let living: Vec<usize> = (0..targets.len()).filter(|&i| targets[i].wounds_left > 0).collect();
+    let mut split = vec![0; targets.len()];
+    if living.len() < targets.len() {
+        let weighed: Vec<SplitTarget> = living.iter().map(|&i| targets[i]).collect();
+        for (&i, k) in living.iter().zip(declared_split(strikes, &weighed)) {
+            split[i] = k;
+        }
+        return split;
+    }
+    let n = targets.len();
+    let s = usize::from(strikes);
+    if n == 0 {
+        return Vec::new();
+    }
+    let values: Vec<Vec<(f64, f64)>> =
+        targets.iter().map(|t| (0..=strikes).map(|k| split_value(t, k)).collect()).collect();
+    // best[i][r]: the best value of giving r Strikes to targets i.. (all of them used).
+    let impossible = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+    let mut best = vec![vec![impossible; s + 1]; n + 1];
+    best[n][0] = (0.0, 0.0);
+    for i in (0..n).rev() {
+        for r in 0..=s {
+            for k in 0..=r {
+                let rest = best[i + 1][r - k];
+                if rest.0 == f64::NEG_INFINITY {
+                    continue;
+                }
+                let v = (values[i][k].0 + rest.0, values[i][k].1 + rest.1);
+                if better(v, best[i][r]) || best[i][r].0 == f64::NEG_INFINITY {
+                    best[i][r] = v;
+                }
+            }
+        }
+    }
+    split.clear();
+    let mut r = s;
+    for i in 0..n {
+        let take = (0..=r)
+            .rev()
+            .find(|&k| {
+                let rest = best[i + 1][r - k];
+                rest.0 != f64::NEG_INFINITY && !better(best[i][r], (values[i][k].0 + rest.0, values[i][k].1 + rest.1))
+            })
+            .unwrap_or(r);
+        split.push(take as u8);
+        r -= take;
+    }
+    split
+}
+
+/// The order in which a declared split's Strikes are rolled: target by target in contact
+/// order.
+pub fn declared_order(split: &[u8]) -> Vec<usize> {
+    split.iter().enumerate().flat_map(|(i, &k)| std::iter::repeat_n(i, usize::from(k))).collect()
+}
+
+/// What the Hero riding the chariot brings to a fight: the Might and Fate he has left, when
+/// his Might policy spends Might, and how he saves Wounds. [`HeroInFight::NONE`] is a
+/// chariot without a Hero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HeroInFight {
+    /// Might points left.
+    pub might: u8,
+    /// Fate points left.
+    pub fate: u8,
+    /// Might is spent to win the duel.
+    pub might_on_duel: bool,
+    /// Might is spent to turn failed To Wound rolls.
+    pub might_on_wounds: bool,
+    /// How Wounds on the chariot are saved.
+    pub saves: Saves,
+}
+
+impl HeroInFight {
+    /// No Hero: no Might, no Fate.
+    pub const NONE: Self = Self {
+        might: 0,
+        fate: 0,
+        might_on_duel: false,
+        might_on_wounds: false,
+        saves: Saves {
+            fate_rule: FateRule::Retry,
+            fate_policy: FatePolicy::ChariotThenHero,
+            might_on_fate: false,
+            might_on_terrain: false,
+        },
+    };
+}
+
+/// A model fighting the chariot, as the fight needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Combatant {
+    /// Fight value.
+    pub fight: u8,
+    /// Attacks (dice in the duel, Strikes if it wins).
+    pub attacks: u8,
+    /// Defence (for allocation policies).
+    pub defence: u8,
+    /// Wounds it has left.
+    pub wounds_left: u8,
+    /// What the chariot's Strikes need against it.
+    pub struck_by_chariot: WoundRoll,
+    /// What its Strikes need against the chariot.
+    pub strikes_chariot: WoundRoll,
+    /// A Monster or a chariot: never knocked Prone, so never Trapped by the chariot's win.
+    pub never_prone: bool,
+    /// An enemy chariot (its slaying ends the question of who Backs Away).
+    pub chariot: bool,
+}
+
+/// The chariot in a fight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChariotFighter {
+    /// Fight value.
+    pub fight: u8,
+    /// Attacks, charge bonus included.
+    pub attacks: u8,
+    /// Wounds it has left.
+    pub wounds_left: u8,
+    /// Allegiance (for the roll-off).
+    pub side: Side,
+}
+
+/// The ruleset options that shape a fight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FightRules {
+    /// Beaten models (knocked Prone) are Trapped for the chariot's Strikes.
+    pub trapped: bool,
+    /// How the chariot aims Strikes one at a time ([`StrikeSplit::OneAtATime`]).
+    pub allocation: StrikeAllocation,
+    /// Declared before rolling, or one at a time.
+    pub split: StrikeSplit,
+}
+
+/// The two sides of the duel of a fight.
+pub fn duel_sides(chariot: &ChariotFighter, enemies: &[Combatant]) -> (DuelSide, DuelSide) {
+    let attacker = DuelSide { dice: u32::from(chariot.attacks), fight: chariot.fight, side: chariot.side };
+    let defender = DuelSide {
+        dice: enemies.iter().map(|e| u32::from(e.attacks)).sum(),
+        fight: enemies.iter().map(|e| e.fight).max().unwrap_or(0),
+        side: chariot.side.opponent(),
+    };
+    (attacker, defender)
+}
+
+/// P(the highest of `n` D6 is `k`), with `k = 0` for no dice at all.
+pub fn highest_d6_probability(n: u32, k: u8) -> f64 {
+    if n == 0 {
+        return if k == 0 { 1.0 } else { 0.0 };
+    }
+    if k == 0 {
+        return 0.0;
+    }
+    (f64::from(k) / 6.0).powi(n as i32) - (f64::from(k - 1) / 6.0).powi(n as i32)
+}
+
+/// The Strike targets of a won fight against `enemies` with `left` Wounds each.
+pub fn strike_targets(enemies: &[Combatant], left: &[u8], rules: FightRules) -> Vec<StrikeTarget> {
+    enemies
+        .iter()
+        .zip(left)
+        .map(|(e, &wounds_left)| StrikeTarget {
+            roll: e.struck_by_chariot,
+            trapped: rules.trapped && !e.never_prone,
+            wounds_left,
+            defence: e.defence,
+        })
+        .collect()
+}
+
+/// The declared split of a won fight's Strikes against fresh targets (all count as kills).
+pub fn split_for(strikes: u8, targets: &[StrikeTarget]) -> Vec<u8> {
+    let weighed: Vec<SplitTarget> = targets
+        .iter()
+        .map(|t| SplitTarget { roll: t.roll, trapped: t.trapped, wounds_left: t.wounds_left, counts_as_kill: true })
+        .collect();
+    declared_split(strikes, &weighed)
+}
+
+/// The target of Strike `j`: by the declared order, or by the allocation policy among
+/// those still standing. `None` when the Strike is lost (its target already slain) or no
+/// one stands.
+pub fn target_of_strike(
+    j: usize,
+    order: Option<&[usize]>,
+    targets: &[StrikeTarget],
+    allocation: StrikeAllocation,
+) -> Option<usize> {
+    match order {
+        Some(order) => order.get(j).copied().filter(|&i| targets[i].wounds_left > 0),
+        None => pick_target(targets, allocation),
+    }
+}
+
+/// The exact distribution of a fight's outcome: the duel (with the Hero's Might on the
+/// chariot's highest die when his policy says so), then either the chariot's Strikes
+/// (declared or one at a time; Might turning failed To Wound rolls that matter when the
+/// policy says so), or every enemy Strike on the chariot (never Trapped; Fate, retried,
+/// and Might on the Fate roll may prevent each Wound; Strikes stop once the chariot is
+/// slain). Outcomes with probability 0 are left out.
+pub fn fight_distribution(
+    chariot: &ChariotFighter,
+    enemies: &[Combatant],
+    rules: FightRules,
+    hero: HeroInFight,
+) -> Vec<(FightOutcome, f64)> {
+    let (attacker, defender) = duel_sides(chariot, enemies);
+    // The duel: (won, Might left) -> probability.
+    let mut duel: BTreeMap<(bool, u8), f64> = BTreeMap::new();
+    let attacker_faces: Vec<u8> = if attacker.dice == 0 { vec![0] } else { (1..=6).collect() };
+    let defender_faces: Vec<u8> = if defender.dice == 0 { vec![0] } else { (1..=6).collect() };
+    for &a in &attacker_faces {
+        for &d in &defender_faces {
+            let p = highest_d6_probability(attacker.dice, a) * highest_d6_probability(defender.dice, d);
+            if p == 0.0 {
+                continue;
+            }
+            let spent = if hero.might_on_duel {
+                might_to_win_duel(a, d, attacker.fight, defender.fight, hero.might).unwrap_or(0)
+            } else {
+                0
+            };
+            let high = a + spent;
+            let might_left = hero.might - spent;
+            let p_win = if high != d {
+                f64::from(u8::from(high > d))
+            } else if attacker.fight != defender.fight {
+                f64::from(u8::from(attacker.fight > defender.fight))
+            } else {
+                0.5 // the roll-off: a D6 split 3-3 between Evil and Good
+            };
+            if p_win > 0.0 {
+                *duel.entry((true, might_left)).or_default() += p * p_win;
+            }
+            if p_win < 1.0 {
+                *duel.entry((false, might_left)).or_default() += p * (1.0 - p_win);
+            }
+        }
+    }
+    let mut out: BTreeMap<FightOutcome, f64> = BTreeMap::new();
+    let start: Vec<u8> = enemies.iter().map(|e| e.wounds_left).collect();
+    let order = match rules.split {
+        StrikeSplit::Declared => {
+            Some(declared_order(&split_for(chariot.attacks, &strike_targets(enemies, &start, rules))))
+        }
+        StrikeSplit::OneAtATime => None,
+    };
+    // Won: states are (Wounds left per enemy, Might left), after each Strike in turn.
+    let mut states: BTreeMap<(Vec<u8>, u8), f64> = BTreeMap::new();
+    for (&(won, might_left), &p) in &duel {
+        if won {
+            *states.entry((start.clone(), might_left)).or_default() += p;
+        }
+    }
+    let mut strikes: HashMap<(WoundRoll, bool, u8, u8), StrikeOutcomes> = HashMap::new();
+    for j in 0..usize::from(chariot.attacks) {
+        let mut next: BTreeMap<(Vec<u8>, u8), f64> = BTreeMap::new();
+        for ((state, might_left), p) in states {
+            let targets = strike_targets(enemies, &state, rules);
+            let Some(i) = target_of_strike(j, order.as_deref(), &targets, rules.allocation) else {
+                *next.entry((state, might_left)).or_default() += p;
+                continue;
+            };
+            let t = targets[i];
+            let usable = if hero.might_on_wounds { might_left } else { 0 };
+            // Only min(Wounds left, rolls) matters to a Strike's settlement.
+            let key = (t.roll, t.trapped, t.wounds_left.min(2), usable);
+            let outcomes = strikes
+                .entry(key)
+                .or_insert_with(|| strike_distribution(t.roll, t.trapped, t.wounds_left.min(2), usable));
+            for &((wounds, spent), q) in outcomes.iter() {
+                let mut s = state.clone();
+                s[i] -= wounds.min(s[i]);
+                *next.entry((s, might_left - spent)).or_default() += p * q;
+            }
+        }
+        states = next;
+    }
+    for ((state, might_left), p) in states {
+        let slain = |(left, e): (&u8, &Combatant)| *left == 0 && e.wounds_left > 0;
+        let kills = state.iter().zip(enemies).filter(|x| slain(*x)).count() as u8;
+        let foe_chariot_slain = state.iter().zip(enemies).any(|x| slain(x) && x.1.chariot);
+        let outcome = FightOutcome {
+            won: true,
+            kills,
+            wounds_lost: 0,
+            might_spent: hero.might - might_left,
+            fate_spent: 0,
+            foe_chariot_slain,
+        };
+        *out.entry(outcome).or_default() += p;
+    }
+    // Lost: states are (the chariot's Wounds left, Fate left, Might left), after each
+    // enemy Strike.
+    let mut saves: HashMap<(u8, u8, u8), Vec<(Prevention, f64)>> = HashMap::new();
+    for (&(won, might_left), &p) in &duel {
+        if won {
+            continue;
+        }
+        let mut chariot_states: BTreeMap<(u8, u8, u8), f64> =
+            BTreeMap::from([((chariot.wounds_left, hero.fate, might_left), 1.0)]);
+        for e in enemies {
+            let hit = e.strikes_chariot.probability();
+            for _ in 0..e.attacks {
+                let mut next: BTreeMap<(u8, u8, u8), f64> = BTreeMap::new();
+                for ((wounds, fate, might), q) in chariot_states {
+                    if wounds == 0 {
+                        *next.entry((wounds, fate, might)).or_default() += q; // slain: no more Strikes
+                        continue;
+                    }
+                    *next.entry((wounds, fate, might)).or_default() += q * (1.0 - hit);
+                    if hit == 0.0 {
+                        continue;
+                    }
+                    let prevention = saves.entry((wounds, fate, might)).or_insert_with(|| {
+                        prevention_distribution(hero.saves, WoundOn::Chariot { wounds_left: wounds }, fate, might)
+                    });
+                    for &(pr, r) in prevention.iter() {
+                        let left = if pr.prevented { wounds } else { wounds - 1 };
+                        *next.entry((left, fate - pr.fate_spent, might - pr.might_spent)).or_default() += q * hit * r;
+                    }
+                }
+                chariot_states = next;
+            }
+        }
+        for ((wounds, fate, might), q) in chariot_states {
+            let outcome = FightOutcome {
+                won: false,
+                kills: 0,
+                wounds_lost: chariot.wounds_left - wounds,
+                might_spent: hero.might - might,
+                fate_spent: hero.fate - fate,
+                foe_chariot_slain: false,
+            };
+            *out.entry(outcome).or_default() += p * q;
+        }
+    }
+    out.into_iter().filter(|(_, p)| *p > 0.0).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn saves(rule: FateRule, might_on_fate: bool) -> Saves {
+        Saves { fate_rule: rule, fate_policy: FatePolicy::ChariotThenHero, might_on_fate, might_on_terrain: true }
+    }
+
+    fn p_prevented(d: &[(Prevention, f64)]) -> f64 {
+        d.iter().filter(|(x, _)| x.prevented).map(|x| x.1).sum()
+    }
+
+    #[test]
+    fn fate_is_retried_until_it_saves_or_runs_out() {
+        let on = WoundOn::Chariot { wounds_left: 3 };
+        // By hand: each Fate roll saves with 1/2, so k points retried save 1 - (1/2)^k;
+        // once, 1/2 whatever is left.
+        for fate in 0..=3u8 {
+            let retry = prevention_distribution(saves(FateRule::Retry, false), on, fate, 0);
+            assert!((p_prevented(&retry) - (1.0 - 0.5f64.powi(i32::from(fate)))).abs() < 1e-15, "{fate}");
+            let once = prevention_distribution(saves(FateRule::Once, false), on, fate, 0);
+            let expect = if fate == 0 { 0.0 } else { 0.5 };
+            assert!((p_prevented(&once) - expect).abs() < 1e-15);
+        }
+        // Two Fate points retried: one spent with 1/2, two with 1/2 (saved or not).
+        let d = prevention_distribution(saves(FateRule::Retry, false), on, 2, 0);
+        let spent = |k: u8| d.iter().filter(|(x, _)| x.fate_spent == k).map(|x| x.1).sum::<f64>();
+        assert!((spent(1) - 0.5).abs() < 1e-15 && (spent(2) - 0.5).abs() < 1e-15);
+    }
+
+    #[test]
+    fn might_raises_the_last_failed_fate_roll() {
+        let on = WoundOn::Chariot { wounds_left: 3 };
+        // One Fate point, one Might: saved on 3+ (4/6); Might spent only on a 3 (1/6).
+        let d = prevention_distribution(saves(FateRule::Retry, true), on, 1, 1);
+        assert!((p_prevented(&d) - 4.0 / 6.0).abs() < 1e-15);
+        let might: f64 = d.iter().filter(|(x, _)| x.might_spent == 1).map(|x| x.1).sum();
+        assert!((might - 1.0 / 6.0).abs() < 1e-15);
+        // Two Fate retried and 3 Might: the first roll fails (1/2), the second fails
+        // (1/2), and Might covers any face: 1 - 0 = saved always.
+        let d = prevention_distribution(saves(FateRule::Retry, true), on, 2, 3);
+        assert!((p_prevented(&d) - 1.0).abs() < 1e-15);
+        // Might is not spent on the first failure while Fate is left.
+        assert!(d.iter().all(|(x, _)| x.might_spent == 0 || x.fate_spent == 2));
+    }
+
+    #[test]
+    fn fate_policies_pick_their_wounds() {
+        let chariot = |w| WoundOn::Chariot { wounds_left: w };
+        assert!(fate_allowed(FatePolicy::ChariotThenHero, chariot(3)));
+        assert!(!fate_allowed(FatePolicy::LethalOnly, chariot(2)));
+        assert!(fate_allowed(FatePolicy::LethalOnly, chariot(1)));
+        assert!(!fate_allowed(FatePolicy::HeroOnly, chariot(1)));
+        assert!(fate_allowed(FatePolicy::HeroOnly, WoundOn::Hero { wounds_left: 2 }));
+        assert!(!fate_allowed(FatePolicy::LethalOnly, WoundOn::Hero { wounds_left: 2 }));
+    }
+
+    #[test]
+    fn a_trapped_strike_spends_might_only_where_it_matters() {
+        // Needs 4+, Trapped, one Wound left, 2 Might. By hand over the 36 pairs of dice:
+        // a Wound unless both dice fail beyond reach; Might is spent only when both fail,
+        // on the higher die: cost 4 - max. P(both < 4) = 9/36; of those max = 3 (5 pairs,
+        // cost 1), max = 2 (3 pairs, cost 2), max = 1 (1 pair, cost 3 > 2: no Wound).
+        let d = strike_distribution(WoundRoll::Needs(4), true, 1, 2);
+        let get = |w: u8, m: u8| d.iter().filter(|((x, y), _)| *x == w && *y == m).map(|x| x.1).sum::<f64>();
+        assert!((get(1, 0) - 27.0 / 36.0).abs() < 1e-15);
+        assert!((get(1, 1) - 5.0 / 36.0).abs() < 1e-15);
+        assert!((get(1, 2) - 3.0 / 36.0).abs() < 1e-15);
+        assert!((get(0, 0) - 1.0 / 36.0).abs() < 1e-15);
+        // Two Wounds left: both failures may be turned, cheapest first.
+        let mut faces = [3u8, 2].into_iter();
+        assert_eq!(settle_strike(WoundRoll::Needs(4), true, 2, 3, &mut || faces.next().unwrap()), (2, 3));
+        let mut faces = [3u8, 2].into_iter();
+        assert_eq!(settle_strike(WoundRoll::Needs(4), true, 2, 2, &mut || faces.next().unwrap()), (1, 1));
+        // A success on one die and a slain target: nothing spent on the other.
+        let mut faces = [5u8, 1].into_iter();
+        assert_eq!(settle_strike(WoundRoll::Needs(4), true, 1, 6, &mut || faces.next().unwrap()), (1, 0));
+    }
+
+    #[test]
+    fn five_strikes_at_two_warriors_split_three_and_two() {
+        let t = SplitTarget { roll: WoundRoll::Needs(5), trapped: false, wounds_left: 1, counts_as_kill: true };
+        assert_eq!(declared_split(5, &[t, t]), vec![3, 2]);
+        assert_eq!(declared_split(2, &[t, t, t]), vec![1, 1, 0]);
+        // A target that cannot be wounded gets nothing while another can be.
+        let rock = SplitTarget { roll: WoundRoll::Impossible, ..t };
+        assert_eq!(declared_split(3, &[rock, t]), vec![0, 3]);
+        // A model already slain gets none.
+        let dead = SplitTarget { wounds_left: 0, ..t };
+        assert_eq!(declared_split(3, &[dead, t]), vec![0, 3]);
+        assert_eq!(declared_split(3, &[dead]), vec![0]);
+        // A 3-Wound troll beside a warrior: kill chances decide. One Strike at a Needs(5)
+        // troll never kills it; the warrior gets at least one.
+        let troll = SplitTarget { wounds_left: 3, roll: WoundRoll::Needs(6), ..t };
+        let split = declared_split(2, &[troll, t]);
+        assert_eq!(split, vec![0, 2]);
+        assert_eq!(declared_order(&[2, 1]), vec![0, 0, 1]);
+    }
+
+    #[test]
+    fn fight_distribution_of_a_single_warrior() {
+        // By hand: chariot F4 with 2 dice against one F4 warrior (Good wins the roll-off
+        // half the time): P(win) = 143/216. Won: 2 Strikes, Trapped, so 4 rolls needing 5+
+        // (S3 against D5): P(kill) = 1 - (2/3)^4. Lost: one Strike at S3 against D7 needs
+        // 6+: a Wound with 1/6.
+        let chariot = ChariotFighter { fight: 4, attacks: 2, wounds_left: 3, side: Side::Evil };
+        let warrior = Combatant {
+            fight: 4,
+            attacks: 1,
+            defence: 5,
+            wounds_left: 1,
+            struck_by_chariot: super::super::mesbg::to_wound(3, 5),
+            strikes_chariot: super::super::mesbg::to_wound(3, 7),
+            never_prone: false,
+            chariot: false,
+        };
+        for split in [StrikeSplit::Declared, StrikeSplit::OneAtATime] {
+            let rules = FightRules { trapped: true, allocation: StrikeAllocation::MostWoundedFirst, split };
+            let d = fight_distribution(&chariot, &[warrior], rules, HeroInFight::NONE);
+            let get = |won, kills, wounds_lost| {
+                d.iter()
+                    .find(|(o, _)| {
+                        *o == FightOutcome {
+                            won,
+                            kills,
+                            wounds_lost,
+                            might_spent: 0,
+                            fate_spent: 0,
+                            foe_chariot_slain: false,
+                        }
+                    })
+                    .map_or(0.0, |x| x.1)
+            };
+            let win = 143.0 / 216.0;
+            assert!((get(true, 1, 0) - win * (1.0 - (2.0f64 / 3.0).powi(4))).abs() < 1e-12);
+            assert!((get(true, 0, 0) - win * (2.0f64 / 3.0).powi(4)).abs() < 1e-12);
+            assert!((get(false, 0, 1) - (1.0 - win) / 6.0).abs() < 1e-12);
+            assert!((d.iter().map(|x| x.1).sum::<f64>() - 1.0).abs() < 1e-12);
+        }
+    }
+}

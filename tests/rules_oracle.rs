@@ -1,0 +1,256 @@
+//! The exact engine's fight against an independent oracle (`tests/oracle/mod.rs`), which
+//! shares no rule code with `src/`. The Monte Carlo-vs-exact checks elsewhere read the same
+//! compiled tables as the sampler, so they check sampling; this checks the rules.
+//!
+//! Random fights come from proptest with a pinned seed, so CI is deterministic; set
+//! `CHARIOTEER_FRESH_SEEDS=1` (and raise `PROPTEST_CASES`) for a long session with new ones.
+
+mod oracle;
+
+use charioteer::rules::mesbg::{FightOutcome, Side, StrikeAllocation, to_wound};
+use charioteer::rules::mesbg_fight::{
+    ChariotFighter, Combatant, FatePolicy, FateRule, FightRules, HeroInFight, Saves, StrikeSplit, fight_distribution,
+};
+use oracle::{Chariot, FateUse, Foe, Hero, Prob, Ratio, Rules};
+use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
+use std::collections::BTreeMap;
+
+/// The engine's answer for a fight described in the oracle's terms.
+fn engine(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Rules) -> BTreeMap<oracle::Result, f64> {
+    let chariot = ChariotFighter {
+        fight: c.fight,
+        attacks: c.dice,
+        wounds_left: c.wounds,
+        side: if c.evil { Side::Evil } else { Side::Good },
+    };
+    let enemies: Vec<Combatant> = foes
+        .iter()
+        .map(|f| Combatant {
+            fight: f.fight,
+            attacks: f.attacks,
+            defence: f.defence,
+            wounds_left: f.wounds,
+            struck_by_chariot: to_wound(c.strength, f.defence),
+            strikes_chariot: to_wound(f.strength, c.defence),
+            never_prone: f.monster || f.chariot,
+            chariot: f.chariot,
+        })
+        .collect();
+    let fight_rules = FightRules {
+        trapped: rules.knocked_down_are_trapped,
+        allocation: if rules.easiest_first {
+            StrikeAllocation::EasiestFirst
+        } else {
+            StrikeAllocation::MostWoundedFirst
+        },
+        split: if rules.declared { StrikeSplit::Declared } else { StrikeSplit::OneAtATime },
+    };
+    let hero_in_fight = hero.map_or(HeroInFight::NONE, |h| HeroInFight {
+        might: h.might,
+        fate: h.fate,
+        might_on_duel: h.might_in_duel,
+        might_on_wounds: h.might_on_wounds,
+        saves: Saves {
+            fate_rule: if h.fate_retry { FateRule::Retry } else { FateRule::Once },
+            fate_policy: match h.fate_use {
+                FateUse::Always => FatePolicy::ChariotThenHero,
+                FateUse::LastWoundOnly => FatePolicy::LethalOnly,
+                FateUse::NeverOnChariot => FatePolicy::HeroOnly,
+            },
+            might_on_fate: h.might_on_fate,
+            might_on_terrain: true,
+        },
+    });
+    fight_distribution(&chariot, &enemies, fight_rules, hero_in_fight)
+        .into_iter()
+        .map(|(o, p): (FightOutcome, f64)| {
+            let key = oracle::Result {
+                won: o.won,
+                kills: o.kills,
+                wounds_lost: o.wounds_lost,
+                might_spent: o.might_spent,
+                fate_spent: o.fate_spent,
+                foe_chariot_slain: o.foe_chariot_slain,
+            };
+            (key, p)
+        })
+        .collect()
+}
+
+/// Every outcome of either answer agrees to `tol`.
+fn agree<P: Prob>(
+    engine: &BTreeMap<oracle::Result, f64>,
+    oracle: &BTreeMap<oracle::Result, P>,
+    tol: f64,
+) -> Result<(), String> {
+    let keys: std::collections::BTreeSet<_> = engine.keys().chain(oracle.keys()).collect();
+    for k in keys {
+        let e = engine.get(k).copied().unwrap_or(0.0);
+        let o = oracle.get(k).map_or(0.0, |p| p.to_f64());
+        if (e - o).abs() > tol {
+            return Err(format!("{k:?}: engine {e:.15}, oracle {o:.15}"));
+        }
+    }
+    let total: f64 = engine.values().sum();
+    if (total - 1.0).abs() > tol {
+        return Err(format!("engine total {total}"));
+    }
+    Ok(())
+}
+
+const DEFAULT_RULES: Rules = Rules { knocked_down_are_trapped: true, declared: true, easiest_first: false };
+
+fn king(might: u8, fate: u8) -> Hero {
+    Hero {
+        might,
+        fate,
+        might_in_duel: true,
+        might_on_wounds: true,
+        might_on_fate: true,
+        fate_retry: true,
+        fate_use: FateUse::Always,
+    }
+}
+
+fn warrior(wounds: u8) -> Foe {
+    Foe { fight: 4, strength: 3, defence: 5, attacks: 1, wounds, monster: false, chariot: false }
+}
+
+/// A Khandish King on his chariot (F5 S4 D7, 1 + 3 + 1 dice, 3 Wounds, Evil).
+const KING_CHARIOT: Chariot = Chariot { fight: 5, strength: 4, defence: 7, dice: 5, wounds: 3, evil: true };
+
+#[test]
+fn small_fights_agree_with_the_oracle_in_exact_fractions() {
+    let cases: Vec<(Chariot, Option<Hero>, Vec<Foe>, Rules)> = vec![
+        // A lone chariot into one warrior, and into two.
+        (
+            Chariot { fight: 4, strength: 3, defence: 7, dice: 2, wounds: 3, evil: true },
+            None,
+            vec![warrior(1)],
+            DEFAULT_RULES,
+        ),
+        (
+            Chariot { fight: 4, strength: 3, defence: 7, dice: 2, wounds: 3, evil: true },
+            None,
+            vec![warrior(1); 2],
+            DEFAULT_RULES,
+        ),
+        // The King against two one-Wound warriors: Might on the duel and on Trapped Strikes.
+        (KING_CHARIOT, Some(king(2, 1)), vec![warrior(1); 2], DEFAULT_RULES),
+        // The same, Strikes aimed one at a time.
+        (KING_CHARIOT, Some(king(2, 1)), vec![warrior(1); 2], Rules { declared: false, ..DEFAULT_RULES }),
+        // A weaker chariot that usually loses: Fate retried, Might on the Fate roll.
+        (
+            Chariot { fight: 2, strength: 3, defence: 5, dice: 2, wounds: 2, evil: false },
+            Some(king(2, 2)),
+            vec![Foe { fight: 5, strength: 5, defence: 5, attacks: 2, wounds: 2, monster: false, chariot: false }],
+            DEFAULT_RULES,
+        ),
+    ];
+    for (i, (c, hero, foes, rules)) in cases.iter().enumerate() {
+        let exact: BTreeMap<oracle::Result, Ratio> = oracle::fight(c, hero.as_ref(), foes, rules);
+        let total = exact.values().fold(Ratio(0, 1), |a, b| a + *b);
+        assert_eq!(total, Ratio(1, 1), "case {i}: the oracle's probabilities add up to exactly 1");
+        agree(&engine(c, hero.as_ref(), foes, rules), &exact, 1e-12).unwrap_or_else(|e| panic!("case {i}: {e}"));
+    }
+}
+
+#[test]
+fn the_oracle_agrees_with_hand_derivations() {
+    // A lone chariot, F4 with 2 dice, against one F4 warrior; Evil chariot, Good warrior.
+    // P(win the duel) = P(2 dice beat 1) + P(tie) / 2: by hand 143/216. Won: 2 Strikes,
+    // Trapped, S3 v D5 needs 5+: P(kill) = 1 - (2/3)^4 = 65/81.
+    let c = Chariot { fight: 4, strength: 3, defence: 7, dice: 2, wounds: 3, evil: true };
+    let d: BTreeMap<oracle::Result, Ratio> = oracle::fight(&c, None, &[warrior(1)], &DEFAULT_RULES);
+    let kill = d.iter().filter(|(r, _)| r.won && r.kills == 1).map(|x| *x.1).fold(Ratio(0, 1), |a, b| a + b);
+    assert_eq!(kill, Ratio::frac(143, 216) * Ratio::frac(65, 81));
+    // The declared split of 5 Strikes at two one-Wound warriors is 3 + 2.
+    assert_eq!(oracle::declare(5, &[(1.0 / 3.0, 1, 1), (1.0 / 3.0, 1, 1)]), vec![3, 2]);
+    // Fate retried: a Hero with 2 Fate and no Might saves a Wound with 1 - (1/2)^2 = 3/4.
+    // A one-Wound chariot (F1, one die) against a F6 brute (one die, S9 v D9 wounds on 4+):
+    // the chariot wins only when its die is strictly higher (ties go to the higher Fight),
+    // 15/36; losing, it takes one Strike, a Wound with 1/2, and Fate leaves 1/4 of those.
+    // It loses no Wound with 15/36 + 21/36 * (1 - 1/2 * 1/4) = 15/36 + 21/36 * 7/8.
+    let weak = Chariot { fight: 1, strength: 1, defence: 9, dice: 1, wounds: 1, evil: true };
+    let brute = Foe { fight: 6, strength: 9, defence: 10, attacks: 1, wounds: 3, monster: true, chariot: false };
+    let hero = Hero { might_in_duel: false, might_on_wounds: false, ..king(0, 2) };
+    let d: BTreeMap<oracle::Result, Ratio> = oracle::fight(&weak, Some(&hero), &[brute], &DEFAULT_RULES);
+    let unhurt = d.iter().filter(|(r, _)| r.wounds_lost == 0).map(|x| *x.1).fold(Ratio(0, 1), |a, b| a + b);
+    assert_eq!(unhurt, Ratio::frac(15, 36) + Ratio::frac(21, 36) * Ratio::frac(7, 8));
+    // Once per Wound: 1/2 saved instead of 3/4.
+    let once = Hero { fate_retry: false, ..hero };
+    let d: BTreeMap<oracle::Result, Ratio> = oracle::fight(&weak, Some(&once), &[brute], &DEFAULT_RULES);
+    let unhurt = d.iter().filter(|(r, _)| r.wounds_lost == 0).map(|x| *x.1).fold(Ratio(0, 1), |a, b| a + b);
+    assert_eq!(unhurt, Ratio::frac(15, 36) + Ratio::frac(21, 36) * Ratio::frac(3, 4));
+}
+
+fn any_hero() -> impl Strategy<Value = Option<Hero>> {
+    prop::option::of((0..=3u8, 0..=3u8, any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), 0..3u8).prop_map(
+        |(might, fate, duel, wounds, on_fate, retry, usage)| Hero {
+            might,
+            fate,
+            might_in_duel: duel,
+            might_on_wounds: wounds,
+            might_on_fate: on_fate,
+            fate_retry: retry,
+            fate_use: [FateUse::Always, FateUse::LastWoundOnly, FateUse::NeverOnChariot][usize::from(usage)],
+        },
+    ))
+}
+
+fn any_foe() -> impl Strategy<Value = Foe> {
+    (1..=6u8, 1..=7u8, 3..=10u8, 0..=3u8, 1..=3u8, 0..6u8).prop_map(
+        |(fight, strength, defence, attacks, wounds, kind)| Foe {
+            fight,
+            strength,
+            defence,
+            attacks,
+            wounds,
+            monster: kind == 4,
+            chariot: kind == 5,
+        },
+    )
+}
+
+fn any_chariot() -> impl Strategy<Value = Chariot> {
+    (1..=6u8, 1..=7u8, 5..=9u8, 1..=5u8, 1..=4u8, any::<bool>()).prop_map(
+        |(fight, strength, defence, dice, wounds, evil)| Chariot { fight, strength, defence, dice, wounds, evil },
+    )
+}
+
+fn any_rules() -> impl Strategy<Value = Rules> {
+    (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(trapped, declared, easiest)| Rules {
+        knocked_down_are_trapped: trapped,
+        declared,
+        easiest_first: easiest,
+    })
+}
+
+fn config() -> ProptestConfig {
+    let fresh = std::env::var_os("CHARIOTEER_FRESH_SEEDS").is_some();
+    ProptestConfig {
+        cases: 400,
+        rng_seed: if fresh { RngSeed::Random } else { RngSeed::Fixed(20_261_201) },
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Random fights (a chariot alone or with a Hero, 1-3 targets, Trapped or not, Might and
+    /// Fate 0-3, every policy and reading): the exact engine equals the oracle to 1e-12.
+    #[test]
+    fn random_fights_agree_with_the_oracle(
+        c in any_chariot(),
+        hero in any_hero(),
+        foes in prop::collection::vec(any_foe(), 1..=3),
+        rules in any_rules(),
+    ) {
+        let expected: BTreeMap<oracle::Result, f64> = oracle::fight(&c, hero.as_ref(), &foes, &rules);
+        let got = engine(&c, hero.as_ref(), &foes, &rules);
+        prop_assert!(agree(&got, &expected, 1e-12).is_ok(), "{:?}", agree(&got, &expected, 1e-12));
+    }
+}
