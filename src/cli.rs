@@ -870,7 +870,8 @@ fn merge(paths: &[PathBuf], out: Option<PathBuf>, quiet: bool) -> Result<()> {
     };
     let command = format!("charioteer run{file_arg} --seed {} --trials {}", merged.seed, merged.trials);
     // Threads 0 marks a merge: the time is the shards' summed wall-clock time.
-    let record = RunRecord::new(&merged.scenario, &plan, &merged.tally, merged.seed, 0, merged.elapsed_s, command);
+    let mut record = RunRecord::new(&merged.scenario, &plan, &merged.tally, merged.seed, 0, merged.elapsed_s, command);
+    record.terrain_readings = report::terrain_readings(&merged.scenario);
     let dir = out.unwrap_or_else(|| PathBuf::from("reports").join(merged.scenario.slug()));
     let written = report::write_report(&dir, &record)?;
     if !quiet {
@@ -928,6 +929,7 @@ fn run_one(scenario: &Scenario, file: Option<&Path>, args: &RunArgs, pool: &rayo
     let command = format!("charioteer run{file_arg} --seed {seed} --trials {trials}");
     let mut record = RunRecord::new(scenario, &plan, &tally, seed, pool.current_num_threads(), elapsed, command);
     record.precision = precision;
+    record.terrain_readings = report::terrain_readings(scenario);
     Ok(record)
 }
 

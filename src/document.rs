@@ -250,6 +250,9 @@ pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String])
             );
         }
     }
+    if !record.terrain_readings.is_empty() {
+        terrain_section(&mut out, record);
+    }
     let _ = writeln!(out, "\n## The rules as read for this run\n");
     let _ = writeln!(
         out,
@@ -274,6 +277,47 @@ pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String])
     let _ = writeln!(out, "```sh\n{}\n```\n", record.command);
     let _ = writeln!(out, "Files: {}", files.iter().map(|f| format!("[{f}]({f})")).collect::<Vec<_>>().join(", "));
     out
+}
+
+/// "Difficult terrain, measured both ways": the path and the exact headline values under
+/// each `difficult_terrain_measure`.
+fn terrain_section(out: &mut String, record: &RunRecord) {
+    let _ = writeln!(out, "\n## Difficult terrain, measured both ways\n");
+    let _ = writeln!(
+        out,
+        "The rules halve a chariot's Move \"whilst within\" difficult terrain and test it when it \"spends any of its \
+         Chariot Charge\" there; whether that means any part of its base or its centre is not settled \
+         (`[rules] difficult_terrain_measure`). The charge under each reading (exact values where the exact engine \
+         covers the scenario):\n"
+    );
+    let names: Vec<String> = record.terrain_readings.first().map_or_else(Vec::new, |r| {
+        r.exact
+            .iter()
+            .map(|(m, _)| Metric::from_name(m).map_or_else(|| m.clone(), |m| m.describe().to_string()))
+            .collect()
+    });
+    let mut header =
+        vec!["measure".to_string(), "enters at".into(), "drives".into(), "Move spent".into(), "models in reach".into()];
+    header.extend(names.iter().cloned());
+    table_row(out, &header);
+    table_row(
+        out,
+        &header.iter().enumerate().map(|(i, _)| if i == 0 { "---".into() } else { "---:".into() }).collect::<Vec<_>>(),
+    );
+    for r in &record.terrain_readings {
+        let mut row = vec![
+            format!("`{}`{}", r.measure, if r.in_force { " (this run)" } else { "" }),
+            r.entered_at.map_or_else(|| "never".to_string(), |d| format!("{d:.2}\"")),
+            format!("{:.2}\"", r.path_length),
+            format!("{:.2}\"", r.move_spent),
+            r.models_on_path.to_string(),
+        ];
+        for (m, v) in &r.exact {
+            let flag = Metric::from_name(m).is_some_and(|m| m.is_flag());
+            row.push(if flag { percent(*v) } else { format!("{v:.4}") });
+        }
+        table_row(out, &row);
+    }
 }
 
 /// The text of the comparison report of several runs: a table per headline metric, the

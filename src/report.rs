@@ -20,10 +20,13 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The version of the `exact.json` layout; bumped on any incompatible change.
-pub const EXACT_SCHEMA: &str = "charioteer.exact/1";
+pub const EXACT_SCHEMA: &str = "charioteer.exact/2";
 
 /// The version of the `run.json` layout; bumped on any incompatible change.
-pub const RUN_SCHEMA: &str = "charioteer.run/1";
+pub const RUN_SCHEMA: &str = "charioteer.run/2";
+
+/// The schema of a BATTLESYSTEM run's `run.json` (its `ruleset` is still flat: name to value).
+pub const BATTLE_RUN_SCHEMA: &str = "charioteer.run/1";
 
 /// Why results could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -153,10 +156,69 @@ pub struct RunRecord {
     pub exact: Result<Vec<Agreement>, String>,
     /// What `--target-ci` asked for and reached, when it was given.
     pub precision: Option<Precision>,
+    /// With difficult terrain in the scenario: the charge under each way of measuring
+    /// "within" (`difficult_terrain_measure`), so a reader sees what the choice changes.
+    pub terrain_readings: Vec<TerrainReading>,
     /// Facts of the compiled path.
     pub plan: PlanFacts,
     /// The command that reproduces the run.
     pub command: String,
+}
+
+/// The charge under one way of measuring "within difficult terrain".
+#[derive(Clone, Debug, Serialize)]
+pub struct TerrainReading {
+    /// The `difficult_terrain_measure` value.
+    pub measure: String,
+    /// Whether this is the measure the run used.
+    pub in_force: bool,
+    /// Distance driven when the chariot enters difficult terrain (the test), if it does.
+    pub entered_at: Option<f64>,
+    /// Distance driven on the full path, inches.
+    pub path_length: f64,
+    /// Move spent on it (difficult terrain costs double).
+    pub move_spent: f64,
+    /// Models on the full path.
+    pub models_on_path: usize,
+    /// Exact means of the headline metrics under this measure, when the exact engine covers
+    /// the scenario (empty otherwise).
+    pub exact: Vec<(String, f64)>,
+}
+
+/// The metrics a terrain comparison shows.
+const TERRAIN_METRICS: [Metric; 5] =
+    [Metric::Breakthrough, Metric::Kills, Metric::TerrainWound, Metric::ChariotWoundsLost, Metric::ChariotSlain];
+
+/// The charge compiled under each `difficult_terrain_measure` (empty when the scenario has
+/// no difficult terrain), with exact headline values where the exact engine covers it.
+pub fn terrain_readings(scenario: &Scenario) -> Vec<TerrainReading> {
+    use crate::scenario::{Terrain, TerrainMeasure};
+    if !scenario.terrain.iter().any(|t| matches!(t, Terrain::Difficult { .. })) {
+        return Vec::new();
+    }
+    [TerrainMeasure::AnyPart, TerrainMeasure::Centre]
+        .into_iter()
+        .map(|measure| {
+            let mut s = scenario.clone();
+            s.rules.difficult_terrain_measure = measure;
+            let plan = crate::plan::compile(&s);
+            let exact = exact::exact(&plan)
+                .map(|d| TERRAIN_METRICS.iter().map(|&m| (m.name().to_string(), d.summary(m).mean)).collect())
+                .unwrap_or_default();
+            TerrainReading {
+                measure: serde_json::to_value(measure)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                in_force: measure == scenario.rules.difficult_terrain_measure,
+                entered_at: plan.difficult_from,
+                path_length: plan.path_length,
+                move_spent: plan.move_spent,
+                models_on_path: plan.models_on_path(),
+                exact,
+            }
+        })
+        .collect()
 }
 
 /// The outcome of `--target-ci`.
@@ -249,6 +311,7 @@ impl RunRecord {
             },
             command,
             precision: None,
+            terrain_readings: Vec::new(),
         }
     }
 
@@ -312,6 +375,7 @@ impl RunRecord {
             "wound_split": self.wound_split,
             "impact_chain": self.chain,
             "precision": self.precision,
+            "terrain_readings": self.terrain_readings,
             "exact": match &self.exact {
                 Ok(rows) => {
                     let per_metric: Map<String, Value> = rows

@@ -98,6 +98,11 @@ impl Metric {
         Metric::HeroKills,
     ];
 
+    /// The metric of a name, as [`Metric::name`] writes it.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|m| m.name() == name)
+    }
+
     /// The metric's name in files and on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -159,7 +164,7 @@ impl Metric {
             Metric::FateSpent => "Fate points spent",
             Metric::HeroKills => "models slain in the fight, credited to the Hero",
             Metric::ArmyBroken => "the army charged is Broken after the charge",
-            Metric::TerrainWound => "the difficult-terrain test rolled a 1",
+            Metric::TerrainWound => "the difficult-terrain test rolled a 1 (no Might turned it)",
             Metric::ObstacleStruck => "the chariot drove into an obstacle",
             Metric::ChariotBackedAway => "the chariot Backed Away from a larger (or luckier) chariot",
         }

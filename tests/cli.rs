@@ -333,7 +333,7 @@ fn exact_prints_and_writes_the_exact_distribution() {
     }
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("ex/exact.json")).unwrap()).unwrap();
-    assert_eq!(json["schema"], "charioteer.exact/1");
+    assert_eq!(json["schema"], "charioteer.exact/2");
     let p = json["metrics"]["breakthrough"]["mean"].as_f64().unwrap();
     assert!((p - (5.0f64 / 9.0).powi(8)).abs() < 1e-12, "{p}");
     // A run of the same file reports each estimate against the exact value.

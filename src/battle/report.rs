@@ -11,7 +11,7 @@ use crate::analysis::{self, DistributionRow, MetricSummary, Z95};
 use crate::chart;
 use crate::document::{Figure, group_digits, percent};
 use crate::report::{
-    Contents, FrameFormat, RUN_SCHEMA, ReportError, ReportFile, capitalise, push_chart, write_with_markdown,
+    BATTLE_RUN_SCHEMA, Contents, FrameFormat, ReportError, ReportFile, capitalise, push_chart, write_with_markdown,
 };
 use polars::prelude::*;
 use serde_json::{Map, Value, json};
@@ -147,7 +147,7 @@ impl BattleRecord {
             .map(|(k, v)| (k.to_string(), serde_json::from_str(&v).unwrap_or(Value::String(v))))
             .collect();
         json!({
-            "schema": RUN_SCHEMA,
+            "schema": BATTLE_RUN_SCHEMA,
             "system": "battlesystem",
             "version": env!("CARGO_PKG_VERSION"),
             "title": self.scenario.title,
