@@ -8,9 +8,10 @@
 //! are merged. It mirrors [`crate::resolve`]'s trial step by step with the same rule
 //! functions and tables, and the two check each other (tests, and `run`'s z-scores).
 //!
-//! Not every scenario is exactly computable here: fights against cavalry (rider, mount,
-//! and the Thrown Rider chart inside the fight) are played die by die only. Such scenarios
-//! get [`NotExact`], never an approximation.
+//! Cavalry are covered: rider and mount in the duel, the Knocked Flying hit on a beaten
+//! rider, Strikes at a riderless mount, and riders thrown by the Impact Hits who make no
+//! Strikes. A contact group too large to enumerate gets [`NotExact`], never an
+//! approximation.
 
 use crate::analysis::{DistributionRow, MetricSummary};
 use crate::plan::{Plan, fight_rules};
@@ -22,11 +23,6 @@ use std::collections::BTreeMap;
 /// Why a scenario has no exact distribution.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NotExact {
-    /// A model on the path is cavalry: its fight is played die by die only.
-    #[error(
-        "no exact values: a model on the chariot's path is cavalry, whose fight (rider, mount and the Thrown Rider chart) is only simulated"
-    )]
-    Cavalry,
     /// A contact group has so many outcome combinations that enumerating them is unreasonable.
     #[error(
         "no exact values: {combinations} Impact Hit outcome combinations in one contact group (at most {MAX_COMBINATIONS} are enumerated)"
@@ -78,10 +74,6 @@ impl Branch {
 
 /// Computes the exact distribution of every metric of `plan`'s charge.
 pub fn exact(plan: &Plan) -> Result<ExactDistribution, NotExact> {
-    let on_path = plan.groups.iter().flat_map(|g| &g.models);
-    if on_path.clone().any(|&m| plan.models[m].mount.is_some()) {
-        return Err(NotExact::Cavalry);
-    }
     for g in &plan.groups {
         let combinations: u128 = g.models.iter().map(|&m| plan.models[m].impact.outcomes.len() as u128).product();
         if combinations > MAX_COMBINATIONS {
@@ -175,7 +167,7 @@ fn stopped_at(plan: &Plan, group: &crate::plan::ContactGroup, b: Branch, finish:
         for ((&m, o), stride) in group.models.iter().zip(&outcomes).zip(&group.config_strides) {
             if !o.passed {
                 config += usize::from(o.left) * stride;
-                survivors.push(plan.models[m].combatant(o.left));
+                survivors.push(plan.models[m].combatant_after(o));
                 enemy_chariot = enemy_chariot.or(plan.models[m].chariot);
             }
         }

@@ -9,7 +9,9 @@
 use crate::dice::{Chance, CumulativeTable, Dice, DiceExpr};
 use crate::geometry::{self, Disc, Footprint, Pose, Vec2};
 use crate::rules::mesbg::{self, FightOutcome, Side, WoundRoll};
-use crate::rules::mesbg_fight::{self, ChariotFighter, Combatant, FatePolicy, FightRules, HeroInFight, Saves};
+use crate::rules::mesbg_fight::{
+    self, ChariotFighter, Combatant, FatePolicy, FightRules, HeroInFight, MountCombatant, Saves,
+};
 use crate::scenario::{
     Army, CavalryPassed, MesbgRules, MightPolicy, Mount, Objective, PathChoice, Profile, Scenario, Terrain,
     TerrainMeasure,
@@ -537,6 +539,28 @@ impl PlannedModel {
             strikes_chariot: self.strikes_chariot,
             never_prone: self.monster || self.chariot.is_some(),
             chariot: self.chariot.is_some(),
+            mount: None,
+            prone: false,
+            strikes: true,
+            knocked_flying: self.thrown_hit,
+        }
+    }
+
+    /// The model as a fight sees it after its Impact Hits: the rider's Wounds, its mount
+    /// while it stands, Prone, and no Strikes from a rider thrown this turn.
+    pub fn combatant_after(&self, outcome: &ContactOutcome) -> Combatant {
+        Combatant {
+            mount: self.mount.filter(|_| outcome.mount_left > 0).map(|m| MountCombatant {
+                fight: m.fight,
+                attacks: m.attacks,
+                defence: m.defence,
+                wounds_left: outcome.mount_left,
+                struck_by_chariot: m.struck_by_chariot,
+                strikes_chariot: m.strikes_chariot,
+            }),
+            prone: outcome.prone,
+            strikes: !outcome.prone && !matches!(outcome.thrown, Some(2..=5)),
+            ..self.combatant(outcome.left)
         }
     }
 }

@@ -341,12 +341,27 @@ fn exact_prints_and_writes_the_exact_distribution() {
     let json: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
     assert!((json["exact"]["breakthrough"]["exact"].as_f64().unwrap() - p).abs() < 1e-15);
     assert!(json["exact"]["kills"]["z"].as_f64().unwrap().abs() < 5.0);
-    // Cavalry: no exact values, said plainly, with the metrics not computed.
+    // Cavalry are exact too.
     let root = env!("CARGO_MANIFEST_DIR");
     let cavalry = format!("{root}/scenarios/mesbg/chariot-into-cavalry-screen.toml");
     let out = charioteer(&["exact", &cavalry], dir.path());
-    assert!(out.status.success());
-    assert!(stdout(&out).contains("no exact values") && stdout(&out).contains("not computed exactly: impact_kills"));
+    assert!(out.status.success() && !stdout(&out).contains("no exact values"), "{}", stdout(&out));
+    // A wide chariot with 2D6 Impact Hits meets six warriors at once: too many outcome
+    // combinations to enumerate, said plainly, with the metrics not computed.
+    write(
+        dir.path(),
+        "wide.toml",
+        "title = \"wide\"\nsystem = \"mesbg\"\n[chariot]\nprofile = \"Khandish Charioteer\"\nside = \"evil\"\n\
+         at = [0.0, 0.0]\nbase = { rect_mm = [150, 60] }\nimpact = { hits = \"2D6\", strength = 4 }\n[charge]\npivots = [0]\n\
+         [[formations]]\nname = \"Line\"\ncount = 6\nprofile = \"Warrior of Minas Tirith\"\nfront_centre = [0.0, 4.0]\nfacing = 180\n",
+    );
+    let out = charioteer(&["exact", "wide.toml"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("no exact values") && stdout(&out).contains("not computed exactly: impact_kills"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]

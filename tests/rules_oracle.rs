@@ -9,9 +9,10 @@ mod oracle;
 
 use charioteer::rules::mesbg::{FightOutcome, Side, StrikeAllocation, to_wound};
 use charioteer::rules::mesbg_fight::{
-    ChariotFighter, Combatant, FatePolicy, FateRule, FightRules, HeroInFight, Saves, StrikeSplit, fight_distribution,
+    ChariotFighter, Combatant, FatePolicy, FateRule, FightRules, HeroInFight, MountCombatant, Saves, StrikeSplit,
+    fight_distribution,
 };
-use oracle::{Chariot, FateUse, Foe, Hero, Prob, Ratio, Rules};
+use oracle::{Chariot, FateUse, Foe, Hero, Horse, Prob, Ratio, Rules};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use std::collections::BTreeMap;
@@ -35,6 +36,17 @@ fn engine(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Rules) -> BTre
             strikes_chariot: to_wound(f.strength, c.defence),
             never_prone: f.monster || f.chariot,
             chariot: f.chariot,
+            mount: f.horse.map(|h| MountCombatant {
+                fight: h.fight,
+                attacks: h.attacks,
+                defence: h.defence,
+                wounds_left: h.wounds,
+                struck_by_chariot: to_wound(c.strength, h.defence),
+                strikes_chariot: to_wound(h.strength, c.defence),
+            }),
+            prone: f.prone,
+            strikes: !f.prone && !f.thrown,
+            knocked_flying: to_wound(3, f.defence),
         })
         .collect();
     let fight_rules = FightRules {
@@ -114,7 +126,15 @@ fn king(might: u8, fate: u8) -> Hero {
 }
 
 fn warrior(wounds: u8) -> Foe {
-    Foe { fight: 4, strength: 3, defence: 5, attacks: 1, wounds, monster: false, chariot: false }
+    Foe::infantry(4, 3, 5, 1, wounds)
+}
+
+/// A Rider of Rohan on his horse (rider F3 S3 D5, horse F0 S1 D4 1 Attack).
+fn rider() -> Foe {
+    Foe {
+        horse: Some(Horse { fight: 0, strength: 1, defence: 4, attacks: 1, wounds: 1 }),
+        ..Foe::infantry(3, 3, 5, 1, 1)
+    }
 }
 
 /// A Khandish King on his chariot (F5 S4 D7, 1 + 3 + 1 dice, 3 Wounds, Evil).
@@ -144,9 +164,19 @@ fn small_fights_agree_with_the_oracle_in_exact_fractions() {
         (
             Chariot { fight: 2, strength: 3, defence: 5, dice: 2, wounds: 2, evil: false },
             Some(king(2, 2)),
-            vec![Foe { fight: 5, strength: 5, defence: 5, attacks: 2, wounds: 2, monster: false, chariot: false }],
+            vec![Foe::infantry(5, 5, 5, 2, 2)],
             DEFAULT_RULES,
         ),
+        // Cavalry: two riders on their horses; one rider thrown (no Strikes) beside a
+        // riderless horse; a Prone rider.
+        (KING_CHARIOT, Some(king(1, 1)), vec![rider(); 2], DEFAULT_RULES),
+        (
+            Chariot { fight: 3, strength: 3, defence: 7, dice: 2, wounds: 3, evil: false },
+            None,
+            vec![Foe { horse: None, thrown: true, ..rider() }, Foe { wounds: 0, ..rider() }],
+            DEFAULT_RULES,
+        ),
+        (KING_CHARIOT, None, vec![Foe { horse: None, prone: true, ..rider() }, warrior(1)], DEFAULT_RULES),
     ];
     for (i, (c, hero, foes, rules)) in cases.iter().enumerate() {
         let exact: BTreeMap<oracle::Result, Ratio> = oracle::fight(c, hero.as_ref(), foes, rules);
@@ -173,7 +203,7 @@ fn the_oracle_agrees_with_hand_derivations() {
     // 15/36; losing, it takes one Strike, a Wound with 1/2, and Fate leaves 1/4 of those.
     // It loses no Wound with 15/36 + 21/36 * (1 - 1/2 * 1/4) = 15/36 + 21/36 * 7/8.
     let weak = Chariot { fight: 1, strength: 1, defence: 9, dice: 1, wounds: 1, evil: true };
-    let brute = Foe { fight: 6, strength: 9, defence: 10, attacks: 1, wounds: 3, monster: true, chariot: false };
+    let brute = Foe { monster: true, ..Foe::infantry(6, 9, 10, 1, 3) };
     let hero = Hero { might_in_duel: false, might_on_wounds: false, ..king(0, 2) };
     let d: BTreeMap<oracle::Result, Ratio> = oracle::fight(&weak, Some(&hero), &[brute], &DEFAULT_RULES);
     let unhurt = d.iter().filter(|(r, _)| r.wounds_lost == 0).map(|x| *x.1).fold(Ratio(0, 1), |a, b| a + b);
@@ -199,16 +229,30 @@ fn any_hero() -> impl Strategy<Value = Option<Hero>> {
     ))
 }
 
+fn any_horse() -> impl Strategy<Value = Horse> {
+    (0..=3u8, 1..=4u8, 3..=6u8, 0..=2u8, 1..=2u8).prop_map(|(fight, strength, defence, attacks, wounds)| Horse {
+        fight,
+        strength,
+        defence,
+        attacks,
+        wounds,
+    })
+}
+
 fn any_foe() -> impl Strategy<Value = Foe> {
-    (1..=6u8, 1..=7u8, 3..=10u8, 0..=3u8, 1..=3u8, 0..6u8).prop_map(
-        |(fight, strength, defence, attacks, wounds, kind)| Foe {
-            fight,
-            strength,
-            defence,
-            attacks,
-            wounds,
-            monster: kind == 4,
-            chariot: kind == 5,
+    (1..=6u8, 1..=7u8, 3..=10u8, 0..=3u8, 1..=3u8, 0..9u8, any_horse()).prop_map(
+        |(fight, strength, defence, attacks, wounds, kind, horse)| {
+            let foot = Foe::infantry(fight, strength, defence, attacks, wounds);
+            match kind {
+                4 => Foe { monster: true, ..foot },
+                5 => Foe { chariot: true, ..foot },
+                // Cavalry: mounted; riderless horse; thrown (on foot, no Strikes); Prone.
+                6 => Foe { horse: Some(horse), ..foot },
+                7 => Foe { horse: Some(horse), wounds: 0, ..foot },
+                8 if wounds % 2 == 0 => Foe { thrown: true, ..foot },
+                8 => Foe { prone: true, ..foot },
+                _ => foot,
+            }
         },
     )
 }
@@ -240,8 +284,10 @@ fn config() -> ProptestConfig {
 proptest! {
     #![proptest_config(config())]
 
-    /// Random fights (a chariot alone or with a Hero, 1-3 targets, Trapped or not, Might and
-    /// Fate 0-3, every policy and reading): the exact engine equals the oracle to 1e-12.
+    /// Random fights (a chariot alone or with a Hero, 1-3 targets among infantry, Monsters,
+    /// chariots, riders on horses, riderless horses, thrown and Prone riders; Trapped or
+    /// not, Might and Fate 0-3, every policy and reading): the exact engine equals the
+    /// oracle to 1e-12.
     #[test]
     fn random_fights_agree_with_the_oracle(
         c in any_chariot(),

@@ -395,6 +395,40 @@ pub struct Combatant {
     pub never_prone: bool,
     /// An enemy chariot (its slaying ends the question of who Backs Away).
     pub chariot: bool,
+    /// Its mount, while the mount stands (cavalry). With it, `wounds_left` is the rider's
+    /// and may be 0 (a riderless mount that stays).
+    pub mount: Option<MountCombatant>,
+    /// Already Prone (a rider Knocked Flying by the Impact Hits): Trapped if beaten.
+    pub prone: bool,
+    /// Makes its Strikes if its side wins: not Prone, and not a rider thrown this turn.
+    pub strikes: bool,
+    /// What the Strength 3 hit of being Knocked Flying needs against the rider (when the
+    /// chariot beats him while he is still mounted).
+    pub knocked_flying: WoundRoll,
+}
+
+impl Combatant {
+    /// An infantry model (or Monster, or chariot) with `wounds_left`, standing.
+    pub const fn on_foot(self) -> Self {
+        Self { mount: None, prone: false, strikes: true, ..self }
+    }
+}
+
+/// A cavalry model's mount in a fight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MountCombatant {
+    /// Fight value.
+    pub fight: u8,
+    /// Attacks (dice in the duel, Strikes if its side wins).
+    pub attacks: u8,
+    /// Defence.
+    pub defence: u8,
+    /// Wounds it has left (more than 0).
+    pub wounds_left: u8,
+    /// What the chariot's Strikes need against it.
+    pub struck_by_chariot: WoundRoll,
+    /// What its Strikes need against the chariot.
+    pub strikes_chariot: WoundRoll,
 }
 
 /// The chariot in a fight.
@@ -421,14 +455,21 @@ pub struct FightRules {
     pub split: StrikeSplit,
 }
 
-/// The two sides of the duel of a fight.
+/// The two sides of the duel of a fight: every standing rider or model rolls its Attacks
+/// (Prone ones too), every standing mount its own.
 pub fn duel_sides(chariot: &ChariotFighter, enemies: &[Combatant]) -> (DuelSide, DuelSide) {
     let attacker = DuelSide { dice: u32::from(chariot.attacks), fight: chariot.fight, side: chariot.side };
-    let defender = DuelSide {
-        dice: enemies.iter().map(|e| u32::from(e.attacks)).sum(),
-        fight: enemies.iter().map(|e| e.fight).max().unwrap_or(0),
-        side: chariot.side.opponent(),
-    };
+    let mut defender = DuelSide { dice: 0, fight: 0, side: chariot.side.opponent() };
+    for e in enemies {
+        if e.wounds_left > 0 {
+            defender.dice += u32::from(e.attacks);
+            defender.fight = defender.fight.max(e.fight);
+        }
+        if let Some(m) = e.mount {
+            defender.dice += u32::from(m.attacks);
+            defender.fight = defender.fight.max(m.fight);
+        }
+    }
     (attacker, defender)
 }
 
@@ -443,25 +484,76 @@ pub fn highest_d6_probability(n: u32, k: u8) -> f64 {
     (f64::from(k) / 6.0).powi(n as i32) - (f64::from(k - 1) / 6.0).powi(n as i32)
 }
 
-/// The Strike targets of a won fight against `enemies` with `left` Wounds each.
-pub fn strike_targets(enemies: &[Combatant], left: &[u8], rules: FightRules) -> Vec<StrikeTarget> {
-    enemies
-        .iter()
-        .zip(left)
-        .map(|(e, &wounds_left)| StrikeTarget {
-            roll: e.struck_by_chariot,
-            trapped: rules.trapped && !e.never_prone,
-            wounds_left,
-            defence: e.defence,
-        })
-        .collect()
+/// What the chariot may strike in a won fight: one target per beaten model, its rider
+/// (or infantry model) while he stood at the duel, else its riderless mount.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FightTarget {
+    /// The roll, Trapped flag, Defence and Wounds left at the start of the Strikes.
+    pub target: StrikeTarget,
+    /// A rider or infantry model (slaying it is a kill), not a mount.
+    pub is_rider: bool,
+    /// An enemy chariot.
+    pub chariot: bool,
 }
 
-/// The declared split of a won fight's Strikes against fresh targets (all count as kills).
-pub fn split_for(strikes: u8, targets: &[StrikeTarget]) -> Vec<u8> {
+/// The targets of a won fight, each way the beaten cavalry's Knocked Flying hits (a
+/// Strength 3 hit on each rider still mounted and not already Prone) can fall, with its
+/// probability. Models knocked down are Trapped when the ruleset says so; a model already
+/// Prone always is; Monsters and chariots never are.
+pub fn targets_after_knock_down(enemies: &[Combatant], rules: FightRules) -> Vec<(Vec<FightTarget>, f64)> {
+    let mut ways: Vec<(Vec<FightTarget>, f64)> = vec![(Vec::new(), 1.0)];
+    for e in enemies {
+        let mut next = Vec::with_capacity(ways.len() * 2);
+        for (targets, p) in ways {
+            let push = |next: &mut Vec<(Vec<FightTarget>, f64)>, t: FightTarget, q: f64| {
+                if q > 0.0 {
+                    let mut v = targets.clone();
+                    v.push(t);
+                    next.push((v, p * q));
+                }
+            };
+            if e.wounds_left > 0 {
+                let rider = |wounds_left: u8, trapped: bool| FightTarget {
+                    target: StrikeTarget { roll: e.struck_by_chariot, trapped, wounds_left, defence: e.defence },
+                    is_rider: true,
+                    chariot: e.chariot,
+                };
+                if e.prone {
+                    push(&mut next, rider(e.wounds_left, true), 1.0);
+                } else if e.mount.is_some() {
+                    let hit = e.knocked_flying.probability();
+                    push(&mut next, rider(e.wounds_left - 1, rules.trapped), hit);
+                    push(&mut next, rider(e.wounds_left, rules.trapped), 1.0 - hit);
+                } else {
+                    push(&mut next, rider(e.wounds_left, rules.trapped && !e.never_prone), 1.0);
+                }
+            } else if let Some(m) = e.mount {
+                let target = StrikeTarget {
+                    roll: m.struck_by_chariot,
+                    trapped: false,
+                    wounds_left: m.wounds_left,
+                    defence: m.defence,
+                };
+                push(&mut next, FightTarget { target, is_rider: false, chariot: false }, 1.0);
+            } else {
+                next.push((targets, p));
+            }
+        }
+        ways = next;
+    }
+    ways
+}
+
+/// The declared split of a won fight's Strikes over its targets.
+pub fn split_for(strikes: u8, targets: &[FightTarget]) -> Vec<u8> {
     let weighed: Vec<SplitTarget> = targets
         .iter()
-        .map(|t| SplitTarget { roll: t.roll, trapped: t.trapped, wounds_left: t.wounds_left, counts_as_kill: true })
+        .map(|t| SplitTarget {
+            roll: t.target.roll,
+            trapped: t.target.trapped,
+            wounds_left: t.target.wounds_left,
+            counts_as_kill: t.is_rider,
+        })
         .collect();
     declared_split(strikes, &weighed)
 }
@@ -527,57 +619,62 @@ pub fn fight_distribution(
         }
     }
     let mut out: BTreeMap<FightOutcome, f64> = BTreeMap::new();
-    let start: Vec<u8> = enemies.iter().map(|e| e.wounds_left).collect();
-    let order = match rules.split {
-        StrikeSplit::Declared => {
-            Some(declared_order(&split_for(chariot.attacks, &strike_targets(enemies, &start, rules))))
-        }
-        StrikeSplit::OneAtATime => None,
-    };
-    // Won: states are (Wounds left per enemy, Might left), after each Strike in turn.
-    let mut states: BTreeMap<(Vec<u8>, u8), f64> = BTreeMap::new();
-    for (&(won, might_left), &p) in &duel {
-        if won {
-            *states.entry((start.clone(), might_left)).or_default() += p;
-        }
-    }
+    let p_won: BTreeMap<u8, f64> = duel.iter().filter(|((won, _), _)| *won).map(|((_, m), p)| (*m, *p)).collect();
     let mut strikes: HashMap<(WoundRoll, bool, u8, u8), StrikeOutcomes> = HashMap::new();
-    for j in 0..usize::from(chariot.attacks) {
-        let mut next: BTreeMap<(Vec<u8>, u8), f64> = BTreeMap::new();
-        for ((state, might_left), p) in states {
-            let targets = strike_targets(enemies, &state, rules);
-            let Some(i) = target_of_strike(j, order.as_deref(), &targets, rules.allocation) else {
-                *next.entry((state, might_left)).or_default() += p;
-                continue;
-            };
-            let t = targets[i];
-            let usable = if hero.might_on_wounds { might_left } else { 0 };
-            // Only min(Wounds left, rolls) matters to a Strike's settlement.
-            let key = (t.roll, t.trapped, t.wounds_left.min(2), usable);
-            let outcomes = strikes
-                .entry(key)
-                .or_insert_with(|| strike_distribution(t.roll, t.trapped, t.wounds_left.min(2), usable));
-            for &((wounds, spent), q) in outcomes.iter() {
-                let mut s = state.clone();
-                s[i] -= wounds.min(s[i]);
-                *next.entry((s, might_left - spent)).or_default() += p * q;
-            }
-        }
-        states = next;
-    }
-    for ((state, might_left), p) in states {
-        let slain = |(left, e): (&u8, &Combatant)| *left == 0 && e.wounds_left > 0;
-        let kills = state.iter().zip(enemies).filter(|x| slain(*x)).count() as u8;
-        let foe_chariot_slain = state.iter().zip(enemies).any(|x| slain(x) && x.1.chariot);
-        let outcome = FightOutcome {
-            won: true,
-            kills,
-            wounds_lost: 0,
-            might_spent: hero.might - might_left,
-            fate_spent: 0,
-            foe_chariot_slain,
+    for (targets, q) in if p_won.is_empty() { Vec::new() } else { targets_after_knock_down(enemies, rules) } {
+        let start: Vec<u8> = targets.iter().map(|t| t.target.wounds_left).collect();
+        let order = match rules.split {
+            StrikeSplit::Declared => Some(declared_order(&split_for(chariot.attacks, &targets))),
+            StrikeSplit::OneAtATime => None,
         };
-        *out.entry(outcome).or_default() += p;
+        // Won: states are (Wounds left per target, Might left), after each Strike in turn.
+        let mut states: BTreeMap<(Vec<u8>, u8), f64> = BTreeMap::new();
+        for (&might_left, &p) in &p_won {
+            *states.entry((start.clone(), might_left)).or_default() += p * q;
+        }
+        for j in 0..usize::from(chariot.attacks) {
+            let mut next: BTreeMap<(Vec<u8>, u8), f64> = BTreeMap::new();
+            for ((state, might_left), p) in states {
+                let now: Vec<StrikeTarget> = targets
+                    .iter()
+                    .zip(&state)
+                    .map(|(t, &wounds_left)| StrikeTarget { wounds_left, ..t.target })
+                    .collect();
+                let Some(i) = target_of_strike(j, order.as_deref(), &now, rules.allocation) else {
+                    *next.entry((state, might_left)).or_default() += p;
+                    continue;
+                };
+                let t = now[i];
+                let usable = if hero.might_on_wounds { might_left } else { 0 };
+                // Only min(Wounds left, rolls) matters to a Strike's settlement.
+                let key = (t.roll, t.trapped, t.wounds_left.min(2), usable);
+                let outcomes = strikes
+                    .entry(key)
+                    .or_insert_with(|| strike_distribution(t.roll, t.trapped, t.wounds_left.min(2), usable));
+                for &((wounds, spent), r) in outcomes.iter() {
+                    let mut s = state.clone();
+                    s[i] -= wounds.min(s[i]);
+                    *next.entry((s, might_left - spent)).or_default() += p * r;
+                }
+            }
+            states = next;
+        }
+        // A rider (or infantry model) with no Wounds left is a kill, whether the Knocked
+        // Flying hit or a Strike slew him; a riderless mount is not.
+        for ((state, might_left), p) in states {
+            let slain = |i: usize| targets[i].is_rider && state[i] == 0;
+            let kills = (0..targets.len()).filter(|&i| slain(i)).count() as u8;
+            let foe_chariot_slain = (0..targets.len()).any(|i| slain(i) && targets[i].chariot);
+            let outcome = FightOutcome {
+                won: true,
+                kills,
+                wounds_lost: 0,
+                might_spent: hero.might - might_left,
+                fate_spent: 0,
+                foe_chariot_slain,
+            };
+            *out.entry(outcome).or_default() += p;
+        }
     }
     // Lost: states are (the chariot's Wounds left, Fate left, Might left), after each
     // enemy Strike.
@@ -588,9 +685,14 @@ pub fn fight_distribution(
         }
         let mut chariot_states: BTreeMap<(u8, u8, u8), f64> =
             BTreeMap::from([((chariot.wounds_left, hero.fate, might_left), 1.0)]);
-        for e in enemies {
-            let hit = e.strikes_chariot.probability();
-            for _ in 0..e.attacks {
+        // Each standing rider or model that may Strike, then its mount.
+        let strikers = enemies.iter().flat_map(|e| {
+            let rider = (e.wounds_left > 0 && e.strikes).then_some((e.attacks, e.strikes_chariot));
+            rider.into_iter().chain(e.mount.map(|m| (m.attacks, m.strikes_chariot)))
+        });
+        for (attacks, roll) in strikers {
+            let hit = roll.probability();
+            for _ in 0..attacks {
                 let mut next: BTreeMap<(u8, u8, u8), f64> = BTreeMap::new();
                 for ((wounds, fate, might), q) in chariot_states {
                     if wounds == 0 {
@@ -742,6 +844,10 @@ mod tests {
             strikes_chariot: super::super::mesbg::to_wound(3, 7),
             never_prone: false,
             chariot: false,
+            mount: None,
+            prone: false,
+            strikes: true,
+            knocked_flying: super::super::mesbg::to_wound(3, 5),
         };
         for split in [StrikeSplit::Declared, StrikeSplit::OneAtATime] {
             let rules = FightRules { trapped: true, allocation: StrikeAllocation::MostWoundedFirst, split };

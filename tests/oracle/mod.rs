@@ -123,7 +123,8 @@ pub struct Hero {
     pub fate_use: FateUse,
 }
 
-/// A model fighting the chariot.
+/// A model fighting the chariot. For cavalry, `wounds` are the rider's (0: the mount
+/// stands riderless) and `horse` is the mount while it stands.
 #[derive(Clone, Copy, Debug)]
 pub struct Foe {
     pub fight: u8,
@@ -133,6 +134,39 @@ pub struct Foe {
     pub wounds: u8,
     pub monster: bool,
     pub chariot: bool,
+    pub horse: Option<Horse>,
+    /// Lying Prone (Knocked Flying by the Impact Hits).
+    pub prone: bool,
+    /// Thrown from his slain horse this turn (Rises from the Dust): no Strikes.
+    pub thrown: bool,
+}
+
+/// A cavalry mount still standing.
+#[derive(Clone, Copy, Debug)]
+pub struct Horse {
+    pub fight: u8,
+    pub strength: u8,
+    pub defence: u8,
+    pub attacks: u8,
+    pub wounds: u8,
+}
+
+impl Foe {
+    /// An infantry model.
+    pub fn infantry(fight: u8, strength: u8, defence: u8, attacks: u8, wounds: u8) -> Self {
+        Foe {
+            fight,
+            strength,
+            defence,
+            attacks,
+            wounds,
+            monster: false,
+            chariot: false,
+            horse: None,
+            prone: false,
+            thrown: false,
+        }
+    }
 }
 
 /// The readings in force.
@@ -240,15 +274,27 @@ fn choose(n: u32, k: u32) -> f64 {
 /// The declared split: the allocation with the most expected kills, then the most
 /// expected Wounds (capped at each target's), the earliest target getting more on a tie.
 pub fn declare(total: u8, targets: &[(f64, u8, u8)]) -> Vec<u8> {
-    // targets: (P(one roll wounds), rolls per Strike, Wounds left)
+    let weighed: Vec<(f64, u8, u8, bool)> = targets.iter().map(|&(p, per, w)| (p, per, w, true)).collect();
+    declare_weighed(total, &weighed)
+}
+
+/// [`declare`] with a flag per target: slaying it is a kill (false for a horse). A target
+/// with no Wounds left gets no Strikes.
+pub fn declare_weighed(total: u8, targets: &[(f64, u8, u8, bool)]) -> Vec<u8> {
+    // targets: (P(one roll wounds), rolls per Strike, Wounds left, counts as a kill)
+    let living: Vec<usize> = (0..targets.len()).filter(|&i| targets[i].2 > 0).collect();
+    if living.is_empty() {
+        return vec![0; targets.len()];
+    }
     let value = |split: &[u8]| {
         let mut kills = 0.0;
         let mut wounds = 0.0;
-        for (&(p, per, w), &k) in targets.iter().zip(split) {
+        for (&i, &k) in living.iter().zip(split) {
+            let (p, per, w, is_kill) = targets[i];
             let n = u32::from(k) * u32::from(per);
             for x in 0..=n {
                 let px = choose(n, x) * p.powi(x as i32) * (1.0 - p).powi((n - x) as i32);
-                if x >= u32::from(w) {
+                if x >= u32::from(w) && is_kill {
                     kills += px;
                 }
                 wounds += px * f64::from(x.min(u32::from(w)));
@@ -257,7 +303,7 @@ pub fn declare(total: u8, targets: &[(f64, u8, u8)]) -> Vec<u8> {
         (kills, wounds)
     };
     let mut best: Option<(Vec<u8>, (f64, f64))> = None;
-    for split in compositions(total, targets.len()) {
+    for split in compositions(total, living.len()) {
         let v = value(&split);
         let improves = match &best {
             None => true,
@@ -267,7 +313,11 @@ pub fn declare(total: u8, targets: &[(f64, u8, u8)]) -> Vec<u8> {
             best = Some((split, v));
         }
     }
-    best.map(|b| b.0).unwrap_or_default()
+    let mut full = vec![0; targets.len()];
+    for (&i, k) in living.iter().zip(best.map(|b| b.0).unwrap_or_default()) {
+        full[i] = k;
+    }
+    full
 }
 
 /// One Strike by the chariot at a model with `left` Wounds: every face of every die, with
@@ -391,8 +441,19 @@ fn fate<P: Prob>(hero: &Hero, chariot_left: u8, fate: u8, might: u8) -> Vec<((bo
 pub fn fight<P: Prob>(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Rules) -> BTreeMap<Result, P> {
     let might0 = hero.map_or(0, |h| h.might);
     let fate0 = hero.map_or(0, |h| h.fate);
-    let foe_dice: u32 = foes.iter().map(|f| u32::from(f.attacks)).sum();
-    let foe_fight = foes.iter().map(|f| f.fight).max().unwrap_or(0);
+    // Riders (and infantry) still standing roll their Attacks, Prone or not; so do horses.
+    let mut foe_dice = 0u32;
+    let mut foe_fight = 0u8;
+    for f in foes {
+        if f.wounds > 0 {
+            foe_dice += u32::from(f.attacks);
+            foe_fight = foe_fight.max(f.fight);
+        }
+        if let Some(h) = f.horse {
+            foe_dice += u32::from(h.attacks);
+            foe_fight = foe_fight.max(h.fight);
+        }
+    }
     // The duel: (won, Might left) -> p.
     let mut duel: BTreeMap<(bool, u8), P> = BTreeMap::new();
     for (&mine, &p) in &highest::<P>(u32::from(c.dice)) {
@@ -416,63 +477,134 @@ pub fn fight<P: Prob>(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Ru
         }
     }
     let mut results: BTreeMap<Result, P> = BTreeMap::new();
-    let trapped: Vec<bool> = foes.iter().map(|f| rules.knocked_down_are_trapped && !f.monster && !f.chariot).collect();
-    let declared: Option<Vec<usize>> = rules.declared.then(|| {
-        let weighed: Vec<(f64, u8, u8)> = foes
+    // What the chariot can strike if it wins: per foe, (Defence, Trapped, is a rider or
+    // infantry model, is a chariot), or nothing for a foe with neither rider nor horse.
+    let aims: Vec<Option<(u8, bool, bool, bool)>> = foes
+        .iter()
+        .map(|f| {
+            if f.wounds > 0 {
+                let trapped = if f.prone {
+                    true
+                } else if f.horse.is_some() {
+                    rules.knocked_down_are_trapped // Knocked Flying: Prone
+                } else {
+                    rules.knocked_down_are_trapped && !f.monster && !f.chariot
+                };
+                Some((f.defence, trapped, true, f.chariot))
+            } else {
+                f.horse.map(|h| (h.defence, false, false, false))
+            }
+        })
+        .collect();
+    let aimed: Vec<usize> = (0..foes.len()).filter(|&i| aims[i].is_some()).collect();
+    // Beaten riders still on their horses (and not Prone already) are Knocked Flying: an
+    // S3 hit each, face by face. Ways: (Wounds left per aimed target, p).
+    let mut knocked: BTreeMap<Vec<u8>, P> = BTreeMap::new();
+    add(
+        &mut knocked,
+        aimed
             .iter()
-            .zip(&trapped)
-            .map(|(f, &t)| (chance(c.strength, f.defence), 1 + u8::from(t), f.wounds))
-            .collect();
-        let split = declare(c.dice, &weighed);
-        split.iter().enumerate().flat_map(|(i, &k)| std::iter::repeat_n(i, usize::from(k))).collect()
-    });
+            .map(|&i| if foes[i].wounds > 0 { foes[i].wounds } else { foes[i].horse.map_or(0, |h| h.wounds) })
+            .collect(),
+        P::one(),
+    );
+    for (k, &i) in aimed.iter().enumerate() {
+        let f = &foes[i];
+        if !(f.wounds > 0 && f.horse.is_some() && !f.prone) {
+            continue;
+        }
+        let mut next = BTreeMap::new();
+        for (left, p) in knocked {
+            for d1 in 1..=6u8 {
+                for d2 in 1..=6u8 {
+                    let hurt = match chart(3, f.defence) {
+                        None => false,
+                        Some((a, b)) => d1 >= a && (b == 0 || d2 >= b),
+                    };
+                    let mut after = left.clone();
+                    if hurt {
+                        after[k] -= 1;
+                    }
+                    add(&mut next, after, p * P::frac(1, 36));
+                }
+            }
+        }
+        knocked = next;
+    }
     for (&(won, might), &p) in &duel {
         if won {
-            // States: (Wounds left per foe, Might left).
-            let mut states: BTreeMap<(Vec<u8>, u8), P> = BTreeMap::new();
-            add(&mut states, (foes.iter().map(|f| f.wounds).collect(), might), p);
-            for n in 0..usize::from(c.dice) {
-                let mut next = BTreeMap::new();
-                for ((left, might), p) in states {
-                    let target = match &declared {
-                        Some(order) => order.get(n).copied().filter(|&i| left[i] > 0),
-                        None => (0..foes.len()).filter(|&i| left[i] > 0).min_by_key(|&i| {
-                            if rules.easiest_first { (foes[i].defence, left[i], i) } else { (0, left[i], i) }
-                        }),
-                    };
-                    let Some(i) = target else {
-                        add(&mut next, (left, might), p);
-                        continue;
-                    };
-                    let usable = match hero {
-                        Some(h) if h.might_on_wounds => might,
-                        _ => 0,
-                    };
-                    for ((wounds, spent), q) in strike::<P>(c.strength, foes[i].defence, trapped[i], left[i], usable) {
-                        let mut after = left.clone();
-                        after[i] -= wounds;
-                        add(&mut next, (after, might - spent), p * q);
+            for (start, pk) in &knocked {
+                let target = |k: usize| aims[aimed[k]].expect("aimed");
+                let declared: Option<Vec<usize>> = rules.declared.then(|| {
+                    // A horse counts for Wounds, not kills: weigh it with an impossible kill.
+                    let weighed: Vec<(f64, u8, u8, bool)> = (0..aimed.len())
+                        .map(|k| {
+                            let (defence, trapped, rider, _) = target(k);
+                            (chance(c.strength, defence), 1 + u8::from(trapped), start[k], rider)
+                        })
+                        .collect();
+                    let split = declare_weighed(c.dice, &weighed);
+                    split.iter().enumerate().flat_map(|(k, &n)| std::iter::repeat_n(k, usize::from(n))).collect()
+                });
+                // States: (Wounds left per aimed target, Might left).
+                let mut states: BTreeMap<(Vec<u8>, u8), P> = BTreeMap::new();
+                add(&mut states, (start.clone(), might), p * *pk);
+                for n in 0..usize::from(c.dice) {
+                    let mut next = BTreeMap::new();
+                    for ((left, might), p) in states {
+                        let pick = match &declared {
+                            Some(order) => order.get(n).copied().filter(|&k| left[k] > 0),
+                            None => (0..aimed.len()).filter(|&k| left[k] > 0).min_by_key(|&k| {
+                                if rules.easiest_first { (target(k).0, left[k], k) } else { (0, left[k], k) }
+                            }),
+                        };
+                        let Some(k) = pick else {
+                            add(&mut next, (left, might), p);
+                            continue;
+                        };
+                        let usable = match hero {
+                            Some(h) if h.might_on_wounds => might,
+                            _ => 0,
+                        };
+                        let (defence, trapped, _, _) = target(k);
+                        for ((wounds, spent), q) in strike::<P>(c.strength, defence, trapped, left[k], usable) {
+                            let mut after = left.clone();
+                            after[k] -= wounds;
+                            add(&mut next, (after, might - spent), p * q);
+                        }
                     }
+                    states = next;
                 }
-                states = next;
-            }
-            for ((left, might), p) in states {
-                let result = Result {
-                    won: true,
-                    kills: left.iter().filter(|&&w| w == 0).count() as u8,
-                    wounds_lost: 0,
-                    might_spent: might0 - might,
-                    fate_spent: 0,
-                    foe_chariot_slain: left.iter().zip(foes).any(|(&w, f)| w == 0 && f.chariot),
-                };
-                add(&mut results, result, p);
+                for ((left, might), p) in states {
+                    let slain = |k: usize| target(k).2 && left[k] == 0;
+                    let result = Result {
+                        won: true,
+                        kills: (0..aimed.len()).filter(|&k| slain(k)).count() as u8,
+                        wounds_lost: 0,
+                        might_spent: might0 - might,
+                        fate_spent: 0,
+                        foe_chariot_slain: (0..aimed.len()).any(|k| slain(k) && target(k).3),
+                    };
+                    add(&mut results, result, p);
+                }
             }
         } else {
             // States: (chariot Wounds left, Fate left, Might left).
             let mut states: BTreeMap<(u8, u8, u8), P> = BTreeMap::new();
             add(&mut states, (c.wounds, fate0, might), p);
+            // Standing riders and infantry Strike, unless Prone or thrown this turn; then
+            // each horse.
+            let mut strikers: Vec<(u8, u8)> = Vec::new();
             for f in foes {
-                for _ in 0..f.attacks {
+                if f.wounds > 0 && !f.prone && !f.thrown {
+                    strikers.push((f.attacks, f.strength));
+                }
+                if let Some(h) = f.horse {
+                    strikers.push((h.attacks, h.strength));
+                }
+            }
+            for (attacks, strength) in strikers {
+                for _ in 0..attacks {
                     let mut next = BTreeMap::new();
                     for ((w, fate_left, might_left), p) in states {
                         if w == 0 {
@@ -482,7 +614,7 @@ pub fn fight<P: Prob>(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Ru
                         // The To Wound roll, face by face.
                         let mut wounded = P::zero();
                         let mut missed = P::zero();
-                        match chart(f.strength, c.defence) {
+                        match chart(strength, c.defence) {
                             None => missed = P::one(),
                             Some((a, b)) => {
                                 for d1 in 1..=6u8 {
