@@ -192,6 +192,9 @@ pub struct BalanceRun {
     pub seed: u64,
     /// The command that reproduces it.
     pub command: String,
+    /// The rule options and policies in force, per scenario (the priced one, then the
+    /// reference), with its title.
+    pub rulesets: Vec<(String, Vec<crate::scenario::RuleOption>)>,
 }
 
 /// The cost sweep: `(price, efficiency, (low, high))` at `steps` prices spanning the

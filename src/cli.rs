@@ -567,6 +567,7 @@ fn compare(args: CompareArgs) -> Result<()> {
     bar.finish_and_clear();
     let quote = |p: &Path| shell_quote(&p.display().to_string());
     let run = crate::paired::PairedRun {
+        rulesets: [a.ruleset(), b.ruleset()],
         titles: [a.title.clone(), b.title.clone()],
         files: [a.file.clone(), b.file.clone()],
         trials,
@@ -729,6 +730,7 @@ fn sweep(args: SweepArgs) -> Result<()> {
     }
     bar.finish_and_clear();
     let run = crate::sweep::SweepRun {
+        ruleset: base.ruleset(),
         title: base.title.clone(),
         paths: sets.iter().map(|a| a.path.clone()).collect(),
         axes: sets.iter().map(|a| a.values.iter().map(crate::sweep::value_text).collect()).collect(),
@@ -803,7 +805,7 @@ fn balance(args: BalanceArgs) -> Result<()> {
                 args.price,
                 quote(path)
             );
-            (fair, Some(r.title.clone()), command)
+            (fair, Some((r.title.clone(), r.ruleset())), command)
         }
         (None, Some(target)) => {
             let tally = pool.install(|| resolve::run(&plan_a, streams, range, &|n| bar.inc(n), cancel))?;
@@ -824,9 +826,12 @@ fn balance(args: BalanceArgs) -> Result<()> {
         "the reference slays nothing, so no price matches its efficiency: choose another reference"
     );
     let dir = args.play.out.unwrap_or_else(|| PathBuf::from("reports").join(format!("balance--{}", a.slug())));
+    let mut rulesets = vec![(a.title.clone(), a.ruleset())];
+    rulesets.extend(reference_title.clone());
     let run = crate::balance::BalanceRun {
+        rulesets,
         title: a.title.clone(),
-        reference: reference_title.clone(),
+        reference: reference_title.map(|r| r.0),
         fair: fair.clone(),
         trials,
         seed,
@@ -844,7 +849,7 @@ fn balance(args: BalanceArgs) -> Result<()> {
             s.efficiency,
             s.kills_per_100_points
         );
-        if let (Some(r), Some(name)) = (&fair.reference, &reference_title) {
+        if let (Some(r), Some(name)) = (&fair.reference, &run.reference) {
             println!("reference {name}: price {:.0}, efficiency {:.4} per point", r.price, r.efficiency);
         }
         println!(

@@ -5,6 +5,7 @@
 
 use crate::analysis::{DistributionRow, MetricSummary};
 use crate::report::RunRecord;
+use crate::scenario::RuleOption;
 use crate::tally::Metric;
 use std::fmt::Write;
 
@@ -78,12 +79,19 @@ pub fn sentence(s: &MetricSummary) -> String {
 
 /// The figures (image, caption, SVG link), then the reproduction stamp and the file list:
 /// the closing part every report shares.
-fn figures_and_stamp(out: &mut String, figures: &[Figure], command: &str, files: &[String]) {
+fn figures_and_stamp(
+    out: &mut String,
+    figures: &[Figure],
+    rules: &[(&str, &[RuleOption])],
+    command: &str,
+    files: &[String],
+) {
     for (i, f) in figures.iter().enumerate() {
         let _ = writeln!(out, "![{}]({}.png)\n", f.alt, f.stem);
         let _ = writeln!(out, "*Figure {}. {}* ([SVG]({}.svg))\n", i + 1, f.caption, f.stem);
     }
-    let _ = writeln!(out, "## Reproduce\n\n- charioteer {}\n", env!("CARGO_PKG_VERSION"));
+    ruleset_section(out, rules);
+    let _ = writeln!(out, "\n## Reproduce\n\n- charioteer {}\n", env!("CARGO_PKG_VERSION"));
     let _ = writeln!(out, "```sh\n{command}\n```\n");
     let _ = writeln!(out, "Files: {}", files.iter().map(|f| format!("[{f}]({f})")).collect::<Vec<_>>().join(", "));
 }
@@ -253,17 +261,7 @@ pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String])
     if !record.terrain_readings.is_empty() {
         terrain_section(&mut out, record);
     }
-    let _ = writeln!(out, "\n## The rules as read for this run\n");
-    let _ = writeln!(
-        out,
-        "Every rule option and policy in force; a value other than the rules reference's default is marked *changed*.\n"
-    );
-    table_row(&mut out, &["option".into(), "value".into(), "default".into(), "what it means here".into()]);
-    table_row(&mut out, &["---".into(), "---".into(), "---".into(), "---".into()]);
-    for o in &record.ruleset {
-        let value = if o.value == o.default { format!("`{}`", o.value) } else { format!("`{}` (*changed*)", o.value) };
-        table_row(&mut out, &[format!("`{}`", o.name), value, format!("`{}`", o.default), o.reads.to_string()]);
-    }
+    ruleset_section(&mut out, &[(record.title.as_str(), record.ruleset.as_slice())]);
     let _ = writeln!(out, "\n## Reproduce\n");
     let _ = writeln!(out, "- charioteer {}", env!("CARGO_PKG_VERSION"));
     let _ = writeln!(out, "- scenario file `{}`, hash `{:016x}`", record.scenario_file, record.scenario_hash);
@@ -277,6 +275,66 @@ pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String])
     let _ = writeln!(out, "```sh\n{}\n```\n", record.command);
     let _ = writeln!(out, "Files: {}", files.iter().map(|f| format!("[{f}]({f})")).collect::<Vec<_>>().join(", "));
     out
+}
+
+/// "The rules as read": every rule option and policy in force with its default and meaning;
+/// with several scenarios, one value column each and the rows where they differ marked.
+pub fn ruleset_section(out: &mut String, sets: &[(&str, &[RuleOption])]) {
+    let Some((_, first)) = sets.first() else { return };
+    let _ = writeln!(out, "\n## The rules as read\n");
+    if sets.len() == 1 {
+        let _ = writeln!(
+            out,
+            "Every rule option and policy in force; a value other than the rules reference's default is marked *changed*.\n"
+        );
+        table_row(out, &["option".into(), "value".into(), "default".into(), "what it means here".into()]);
+        table_row(out, &["---".into(), "---".into(), "---".into(), "---".into()]);
+        for o in first.iter() {
+            let value =
+                if o.value == o.default { format!("`{}`", o.value) } else { format!("`{}` (*changed*)", o.value) };
+            table_row(out, &[format!("`{}`", o.name), value, format!("`{}`", o.default), o.reads.to_string()]);
+        }
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "Every rule option and policy in force for each scenario; rows where they differ are marked **differs**, \
+         and their meanings follow the table.\n"
+    );
+    let mut names: Vec<&str> = Vec::new();
+    for (_, set) in sets {
+        for o in set.iter() {
+            if !names.contains(&o.name) {
+                names.push(o.name);
+            }
+        }
+    }
+    let mut header = vec!["option".to_string()];
+    header.extend(sets.iter().map(|(title, _)| title.to_string()));
+    header.push("default".into());
+    table_row(out, &header);
+    table_row(out, &header.iter().map(|_| "---".to_string()).collect::<Vec<_>>());
+    let mut differing = Vec::new();
+    for name in &names {
+        let values: Vec<Option<&RuleOption>> =
+            sets.iter().map(|(_, set)| set.iter().find(|o| o.name == *name)).collect();
+        let differs = values.windows(2).any(|w| w[0].map(|o| &o.value) != w[1].map(|o| &o.value));
+        let mut row = vec![if differs { format!("`{name}` **differs**") } else { format!("`{name}`") }];
+        row.extend(values.iter().map(|o| o.map_or_else(|| "(no Hero)".to_string(), |o| format!("`{}`", o.value))));
+        row.push(values.iter().flatten().next().map_or_else(String::new, |o| format!("`{}`", o.default)));
+        table_row(out, &row);
+        if differs {
+            differing.push(values);
+        }
+    }
+    let _ = writeln!(out);
+    for values in differing {
+        for (o, (title, _)) in values.iter().zip(sets) {
+            if let Some(o) = o {
+                let _ = writeln!(out, "- {title}: `{}` = `{}`: {}", o.name, o.value, o.reads);
+            }
+        }
+    }
 }
 
 /// "Difficult terrain, measured both ways": the path and the exact headline values under
@@ -358,7 +416,9 @@ pub fn comparison_markdown(records: &[RunRecord], figures: &[Figure], files: &[S
         }
         let _ = writeln!(out);
     }
-    let _ = writeln!(out, "## Reproduce\n\n```sh");
+    let sets: Vec<(&str, &[RuleOption])> = records.iter().map(|r| (r.title.as_str(), r.ruleset.as_slice())).collect();
+    ruleset_section(&mut out, &sets);
+    let _ = writeln!(out, "\n## Reproduce\n\n```sh");
     for r in records {
         let _ = writeln!(out, "{}", r.command);
     }
@@ -457,7 +517,8 @@ pub fn paired_markdown(run: &crate::paired::PairedRun, figures: &[Figure], files
         out,
         "\nThe last column is the paired standard error over the one two independent runs would give: below 1, pairing bought precision.\n"
     );
-    figures_and_stamp(&mut out, figures, &run.command, files);
+    let rules = [("A", run.rulesets[0].as_slice()), ("B", run.rulesets[1].as_slice())];
+    figures_and_stamp(&mut out, figures, &rules, &run.command, files);
     out
 }
 
@@ -512,7 +573,8 @@ pub fn balance_markdown(run: &crate::balance::BalanceRun, figures: &[Figure], fi
             ""
         }
     );
-    figures_and_stamp(&mut out, figures, command, files);
+    let sets: Vec<(&str, &[RuleOption])> = run.rulesets.iter().map(|(t, r)| (t.as_str(), r.as_slice())).collect();
+    figures_and_stamp(&mut out, figures, &sets, command, files);
     out
 }
 
@@ -557,7 +619,7 @@ pub fn sweep_markdown(run: &crate::sweep::SweepRun, figures: &[Figure], files: &
         let _ =
             writeln!(out, "(Charts are drawn for sweeps of one or two fields; this one varies {}.)\n", run.paths.len());
     }
-    figures_and_stamp(&mut out, figures, &run.command, files);
+    figures_and_stamp(&mut out, figures, &[(run.title.as_str(), run.ruleset.as_slice())], &run.command, files);
     out
 }
 

@@ -133,6 +133,8 @@ pub struct PairedRun {
     pub rows: Vec<Difference>,
     /// The command that reproduces it.
     pub command: String,
+    /// The rule options and policies in force for A and for B.
+    pub rulesets: [Vec<crate::scenario::RuleOption>; 2],
 }
 
 /// One metric's paired difference.

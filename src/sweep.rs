@@ -271,6 +271,9 @@ pub struct SweepRun {
     pub seed: u64,
     /// The command that reproduces it.
     pub command: String,
+    /// The base scenario's rule options and policies (a swept `rules.*` field varies as
+    /// its column says).
+    pub ruleset: Vec<crate::scenario::RuleOption>,
 }
 
 impl SweepRun {
