@@ -201,6 +201,47 @@ pub struct Scratch {
     survivors: Vec<Survivor>,
     targets: Vec<StrikeTarget>,
     target_is_rider: Vec<bool>,
+    at_start: Vec<u8>,
+    order: Vec<usize>,
+    /// Declared splits already worked out on this thread, by what decides them (the
+    /// Strikes, and each target's roll, Trapped flag, Wounds left and kill flag): the split
+    /// depends on nothing else, and the same few fights recur in every trial.
+    splits: std::collections::HashMap<Vec<u32>, Vec<usize>>,
+    split_key: Vec<u32>,
+}
+
+impl Scratch {
+    /// The declared order of `strikes` Strikes over the current targets.
+    fn declared_order(&mut self, strikes: u8) -> &[usize] {
+        let code = |r: mesbg::WoundRoll| match r {
+            mesbg::WoundRoll::Needs(n) => u32::from(n),
+            mesbg::WoundRoll::SixThen(n) => 8 + u32::from(n),
+            mesbg::WoundRoll::Impossible => 0,
+        };
+        self.split_key.clear();
+        self.split_key.push(u32::from(strikes));
+        for (t, &rider) in self.targets.iter().zip(&self.target_is_rider) {
+            self.split_key.push(
+                code(t.roll) | u32::from(t.trapped) << 5 | u32::from(rider) << 6 | u32::from(t.wounds_left) << 8,
+            );
+        }
+        if !self.splits.contains_key(self.split_key.as_slice()) {
+            let weighed: Vec<SplitTarget> = self
+                .targets
+                .iter()
+                .zip(&self.target_is_rider)
+                .map(|(t, &rider)| SplitTarget {
+                    roll: t.roll,
+                    trapped: t.trapped,
+                    wounds_left: t.wounds_left,
+                    counts_as_kill: rider,
+                })
+                .collect();
+            let order = mesbg_fight::declared_order(&mesbg_fight::declared_split(strikes, &weighed));
+            self.splits.insert(self.split_key.clone(), order);
+        }
+        self.splits.get(self.split_key.as_slice()).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// A model still standing in base contact when the chariot stops.
@@ -631,31 +672,29 @@ fn fight_by_dice<O: Observer>(
                 scratch.target_is_rider.push(false);
             }
         }
-        let order = match rules.split {
-            StrikeSplit::Declared => {
-                let weighed: Vec<SplitTarget> = scratch
-                    .targets
-                    .iter()
-                    .zip(&scratch.target_is_rider)
-                    .map(|(t, &rider)| SplitTarget {
-                        roll: t.roll,
-                        trapped: t.trapped,
-                        wounds_left: t.wounds_left,
-                        counts_as_kill: rider,
-                    })
+        let declared = rules.split == StrikeSplit::Declared;
+        let mut order = std::mem::take(&mut scratch.order);
+        order.clear();
+        if declared {
+            order.extend_from_slice(scratch.declared_order(chariot.attacks));
+            if O::ENABLED {
+                let split: Vec<(usize, u8)> = (0..scratch.targets.len())
+                    .map(|i| (scratch.survivors[i].model, order.iter().filter(|&&k| k == i).count() as u8))
                     .collect();
-                let split = mesbg_fight::declared_split(chariot.attacks, &weighed);
-                obs.note(|| Event::StrikesDeclared {
-                    split: split.iter().enumerate().map(|(i, &k)| (scratch.survivors[i].model, k)).collect(),
-                });
-                Some(mesbg_fight::declared_order(&split))
+                obs.note(|| Event::StrikesDeclared { split });
             }
-            StrikeSplit::OneAtATime => None,
-        };
-        let at_start: Vec<u8> = scratch.targets.iter().map(|t| t.wounds_left).collect();
+        }
+        let mut at_start = std::mem::take(&mut scratch.at_start);
+        at_start.clear();
+        at_start.extend(scratch.targets.iter().map(|t| t.wounds_left));
         let might_on_wounds = policy.on_wounds();
         for j in 0..usize::from(chariot.attacks) {
-            let Some(i) = mesbg_fight::target_of_strike(j, order.as_deref(), &scratch.targets, rules.allocation) else {
+            let pick = if declared {
+                order.get(j).copied().filter(|&i| scratch.targets[i].wounds_left > 0)
+            } else {
+                mesbg::pick_target(&scratch.targets, rules.allocation)
+            };
+            let Some(i) = pick else {
                 continue; // declared at a model already slain, or nobody stands
             };
             let target = scratch.targets[i];
@@ -676,6 +715,8 @@ fn fight_by_dice<O: Observer>(
         let foe_chariot_slain = scratch.targets.iter().zip(&at_start).enumerate().any(|(i, (t, &start))| {
             start > 0 && t.wounds_left == 0 && plan.models[scratch.survivors[i].model].chariot.is_some()
         });
+        scratch.order = order;
+        scratch.at_start = at_start;
         FightOutcome {
             won: true,
             kills,
