@@ -221,9 +221,8 @@ impl Scratch {
         self.split_key.clear();
         self.split_key.push(u32::from(strikes));
         for (t, &rider) in self.targets.iter().zip(&self.target_is_rider) {
-            self.split_key.push(
-                code(t.roll) | u32::from(t.trapped) << 5 | u32::from(rider) << 6 | u32::from(t.wounds_left) << 8,
-            );
+            self.split_key
+                .push(code(t.roll) | u32::from(t.trapped) << 5 | u32::from(rider) << 6 | u32::from(t.wounds_left) << 8);
         }
         if !self.splits.contains_key(self.split_key.as_slice()) {
             let weighed: Vec<SplitTarget> = self

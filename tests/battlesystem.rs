@@ -90,7 +90,7 @@ title = "Worked check"
 system = "battlesystem"
 seed = 9
 [rules]
-charge_doubles = "platform"
+charge_doubles = "none"
 [[units]]
 name = "Chariot"
 side = "a"
@@ -113,8 +113,8 @@ target = "Line"
 
 #[test]
 fn the_reference_worked_checks_through_the_whole_charge() {
-    // Platform d8 + one crew d6, the charge doubling only the platform's own dice (it does
-    // not attack alone), AR 10 (no hit is ever cancelled): P(0 hits) = 1/8.
+    // Platform d8 + one crew d6, the charge not doubled, AR 10 (no hit is ever cancelled):
+    // P(0 hits) = 1/8.
     let plan = plan_from(CHARGE);
     let n = 200_000;
     let tally = play(&plan, n, 2);
@@ -140,7 +140,7 @@ fn the_reference_worked_checks_through_the_whole_charge() {
         "{ name = \"Warrior\", role = \"fighter\", ad = \"d6\" }",
         "{ name = \"Warrior\", role = \"fighter\", count = 3, ad = \"d6\" }",
     );
-    let doubled = plan_from(&three.replace("charge_doubles = \"platform\"", "charge_doubles = \"crew\""));
+    let doubled = plan_from(&three.replace("charge_doubles = \"none\"", "charge_doubles = \"crew\""));
     let six = plan_from(&three.replace("count = 3", "count = 6"));
     let (a, b) = (charge_hits_on_target(&doubled).unwrap(), charge_hits_on_target(&six).unwrap());
     assert_eq!(a.len(), b.len());
@@ -216,7 +216,7 @@ fn bad_battlesystem_files_name_the_field_and_line() {
         ("at = [24.0, 16.0]", "at = [24.0, 10.5]", &["test.toml:", "overlaps \"Chariot\""]),
         ("target = \"Line\"", "target = \"Lines\"", &["charge.target", "no unit is named \"Lines\""]),
         ("{ name = \"Driver\", role = \"rider\", ad = \"d4\" }, ", "", &["units[0].crew", "role = \"rider\""]),
-        ("charge_doubles = \"platform\"", "charge_doubles = \"horse\"", &["test.toml:6:", "rules.charge_doubles"]),
+        ("charge_doubles = \"none\"", "charge_doubles = \"horse\"", &["test.toml:6:", "rules.charge_doubles"]),
     ];
     for (from, to, expect) in cases {
         assert!(CHARGE.contains(from), "{from}");

@@ -4,6 +4,7 @@
 //! figures than it has and the contact flags agree with the count of units contacted.
 
 use charioteer::battle;
+use charioteer::battle::resolve::BattleEvent;
 use charioteer::plan::compile;
 use charioteer::resolve::{Streams, TrialRange, new_tally, replay, run};
 use charioteer::scenario::parse;
@@ -61,10 +62,14 @@ prop_compose! {
         xs in prop::collection::vec(4.0f64..44.0, 5), ys in prop::collection::vec(4.0f64..44.0, 5),
         figures in prop::collection::vec(1u32..=24, 5), ml in prop::collection::vec(2u32..=20, 5),
         beast_mv in 4.0f64..20.0, rerolls in 0u32..=4, veer in 0.0f64..=60.0, seed in 0u64..1000,
+        avoid in any::<bool>(), aside in any::<bool>(),
     ) -> String {
+        let veer_rule = if avoid { "avoid_what_it_can" } else { "whole_move" };
+        let moves = if aside { "aside" } else { "straight" };
         let mut text = format!(
             "title = \"random rout\"\nsystem = \"battlesystem\"\nseed = {seed}\n[rules]\nmax_rerolls = {rerolls}\nveer_degrees = {veer:.1}\n\
-             [[units]]\nname = \"Beasts\"\nside = \"a\"\nfigures = 2\nfrontage = 2\nat = [24.0, 24.0]\nbase = [2.0, 3.0]\n\
+             veer = \"{veer_rule}\"\nstruck_unit_moves = \"{moves}\"\n\
+             [[units]]\nname = \"Beasts\"\nside = \"a\"\nfigures = 2\nfrontage = 2\nbeast = true\nat = [24.0, 24.0]\nbase = [2.0, 3.0]\n\
              stats = {{ ad = \"d12\", ar = 6, hits = 10, ml = 14, mv = {beast_mv:.1} }}\n"
         );
         for i in 0..n {
@@ -134,7 +139,31 @@ proptest! {
         }
         let index = |name: &str| plan.metrics.index(name).unwrap();
         for t in 0..300 {
-            let (values, _) = battle::resolve::replay(&plan, streams, t);
+            let (values, events) = battle::resolve::replay(&plan, streams, t);
+            for e in &events {
+                match e {
+                    // A contact only where the move goes into the unit: a turn in place,
+                    // or a move away or alongside, never tramples anyone.
+                    BattleEvent::Contact { into, .. } => prop_assert!(*into > 1e-9, "trial {}: {:?}", t, events),
+                    // A push never brings the struck unit closer to the beasts.
+                    BattleEvent::Displaced { gap_before, gap_after: Some(after), .. } => {
+                        prop_assert!(*after >= gap_before - 1e-9, "trial {}: {:?}", t, events)
+                    }
+                    // When the rout ends, no two units overlap (units in contact touch, to
+                    // within a millionth of an inch).
+                    BattleEvent::Finished { blocks } => {
+                        for (i, a) in blocks.iter().enumerate() {
+                            for b in blocks.iter().skip(i + 1) {
+                                if let (Some(a), Some(b)) = (a, b) {
+                                    let gap = battle::board::separation(a, b);
+                                    prop_assert!(gap > -1e-6, "trial {}: {:?} overlaps {:?} by {}", t, a, b, -gap);
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
             let flags: u16 = scenario.units[1..].iter().map(|u| values[index(&format!("contacted.{}", u.key))]).sum();
             prop_assert_eq!(flags, values[index("units_contacted")]);
             prop_assert!(values[index("contacts")] >= values[index("units_contacted")]);

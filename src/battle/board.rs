@@ -13,6 +13,11 @@ use serde::Serialize;
 /// Overlap below this (inches) counts as touching, not contact.
 const TOUCH: f64 = 1e-9;
 
+/// Blocks that start a move overlapping by less than this (inches) are touching: a sweep
+/// stops a block at the touch threshold, and rounding may leave it a hair inside. Such a
+/// pair makes contact only if the move goes into the face where they touch.
+pub const STARTS_TOUCHING: f64 = 1e-6;
+
 /// A rectangular block on the board.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Block {
@@ -46,7 +51,7 @@ impl Block {
     }
 
     /// Half the block's extent projected on unit vector `n`.
-    fn radius_on(&self, n: Vec2) -> f64 {
+    pub(crate) fn radius_on(&self, n: Vec2) -> f64 {
         let (right, forward) = self.axes();
         self.width / 2.0 * right.dot(n).abs() + self.depth / 2.0 * forward.dot(n).abs()
     }
@@ -69,7 +74,8 @@ impl Block {
         Block::new(self.centre, facing, self.width, self.depth)
     }
 
-    /// Whether the two blocks overlap (touching does not count).
+    /// Whether the two blocks overlap (touching, to within [`STARTS_TOUCHING`], does not
+    /// count).
     pub fn overlaps(&self, other: &Block) -> bool {
         first_contact(self, Vec2::new(0.0, 0.0), 0.0, other).is_some()
     }
@@ -114,7 +120,58 @@ pub fn first_contact(moving: &Block, direction: Vec2, length: f64, other: &Block
             return None;
         }
     }
-    if exit <= 0.0 || enter > length { None } else { Some(enter.max(0.0)) }
+    if exit <= 0.0 || enter > length {
+        return None;
+    }
+    if enter <= 0.0
+        && separation(moving, other) > -STARTS_TOUCHING
+        && direction.dot(contact_face(moving, other)) <= 1e-9
+    {
+        return None; // touching, and moving away or alongside
+    }
+    Some(enter.max(0.0))
+}
+
+/// The unit normal of the face where `a` and `b` touch (or come closest, or overlap least),
+/// pointing from `a` towards `b`: of the four separating axes of the two rectangles, the
+/// one with the largest gap (the least overlap).
+pub fn contact_face(a: &Block, b: &Block) -> Vec2 {
+    let (r1, f1) = a.axes();
+    let (r2, f2) = b.axes();
+    let offset = b.centre - a.centre;
+    let mut best = (f64::NEG_INFINITY, f1);
+    for n in [r1, f1, r2, f2] {
+        let gap = offset.dot(n).abs() - (a.radius_on(n) + b.radius_on(n));
+        if gap > best.0 + 1e-12 {
+            best = (gap, if offset.dot(n) >= 0.0 { n } else { n.scale(-1.0) });
+        }
+    }
+    best.1
+}
+
+/// Half the extent of `block` projected on unit vector `n`.
+pub fn half_extent(block: &Block, n: Vec2) -> f64 {
+    block.radius_on(n)
+}
+
+/// The length over which the projections of `a` and `b` on unit vector `along` overlap (0
+/// when they do not).
+pub fn overlap_along(a: &Block, b: &Block, along: Vec2) -> f64 {
+    let (ca, cb) = (a.centre.dot(along), b.centre.dot(along));
+    let (ra, rb) = (a.radius_on(along), b.radius_on(along));
+    ((ca + ra).min(cb + rb) - (ca - ra).max(cb - rb)).max(0.0)
+}
+
+/// The gap between `a` and `b` along the face where they are closest (negative when they
+/// overlap): pushing one away from the other must never shrink it.
+pub fn separation(a: &Block, b: &Block) -> f64 {
+    let (r1, f1) = a.axes();
+    let (r2, f2) = b.axes();
+    let offset = b.centre - a.centre;
+    [r1, f1, r2, f2]
+        .into_iter()
+        .map(|n| offset.dot(n).abs() - (a.radius_on(n) + b.radius_on(n)))
+        .fold(f64::NEG_INFINITY, f64::max)
 }
 
 /// How far a point moving from `from` along unit vector `direction` goes before it leaves a

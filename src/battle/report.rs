@@ -131,11 +131,18 @@ impl BattleRecord {
         let mut distributions = Map::new();
         for s in &self.summary {
             metrics.insert(s.metric.clone(), serde_json::to_value(s).unwrap_or(Value::Null));
+            let index = self.metrics.index(&s.metric);
             let rows: Vec<Value> = self
                 .distribution
                 .iter()
                 .filter(|r| r.metric == s.metric)
-                .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
+                .map(|r| {
+                    let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
+                    if let (Some(i), Value::Object(o)) = (index, &mut v) {
+                        o.insert("label".into(), Value::String(self.metrics.value_label(i, r.value)));
+                    }
+                    v
+                })
                 .collect();
             distributions.insert(s.metric.clone(), Value::Array(rows));
         }
@@ -268,7 +275,21 @@ pub fn units_frame(record: &BattleRecord) -> PolarsResult<DataFrame> {
 pub fn write_report(dir: &Path, record: &BattleRecord) -> Result<Vec<PathBuf>, ReportError> {
     let frame_error = |what| move |source| ReportError::Frame { what, source };
     let summary = summary_frame(record).map_err(frame_error("summary"))?;
-    let distribution = analysis::distribution_frame(&record.distribution).map_err(frame_error("distribution"))?;
+    let mut distribution = analysis::distribution_frame(&record.distribution).map_err(frame_error("distribution"))?;
+    // Each value by name: a morale outcome's word, a count's number.
+    let labels: Vec<String> = record
+        .distribution
+        .iter()
+        .map(|r| {
+            record
+                .metrics
+                .index(&r.metric)
+                .map_or_else(|| r.value.to_string(), |i| record.metrics.value_label(i, r.value))
+        })
+        .collect();
+    distribution
+        .with_column(polars::prelude::Column::new("label".into(), labels))
+        .map_err(frame_error("distribution"))?;
     let units = units_frame(record).map_err(frame_error("units"))?;
     let mut files = Vec::new();
     let mut figures = Vec::new();
@@ -372,7 +393,12 @@ pub fn write_report(dir: &Path, record: &BattleRecord) -> Result<Vec<PathBuf>, R
         let title = capitalise(&describe);
         let mut chart = chart::distribution::DistributionChart::from_frame(&frame, &title, &describe)?;
         chart.y_label = "share of trials".to_string();
-        let listed: Vec<String> = rows.iter().map(|r| format!("{} in {}", r.value, percent(r.p))).collect();
+        let index = record.metrics.index(name);
+        let label = |v: u32| index.map_or_else(|| v.to_string(), |i| record.metrics.value_label(i, v));
+        if index.is_some_and(|i| !record.metrics.defs[i].labels.is_empty()) {
+            chart.labels = (0..=rows.iter().map(|r| r.value).max().unwrap_or(0)).map(label).collect();
+        }
+        let listed: Vec<String> = rows.iter().map(|r| format!("{} in {}", label(r.value), percent(r.p))).collect();
         add(
             &mut files,
             &format!("distribution-{name}"),
@@ -557,13 +583,30 @@ pub fn markdown(record: &BattleRecord, figures: &[Figure], files: &[String]) -> 
     row(&mut out, &["metric".into(), "meaning".into(), "estimate".into(), "95% CI".into(), "exact".into(), "z".into()]);
     row(&mut out, &["---".into(), "---".into(), "---:".into(), "---".into(), "---:".into(), "---:".into()]);
     for s in &record.summary {
-        let (v, lo, hi) = value_text(record, s);
+        let (mut v, mut lo, mut hi) = value_text(record, s);
+        // A categorical metric reads as the share of each named outcome, not a mean code.
+        if let Some(i) = record.metrics.index(&s.metric).filter(|&i| !record.metrics.defs[i].labels.is_empty()) {
+            let shares: Vec<String> = record
+                .rows_of(&s.metric)
+                .iter()
+                .filter(|r| r.count > 0)
+                .map(|r| format!("{} {}", record.metrics.value_label(i, r.value), percent(r.p)))
+                .collect();
+            (v, lo, hi) = (shares.join(", "), String::new(), String::new());
+        }
         let exact = record.exact.as_ref().ok().and_then(|rows| rows.iter().find(|a| a.metric == s.metric));
         let (e, z) =
             exact.map_or(("-".to_string(), "-".to_string()), |a| (format!("{:.4}", a.exact), format!("{:+.2}", a.z)));
         row(
             &mut out,
-            &[format!("`{}`", s.metric), record.describe(&s.metric).to_string(), v, format!("{lo} to {hi}"), e, z],
+            &[
+                format!("`{}`", s.metric),
+                record.describe(&s.metric).to_string(),
+                v,
+                if lo.is_empty() { "-".to_string() } else { format!("{lo} to {hi}") },
+                e,
+                z,
+            ],
         );
     }
     let _ = writeln!(out, "\n## Ruleset options in force\n");

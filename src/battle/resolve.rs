@@ -8,7 +8,7 @@
 //! depend on the number of threads, and any trial can be replayed alone with its events.
 
 use super::board::{self, Block};
-use super::scenario::{Action, BattleScenario, ChargeDoubles, PlatformHits, Role, Unit};
+use super::scenario::{Action, BattleScenario, ChargeDoubles, PlatformHits, Role, StruckUnitMoves, Unit, Veer};
 use super::tally::{BattleTally, MetricSet};
 use crate::dice::{Dice, Phase};
 use crate::geometry::Vec2;
@@ -22,9 +22,6 @@ use std::sync::atomic::AtomicBool;
 /// The most contacts one rout may make before it is stopped (a guard; the re-roll limit
 /// normally ends a rout long before).
 pub const MAX_CONTACTS: u32 = 64;
-
-/// Path-map sampling step along a move, inches.
-const PATH_STEP: f64 = 0.25;
 
 /// The metric indices of a charge.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -104,11 +101,7 @@ pub fn compile(scenario: &BattleScenario) -> BattlePlan {
                 hits_on_charger: m.add("hits_on_charger", format!("melee hits on {c} that got through armour"), false),
                 platform_figures_lost: m.add("platform_figures_lost", format!("{c} platform figures removed"), false),
                 crew_lost: m.add("crew_lost", format!("crew figures of {c} removed"), false),
-                target_morale: m.add(
-                    "target_morale",
-                    format!("morale result of {t}: 0 held, 1 fell back, 2 routed, 3 destroyed"),
-                    false,
-                ),
+                target_morale: m.add_named("target_morale", format!("morale result of {t}"), &MoraleResult::NAMES),
                 target_held: m.add("target_held", format!("{t} held"), true),
                 target_fell_back: m.add("target_fell_back", format!("{t} fell back"), true),
                 target_routed: m.add("target_routed", format!("{t} routed"), true),
@@ -225,6 +218,10 @@ pub enum BattleEvent {
     Contact {
         /// The unit.
         unit: usize,
+        /// How squarely the move went into it: the cosine between the heading and the
+        /// normal of the face where they touch (above 0: into it; a turn in place, or a
+        /// move away or alongside, never makes a contact).
+        into: f64,
     },
     /// A struck unit was pushed back.
     Displaced {
@@ -236,6 +233,15 @@ pub enum BattleEvent {
         off_board: bool,
         /// Whether it still blocks the routing unit's path.
         still_blocking: bool,
+        /// The gap between the beasts and it before the push (0 when touching).
+        gap_before: f64,
+        /// The gap after (a push away never shrinks it; none when off the board).
+        gap_after: Option<f64>,
+    },
+    /// Where every unit stands when the rout ends (`None`: off the board or destroyed).
+    Finished {
+        /// Each unit's block, in scenario order.
+        blocks: Vec<Option<Block>>,
     },
     /// The routing unit left the board.
     LeftBoard,
@@ -409,10 +415,29 @@ fn melee_hits(
     hits
 }
 
-/// Figures of `defender` that can strike back at an attacker `width` inches wide.
-fn defenders_in_contact(defender: &Unit, state: &UnitState, width: f64) -> u32 {
-    let across = (width / defender.base[0] - 1e-9).ceil().max(1.0) as u32;
-    state.figures.min(across)
+/// Figures of `defender` that strike back at `attacker`: those whose bases lie along the
+/// stretch where the two blocks touch. The contact face is the separating axis with the
+/// smallest gap; the stretch is the overlap of the two blocks across it; each figure takes
+/// its base's extent along the stretch, and no more figures fit than stand along that face
+/// of the defender (a rank across its front or back, its ranks along a flank), nor more than
+/// it has left. A column two figures wide meets a 4"-wide dragon with two figures.
+fn defenders_in_contact(defender: &Unit, state: &UnitState, attacker: &Block) -> u32 {
+    let Some(d) = state.block else { return 0 };
+    if state.figures == 0 {
+        return 0;
+    }
+    let contact_face = board::contact_face(attacker, &d);
+    let along = contact_face.right();
+    let overlap = board::overlap_along(attacker, &d, along);
+    let d_forward = Vec2::heading(d.facing);
+    let across_front = along.dot(d_forward.right()).abs() >= along.dot(d_forward).abs();
+    let (base_along, on_face) = if across_front {
+        (defender.base[0], defender.frontage)
+    } else {
+        (defender.base[1], defender.figures.div_ceil(defender.frontage.max(1)))
+    };
+    let fit = ((overlap / base_along) - 1e-9).ceil().max(1.0) as u32;
+    fit.min(on_face).min(state.figures)
 }
 
 /// A simultaneous melee between the unit that moved into contact and the unit it struck.
@@ -428,9 +453,9 @@ fn melee(
 ) -> (Losses, Losses) {
     let units = &plan.scenario.units;
     let (a, d) = (&units[attacker], &units[defender]);
-    let a_width = states[attacker].block.map_or(a.block.width, |b| b.width);
+    let a_block = states[attacker].block.unwrap_or(a.block);
     let a_contact = states[attacker].figures.min(a.frontage);
-    let d_contact = defenders_in_contact(d, &states[defender], a_width);
+    let d_contact = defenders_in_contact(d, &states[defender], &a_block);
     // Both roll before either removes a figure.
     let on_defender = melee_hits(plan, a, &states[attacker], a_contact, charging, dice);
     let on_attacker = melee_hits(plan, d, &states[defender], d_contact, false, dice);
@@ -563,6 +588,41 @@ fn charge(
     out[s.platform_uncontrolled] = u16::from(charger.figures > 0 && riders == 0);
 }
 
+/// The beasts' block for a move along `heading`: turned to face it about its centre when
+/// the turn has room, else as it stands. A turn is free, but never through another unit,
+/// so turning in place can never put the beasts into (or count as trampling) a unit they
+/// already touch: only a move that goes into a unit makes contact.
+fn facing_for(states: &[UnitState], beasts: usize, here: &Block, heading: f64) -> Block {
+    let turned = here.turned(heading);
+    let crowded = states
+        .iter()
+        .enumerate()
+        .any(|(i, st)| i != beasts && st.figures > 0 && st.block.as_ref().is_some_and(|other| turned.overlaps(other)));
+    if crowded { *here } else { turned }
+}
+
+/// With `struck_unit_moves = "aside"`: the sideways way out of the beasts' path for the
+/// rest of their move (across their heading `dir`), the shorter side first, when it is
+/// no longer than the displacement and meets no other unit: (direction, distance).
+fn step_aside(
+    states: &[UnitState],
+    beasts: usize,
+    struck: usize,
+    beast_block: &Block,
+    block: &Block,
+    dir: Vec2,
+    push: f64,
+) -> Option<(Vec2, f64)> {
+    let across = dir.right();
+    let (cb, rb) = (beast_block.centre.dot(across), board::half_extent(beast_block, across));
+    let (cu, ru) = (block.centre.dot(across), board::half_extent(block, across));
+    let right = (cb + rb) - (cu - ru) + 1e-6;
+    let left = (cu + ru) - (cb - rb) + 1e-6;
+    let mut ways = [(across, right), (across.scale(-1.0), left)];
+    ways.sort_by(|a, b| a.1.total_cmp(&b.1));
+    ways.into_iter().find(|&(way, d)| d < push && first_hit(states, [struck, beasts], block, way, d).is_none())
+}
+
 /// The first unit (other than those in `skip` and units gone) that a block sliding along `dir`
 /// for `length` inches touches: (distance, unit).
 fn first_hit(states: &[UnitState], skip: [usize; 2], block: &Block, dir: Vec2, length: f64) -> Option<(f64, usize)> {
@@ -603,24 +663,76 @@ fn any_hit(states: &[UnitState], skip: [usize; 2], block: &Block, dir: Vec2, len
     }
 }
 
+/// Marks every 1" cell of the path map that the segment `from`-`to` crosses (an exact grid
+/// traversal: each cell whose interior or boundary the segment passes through, once per trial).
 fn mark_path(scratch: &mut Scratch, grid: (usize, usize), from: Vec2, to: Vec2) {
-    let length = (to - from).length();
-    let steps = (length / PATH_STEP).ceil().max(1.0) as usize;
-    for k in 0..=steps {
-        let p = from + (to - from).scale(k as f64 / steps as f64);
-        if p.x < 0.0 || p.y < 0.0 {
+    for (col, row) in cells_crossed(from, to) {
+        if col < 0 || row < 0 || col as usize >= grid.0 || row as usize >= grid.1 {
             continue;
         }
-        let (col, row) = (p.x as usize, p.y as usize);
-        if col >= grid.0 || row >= grid.1 {
-            continue;
-        }
-        let cell = row * grid.0 + col;
+        let cell = row as usize * grid.0 + col as usize;
         if scratch.stamp[cell] != scratch.generation {
             scratch.stamp[cell] = scratch.generation;
             scratch.cells.push(cell);
         }
     }
+}
+
+/// The unit grid cells (column, row) whose interior a segment passes through, in order
+/// (Amanatides and Woo's traversal): from the cell of `from`, stepping to whichever cell
+/// boundary the segment meets next, to the cell of `to`. A cell the segment only grazes at
+/// a corner, or only reaches at its end point on a boundary, is not crossed.
+pub fn cells_crossed(from: Vec2, to: Vec2) -> Vec<(i64, i64)> {
+    let d = to - from;
+    let length = d.length();
+    if length < 1e-12 {
+        return vec![(from.x.floor() as i64, from.y.floor() as i64)];
+    }
+    // The cells the segment is inside just after it starts and just before it ends.
+    let nudge = d.scale(1e-9 / length);
+    let (start, end) = (from + nudge, to - nudge);
+    let (mut col, mut row) = (start.x.floor() as i64, start.y.floor() as i64);
+    let (end_col, end_row) = (end.x.floor() as i64, end.y.floor() as i64);
+    let step = |v: f64| {
+        if v > 0.0 {
+            1
+        } else if v < 0.0 {
+            -1
+        } else {
+            0
+        }
+    };
+    let (sx, sy) = (step(d.x), step(d.y));
+    // The fraction of the segment at which it meets the next vertical / horizontal boundary.
+    let next = |p: f64, c: i64, s: i64, dv: f64| match s {
+        0 => f64::INFINITY,
+        1 => ((c + 1) as f64 - p) / dv,
+        _ => (c as f64 - p) / dv,
+    };
+    let (mut tx, mut ty) = (next(from.x, col, sx, d.x), next(from.y, row, sy, d.y));
+    let (dtx, dty) = (1.0 / d.x.abs(), 1.0 / d.y.abs());
+    let mut cells = vec![(col, row)];
+    let steps = (end_col - col).unsigned_abs() + (end_row - row).unsigned_abs();
+    for _ in 0..steps {
+        if (col, row) == (end_col, end_row) {
+            break;
+        }
+        if (tx - ty).abs() < 1e-12 {
+            // Through a corner: straight into the diagonal cell.
+            col += sx;
+            row += sy;
+            tx += dtx;
+            ty += dty;
+        } else if tx < ty {
+            col += sx;
+            tx += dtx;
+        } else {
+            row += sy;
+            ty += dty;
+        }
+        cells.push((col, row));
+    }
+    cells
 }
 
 fn rout(
@@ -661,27 +773,50 @@ fn rout(
         let mut hint = usize::MAX;
         let mut clear_within = |heading: f64, states: &[UnitState]| {
             let dir = Vec2::heading(heading);
-            let turned = here.turned(heading);
+            let turned = facing_for(states, beasts, &here, heading);
             let reach = board::leaves_board(turned.centre, dir, remaining, width, depth).unwrap_or(remaining);
             !any_hit(states, [beasts, beasts], &turned, dir, reach, &mut hint)
         };
         let mut chosen = (line, 0.0);
         let steps = (rules.veer_degrees / rules.veer_step_degrees + 1e-9).floor() as i32;
+        let offsets =
+            || (1..=steps).flat_map(|k| [1.0, -1.0].map(|sign| sign * f64::from(k) * rules.veer_step_degrees));
         if !clear_within(line, &scratch.states) {
-            'veer: for k in 1..=steps {
-                for sign in [1.0, -1.0] {
-                    let off = sign * f64::from(k) * rules.veer_step_degrees;
-                    if clear_within(line + off, &scratch.states) {
+            match offsets().find(|&off| clear_within(line + off, &scratch.states)) {
+                Some(off) => chosen = (line + off, off),
+                None if rules.veer == Veer::AvoidWhatItCan => {
+                    // Nothing clears the whole move. The unit met farthest away, over every
+                    // heading within the allowance, is the one it cannot avoid; take the
+                    // smallest turn (clockwise first) whose first contact is that unit,
+                    // veering round every nearer one it can.
+                    let first_met = |heading: f64| {
+                        let dir = Vec2::heading(heading);
+                        let turned = facing_for(&scratch.states, beasts, &here, heading);
+                        first_hit(&scratch.states, [beasts, beasts], &turned, dir, remaining)
+                    };
+                    let candidates: Vec<(f64, Option<(f64, usize)>)> =
+                        std::iter::once(0.0).chain(offsets()).map(|off| (off, first_met(line + off))).collect();
+                    let unavoidable = candidates
+                        .iter()
+                        .filter_map(|c| c.1)
+                        .fold(
+                            None,
+                            |best: Option<(f64, usize)>, h| {
+                                if best.is_none_or(|b| h.0 > b.0 + 1e-9) { Some(h) } else { best }
+                            },
+                        )
+                        .map(|h| h.1);
+                    if let Some(off) = candidates.iter().find(|c| c.1.map(|h| h.1) == unavoidable).map(|c| c.0) {
                         chosen = (line + off, off);
-                        break 'veer;
                     }
                 }
+                None => {}
             }
         }
         let (heading, veer) = chosen;
         let heading = heading.rem_euclid(360.0);
         let dir = Vec2::heading(heading);
-        let turned = here.turned(heading);
+        let turned = facing_for(&scratch.states, beasts, &here, heading);
         let exit = board::leaves_board(turned.centre, dir, remaining, width, depth);
         let hit = first_hit(&scratch.states, [beasts, beasts], &turned, dir, exit.unwrap_or(remaining));
         let go = match (hit, exit) {
@@ -710,7 +845,8 @@ fn rout(
         contacts += 1;
         scratch.states[struck].contacted = true;
         if let Some(t) = trace {
-            t.push(BattleEvent::Contact { unit: struck });
+            let into = scratch.states[struck].block.map_or(0.0, |b| dir.dot(board::contact_face(&moved_block, &b)));
+            t.push(BattleEvent::Contact { unit: struck, into });
         }
         let (beast_losses, struck_losses) = melee(plan, &mut scratch.states, beasts, struck, false, dice, trace);
         scratch.states[beasts].lost += beast_losses.figures;
@@ -727,19 +863,36 @@ fn rout(
             };
             let mut off_board = false;
             let mut pushed = 0.0;
+            let mut gap_before = 0.0;
             if push > 0.0 {
                 scratch.states[struck].displaced = true;
-                // Pushed straight away from the beasts, stopping short of other units.
+                // Pushed away from the beasts: along the heading of the move that struck it
+                // (which went into it, so the gap between them can only grow), stopping
+                // short of other units; or, with struck_unit_moves = "aside", sideways out of
+                // their path when that is shorter and clear.
                 let block = scratch.states[struck].block.unwrap_or(sc.units[struck].block);
-                let mut room = first_hit(&scratch.states, [struck, beasts], &block, dir, push).map_or(push, |(d, _)| d);
-                if let Some(e) = board::leaves_board(block.centre, dir, room, width, depth) {
+                gap_before = board::separation(&moved_block, &block);
+                let aside = (rules.struck_unit_moves == StruckUnitMoves::Aside)
+                    .then(|| step_aside(&scratch.states, beasts, struck, &moved_block, &block, dir, push))
+                    .flatten();
+                let (way, mut room) = match aside {
+                    Some(a) => a,
+                    None => {
+                        (dir, first_hit(&scratch.states, [struck, beasts], &block, dir, push).map_or(push, |(d, _)| d))
+                    }
+                };
+                if let Some(e) = board::leaves_board(block.centre, way, room, width, depth) {
                     room = e;
                     off_board = true;
                 }
                 pushed = room;
-                scratch.states[struck].block = if off_board { None } else { Some(block.moved(dir.scale(room))) };
+                scratch.states[struck].block = if off_board { None } else { Some(block.moved(way.scale(room))) };
                 if off_board {
+                    // A unit that leaves the board is lost: its figures count as lost.
                     off_board_units += 1;
+                    let st = &mut scratch.states[struck];
+                    st.lost += st.figures;
+                    st.figures = 0;
                 }
             }
             blocking = scratch.states[struck]
@@ -748,7 +901,15 @@ fn rout(
             if let Some(t) = trace
                 && push > 0.0
             {
-                t.push(BattleEvent::Displaced { unit: struck, distance: pushed, off_board, still_blocking: blocking });
+                let gap_after = scratch.states[struck].block.map(|b| board::separation(&moved_block, &b));
+                t.push(BattleEvent::Displaced {
+                    unit: struck,
+                    distance: pushed,
+                    off_board,
+                    still_blocking: blocking,
+                    gap_before,
+                    gap_after,
+                });
             }
         }
         if contacts >= MAX_CONTACTS {
@@ -772,6 +933,11 @@ fn rout(
         } else {
             line = heading;
         }
+    }
+    if let Some(t) = trace {
+        t.push(BattleEvent::Finished {
+            blocks: scratch.states.iter().map(|st| st.block.filter(|_| st.figures > 0)).collect(),
+        });
     }
     values[s.rerolls] = to_u16(rerolls);
     values[s.contacts] = to_u16(contacts);
@@ -876,7 +1042,7 @@ mod tests {
 
     fn beast(at: [f64; 2], extra: &str) -> String {
         format!(
-            "[[units]]\nname = \"Beast\"\nside = \"a\"\nfigures = 1\nat = [{}, {}]\nbase = [2.0, 2.0]\nstats = {{ ad = \"d10\", ar = 10, hits = 50, ml = 14, mv = 12 }}\n{extra}",
+            "[[units]]\nname = \"Beast\"\nside = \"a\"\nfigures = 1\nbeast = true\nat = [{}, {}]\nbase = [2.0, 2.0]\nstats = {{ ad = \"d10\", ar = 10, hits = 50, ml = 14, mv = 12 }}\n{extra}",
             at[0], at[1]
         )
     }
@@ -886,6 +1052,203 @@ mod tests {
             "[[units]]\nname = \"{name}\"\nside = \"{side}\"\nfigures = {figures}\nfrontage = {frontage}\nat = [{}, {}]\nstats = {{ ad = \"d4\", ar = 10, hits = 50, ml = {ml}, mv = 30 }}\n",
             at[0], at[1]
         )
+    }
+
+    /// A unit block with an explicit base, facing, and stats line.
+    #[allow(clippy::too_many_arguments)]
+    fn unit_at(
+        name: &str,
+        side: &str,
+        figures: u32,
+        frontage: u32,
+        at: [f64; 2],
+        facing: f64,
+        base: [f64; 2],
+        ml: u32,
+    ) -> String {
+        format!(
+            "[[units]]\nname = \"{name}\"\nside = \"{side}\"\nfigures = {figures}\nfrontage = {frontage}\nfacing = {facing}\n\
+             at = [{}, {}]\nbase = [{}, {}]\nstats = {{ ad = \"d4\", ar = 10, hits = 50, ml = {ml}, mv = 6 }}\n",
+            at[0], at[1], base[0], base[1]
+        )
+    }
+
+    /// The defender figures of the first melee of trial 0.
+    fn first_melee_defenders(text: &str) -> u32 {
+        let plan = plan_of(text);
+        let (_, events) = replay(&plan, Streams::new(1, plan.scenario.hash()), 0);
+        events
+            .iter()
+            .find_map(|e| match e {
+                BattleEvent::Melee { defender_figures, .. } => Some(*defender_figures),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no melee: {events:?}"))
+    }
+
+    #[test]
+    fn only_the_figures_along_the_contact_fight_back() {
+        let dragon = |base: [f64; 2]| {
+            format!(
+                "[[units]]\nname = \"Dragon\"\nside = \"a\"\nfigures = 1\nbeast = true\nat = [24.0, 10.0]\nbase = [{}, {}]\n\
+                 stats = {{ ad = \"d12\", ar = 10, hits = 50, ml = 14, mv = 12 }}\n",
+                base[0], base[1]
+            )
+        };
+        let go_north = "[rout]\nunit = \"Dragon\"\nfirst_hour = 12\n[rules]\nveer_degrees = 0\n";
+        // A column two figures wide (1" bases) meets a 4"-wide dragon along 2": 2 figures.
+        let column = unit_at("Column", "b", 20, 2, [24.0, 20.0], 180.0, [1.0, 1.0], 20);
+        assert_eq!(first_melee_defenders(&format!("{HEADER}{}{column}{go_north}", dragon([4.0, 3.0]))), 2);
+        // A line ten wide meets a 2"-wide beast along 2": 2 figures; a 4"-wide one, 4.
+        let line = unit_at("Line", "b", 20, 10, [24.0, 20.0], 180.0, [1.0, 1.0], 20);
+        assert_eq!(first_melee_defenders(&format!("{HEADER}{}{line}{go_north}", dragon([2.0, 3.0]))), 2);
+        assert_eq!(first_melee_defenders(&format!("{HEADER}{}{line}{go_north}", dragon([4.0, 3.0]))), 4);
+        // The line's flank (it faces east; two ranks deep, 2") meets a 4"-wide dragon
+        // along 2": only its 2 ranks' end figures.
+        let flank = unit_at("Flank", "b", 20, 10, [24.0, 20.0], 90.0, [1.0, 1.0], 20);
+        assert_eq!(first_melee_defenders(&format!("{HEADER}{}{flank}{go_north}", dragon([4.0, 3.0]))), 2);
+        // Offset half off the column: the 4" dragon centred 1.5" east of a 2"-wide column
+        // overlaps it by 1.5": 2 figures (a part of a base fights).
+        let side = unit_at("Column", "b", 20, 2, [22.5, 20.0], 180.0, [1.0, 1.0], 20);
+        assert_eq!(first_melee_defenders(&format!("{HEADER}{}{side}{go_north}", dragon([4.0, 3.0]))), 2);
+    }
+
+    #[test]
+    fn a_turn_in_place_is_not_a_contact() {
+        // The beast (2" x 2") starts 4" south of a line that never breaks (ML 20), drives
+        // north into it, and re-rolls. A southward re-roll (4 to 8 o'clock) leads away from
+        // the line: it must move off (a move of more than 1") with no new contact with it.
+        let text = format!(
+            "{HEADER}{}{}[rout]\nunit = \"Beast\"\nfirst_hour = 12\n[rules]\nveer_degrees = 0\nmax_rerolls = 1\n",
+            beast([24.0, 10.0], ""),
+            block_unit("Wall", "b", [24.0, 15.5], 20, 10, 20)
+        );
+        let plan = plan_of(&text);
+        let streams = Streams::new(1, plan.scenario.hash());
+        let mut away = 0;
+        for trial in 0..200 {
+            let (_, events) = replay(&plan, streams, trial);
+            let Some(k) = events.iter().position(|e| matches!(e, BattleEvent::Heading { reroll: true, .. })) else {
+                continue;
+            };
+            let BattleEvent::Heading { hour, .. } = events[k] else { unreachable!() };
+            if (4..=8).contains(&hour) {
+                away += 1;
+                match &events[k + 1] {
+                    BattleEvent::Move { distance, .. } => assert!(*distance > 1.0, "{events:?}"),
+                    other => panic!("expected a move away, got {other:?}"),
+                }
+                assert!(!matches!(events.get(k + 2), Some(BattleEvent::Contact { unit: 1, .. })), "{events:?}");
+            }
+            for e in &events {
+                if let BattleEvent::Contact { into, .. } = e {
+                    assert!(*into > 1e-9, "a contact not going into its unit: {events:?}");
+                }
+            }
+        }
+        assert!(away > 20, "{away} southward re-rolls");
+    }
+
+    #[test]
+    fn a_pushed_unit_moves_straight_away_or_aside() {
+        // The beast (2" wide, x 23 to 25) drives north into a small unit 2" wide at x = 24.5
+        // (x 23.5 to 25.5) that always fails (ML 2: 99 in 100). Straight: it is pushed north
+        // and the gap grows by exactly the push. Aside: stepping east 1.5" clears the
+        // beast's path (west would take 2.5"), shorter than any push.
+        let small = unit_at("Small", "b", 2, 2, [24.5, 14.0], 180.0, [1.0, 1.0], 2);
+        for (moves, expect_aside) in [("straight", false), ("aside", true)] {
+            let text = format!(
+                "{HEADER}{}{small}[rout]\nunit = \"Beast\"\nfirst_hour = 12\n[rules]\nveer_degrees = 0\nstruck_unit_moves = \"{moves}\"\n",
+                beast([24.0, 10.0], "")
+            );
+            let plan = plan_of(&text);
+            let streams = Streams::new(1, plan.scenario.hash());
+            let mut seen = 0;
+            for trial in 0..100 {
+                let (_, events) = replay(&plan, streams, trial);
+                let Some(BattleEvent::Displaced { distance, gap_before, gap_after, still_blocking, .. }) =
+                    events.iter().find(|e| matches!(e, BattleEvent::Displaced { .. }))
+                else {
+                    continue;
+                };
+                seen += 1;
+                assert!(gap_before.abs() < 1e-6, "touching when pushed: {gap_before}");
+                if expect_aside {
+                    assert!((distance - 1.5).abs() < 1e-5, "{events:?}");
+                    assert!(!still_blocking);
+                } else if let Some(after) = gap_after {
+                    assert!((after - gap_before - distance).abs() < 1e-6, "{events:?}");
+                }
+            }
+            assert!(seen > 80, "{moves}: {seen}");
+        }
+    }
+
+    #[test]
+    fn veering_round_what_it_can_avoid() {
+        // A small unit A 3" ahead (x 23 to 25, y 13.5 to 14.5) and a long line B across the
+        // board 20" ahead. No veer within 45 degrees clears the whole 30" move (B spans the
+        // board). whole_move keeps the line and meets A; avoid_what_it_can veers round A
+        // (the smallest turn that does, clockwise first) and meets only B.
+        let a = unit_at("A", "b", 2, 2, [24.0, 14.0], 180.0, [1.0, 1.0], 20);
+        let b = unit_at("B", "b", 44, 44, [24.0, 30.0], 180.0, [1.0, 1.0], 20);
+        let first_contact = |veer: &str| {
+            let text = format!(
+                "{HEADER}{}{a}{b}[rout]\nunit = \"Beast\"\nfirst_hour = 12\n[rules]\nveer = \"{veer}\"\nrout_distance = 30\n",
+                beast([24.0, 10.0], "")
+            );
+            let plan = plan_of(&text);
+            let (_, events) = replay(&plan, Streams::new(1, plan.scenario.hash()), 0);
+            let contact = events.iter().find_map(|e| match e {
+                BattleEvent::Contact { unit, .. } => Some(*unit),
+                _ => None,
+            });
+            let veer = events.iter().find_map(|e| match e {
+                BattleEvent::Move { veer, .. } => Some(*veer),
+                _ => None,
+            });
+            (contact, veer)
+        };
+        assert_eq!(first_contact("whole_move"), (Some(1), Some(0.0)));
+        let (unit, veer) = first_contact("avoid_what_it_can");
+        assert_eq!(unit, Some(2));
+        // The beast's corner must pass A's corner: at 35 degrees its path (2" wide) clears
+        // x = 25 by y = 13.5; at 30 it does not. Clockwise first: +35.
+        let veer = veer.unwrap();
+        assert!(veer > 0.0 && veer <= 45.0, "veer {veer}");
+    }
+
+    #[test]
+    fn cells_crossed_follow_the_segment_exactly() {
+        // By hand: from (0.5, 0.5) to (2.5, 1.5), the line y = x / 2 + 0.25 crosses x = 1 at
+        // y = 0.75, y = 1 at x = 1.5, x = 2 at y = 1.25.
+        assert_eq!(cells_crossed(Vec2::new(0.5, 0.5), Vec2::new(2.5, 1.5)), vec![(0, 0), (1, 0), (1, 1), (2, 1)]);
+        // Through a corner exactly: straight into the diagonal cell.
+        assert_eq!(cells_crossed(Vec2::new(0.5, 0.5), Vec2::new(1.5, 1.5)), vec![(0, 0), (1, 1)]);
+        // Ending on a boundary does not enter the next cell; going west and south works.
+        assert_eq!(cells_crossed(Vec2::new(0.5, 0.5), Vec2::new(2.0, 0.5)), vec![(0, 0), (1, 0)]);
+        assert_eq!(cells_crossed(Vec2::new(3.2, 2.7), Vec2::new(0.6, 0.1)).last(), Some(&(0, 0)));
+        // Against dense sampling of random segments: the same cells (sampling can only miss
+        // a sliver, never add a cell).
+        let mut dice = crate::dice::trial_dice(4, 4, 4, Phase::Charge);
+        for _ in 0..500 {
+            let mut r = || f64::from(dice.d6()) * 1.37 + f64::from(dice.d6()) * 0.291;
+            let (a, b) = (Vec2::new(r(), r()), Vec2::new(r(), r()));
+            let exact = cells_crossed(a, b);
+            let n = 20_000;
+            let mut sampled: Vec<(i64, i64)> = Vec::new();
+            for k in 1..n {
+                let p = a + (b - a).scale(k as f64 / n as f64);
+                let c = (p.x.floor() as i64, p.y.floor() as i64);
+                if !sampled.contains(&c) {
+                    sampled.push(c);
+                }
+            }
+            for c in &sampled {
+                assert!(exact.contains(c), "{a:?} -> {b:?}: {c:?} sampled, not in {exact:?}");
+            }
+            assert!(exact.len() <= sampled.len() + 2, "{a:?} -> {b:?}: {exact:?} vs {sampled:?}");
+        }
     }
 
     #[test]
@@ -918,7 +1281,7 @@ mod tests {
         let long = small.replace("figures = 2\nfrontage = 2", "figures = 20\nfrontage = 20");
         let plan = plan_of(&long);
         let (values, events) = replay(&plan, streams, 0);
-        assert!(events.iter().any(|e| matches!(e, BattleEvent::Contact { unit: 1 })), "{events:?}");
+        assert!(events.iter().any(|e| matches!(e, BattleEvent::Contact { unit: 1, .. })), "{events:?}");
         // Contact after 6.5": the beast's front at 11, the line's near edge at 17.5.
         let first_move = events.iter().find_map(|e| match e {
             BattleEvent::Move { distance, veer, .. } => Some((*distance, *veer)),
@@ -955,8 +1318,10 @@ mod tests {
 
     #[test]
     fn a_displaced_unit_clears_the_path() {
-        // A line ahead that always routs (ML 2 fails by 5+ unless 2d10 totals 2..6) and runs
-        // 30" away from the beast: the beast goes on with the distance left, no re-roll.
+        // A line ahead with ML 2 (2d10 of 7 or more fails by 5+: it routs, 86 times in 100)
+        // that runs 30" away from the beast when it routs at the first contact: the beast
+        // goes on with the distance left, no re-roll, and the Levy's figures are lost off
+        // the board.
         let text = format!(
             "{HEADER}{}{}[rout]\nunit = \"Beast\"\nfirst_hour = 12\n[rules]\nveer_degrees = 0\n",
             beast([24.0, 10.0], ""),
@@ -971,14 +1336,19 @@ mod tests {
                 BattleEvent::Displaced { distance, still_blocking, .. } => Some((*distance, *still_blocking)),
                 _ => None,
             });
-            let routed = events.iter().any(|e| matches!(e, BattleEvent::Morale { result: MoraleResult::Routed, .. }));
-            if routed {
+            let first_morale = events.iter().find_map(|e| match e {
+                BattleEvent::Morale { result, .. } => Some(*result),
+                _ => None,
+            });
+            if first_morale == Some(MoraleResult::Routed) {
                 // Pushed 40" north from y = 18, it leaves the 48" board after 30".
                 let (distance, blocking) = displaced.expect("displaced");
                 assert!(!blocking && (distance - 30.0).abs() < 1e-9, "{events:?}");
                 assert_eq!(values[plan.metrics.index("rerolls").unwrap()], 0);
                 assert_eq!(values[plan.metrics.index("distance").unwrap()], 12, "{events:?}");
                 assert_eq!(values[plan.metrics.index("units_off_board").unwrap()], 1);
+                assert_eq!(values[plan.metrics.index("figures_lost.levy").unwrap()], 20, "all 20 lost");
+                assert_eq!(values[plan.metrics.index("enemy_figures_lost").unwrap()], 20);
                 routed_and_cleared += 1;
             }
         }

@@ -126,6 +126,8 @@ pub struct Unit {
     pub stats: Stats,
     /// The crew carried on each figure, if it is a battle platform.
     pub crew: Vec<Crew>,
+    /// Elephants or other large beasts: they rout in a d12 clock direction (the seed).
+    pub beast: bool,
 }
 
 impl Unit {
@@ -146,6 +148,9 @@ pub enum ChargeDoubles {
     /// Both (default).
     #[default]
     Both,
+    /// Neither: the charge is not doubled (a what-if, or a platform that does not count as
+    /// charging cavalry).
+    None,
 }
 
 /// Where hits on a battle platform unit fall [configurable].
@@ -168,6 +173,33 @@ pub enum RoutDistance {
     Mv,
     /// A fixed distance, inches.
     Inches(f64),
+}
+
+/// How a routing unit veers when the whole move along its line is not clear.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Veer {
+    /// Take a veer only if the whole remaining move along it is clear; otherwise keep the
+    /// line and meet what is on it.
+    #[default]
+    WholeMove,
+    /// When no veer clears the whole move, take the one within the allowance that goes
+    /// farthest before its first contact (veering round what it can avoid) and meet only
+    /// that unit.
+    AvoidWhatItCan,
+}
+
+/// How a unit struck by routing beasts moves when its morale displaces it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StruckUnitMoves {
+    /// Straight along the beasts' heading, the full displacement (stopping against other
+    /// units and lost off the board).
+    #[default]
+    Straight,
+    /// Sideways out of the beasts' path, when that is shorter than the displacement and
+    /// not blocked; otherwise straight.
+    Aside,
 }
 
 /// The BATTLESYSTEM ruleset values in force; reports print every one.
@@ -194,6 +226,10 @@ pub struct BattleRules {
     pub veer_step_degrees: f64,
     /// New d12 directions a routing unit may roll when a struck unit does not clear its path.
     pub max_rerolls: u32,
+    /// How a routing unit veers when the whole move is not clear.
+    pub veer: Veer,
+    /// How a struck unit that is displaced moves.
+    pub struck_unit_moves: StruckUnitMoves,
 }
 
 impl Default for BattleRules {
@@ -209,6 +245,8 @@ impl Default for BattleRules {
             veer_degrees: 45.0,
             veer_step_degrees: 5.0,
             max_rerolls: 3,
+            veer: Veer::WholeMove,
+            struck_unit_moves: StruckUnitMoves::Straight,
         }
     }
 }
@@ -236,6 +274,8 @@ impl BattleRules {
             ("veer_degrees", self.veer_degrees.to_string()),
             ("veer_step_degrees", self.veer_step_degrees.to_string()),
             ("max_rerolls", self.max_rerolls.to_string()),
+            ("veer", as_written(&self.veer)),
+            ("struck_unit_moves", as_written(&self.struck_unit_moves)),
         ]
     }
 }
@@ -428,6 +468,8 @@ struct RawRules {
     veer_step_degrees: Option<f64>,
     max_rerolls: Option<i64>,
     figure_base: Option<[f64; 2]>,
+    veer: Option<Veer>,
+    struck_unit_moves: Option<StruckUnitMoves>,
 }
 
 #[derive(Deserialize)]
@@ -463,6 +505,8 @@ struct RawUnit {
     stats: RawStats,
     #[serde(default)]
     crew: Vec<RawCrew>,
+    #[serde(default)]
+    beast: bool,
 }
 
 #[derive(Deserialize)]
@@ -646,6 +690,16 @@ impl Checker<'_> {
         rules.platform_roll = raw.platform_roll.unwrap_or_default();
         rules.platform_attacks_alone = raw.platform_attacks_alone.unwrap_or(false);
         rules.charge_doubles = raw.charge_doubles.unwrap_or_default();
+        if rules.charge_doubles == ChargeDoubles::Platform && !rules.platform_attacks_alone {
+            self.fail(
+                "rules.charge_doubles",
+                "\"platform\" doubles the platform's own attack dice, but with platform_attacks_alone = false the \
+                 platform has none (its roll is added to the crew's): set platform_attacks_alone = true, or charge_doubles \
+                 to \"crew\" or \"both\"",
+            );
+        }
+        rules.veer = raw.veer.unwrap_or_default();
+        rules.struck_unit_moves = raw.struck_unit_moves.unwrap_or_default();
         rules.platform_hits = raw.platform_hits.unwrap_or_default();
         if let Some(m) = raw.morale_rout_margin {
             rules.morale.rout_margin = self.whole("rules.morale_rout_margin", m, 1, 20, "the rout margin");
@@ -752,6 +806,7 @@ impl Checker<'_> {
             block,
             stats,
             crew,
+            beast: raw.beast,
         })
     }
 
@@ -891,6 +946,17 @@ impl Checker<'_> {
 
     fn rout(&mut self, raw: &RawRout, units: &[Unit]) -> Option<Action> {
         let unit = self.find("rout.unit", &raw.unit, units)?;
+        if !units[unit].beast {
+            self.fail(
+                "rout.unit",
+                format!(
+                    "\"{}\" is not a battle beast: only elephants and other large beasts (beast = true on the unit) rout in a \
+                     d12 clock direction; an ordinary unit's rout towards its own edge is not simulated, so it is refused",
+                    units[unit].name
+                ),
+            );
+            return None;
+        }
         if units[unit].stats.mv <= 0.0 {
             self.fail(&format!("units[{unit}].stats.mv"), "a routing unit needs MV above 0");
         }
@@ -913,6 +979,7 @@ depth = 48
 name = "Elephant"
 side = "a"
 figures = 1
+beast = true
 at = [24.0, 24.0]
 base = [2.0, 3.0]
 stats = { ad = "d10", ar = 5, hits = 8, ml = 14, mv = 15 }
@@ -941,13 +1008,26 @@ unit = "Elephant"
     }
 
     #[test]
+    fn what_is_not_simulated_is_refused() {
+        // Only beasts rout in a d12 direction; an ordinary unit's rout is refused by name.
+        let e = parse(&ROUT.replace("beast = true\n", ""), "r.toml").expect_err("refused").to_string();
+        assert!(e.contains("rout.unit") && e.contains("not a battle beast"), "{e}");
+        // Doubling the platform's own dice when it has none is refused, not a silent no-op.
+        let with_rules = |rules: &str| format!("{ROUT}[rules]\n{rules}\n");
+        let e = parse(&with_rules("charge_doubles = \"platform\""), "r.toml").expect_err("refused").to_string();
+        assert!(e.contains("rules.charge_doubles") && e.contains("platform_attacks_alone"), "{e}");
+        let ok = with_rules("charge_doubles = \"platform\"\nplatform_attacks_alone = true");
+        assert!(parse(&ok, "r.toml").is_ok());
+    }
+
+    #[test]
     fn bad_files_name_the_field_and_line() {
         let bad = ROUT.replace("ml = 12", "ml = 40").replace("at = [24.0, 34.0]", "at = [24.0, 25.0]");
         let e = parse(&bad, "bad.toml").expect_err("invalid").to_string();
         assert!(e.contains("units[1].stats.ml") && e.contains("ML 40 is out of range"), "{e}");
         let overlap = ROUT.replace("at = [24.0, 34.0]", "at = [24.0, 25.0]");
         let e = parse(&overlap, "bad.toml").expect_err("invalid").to_string();
-        assert!(e.contains("overlaps \"Elephant\"") && e.contains("bad.toml:19"), "{e}");
+        assert!(e.contains("overlaps \"Elephant\"") && e.contains("bad.toml:20"), "{e}");
         let off = ROUT.replace("at = [24.0, 34.0]", "at = [44.0, 34.0]");
         let e = parse(&off, "bad.toml").expect_err("invalid").to_string();
         assert!(e.contains("reaches off the 48\" x 48\" board"), "{e}");

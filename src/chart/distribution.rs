@@ -15,6 +15,8 @@ pub struct DistributionChart {
     pub x_label: String,
     /// What a bar's height is a share of (y axis description).
     pub y_label: String,
+    /// Names of the values on the x axis (value `v` is `labels[v]`); empty: the numbers.
+    pub labels: Vec<String>,
     values: Vec<i32>,
     p: Vec<f64>,
     lo: Vec<f64>,
@@ -29,6 +31,7 @@ impl DistributionChart {
             title: title.to_string(),
             x_label: x_label.to_string(),
             y_label: "share of charges".to_string(),
+            labels: Vec::new(),
             values: col("value")?.into_iter().map(|v| v as i32).collect(),
             p: col("p")?,
             lo: col("p_lo")?,
@@ -59,7 +62,9 @@ impl Chart for DistributionChart {
             .y_desc(&self.y_label)
             .x_labels((last as usize + 1).min(30))
             .x_label_formatter(&|v| match v {
-                SegmentValue::CenterOf(v) => v.to_string(),
+                SegmentValue::CenterOf(v) => {
+                    usize::try_from(*v).ok().and_then(|i| self.labels.get(i)).cloned().unwrap_or_else(|| v.to_string())
+                }
                 _ => String::new(),
             })
             .y_label_formatter(&|y| percent_label(*y, top))

@@ -93,6 +93,12 @@ fn print_table(record: &BattleRecord) {
     );
     println!("{:<34} {:>10}   {:<24} meaning", "metric", "mean", "95% interval");
     for (s, d) in record.summary.iter().zip(&record.metrics.defs) {
+        if !d.labels.is_empty() {
+            // A categorical metric: the named outcomes are the flags printed below it.
+            let names: Vec<&str> = d.labels.iter().map(String::as_str).collect();
+            println!("{:<34} {:>10}   {:<24} {} ({})", s.metric, "-", "-", d.description, names.join(" / "));
+            continue;
+        }
         let (mean, lo, hi) = if d.flag {
             (
                 format!("{:.2}%", 100.0 * s.mean),
@@ -179,8 +185,8 @@ fn describe_event(plan: &BattlePlan, event: &BattleEvent) -> String {
             to[0],
             to[1]
         ),
-        BattleEvent::Contact { unit } => format!("contacts {}", name(*unit)),
-        BattleEvent::Displaced { unit, distance, off_board, still_blocking } => format!(
+        BattleEvent::Contact { unit, .. } => format!("contacts {}", name(*unit)),
+        BattleEvent::Displaced { unit, distance, off_board, still_blocking, .. } => format!(
             "{} pushed back {distance:.2}\"{}{}",
             name(*unit),
             if *off_board { ", off the board (lost)" } else { "" },
@@ -188,5 +194,17 @@ fn describe_event(plan: &BattlePlan, event: &BattleEvent) -> String {
         ),
         BattleEvent::LeftBoard => "leaves the board (lost)".to_string(),
         BattleEvent::Stopped => "stops: still blocked and no re-rolls left".to_string(),
+        BattleEvent::Finished { blocks } => format!(
+            "ends with {}",
+            blocks
+                .iter()
+                .enumerate()
+                .map(|(i, b)| match b {
+                    Some(b) => format!("{} at ({:.1}, {:.1})", name(i), b.centre.x, b.centre.y),
+                    None => format!("{} gone", name(i)),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }

@@ -343,6 +343,12 @@ pub enum MoraleResult {
     Routed,
 }
 
+impl MoraleResult {
+    /// The names of a charge's morale outcomes, by the code its metric records (3: the unit
+    /// was destroyed, so no check was made).
+    pub const NAMES: [&'static str; 4] = ["held", "fell back", "routed", "destroyed"];
+}
+
 /// The morale rule in force.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MoraleRule {
