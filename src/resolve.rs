@@ -195,6 +195,10 @@ impl Observer for Trace {
     }
 }
 
+/// The most declared splits a thread keeps (a scenario meets a handful; past this many,
+/// the list starts again rather than grow or slow its search).
+const MAX_CACHED_SPLITS: usize = 64;
+
 /// Buffers a trial reuses, so the hot loop does not allocate.
 #[derive(Default)]
 pub struct Scratch {
@@ -205,8 +209,10 @@ pub struct Scratch {
     order: Vec<usize>,
     /// Declared splits already worked out on this thread, by what decides them (the
     /// Strikes, and each target's roll, Trapped flag, Wounds left and kill flag): the split
-    /// depends on nothing else, and the same few fights recur in every trial.
-    splits: std::collections::HashMap<Vec<u32>, Vec<usize>>,
+    /// depends on nothing else, and the same few fights recur in every trial, so a short
+    /// list searched from the last hit beats hashing.
+    splits: Vec<(Vec<u32>, Vec<usize>)>,
+    last_split: usize,
     split_key: Vec<u32>,
 }
 
@@ -224,7 +230,14 @@ impl Scratch {
             self.split_key
                 .push(code(t.roll) | u32::from(t.trapped) << 5 | u32::from(rider) << 6 | u32::from(t.wounds_left) << 8);
         }
-        if !self.splits.contains_key(self.split_key.as_slice()) {
+        let found = (self.last_split < self.splits.len() && self.splits[self.last_split].0 == self.split_key)
+            .then_some(self.last_split)
+            .or_else(|| self.splits.iter().position(|(k, _)| *k == self.split_key));
+        if let Some(i) = found {
+            self.last_split = i;
+            return &self.splits[i].1;
+        }
+        {
             let weighed: Vec<SplitTarget> = self
                 .targets
                 .iter()
@@ -237,9 +250,13 @@ impl Scratch {
                 })
                 .collect();
             let order = mesbg_fight::declared_order(&mesbg_fight::declared_split(strikes, &weighed));
-            self.splits.insert(self.split_key.clone(), order);
+            if self.splits.len() >= MAX_CACHED_SPLITS {
+                self.splits.clear();
+            }
+            self.splits.push((self.split_key.clone(), order));
+            self.last_split = self.splits.len() - 1;
         }
-        self.splits.get(self.split_key.as_slice()).map_or(&[], Vec::as_slice)
+        &self.splits[self.last_split].1
     }
 }
 
@@ -327,31 +344,14 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
     // The difficult-terrain test is rolled on entering, when every model before the point
     // of entry was slain; a Wound from it is immediate, and a chariot slain by it stops
     // there. Its D6 does not depend on the Impact Hits, so drawing the stop first is exact.
-    let reached = if plan.difficult_from.is_some() && stop >= plan.terrain_group {
-        state.terrain_test(plan, &mut dice, out, obs);
-        if state.wounds_left == 0 { plan.terrain_group } else { stop }
-    } else {
-        stop
-    };
-    if O::ENABLED {
-        // The hits that slew the models driven past change no metric; a replay draws them
-        // from their conditional distribution on a stream of their own.
-        let mut detail = key.dice(Phase::Trace);
-        for group in &plan.groups[..reached] {
-            for &m in &group.models {
-                let outcome = plan.models[m].impact.sample_given(true, &mut detail);
-                obs.note(|| Event::Contact { distance: group.distance, model: m, outcome });
-            }
-        }
-    }
-    if state.wounds_left == 0 {
-        let passed = plan.groups[..reached].iter().map(|g| g.models.len()).sum::<usize>() as u16;
-        out.set(Metric::ImpactKills, passed);
-        out.set(Metric::Contacts, passed);
-        out.set(Metric::Kills, passed);
-        obs.note(|| Event::SlainByTerrain { distance: plan.difficult_from.unwrap_or_default() });
-        state.finish(plan, &mut key.dice(Phase::Fight), out, obs);
+    if plan.difficult_from.is_some()
+        && stop >= plan.terrain_group
+        && slain_on_entering(plan, key, &mut state, &mut dice, out, obs)
+    {
         return;
+    }
+    if O::ENABLED {
+        note_models_driven_past(plan, key, stop, obs);
     }
     let Some(group) = plan.groups.get(stop) else {
         let passed = plan.models_on_path() as u16;
@@ -422,6 +422,46 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
     out.set(Metric::FightKills, kills);
     out.set(Metric::Kills, impact_kills + kills);
     state.finish(plan, &mut fight_dice, out, obs);
+}
+
+/// The hits that slew the models driven past change no metric; a replay draws them from
+/// their conditional distribution on a stream of their own.
+fn note_models_driven_past<O: Observer>(plan: &Plan, key: crate::dice::TrialKey, reached: usize, obs: &mut O) {
+    let mut detail = key.dice(Phase::Trace);
+    for group in &plan.groups[..reached] {
+        for &m in &group.models {
+            let outcome = plan.models[m].impact.sample_given(true, &mut detail);
+            obs.note(|| Event::Contact { distance: group.distance, model: m, outcome });
+        }
+    }
+}
+
+/// The difficult-terrain test on entering; when it slays the chariot, the charge ends there
+/// (past only the models before that point) and this writes the trial's metrics and
+/// returns true. Out of line: most charges meet no terrain.
+#[inline(never)]
+fn slain_on_entering<O: Observer>(
+    plan: &Plan,
+    key: crate::dice::TrialKey,
+    state: &mut ChariotState,
+    dice: &mut Dice,
+    out: &mut Outcome,
+    obs: &mut O,
+) -> bool {
+    state.terrain_test(plan, dice, out, obs);
+    if state.wounds_left > 0 {
+        return false;
+    }
+    if O::ENABLED {
+        note_models_driven_past(plan, key, plan.terrain_group, obs);
+    }
+    let passed = plan.groups[..plan.terrain_group].iter().map(|g| g.models.len()).sum::<usize>() as u16;
+    out.set(Metric::ImpactKills, passed);
+    out.set(Metric::Contacts, passed);
+    out.set(Metric::Kills, passed);
+    obs.note(|| Event::SlainByTerrain { distance: plan.difficult_from.unwrap_or_default() });
+    state.finish(plan, &mut key.dice(Phase::Fight), out, obs);
+    true
 }
 
 /// A chariot that drove its full Move into an obstacle suffers its three Strength 6 hits.
@@ -501,7 +541,7 @@ impl ChariotState {
             return false;
         }
         let mut rolls = Vec::new();
-        let p = mesbg_fight::settle_prevention(plan.chariot.saves, on, self.fate_left, self.might_left, &mut || {
+        let p = mesbg_fight::settle_prevention(plan.chariot.saves, on, self.fate_left, self.might_left, || {
             let d = dice.d6();
             if O::ENABLED {
                 rolls.push(d);
@@ -699,7 +739,7 @@ fn fight_by_dice<O: Observer>(
             let target = scratch.targets[i];
             let might = if might_on_wounds { state.might_left } else { 0 };
             let (wounds, spent) =
-                mesbg_fight::settle_strike(target.roll, target.trapped, target.wounds_left, might, &mut || dice.d6());
+                mesbg_fight::settle_strike(target.roll, target.trapped, target.wounds_left, might, || dice.d6());
             if spent > 0 {
                 state.might_left -= spent;
                 obs.note(|| Event::Might { points: spent, on: "wound" });

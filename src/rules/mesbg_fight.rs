@@ -111,7 +111,7 @@ pub const FATE_NEEDS: u8 = 4;
 /// a time, 4+ preventing it; after a failure another point ([`FateRule::Retry`]) while any
 /// are left; Might raises the last failed roll to a 4 when it is enough (Fate first, Might
 /// last: Might is also the duel's and the Strikes' resource, Fate is not).
-pub fn settle_prevention(saves: Saves, on: WoundOn, fate: u8, might: u8, d6: &mut dyn FnMut() -> u8) -> Prevention {
+pub fn settle_prevention(saves: Saves, on: WoundOn, fate: u8, might: u8, mut d6: impl FnMut() -> u8) -> Prevention {
     if fate == 0 || !fate_allowed(saves.fate_policy, on) {
         return Prevention::default();
     }
@@ -136,12 +136,35 @@ pub fn settle_prevention(saves: Saves, on: WoundOn, fate: u8, might: u8, d6: &mu
 
 /// Rolls the prevention of one Wound.
 pub fn prevent_wound(saves: Saves, on: WoundOn, fate: u8, might: u8, dice: &mut Dice) -> Prevention {
-    settle_prevention(saves, on, fate, might, &mut || dice.d6())
+    settle_prevention(saves, on, fate, might, || dice.d6())
 }
 
-/// The exact distribution of one Wound's prevention.
-pub fn prevention_distribution(saves: Saves, on: WoundOn, fate: u8, might: u8) -> Vec<(Prevention, f64)> {
-    merge(enumerate_d6(|d6| settle_prevention(saves, on, fate, might, d6)))
+/// A Wound's prevention: (whether it was prevented, Fate spent, Might spent) by chance.
+type PreventionOutcomes = Vec<(Prevention, f64)>;
+
+/// Prevention distributions by (saves, whose Wound, their Wounds left, Fate, Might).
+type PreventionCache = HashMap<(Saves, u8, u8, u8, u8), PreventionOutcomes>;
+
+thread_local! {
+    static PREVENTIONS: std::cell::RefCell<PreventionCache> = std::cell::RefCell::new(HashMap::new());
+    static STRIKES: std::cell::RefCell<HashMap<(WoundRoll, bool, u8, u8), StrikeOutcomes>> =
+        std::cell::RefCell::new(HashMap::new());
+}
+
+/// The exact distribution of one Wound's prevention (enumerated once per thread for each
+/// set of arguments: it is a pure function of them).
+pub fn prevention_distribution(saves: Saves, on: WoundOn, fate: u8, might: u8) -> PreventionOutcomes {
+    let (whose, left) = match on {
+        WoundOn::Chariot { wounds_left } => (0, wounds_left),
+        WoundOn::Hero { wounds_left } => (1, wounds_left),
+    };
+    PREVENTIONS.with(|cache| {
+        cache
+            .borrow_mut()
+            .entry((saves, whose, left, fate, might))
+            .or_insert_with(|| merge(enumerate_d6(|d6| settle_prevention(saves, on, fate, might, d6))))
+            .clone()
+    })
 }
 
 /// Every sequence of D6 faces that `settle` reads, with the result it settles to and its
@@ -196,7 +219,7 @@ pub fn settle_strike(
     trapped: bool,
     wounds_left: u8,
     might: u8,
-    d6: &mut dyn FnMut() -> u8,
+    mut d6: impl FnMut() -> u8,
 ) -> (u8, u8) {
     let rolls = 1 + usize::from(trapped);
     match roll {
@@ -234,7 +257,7 @@ pub fn settle_strike(
                 if wounds >= wounds_left {
                     break;
                 }
-                let (hit, cost) = settle_wound_with_might(roll, might - spent, first, &mut *d6);
+                let (hit, cost) = settle_wound_with_might(roll, might - spent, first, &mut d6);
                 wounds += u8::from(hit);
                 spent += cost;
             }
@@ -248,7 +271,13 @@ pub type StrikeOutcomes = Vec<((u8, u8), f64)>;
 
 /// The exact distribution of one Strike: ((Wounds, Might spent), probability).
 pub fn strike_distribution(roll: WoundRoll, trapped: bool, wounds_left: u8, might: u8) -> StrikeOutcomes {
-    merge(enumerate_d6(|d6| settle_strike(roll, trapped, wounds_left, might, d6)))
+    STRIKES.with(|cache| {
+        cache
+            .borrow_mut()
+            .entry((roll, trapped, wounds_left, might))
+            .or_insert_with(|| merge(enumerate_d6(|d6| settle_strike(roll, trapped, wounds_left, might, d6))))
+            .clone()
+    })
 }
 
 /// A model the winner may aim Strikes at, as [`declared_split`] weighs it.
@@ -800,12 +829,12 @@ mod tests {
         assert!((get(0, 0) - 1.0 / 36.0).abs() < 1e-15);
         // Two Wounds left: both failures may be turned, cheapest first.
         let mut faces = [3u8, 2].into_iter();
-        assert_eq!(settle_strike(WoundRoll::Needs(4), true, 2, 3, &mut || faces.next().unwrap()), (2, 3));
+        assert_eq!(settle_strike(WoundRoll::Needs(4), true, 2, 3, || faces.next().unwrap()), (2, 3));
         let mut faces = [3u8, 2].into_iter();
-        assert_eq!(settle_strike(WoundRoll::Needs(4), true, 2, 2, &mut || faces.next().unwrap()), (1, 1));
+        assert_eq!(settle_strike(WoundRoll::Needs(4), true, 2, 2, || faces.next().unwrap()), (1, 1));
         // A success on one die and a slain target: nothing spent on the other.
         let mut faces = [5u8, 1].into_iter();
-        assert_eq!(settle_strike(WoundRoll::Needs(4), true, 1, 6, &mut || faces.next().unwrap()), (1, 0));
+        assert_eq!(settle_strike(WoundRoll::Needs(4), true, 1, 6, || faces.next().unwrap()), (1, 0));
     }
 
     #[test]
