@@ -171,7 +171,7 @@ fn stopped_at(plan: &Plan, group: &crate::plan::ContactGroup, b: Branch, finish:
                 enemy_chariot = enemy_chariot.or(plan.models[m].chariot);
             }
         }
-        for (result, q) in fight(plan, group, config, &survivors, b) {
+        for &(result, q) in fight(plan, group, config, &survivors, b).iter() {
             let mut f = Branch {
                 wounds: b.wounds - result.wounds_lost,
                 might: b.might - result.might_spent,
@@ -202,19 +202,24 @@ fn stopped_at(plan: &Plan, group: &crate::plan::ContactGroup, b: Branch, finish:
 
 /// The fight's exact outcomes: the compiled table when the chariot and its Hero are
 /// untouched, else the same exact fight for what they have left.
-fn fight(
+fn fight<'a>(
     plan: &Plan,
-    group: &crate::plan::ContactGroup,
+    group: &'a crate::plan::ContactGroup,
     config: usize,
     survivors: &[Combatant],
     b: Branch,
-) -> Vec<(FightOutcome, f64)> {
+) -> std::borrow::Cow<'a, [(FightOutcome, f64)]> {
     let fresh = b.wounds == plan.chariot.wounds && plan.chariot.hero_in_fight() == hero_left(plan, b);
     if fresh && let Some(Some(table)) = group.fights.get(config) {
-        return table.outcomes.iter().copied().zip(table.probabilities.iter().copied()).collect();
+        return std::borrow::Cow::Borrowed(&table.distribution);
     }
     let chariot = ChariotFighter { wounds_left: b.wounds, ..plan.chariot.fighter() };
-    mesbg_fight::fight_distribution(&chariot, survivors, fight_rules(&plan.rules), hero_left(plan, b))
+    std::borrow::Cow::Owned(mesbg_fight::fight_distribution(
+        &chariot,
+        survivors,
+        fight_rules(&plan.rules),
+        hero_left(plan, b),
+    ))
 }
 
 fn hero_left(plan: &Plan, b: Branch) -> HeroInFight {

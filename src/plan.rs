@@ -299,14 +299,18 @@ pub struct FightTable {
     pub probabilities: Vec<f64>,
     /// Samples an index into `outcomes`.
     pub table: CumulativeTable,
+    /// The outcomes with their probabilities, as the exact engine reads them.
+    pub distribution: Vec<(FightOutcome, f64)>,
 }
 
 impl FightTable {
-    /// Compiles an exact distribution.
-    pub fn new(distribution: Vec<(FightOutcome, f64)>) -> Self {
-        let (outcomes, probabilities): (Vec<_>, Vec<_>) = distribution.into_iter().unzip();
+    /// Compiles an exact distribution, the likeliest outcomes first: a draw scans the
+    /// cumulative table from the start, so the common outcomes are found at once.
+    pub fn new(mut distribution: Vec<(FightOutcome, f64)>) -> Self {
+        distribution.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let (outcomes, probabilities): (Vec<_>, Vec<_>) = distribution.iter().copied().unzip();
         let table = CumulativeTable::new(&probabilities);
-        Self { outcomes, probabilities, table }
+        Self { outcomes, probabilities, table, distribution }
     }
 
     /// Draws an outcome.

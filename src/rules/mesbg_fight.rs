@@ -222,6 +222,18 @@ pub fn settle_strike(
     mut d6: impl FnMut() -> u8,
 ) -> (u8, u8) {
     let rolls = 1 + usize::from(trapped);
+    if might == 0 {
+        // Nothing to decide: each roll wounds or not (the same dice as below, read in turn).
+        let mut wounds = 0u8;
+        for _ in 0..rolls {
+            wounds += u8::from(match roll {
+                WoundRoll::Needs(n) => d6() >= n,
+                WoundRoll::SixThen(n) => d6() == 6 && d6() >= n,
+                WoundRoll::Impossible => false,
+            });
+        }
+        return (wounds.min(wounds_left), 0);
+    }
     match roll {
         WoundRoll::Impossible => (0, 0),
         WoundRoll::Needs(n) => {
@@ -434,13 +446,6 @@ pub struct Combatant {
     /// What the Strength 3 hit of being Knocked Flying needs against the rider (when the
     /// chariot beats him while he is still mounted).
     pub knocked_flying: WoundRoll,
-}
-
-impl Combatant {
-    /// An infantry model (or Monster, or chariot) with `wounds_left`, standing.
-    pub const fn on_foot(self) -> Self {
-        Self { mount: None, prone: false, strikes: true, ..self }
-    }
 }
 
 /// A cavalry model's mount in a fight.
