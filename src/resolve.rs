@@ -968,7 +968,9 @@ mod tests {
     }
 
     /// Plays every tabulated fight of the plan's first contact group die by die and checks
-    /// each outcome's frequency against its exact probability (5 standard errors).
+    /// each outcome's frequency against its exact probability (5 standard errors). Both
+    /// sides call the same settle functions, so this checks the dice-level sampling and
+    /// the table compilation, not the rules (the oracle in `tests/oracle/` does that).
     fn check_first_group_against_dice(plan: &Plan, fights_per_config: u32) {
         let group = &plan.groups[0];
         let mut dice = crate::dice::trial_dice(1, 2, 3, Phase::Fight);

@@ -1,5 +1,10 @@
 //! The exact engine against hand-derived values, and every example scenario's Monte Carlo
 //! run against the exact engine (within 5 standard errors, fixed seeds).
+//!
+//! The Monte Carlo-vs-exact checks here prove the *sampling*: the sampler and the exact
+//! engine read the same compiled tables and rule functions, so a misread rule would agree
+//! with itself. The *rules* are checked by the hand-derived values here and in
+//! `tests/readings.rs`, and by the independent oracle (`tests/oracle/`, `tests/rules_oracle.rs`).
 
 use charioteer::exact;
 use charioteer::plan::compile;

@@ -1,5 +1,6 @@
 //! Monte Carlo against exact values, with fixed seeds and bounds of five standard errors:
-//! wide enough never to flake, narrow enough to catch a wrong rule.
+//! wide enough never to flake, narrow enough to catch a wrong rule. The exact values here
+//! are derived by hand in the comments, so these tests check rules as well as sampling.
 
 use charioteer::analysis::{distribution_of, summarize_metric};
 use charioteer::plan::compile;

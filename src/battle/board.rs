@@ -149,6 +149,11 @@ pub fn contact_face(a: &Block, b: &Block) -> Vec2 {
     best.1
 }
 
+/// The radius of the circle through the corners of `block`.
+pub fn circumradius(block: &Block) -> f64 {
+    block.circumradius()
+}
+
 /// Half the extent of `block` projected on unit vector `n`.
 pub fn half_extent(block: &Block, n: Vec2) -> f64 {
     block.radius_on(n)

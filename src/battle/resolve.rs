@@ -592,13 +592,36 @@ fn charge(
 /// the turn has room, else as it stands. A turn is free, but never through another unit,
 /// so turning in place can never put the beasts into (or count as trampling) a unit they
 /// already touch: only a move that goes into a unit makes contact.
-fn facing_for(states: &[UnitState], beasts: usize, here: &Block, heading: f64) -> Block {
+///
+/// `near` is the set of units (a bit each) that could overlap any turn of `here` (see
+/// [`within_turning_reach`]): usually none, so most candidate headings cost no test.
+fn facing_for(states: &[UnitState], near: u32, here: &Block, heading: f64) -> Block {
     let turned = here.turned(heading);
-    let crowded = states
-        .iter()
-        .enumerate()
-        .any(|(i, st)| i != beasts && st.figures > 0 && st.block.as_ref().is_some_and(|other| turned.overlaps(other)));
+    let crowded = near != 0
+        && states
+            .iter()
+            .enumerate()
+            .any(|(i, st)| near & (1 << i) != 0 && st.block.as_ref().is_some_and(|other| turned.overlaps(other)));
     if crowded { *here } else { turned }
+}
+
+/// The units (a bit each; the scenario allows at most 16) whose blocks come within reach
+/// of `here` turned any way about its centre: their bounding circles meet its own.
+fn within_turning_reach(states: &[UnitState], beasts: usize, here: &Block) -> u32 {
+    let reach = board::circumradius(here);
+    let mut near = 0u32;
+    for (i, st) in states.iter().enumerate().take(32) {
+        if i == beasts || st.figures == 0 {
+            continue;
+        }
+        if let Some(other) = &st.block {
+            let d = (other.centre - here.centre).length();
+            if d <= reach + board::circumradius(other) + 1e-9 {
+                near |= 1 << i;
+            }
+        }
+    }
+    near
 }
 
 /// With `struck_unit_moves = "aside"`: the sideways way out of the beasts' path for the
@@ -666,27 +689,28 @@ fn any_hit(states: &[UnitState], skip: [usize; 2], block: &Block, dir: Vec2, len
 /// Marks every 1" cell of the path map that the segment `from`-`to` crosses (an exact grid
 /// traversal: each cell whose interior or boundary the segment passes through, once per trial).
 fn mark_path(scratch: &mut Scratch, grid: (usize, usize), from: Vec2, to: Vec2) {
-    for (col, row) in cells_crossed(from, to) {
+    for_each_cell_crossed(from, to, |col, row| {
         if col < 0 || row < 0 || col as usize >= grid.0 || row as usize >= grid.1 {
-            continue;
+            return;
         }
         let cell = row as usize * grid.0 + col as usize;
         if scratch.stamp[cell] != scratch.generation {
             scratch.stamp[cell] = scratch.generation;
             scratch.cells.push(cell);
         }
-    }
+    });
 }
 
-/// The unit grid cells (column, row) whose interior a segment passes through, in order
+/// Visits the unit grid cells (column, row) whose interior a segment passes through, in order
 /// (Amanatides and Woo's traversal): from the cell of `from`, stepping to whichever cell
 /// boundary the segment meets next, to the cell of `to`. A cell the segment only grazes at
 /// a corner, or only reaches at its end point on a boundary, is not crossed.
-pub fn cells_crossed(from: Vec2, to: Vec2) -> Vec<(i64, i64)> {
+pub fn for_each_cell_crossed(from: Vec2, to: Vec2, mut visit: impl FnMut(i64, i64)) {
     let d = to - from;
     let length = d.length();
     if length < 1e-12 {
-        return vec![(from.x.floor() as i64, from.y.floor() as i64)];
+        visit(from.x.floor() as i64, from.y.floor() as i64);
+        return;
     }
     // The cells the segment is inside just after it starts and just before it ends.
     let nudge = d.scale(1e-9 / length);
@@ -711,7 +735,7 @@ pub fn cells_crossed(from: Vec2, to: Vec2) -> Vec<(i64, i64)> {
     };
     let (mut tx, mut ty) = (next(from.x, col, sx, d.x), next(from.y, row, sy, d.y));
     let (dtx, dty) = (1.0 / d.x.abs(), 1.0 / d.y.abs());
-    let mut cells = vec![(col, row)];
+    visit(col, row);
     let steps = (end_col - col).unsigned_abs() + (end_row - row).unsigned_abs();
     for _ in 0..steps {
         if (col, row) == (end_col, end_row) {
@@ -730,8 +754,14 @@ pub fn cells_crossed(from: Vec2, to: Vec2) -> Vec<(i64, i64)> {
             row += sy;
             ty += dty;
         }
-        cells.push((col, row));
+        visit(col, row);
     }
+}
+
+/// [`for_each_cell_crossed`] as a list, in order.
+pub fn cells_crossed(from: Vec2, to: Vec2) -> Vec<(i64, i64)> {
+    let mut cells = Vec::new();
+    for_each_cell_crossed(from, to, |c, r| cells.push((c, r)));
     cells
 }
 
@@ -769,11 +799,12 @@ fn rout(
             break;
         }
         let here = scratch.states[beasts].block.unwrap_or(sc.units[beasts].block);
+        let near = within_turning_reach(&scratch.states, beasts, &here);
         // Veer: the smallest turn off the line (clockwise first) whose whole move is clear.
         let mut hint = usize::MAX;
         let mut clear_within = |heading: f64, states: &[UnitState]| {
             let dir = Vec2::heading(heading);
-            let turned = facing_for(states, beasts, &here, heading);
+            let turned = facing_for(states, near, &here, heading);
             let reach = board::leaves_board(turned.centre, dir, remaining, width, depth).unwrap_or(remaining);
             !any_hit(states, [beasts, beasts], &turned, dir, reach, &mut hint)
         };
@@ -791,7 +822,7 @@ fn rout(
                     // veering round every nearer one it can.
                     let first_met = |heading: f64| {
                         let dir = Vec2::heading(heading);
-                        let turned = facing_for(&scratch.states, beasts, &here, heading);
+                        let turned = facing_for(&scratch.states, near, &here, heading);
                         first_hit(&scratch.states, [beasts, beasts], &turned, dir, remaining)
                     };
                     let candidates: Vec<(f64, Option<(f64, usize)>)> =
@@ -816,7 +847,7 @@ fn rout(
         let (heading, veer) = chosen;
         let heading = heading.rem_euclid(360.0);
         let dir = Vec2::heading(heading);
-        let turned = facing_for(&scratch.states, beasts, &here, heading);
+        let turned = facing_for(&scratch.states, near, &here, heading);
         let exit = board::leaves_board(turned.centre, dir, remaining, width, depth);
         let hit = first_hit(&scratch.states, [beasts, beasts], &turned, dir, exit.unwrap_or(remaining));
         let go = match (hit, exit) {
