@@ -219,14 +219,6 @@ pub fn duel_win_probability(attacker: DuelSide, defender: DuelSide) -> f64 {
     win
 }
 
-/// Resolves one Strike: one To Wound roll, or two when the target is Trapped (both apply).
-/// Returns the Wounds it causes.
-#[inline]
-pub fn strike(roll: WoundRoll, trapped: bool, dice: &mut Dice) -> u8 {
-    let first = u8::from(roll.roll(dice));
-    if trapped { first + u8::from(roll.roll(dice)) } else { first }
-}
-
 /// How a winner spreads its Strikes over several beaten models.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -272,18 +264,6 @@ pub fn pick_target(targets: &[StrikeTarget], policy: StrikeAllocation) -> Option
     }
 }
 
-/// Rolls one To Wound attempt for a model that may spend Might (+1 a point on a die, never
-/// above 6). Might is spent only when it turns a failure into a success; on a "6 then n"
-/// roll, Might spent on the first die carries over to the second. Returns (success, Might
-/// spent, including Might spent on a first die whose second die then failed).
-pub fn wound_with_might(roll: WoundRoll, might: u8, dice: &mut Dice) -> (bool, u8) {
-    if roll == WoundRoll::Impossible {
-        return (false, 0);
-    }
-    let first = dice.d6();
-    settle_wound_with_might(roll, might, first, || dice.d6())
-}
-
 /// Settles a To Wound attempt with Might from its dice: `first` is the first die, and
 /// `second` rolls the second die of a "6 then n" roll only when the rules need it. Shared
 /// by the dice-level fight and the exact one, which enumerates the dice. Returns (success,
@@ -318,33 +298,6 @@ pub fn settle_wound_with_might(roll: WoundRoll, might: u8, first: u8, second: im
     }
 }
 
-/// One way a To Wound attempt with Might can end, and its chance.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct WoundAttempt {
-    /// The attempt wounds.
-    pub hit: bool,
-    /// Might points it spent.
-    pub might_spent: u8,
-    /// Its probability.
-    pub probability: f64,
-}
-
-/// The exact distribution of one To Wound attempt with `might` points available, by
-/// enumerating both dice.
-pub fn wound_with_might_distribution(roll: WoundRoll, might: u8) -> Vec<WoundAttempt> {
-    let mut out: Vec<WoundAttempt> = Vec::new();
-    for first in 1..=6u8 {
-        for second in 1..=6u8 {
-            let (hit, might_spent) = settle_wound_with_might(roll, might, first, || second);
-            match out.iter_mut().find(|a| a.hit == hit && a.might_spent == might_spent) {
-                Some(attempt) => attempt.probability += 1.0 / 36.0,
-                None => out.push(WoundAttempt { hit, might_spent, probability: 1.0 / 36.0 }),
-            }
-        }
-    }
-    out
-}
-
 /// How much Might the chariot's side spends on its highest duel die before any roll-off:
 /// the least that wins outright (a tie goes to the higher Fight), or, when nothing can win
 /// outright, the least that reaches a roll-off. `None` when the duel is already won
@@ -369,12 +322,6 @@ pub fn might_to_win_duel(
         return Some(tie); // to a roll-off
     }
     None
-}
-
-/// A Fate roll: D6, 4+ prevents the Wound (the whole Strike's damage).
-#[inline]
-pub fn fate_saves(dice: &mut Dice) -> bool {
-    dice.d6() >= 4
 }
 
 /// Which of two chariots in a fight Backs Away (Immovable Object): the smaller; of two the
@@ -420,7 +367,8 @@ mod tests {
         let n = 600_000u32;
         let (mut ok, mut spent) = (0u32, 0u32);
         for _ in 0..n {
-            let (s, m) = wound_with_might(WoundRoll::Needs(5), 1, &mut dice);
+            let first = dice.d6();
+            let (s, m) = settle_wound_with_might(WoundRoll::Needs(5), 1, first, || dice.d6());
             ok += u32::from(s);
             spent += u32::from(m);
         }
@@ -444,10 +392,14 @@ mod tests {
                 }
             }
         }
-        let hits = (0..n).filter(|_| wound_with_might(WoundRoll::SixThen(4), 2, &mut dice).0).count() as f64;
+        let mut attempt = |roll, might| {
+            let first = dice.d6();
+            settle_wound_with_might(roll, might, first, || dice.d6())
+        };
+        let hits = (0..n).filter(|_| attempt(WoundRoll::SixThen(4), 2).0).count() as f64;
         let se = (exact * (1.0 - exact) / f64::from(n)).sqrt();
         assert!((hits / f64::from(n) - exact).abs() < 5.0 * se, "{exact}");
-        assert_eq!(wound_with_might(WoundRoll::Impossible, 6, &mut dice), (false, 0));
+        assert_eq!(attempt(WoundRoll::Impossible, 6), (false, 0));
     }
 
     #[test]
@@ -579,7 +531,11 @@ mod tests {
     fn trapped_strikes_roll_twice() {
         let mut dice = trial_dice(5, 5, 5, Phase::Fight);
         let n = 300_000u32;
-        let total: u32 = (0..n).map(|_| u32::from(strike(WoundRoll::Needs(4), true, &mut dice))).sum();
+        let total: u32 = (0..n)
+            .map(|_| {
+                u32::from(super::super::mesbg_fight::settle_strike(WoundRoll::Needs(4), true, 2, 0, || dice.d6()).0)
+            })
+            .sum();
         let mean = f64::from(total) / f64::from(n);
         // Mean 1.0, variance 2 * 1/4 = 0.5.
         assert!((mean - 1.0).abs() < 5.0 * (0.5 / f64::from(n)).sqrt(), "{mean}");
