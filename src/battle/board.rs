@@ -32,12 +32,23 @@ pub struct Block {
     /// The unit vector of the facing (kept so contact tests need no trigonometry).
     #[serde(skip)]
     forward: Vec2,
+    /// The radius of the circle through the corners (kept: every contact test's broad
+    /// phase reads it).
+    #[serde(skip)]
+    radius: f64,
 }
 
 impl Block {
     /// A block centred at `centre`, facing `facing` degrees, `width` across and `depth` deep.
     pub fn new(centre: Vec2, facing: f64, width: f64, depth: f64) -> Self {
-        Self { centre, facing, width, depth, forward: Vec2::heading(facing) }
+        Self::facing_along(centre, facing, Vec2::heading(facing), width, depth)
+    }
+
+    /// As [`Block::new`], given the unit vector of `facing` as well (a caller that has it
+    /// already saves the trigonometry).
+    fn facing_along(centre: Vec2, facing: f64, forward: Vec2, width: f64, depth: f64) -> Self {
+        let radius = (width * width + depth * depth).sqrt() / 2.0;
+        Self { centre, facing, width, depth, forward, radius }
     }
 
     /// The unit vectors across (right) and along (forward) the facing.
@@ -47,7 +58,7 @@ impl Block {
 
     /// The radius of the circle through the corners.
     fn circumradius(&self) -> f64 {
-        (self.width * self.width + self.depth * self.depth).sqrt() / 2.0
+        self.radius
     }
 
     /// Half the block's extent projected on unit vector `n`.
@@ -74,6 +85,12 @@ impl Block {
         Block::new(self.centre, facing, self.width, self.depth)
     }
 
+    /// The block turned to face `facing` about its centre, where `forward` is the unit
+    /// vector of that facing ([`Vec2::heading`] of it).
+    pub fn turned_along(&self, facing: f64, forward: Vec2) -> Block {
+        Block::facing_along(self.centre, facing, forward, self.width, self.depth)
+    }
+
     /// Whether the two blocks overlap (touching, to within [`STARTS_TOUCHING`], does not
     /// count).
     pub fn overlaps(&self, other: &Block) -> bool {
@@ -86,12 +103,25 @@ impl Block {
     }
 }
 
+/// The unit vector of a heading in degrees, exactly as [`Vec2::heading`] gives it: whole
+/// degrees from -720 to 720 (every heading a rout tries when its veer step is a whole number
+/// of degrees) come from a table computed once, the rest are computed.
+pub fn heading_vector(degrees: f64) -> Vec2 {
+    static TABLE: std::sync::LazyLock<Vec<Vec2>> =
+        std::sync::LazyLock::new(|| (-720..=720).map(|d| Vec2::heading(f64::from(d))).collect());
+    if degrees.fract() == 0.0 && (-720.0..=720.0).contains(&degrees) {
+        TABLE[(degrees + 720.0) as usize]
+    } else {
+        Vec2::heading(degrees)
+    }
+}
+
 /// How far `moving` travels along unit vector `direction` (at most `length` inches) before
 /// it first overlaps `other`: `Some(0.0)` when they overlap already, `None` when the whole
 /// move stays clear.
 pub fn first_contact(moving: &Block, direction: Vec2, length: f64, other: &Block) -> Option<f64> {
     // Broad phase: the bounding circles along the move never meet.
-    let reach = moving.circumradius() + other.circumradius();
+    let reach = moving.radius + other.radius;
     let offset = other.centre - moving.centre;
     let along = offset.dot(direction).clamp(0.0, length.max(0.0));
     let nearest = offset - direction.scale(along);
@@ -100,11 +130,15 @@ pub fn first_contact(moving: &Block, direction: Vec2, length: f64, other: &Block
     }
     let (r1, f1) = moving.axes();
     let (r2, f2) = other.axes();
+    // Both frames are orthonormal, so two cosines give every cross projection.
+    let (w1, d1, w2, d2) = (moving.width / 2.0, moving.depth / 2.0, other.width / 2.0, other.depth / 2.0);
+    let (c, s) = (r1.dot(r2).abs(), r1.dot(f2).abs());
+    let reaches = [w1 + w2 * c + d2 * s, d1 + w2 * s + d2 * c, w1 * c + d1 * s + w2, w1 * s + d1 * c + d2];
     let mut enter = f64::NEG_INFINITY;
     let mut exit = f64::INFINITY;
-    for n in [r1, f1, r2, f2] {
-        let reach = moving.radius_on(n) + other.radius_on(n) - TOUCH;
-        let gap = (moving.centre - other.centre).dot(n);
+    for (n, reach) in [r1, f1, r2, f2].into_iter().zip(reaches) {
+        let reach = reach - TOUCH;
+        let gap = -offset.dot(n);
         let speed = direction.dot(n);
         if speed.abs() < 1e-12 {
             if gap.abs() >= reach {

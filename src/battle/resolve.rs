@@ -493,6 +493,7 @@ pub struct Scratch {
     stamp: Vec<u64>,
     generation: u64,
     cells: Vec<usize>,
+    steps: StepMemo,
 }
 
 /// Plays one trial, writing its metric values into `scratch.values` and the path cells it
@@ -595,14 +596,36 @@ fn charge(
 ///
 /// `near` is the set of units (a bit each) that could overlap any turn of `here` (see
 /// [`within_turning_reach`]): usually none, so most candidate headings cost no test.
-fn facing_for(states: &[UnitState], near: u32, here: &Block, heading: f64) -> Block {
-    let turned = here.turned(heading);
+fn facing_for(states: &[UnitState], near: u32, here: &Block, heading: f64, dir: Vec2) -> Block {
+    let turned = here.turned_along(heading, dir);
     let crowded = near != 0
         && states
             .iter()
             .enumerate()
             .any(|(i, st)| near & (1 << i) != 0 && st.block.as_ref().is_some_and(|other| turned.overlaps(other)));
     if crowded { *here } else { turned }
+}
+
+/// The units (a bit each) that the beasts at `here` could touch on a move of `length`
+/// inches in any direction (turned any way): their bounding circles come within the move's
+/// reach. A unit outside it fails every contact test's broad phase, so leaving it out of
+/// the step's tests changes nothing but the time they take.
+fn within_move_reach(states: &[UnitState], beasts: usize, here: &Block, length: f64) -> u32 {
+    let reach = board::circumradius(here) + length.max(0.0) + 1e-9;
+    let mut among = 0u32;
+    for (i, st) in states.iter().enumerate().take(32) {
+        if i == beasts || st.figures == 0 {
+            continue;
+        }
+        if let Some(other) = &st.block {
+            let limit = reach + board::circumradius(other);
+            let offset = other.centre - here.centre;
+            if offset.dot(offset) <= limit * limit {
+                among |= 1 << i;
+            }
+        }
+    }
+    among
 }
 
 /// The units (a bit each; the scenario allows at most 16) whose blocks come within reach
@@ -643,15 +666,23 @@ fn step_aside(
     let left = (cu + ru) - (cb - rb) + 1e-6;
     let mut ways = [(across, right), (across.scale(-1.0), left)];
     ways.sort_by(|a, b| a.1.total_cmp(&b.1));
-    ways.into_iter().find(|&(way, d)| d < push && first_hit(states, [struck, beasts], block, way, d).is_none())
+    ways.into_iter()
+        .find(|&(way, d)| d < push && first_hit(states, u32::MAX, [struck, beasts], block, way, d).is_none())
 }
 
-/// The first unit (other than those in `skip` and units gone) that a block sliding along `dir`
-/// for `length` inches touches: (distance, unit).
-fn first_hit(states: &[UnitState], skip: [usize; 2], block: &Block, dir: Vec2, length: f64) -> Option<(f64, usize)> {
+/// The first unit among `among` (a bit each), other than those in `skip` and units gone,
+/// that a block sliding along `dir` for `length` inches touches: (distance, unit).
+fn first_hit(
+    states: &[UnitState],
+    among: u32,
+    skip: [usize; 2],
+    block: &Block,
+    dir: Vec2,
+    length: f64,
+) -> Option<(f64, usize)> {
     let mut best: Option<(f64, usize)> = None;
     for (i, st) in states.iter().enumerate() {
-        if skip.contains(&i) || st.figures == 0 {
+        if among & (1 << (i & 31)) == 0 || skip.contains(&i) || st.figures == 0 {
             continue;
         }
         let Some(other) = &st.block else { continue };
@@ -664,26 +695,28 @@ fn first_hit(states: &[UnitState], skip: [usize; 2], block: &Block, dir: Vec2, l
     best
 }
 
-/// Whether a block sliding along `dir` for `length` inches touches any unit (other than
-/// those in `skip`). Tries the unit that blocked last time first: neighbouring veer angles
-/// are usually blocked by the same unit.
-fn any_hit(states: &[UnitState], skip: [usize; 2], block: &Block, dir: Vec2, length: f64, hint: &mut usize) -> bool {
+/// Whether a block sliding along `dir` for `length` inches touches any unit among `among`
+/// (a bit each; units gone never count). Tries the unit that blocked last time first:
+/// neighbouring veer angles are usually blocked by the same unit.
+fn any_hit(states: &[UnitState], among: u32, block: &Block, dir: Vec2, length: f64, hint: &mut usize) -> bool {
     let blocks = |i: usize| {
         let st = &states[i];
-        !skip.contains(&i)
-            && st.figures > 0
+        st.figures > 0
             && st.block.as_ref().is_some_and(|other| board::first_contact(block, dir, length, other).is_some())
     };
-    if *hint < states.len() && blocks(*hint) {
+    if *hint < states.len() && among & (1 << (*hint & 31)) != 0 && blocks(*hint) {
         return true;
     }
-    match (0..states.len()).find(|&i| i != *hint && blocks(i)) {
-        Some(i) => {
+    let mut rest = among & !(1u32.checked_shl(*hint as u32).unwrap_or(0));
+    while rest != 0 {
+        let i = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        if i < states.len() && blocks(i) {
             *hint = i;
-            true
+            return true;
         }
-        None => false,
     }
+    false
 }
 
 /// Marks every 1" cell of the path map that the segment `from`-`to` crosses (an exact grid
@@ -765,6 +798,161 @@ pub fn cells_crossed(from: Vec2, to: Vec2) -> Vec<(i64, i64)> {
     cells
 }
 
+/// Where the beasts go next, which depends on the board alone (no dice): the heading
+/// taken after veering, its unit vector, the beasts' block turned to it, where the move
+/// leaves the board and the first unit it meets (distance, unit).
+#[derive(Clone, Copy, Debug)]
+struct RoutStep {
+    heading: f64,
+    veer: f64,
+    dir: Vec2,
+    turned: Block,
+    exit: Option<f64>,
+    hit: Option<(f64, usize)>,
+}
+
+/// The beasts' next move from `here` along the clock `line` with `remaining` inches to go,
+/// the other units standing as in `states`: the smallest veer (clockwise first, within the
+/// allowance) whose whole move is clear, or with `veer = "avoid_what_it_can"` the one that
+/// meets only the unit it cannot avoid; then the turn (if it has room), the move and what it
+/// meets.
+fn rout_step(
+    plan: &BattlePlan,
+    states: &[UnitState],
+    beasts: usize,
+    here: Block,
+    line: f64,
+    remaining: f64,
+) -> RoutStep {
+    let rules = &plan.scenario.rules;
+    let [width, depth] = plan.scenario.board;
+    let near = within_turning_reach(states, beasts, &here);
+    let among = within_move_reach(states, beasts, &here, remaining);
+    // Veer: the smallest turn off the line (clockwise first) whose whole move is clear.
+    let mut hint = usize::MAX;
+    let mut clear_within = |heading: f64| {
+        let dir = board::heading_vector(heading);
+        let turned = facing_for(states, near, &here, heading, dir);
+        let reach = board::leaves_board(turned.centre, dir, remaining, width, depth).unwrap_or(remaining);
+        !any_hit(states, among, &turned, dir, reach, &mut hint)
+    };
+    let mut chosen = (line, 0.0);
+    let mut clear = true;
+    let steps = (rules.veer_degrees / rules.veer_step_degrees + 1e-9).floor() as i32;
+    let offsets = || (1..=steps).flat_map(|k| [1.0, -1.0].map(|sign| sign * f64::from(k) * rules.veer_step_degrees));
+    if !clear_within(line) {
+        match offsets().find(|&off| clear_within(line + off)) {
+            Some(off) => chosen = (line + off, off),
+            None => {
+                clear = false;
+                if rules.veer == Veer::AvoidWhatItCan {
+                    // Nothing clears the whole move. The unit met farthest away, over every
+                    // heading within the allowance, is the one it cannot avoid; take the
+                    // smallest turn (clockwise first) whose first contact is that unit,
+                    // veering round every nearer one it can.
+                    let first_met = |heading: f64| {
+                        let dir = board::heading_vector(heading);
+                        let turned = facing_for(states, near, &here, heading, dir);
+                        first_hit(states, among, [beasts, beasts], &turned, dir, remaining)
+                    };
+                    let candidates: Vec<(f64, Option<(f64, usize)>)> =
+                        std::iter::once(0.0).chain(offsets()).map(|off| (off, first_met(line + off))).collect();
+                    let unavoidable = candidates
+                        .iter()
+                        .filter_map(|c| c.1)
+                        .fold(
+                            None,
+                            |best: Option<(f64, usize)>, h| {
+                                if best.is_none_or(|b| h.0 > b.0 + 1e-9) { Some(h) } else { best }
+                            },
+                        )
+                        .map(|h| h.1);
+                    if let Some(off) = candidates.iter().find(|c| c.1.map(|h| h.1) == unavoidable).map(|c| c.0) {
+                        chosen = (line + off, off);
+                    }
+                }
+            }
+        }
+    }
+    let (heading, veer) = chosen;
+    let heading = heading.rem_euclid(360.0);
+    let dir = board::heading_vector(heading);
+    let turned = facing_for(states, near, &here, heading, dir);
+    let exit = board::leaves_board(turned.centre, dir, remaining, width, depth);
+    // A heading found clear meets nothing: no need to look again.
+    let hit =
+        if clear { None } else { first_hit(states, among, [beasts, beasts], &turned, dir, exit.unwrap_or(remaining)) };
+    RoutStep { heading, veer, dir, turned, exit, hit }
+}
+
+/// Rout steps already worked out in this thread, keyed by everything [`rout_step`] reads
+/// that changes between trials: the beasts' block and line, the distance left and where
+/// every other unit stands (or that it is gone). Trials retrace the same few boards over
+/// and over (twelve first headings, a handful of morale results), so most steps are found
+/// here instead of being recomputed; a step found is exactly the step computed.
+#[derive(Clone, Debug, Default)]
+struct StepMemo {
+    steps: std::collections::HashMap<Box<[u64]>, RoutStep, std::hash::BuildHasherDefault<WordHasher>>,
+    key: Vec<u64>,
+}
+
+/// The most steps a thread remembers (about 300 bytes each for the largest boards); when
+/// full the memo starts again.
+const MAX_REMEMBERED_STEPS: usize = 1 << 15;
+
+impl StepMemo {
+    fn step(
+        &mut self,
+        plan: &BattlePlan,
+        states: &[UnitState],
+        beasts: usize,
+        here: Block,
+        line: f64,
+        remaining: f64,
+    ) -> RoutStep {
+        self.key.clear();
+        self.key.extend([here.centre.x, here.centre.y, here.facing, line, remaining].map(f64::to_bits));
+        for (i, st) in states.iter().enumerate() {
+            match st.block.filter(|_| i != beasts && st.figures > 0) {
+                Some(b) => self.key.extend([b.centre.x.to_bits(), b.centre.y.to_bits()]),
+                None => self.key.extend([u64::MAX, u64::MAX]),
+            }
+        }
+        if let Some(step) = self.steps.get(&self.key[..]) {
+            return *step;
+        }
+        let step = rout_step(plan, states, beasts, here, line, remaining);
+        if self.steps.len() >= MAX_REMEMBERED_STEPS {
+            self.steps.clear();
+        }
+        self.steps.insert(self.key.clone().into_boxed_slice(), step);
+        step
+    }
+}
+
+/// A fast hasher for the memo's keys (words of float bits, not attacker-controlled).
+#[derive(Default)]
+struct WordHasher(u64);
+
+impl std::hash::Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
 fn rout(
     plan: &BattlePlan,
     s: &RoutSlots,
@@ -799,57 +987,8 @@ fn rout(
             break;
         }
         let here = scratch.states[beasts].block.unwrap_or(sc.units[beasts].block);
-        let near = within_turning_reach(&scratch.states, beasts, &here);
-        // Veer: the smallest turn off the line (clockwise first) whose whole move is clear.
-        let mut hint = usize::MAX;
-        let mut clear_within = |heading: f64, states: &[UnitState]| {
-            let dir = Vec2::heading(heading);
-            let turned = facing_for(states, near, &here, heading);
-            let reach = board::leaves_board(turned.centre, dir, remaining, width, depth).unwrap_or(remaining);
-            !any_hit(states, [beasts, beasts], &turned, dir, reach, &mut hint)
-        };
-        let mut chosen = (line, 0.0);
-        let steps = (rules.veer_degrees / rules.veer_step_degrees + 1e-9).floor() as i32;
-        let offsets =
-            || (1..=steps).flat_map(|k| [1.0, -1.0].map(|sign| sign * f64::from(k) * rules.veer_step_degrees));
-        if !clear_within(line, &scratch.states) {
-            match offsets().find(|&off| clear_within(line + off, &scratch.states)) {
-                Some(off) => chosen = (line + off, off),
-                None if rules.veer == Veer::AvoidWhatItCan => {
-                    // Nothing clears the whole move. The unit met farthest away, over every
-                    // heading within the allowance, is the one it cannot avoid; take the
-                    // smallest turn (clockwise first) whose first contact is that unit,
-                    // veering round every nearer one it can.
-                    let first_met = |heading: f64| {
-                        let dir = Vec2::heading(heading);
-                        let turned = facing_for(&scratch.states, near, &here, heading);
-                        first_hit(&scratch.states, [beasts, beasts], &turned, dir, remaining)
-                    };
-                    let candidates: Vec<(f64, Option<(f64, usize)>)> =
-                        std::iter::once(0.0).chain(offsets()).map(|off| (off, first_met(line + off))).collect();
-                    let unavoidable = candidates
-                        .iter()
-                        .filter_map(|c| c.1)
-                        .fold(
-                            None,
-                            |best: Option<(f64, usize)>, h| {
-                                if best.is_none_or(|b| h.0 > b.0 + 1e-9) { Some(h) } else { best }
-                            },
-                        )
-                        .map(|h| h.1);
-                    if let Some(off) = candidates.iter().find(|c| c.1.map(|h| h.1) == unavoidable).map(|c| c.0) {
-                        chosen = (line + off, off);
-                    }
-                }
-                None => {}
-            }
-        }
-        let (heading, veer) = chosen;
-        let heading = heading.rem_euclid(360.0);
-        let dir = Vec2::heading(heading);
-        let turned = facing_for(&scratch.states, near, &here, heading);
-        let exit = board::leaves_board(turned.centre, dir, remaining, width, depth);
-        let hit = first_hit(&scratch.states, [beasts, beasts], &turned, dir, exit.unwrap_or(remaining));
+        let RoutStep { heading, veer, dir, turned, exit, hit } =
+            scratch.steps.step(plan, &scratch.states, beasts, here, line, remaining);
         let go = match (hit, exit) {
             (Some((d, _)), _) => d,
             (None, Some(e)) => e,
@@ -908,9 +1047,11 @@ fn rout(
                     .flatten();
                 let (way, mut room) = match aside {
                     Some(a) => a,
-                    None => {
-                        (dir, first_hit(&scratch.states, [struck, beasts], &block, dir, push).map_or(push, |(d, _)| d))
-                    }
+                    None => (
+                        dir,
+                        first_hit(&scratch.states, u32::MAX, [struck, beasts], &block, dir, push)
+                            .map_or(push, |(d, _)| d),
+                    ),
                 };
                 if let Some(e) = board::leaves_board(block.centre, way, room, width, depth) {
                     room = e;
@@ -1405,5 +1546,28 @@ mod tests {
         assert!((p - 3.0 / 12.0).abs() < 5.0 * se, "{p}");
         // The path map: the start cell in every trial.
         assert_eq!(t.path[24 * 48 + 40], n);
+    }
+
+    /// The step memo only saves time: trials played each with a fresh scratch (nothing
+    /// remembered) tally exactly as trials played with one scratch that remembers steps,
+    /// under both veer readings.
+    #[test]
+    fn remembered_rout_steps_are_the_steps_computed() {
+        for veer in ["whole_move", "avoid_what_it_can"] {
+            let path = "scenarios/battlesystem/routing-elephants-in-battle-line.toml";
+            let text = std::fs::read_to_string(path)
+                .expect("bundled example")
+                .replace("[rules]\n", &format!("[rules]\nveer = \"{veer}\"\n"));
+            let plan = plan_of(&text);
+            let streams = Streams::new(3, plan.scenario.hash());
+            let mut remembering = Scratch::default();
+            let together = tally_trials(&plan, streams, 0..4_000, &mut remembering);
+            assert!(remembering.steps.steps.len() > 10, "the memo is used");
+            let mut apart = new_tally(&plan);
+            for t in 0..4_000 {
+                apart.merge(&tally_trials(&plan, streams, t..t + 1, &mut Scratch::default()));
+            }
+            assert_eq!(together, apart, "veer = {veer}");
+        }
     }
 }
