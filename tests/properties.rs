@@ -2,6 +2,10 @@
 //! path, every metric's distribution sums to 1, a replayed trial equals the run, and 1 and
 //! 2 threads give the same tally; for BATTLESYSTEM routs also that no unit loses more
 //! figures than it has and the contact flags agree with the count of units contacted.
+//! The cases are drawn from a pinned seed (`tests/support`); `CHARIOTEER_FRESH_SEEDS=1`
+//! draws new ones.
+
+mod support;
 
 use charioteer::battle;
 use charioteer::battle::resolve::BattleEvent;
@@ -90,7 +94,7 @@ prop_compose! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(support::proptest_config(24, 20_261_202))]
 
     #[test]
     fn mesbg_invariants(text in mesbg_text()) {

@@ -6,6 +6,7 @@
 //! `CHARIOTEER_FRESH_SEEDS=1` (and raise `PROPTEST_CASES`) for a long session with new ones.
 
 mod oracle;
+mod support;
 
 use charioteer::rules::mesbg::{FightOutcome, Side, StrikeAllocation, to_wound};
 use charioteer::rules::mesbg_fight::{
@@ -14,7 +15,6 @@ use charioteer::rules::mesbg_fight::{
 };
 use oracle::{Chariot, FateUse, Foe, Hero, Horse, Prob, Ratio, Rules};
 use proptest::prelude::*;
-use proptest::test_runner::RngSeed;
 use std::collections::BTreeMap;
 
 /// The engine's answer for a fight described in the oracle's terms.
@@ -271,18 +271,8 @@ fn any_rules() -> impl Strategy<Value = Rules> {
     })
 }
 
-fn config() -> ProptestConfig {
-    let fresh = std::env::var_os("CHARIOTEER_FRESH_SEEDS").is_some();
-    ProptestConfig {
-        cases: 400,
-        rng_seed: if fresh { RngSeed::Random } else { RngSeed::Fixed(20_261_201) },
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
-
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(support::proptest_config(400, 20_261_201))]
 
     /// Random fights (a chariot alone or with a Hero, 1-3 targets among infantry, Monsters,
     /// chariots, riders on horses, riderless horses, thrown and Prone riders; Trapped or
