@@ -1,6 +1,16 @@
 //! The `charioteer` command line: clap definitions, then validated options, then the
 //! library. Bad input (a scenario error) exits with code 2, other failures with 1.
 
+/// Writes a line (as `println!`) to standard output through [`emit`].
+macro_rules! out {
+    () => {
+        $crate::cli::emit(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::emit(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 mod battle;
 
 use crate::battle::scenario::{BattleScenario, SystemField, system_of};
@@ -263,8 +273,14 @@ pub fn main_with(cli: Cli) -> Result<()> {
     }
 }
 
-/// The exit code for an error: 2 for bad input (a scenario, a `--set`, a price field), 1
-/// for anything else.
+/// A request this version cannot carry out for that scenario (an option its rule system
+/// does not have yet): bad input, exit code 2, never a silent approximation.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UnsupportedRequest(pub String);
+
+/// The exit code for an error: 2 for bad input (a scenario, a `--set`, a price field, an
+/// option the scenario's rule system does not have), 130 for Ctrl-C, 1 for anything else.
 pub fn exit_code(error: &anyhow::Error) -> u8 {
     if error.chain().any(|e| e.downcast_ref::<resolve::Interrupted>().is_some()) {
         return INTERRUPTED_EXIT;
@@ -273,6 +289,7 @@ pub fn exit_code(error: &anyhow::Error) -> u8 {
         e.downcast_ref::<ScenarioError>().is_some()
             || e.downcast_ref::<crate::sweep::SweepError>().is_some()
             || e.downcast_ref::<crate::balance::BalanceError>().is_some()
+            || e.downcast_ref::<UnsupportedRequest>().is_some()
     };
     if error.chain().any(bad_input) { 2 } else { 1 }
 }
@@ -329,10 +346,10 @@ fn validate(files: &[PathBuf]) -> Result<()> {
     let mut failed = None;
     for file in files {
         match load_any(Some(file)) {
-            Ok(Loaded::Battle(s)) => println!("{}: {}", file.display(), battle::describe(&s)),
+            Ok(Loaded::Battle(s)) => out!("{}: {}", file.display(), battle::describe(&s)),
             Ok(Loaded::Mesbg(s)) => {
                 let plan = plan::compile(&s);
-                println!(
+                out!(
                     "{}: ok ({} models, {} on the chariot's path{})",
                     file.display(),
                     plan.models.len(),
@@ -389,6 +406,11 @@ fn run(args: RunArgs) -> Result<()> {
             (None, _) => PathBuf::from("reports").join(scenario.slug()),
         };
         let record = run_one(scenario, *file, &args, &pool)?;
+        // The per-trial rows first: a run that cannot write them (or is interrupted while
+        // it does) fails before it touches the report folder, so an earlier report stays.
+        if let Some(path) = &args.trials_out {
+            write_trials(scenario, &record, path, &pool)?;
+        }
         let written = report::write_report(&out, &record)?;
         for a in record.disagreements() {
             eprintln!(
@@ -403,16 +425,13 @@ fn run(args: RunArgs) -> Result<()> {
                 file.map(|f| format!(" {}", shell_quote(&f.display().to_string()))).unwrap_or_default(),
             );
         }
-        if let Some(path) = &args.trials_out {
-            write_trials(scenario, &record, path, &pool)?;
-        }
         if args.json {
-            println!("{}", serde_json::to_string(&record.to_json())?);
+            out!("{}", serde_json::to_string(&record.to_json())?);
         } else if !args.play.quiet {
             print_table(&record);
-            println!("report: {} ({} files)", out.join("report.md").display(), written.len());
+            out!("report: {} ({} files)", out.join("report.md").display(), written.len());
             if let Some(path) = &args.trials_out {
-                println!("per-trial rows: {}", path.display());
+                out!("per-trial rows: {}", path.display());
             }
         }
         records.push(record);
@@ -424,7 +443,7 @@ fn run(args: RunArgs) -> Result<()> {
         };
         let written = report::write_comparison(&dir, &records)?;
         if !args.play.quiet && !args.json {
-            println!("comparison: {} ({} files)", dir.join("report.md").display(), written.len());
+            out!("comparison: {} ({} files)", dir.join("report.md").display(), written.len());
         }
     }
     Ok(())
@@ -489,14 +508,16 @@ fn run_shard(
         count: range.count,
         elapsed_s: started.elapsed().as_secs_f64(),
         tally,
-    };
+        checksum: String::new(),
+    }
+    .sealed();
     let dir = args.play.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(scenario.slug()).join("shards"));
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let path = dir.join(shard.file_name());
     let text = serde_json::to_string(&record)?;
     report::write_atomic(&path, |f| std::io::Write::write_all(f, text.as_bytes()))?;
     if !args.play.quiet {
-        println!(
+        out!(
             "shard {}/{}: trials {}..{} of {} in {:.2} s -> {}",
             shard.index,
             shard.count,
@@ -549,7 +570,7 @@ fn compare(args: CompareArgs) -> Result<()> {
                 crate::paired::differences(&sums).iter().map(|d| (d.ci95_hi - d.ci95_lo) / 2.0).fold(0.0, f64::max);
             if widest < target || sums.n >= cap {
                 if !args.play.quiet {
-                    println!(
+                    out!(
                         "--target-ci {target}: {} after {} trials (widest half-width {widest:.6})",
                         if widest < target { "reached" } else { "NOT reached (raise --max-trials)" },
                         group_digits(sums.n)
@@ -586,16 +607,16 @@ fn compare(args: CompareArgs) -> Result<()> {
     });
     let written = report::write_paired(&dir, &run)?;
     if !args.play.quiet {
-        println!("A: {}\nB: {}", a.title, b.title);
-        println!(
+        out!("A: {}\nB: {}", a.title, b.title);
+        out!(
             "{} paired trials in {:.2} s, seed {seed} (common random numbers)",
             group_digits(trials),
             started.elapsed().as_secs_f64()
         );
-        println!("{:<22} {:>10} {:>10}   {:<26} {:>10}", "metric", "A", "B", "A - B (95% half-width)", "p");
+        out!("{:<22} {:>10} {:>10}   {:<26} {:>10}", "metric", "A", "B", "A - B (95% half-width)", "p");
         for d in &run.rows {
             let fmt = |v: f64| if d.metric.is_flag() { format!("{:.2}%", v * 100.0) } else { format!("{v:.4}") };
-            println!(
+            out!(
                 "{:<22} {:>10} {:>10}   {:<26} {:>10}",
                 d.metric.name(),
                 fmt(d.mean_a),
@@ -604,7 +625,7 @@ fn compare(args: CompareArgs) -> Result<()> {
                 crate::document::p_words(d.p_value)
             );
         }
-        println!("report: {} ({} files)", dir.join("report.md").display(), written.len());
+        out!("report: {} ({} files)", dir.join("report.md").display(), written.len());
     }
     Ok(())
 }
@@ -753,8 +774,8 @@ fn sweep(args: SweepArgs) -> Result<()> {
     // The report holds everything now; the checkpoint would only mislead a later --resume.
     let _ = std::fs::remove_file(&state_path);
     if !args.play.quiet {
-        println!("{}", base.title);
-        println!(
+        out!("{}", base.title);
+        out!(
             "{} points x {} trials in {:.2} s, seed {seed} (common random numbers)",
             run.rows.len(),
             group_digits(trials),
@@ -763,16 +784,16 @@ fn sweep(args: SweepArgs) -> Result<()> {
         let metrics = crate::document::shared_headline(&run.metrics());
         let mut header: Vec<String> = run.paths.clone();
         header.extend(metrics.iter().map(|m| m.name().to_string()));
-        println!("{}", header.iter().map(|h| format!("{h:>22}")).collect::<String>());
+        out!("{}", header.iter().map(|h| format!("{h:>22}")).collect::<String>());
         for row in &run.rows {
             let mut cells = row.values.clone();
             for m in &metrics {
                 let s = row.summary.iter().find(|s| s.metric == *m);
                 cells.push(s.map_or_else(String::new, |s| crate::document::headline_value(s).0));
             }
-            println!("{}", cells.iter().map(|c| format!("{c:>22}")).collect::<String>());
+            out!("{}", cells.iter().map(|c| format!("{c:>22}")).collect::<String>());
         }
-        println!("report: {} ({} files)", dir.join("report.md").display(), written.len());
+        out!("report: {} ({} files)", dir.join("report.md").display(), written.len());
     }
     Ok(())
 }
@@ -840,8 +861,8 @@ fn balance(args: BalanceArgs) -> Result<()> {
     let written = report::write_balance(&dir, &run)?;
     if !args.play.quiet {
         let s = &fair.scenario;
-        println!("{}", a.title);
-        println!(
+        out!("{}", a.title);
+        out!(
             "price {:.0} points: {:.3} enemy points destroyed per charge (+/- {:.3}), efficiency {:.4} per point, {:.2} models per 100 points",
             s.price,
             s.points_destroyed,
@@ -850,16 +871,16 @@ fn balance(args: BalanceArgs) -> Result<()> {
             s.kills_per_100_points
         );
         if let (Some(r), Some(name)) = (&fair.reference, &run.reference) {
-            println!("reference {name}: price {:.0}, efficiency {:.4} per point", r.price, r.efficiency);
+            out!("reference {name}: price {:.0}, efficiency {:.4} per point", r.price, r.efficiency);
         }
-        println!(
+        out!(
             "fair price {:.2} points (95% CI {:.2} to {:.2}), {} trials, seed {seed}",
             fair.fair_price,
             fair.ci95_lo,
             fair.ci95_hi,
             group_digits(trials)
         );
-        println!("report: {} ({} files)", dir.join("report.md").display(), written.len());
+        out!("report: {} ({} files)", dir.join("report.md").display(), written.len());
     }
     Ok(())
 }
@@ -880,9 +901,9 @@ fn merge(paths: &[PathBuf], out: Option<PathBuf>, quiet: bool) -> Result<()> {
     let dir = out.unwrap_or_else(|| PathBuf::from("reports").join(merged.scenario.slug()));
     let written = report::write_report(&dir, &record)?;
     if !quiet {
-        println!("merged {} shards ({} files)", merged.shards, files.len());
+        out!("merged {} shards ({} files)", merged.shards, files.len());
         print_table(&record);
-        println!("report: {} ({} files)", dir.join("report.md").display(), written.len());
+        out!("report: {} ({} files)", dir.join("report.md").display(), written.len());
     }
     Ok(())
 }
@@ -969,8 +990,8 @@ fn ruleset_line(ruleset: &[crate::scenario::RuleOption]) -> String {
 }
 
 fn print_table(record: &RunRecord) {
-    println!("{}", record.title);
-    println!(
+    out!("{}", record.title);
+    out!(
         "{} trials in {:.2} s ({:.1} M trials/s on {}), seed {}, scenario {:016x}",
         group_digits(record.trials),
         record.elapsed_s,
@@ -980,7 +1001,7 @@ fn print_table(record: &RunRecord) {
         record.scenario_hash
     );
     let pivots: Vec<String> = record.plan.pivots.iter().map(|p| format!("{p:+.0}")).collect();
-    println!(
+    out!(
         "path: pivots [{}] deg, {:.1}\" driven, {} models in reach, {} contacts{}{}",
         pivots.join(", "),
         record.plan.path_length,
@@ -989,13 +1010,13 @@ fn print_table(record: &RunRecord) {
         record.plan.obstacle.as_ref().map(|o| format!(", ends at obstacle \"{o}\"")).unwrap_or_default(),
         if record.plan.breakthrough_possible { ", breakthrough possible" } else { ", no breakthrough possible" }
     );
-    println!("ruleset: {}", ruleset_line(&record.ruleset));
+    out!("ruleset: {}", ruleset_line(&record.ruleset));
     let exact = record.exact.as_ref().ok();
     match &record.exact {
         Ok(_) => {
-            println!("{:<22} {:>10}   {:<22} {:>10} {:>7}  meaning", "metric", "mean", "95% interval", "exact", "z")
+            out!("{:<22} {:>10}   {:<22} {:>10} {:>7}  meaning", "metric", "mean", "95% interval", "exact", "z")
         }
-        Err(_) => println!("{:<22} {:>10}   {:<22} meaning", "metric", "mean", "95% interval"),
+        Err(_) => out!("{:<22} {:>10}   {:<22} meaning", "metric", "mean", "95% interval"),
     }
     for s in &record.summary {
         let (mean, lo, hi) = if s.metric.is_flag() {
@@ -1012,7 +1033,7 @@ fn print_table(record: &RunRecord) {
             Some(a) => {
                 let value =
                     if s.metric.is_flag() { format!("{:.2}%", 100.0 * a.exact) } else { format!("{:.4}", a.exact) };
-                println!(
+                out!(
                     "{:<22} {:>10}   {:<22} {:>10} {:>+7.2}  {}",
                     s.metric.name(),
                     mean,
@@ -1022,14 +1043,14 @@ fn print_table(record: &RunRecord) {
                     s.metric.describe()
                 );
             }
-            None => println!("{:<22} {:>10}   {:<22} {}", s.metric.name(), mean, interval, s.metric.describe()),
+            None => out!("{:<22} {:>10}   {:<22} {}", s.metric.name(), mean, interval, s.metric.describe()),
         }
     }
     if let Err(reason) = &record.exact {
-        println!("({reason})");
+        out!("({reason})");
     }
     if let Some(p) = &record.precision {
-        println!(
+        out!(
             "--target-ci {}: {} after {} trials (widest: {} +/- {:.6}{})",
             p.target,
             if p.reached { "reached" } else { "NOT reached" },
@@ -1063,33 +1084,33 @@ fn exact(file: Option<&Path>, out: Option<PathBuf>, json: bool) -> Result<()> {
                     "unavailable": reason.to_string(),
                     "not_computed": names,
                 });
-                println!("{}", serde_json::to_string_pretty(&value)?);
+                out!("{}", serde_json::to_string_pretty(&value)?);
             } else {
-                println!("{}", scenario.title);
-                println!("{reason}");
-                println!("not computed exactly: {} (use `charioteer run`)", names.join(", "));
+                out!("{}", scenario.title);
+                out!("{reason}");
+                out!("not computed exactly: {} (use `charioteer run`)", names.join(", "));
             }
             return Ok(());
         }
     };
     let written = report::write_exact(&dir, &scenario, &plan, &distribution, elapsed)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&report::exact_json(&scenario, &plan, &distribution, elapsed))?);
+        out!("{}", serde_json::to_string_pretty(&report::exact_json(&scenario, &plan, &distribution, elapsed))?);
         return Ok(());
     }
-    println!("{}", scenario.title);
-    println!(
+    out!("{}", scenario.title);
+    out!(
         "exact distribution of every metric in {:.3} ms ({} distinct outcomes)",
         elapsed * 1e3,
         distribution.outcomes.len()
     );
-    println!("{:<22} {:>10} {:>10}   meaning", "metric", "mean", "sd");
+    out!("{:<22} {:>10} {:>10}   meaning", "metric", "mean", "sd");
     for &m in &plan.metrics {
         let s = distribution.summary(m);
         let mean = if m.is_flag() { format!("{:.4}%", 100.0 * s.mean) } else { format!("{:.5}", s.mean) };
-        println!("{:<22} {:>10} {:>10.5}   {}", m.name(), mean, s.sd, m.describe());
+        out!("{:<22} {:>10} {:>10.5}   {}", m.name(), mean, s.sd, m.describe());
     }
-    println!("written: {}", written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+    out!("written: {}", written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
     Ok(())
 }
 
@@ -1106,15 +1127,15 @@ fn replay(file: Option<&Path>, trial: u64, seed: Option<u64>, json: bool) -> Res
         let metrics: serde_json::Map<String, serde_json::Value> =
             Metric::ALL.iter().map(|m| (m.name().to_string(), outcome.get(*m).into())).collect();
         let value = serde_json::json!({ "trial": trial, "seed": seed, "events": events, "metrics": metrics });
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        out!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(());
     }
-    println!("{} - trial {trial}, seed {seed}", scenario.title);
+    out!("{} - trial {trial}, seed {seed}", scenario.title);
     for event in &events {
-        println!("  {}", describe_event(&plan, event));
+        out!("  {}", describe_event(&plan, event));
     }
     for m in Metric::ALL {
-        println!("  {:<22} {}", m.name(), outcome.get(m));
+        out!("  {:<22} {}", m.name(), outcome.get(m));
     }
     Ok(())
 }
@@ -1234,6 +1255,26 @@ fn describe_event(plan: &Plan, event: &Event) -> String {
             ),
             (None, None) => String::from("strike"),
         },
+    }
+}
+
+/// Set once standard output can no longer be written (its reader went away).
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Writes to standard output. A reader that has gone away (`charioteer ... | head`) is not
+/// an error: the rest of the output is dropped quietly and the command finishes its work,
+/// reports included. Any other failure to write is said once on standard error.
+pub(crate) fn emit(text: std::fmt::Arguments) {
+    use std::io::Write;
+    use std::sync::atomic::Ordering;
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    if let Err(error) = std::io::stdout().lock().write_fmt(text) {
+        STDOUT_CLOSED.store(true, Ordering::Relaxed);
+        if error.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("warning: cannot write to standard output ({error}); the rest is dropped");
+        }
     }
 }
 

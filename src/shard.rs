@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The version of the shard file layout.
-pub const SHARD_SCHEMA: &str = "charioteer.shard/1";
+/// (2: a checksum over the contents, so an edited or damaged shard is refused.)
+pub const SHARD_SCHEMA: &str = "charioteer.shard/2";
 
 /// Which share of a run's trials one machine plays: shard `index` (1-based) of `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,6 +80,27 @@ pub struct ShardFile {
     pub elapsed_s: f64,
     /// Its tally.
     pub tally: Tally,
+    /// 16 hex digits: a hash of everything above ([`ShardFile::sealed`]), so that a shard
+    /// edited or damaged after it was written is refused by `merge` rather than merged.
+    #[serde(default)]
+    pub checksum: String,
+}
+
+impl ShardFile {
+    /// The checksum of the contents (every field but the checksum itself): FNV-1a over
+    /// their JSON, which is deterministic (the tally is stored as vectors).
+    fn content_checksum(&self) -> String {
+        let text = serde_json::to_string(&Self { checksum: String::new(), ..self.clone() }).unwrap_or_default();
+        let hash =
+            text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        format!("{hash:016x}")
+    }
+
+    /// The shard with its checksum set, ready to be written.
+    pub fn sealed(self) -> Self {
+        let checksum = self.content_checksum();
+        Self { checksum, ..self }
+    }
 }
 
 /// Why shard files could not be merged.
@@ -157,6 +179,14 @@ pub fn read_shard(path: &Path) -> Result<ShardFile, MergeError> {
         return Err(MergeError::NotAShard {
             path: path.to_path_buf(),
             reason: format!("schema {:?}, expected {SHARD_SCHEMA:?}", shard.schema),
+        });
+    }
+    if shard.checksum != shard.content_checksum() {
+        return Err(MergeError::NotAShard {
+            path: path.to_path_buf(),
+            reason: "its contents do not match its checksum: it was edited or damaged after it was written; \
+                     play that shard again"
+                .into(),
         });
     }
     Ok(shard)

@@ -1,6 +1,6 @@
 //! `run`, `validate` and `replay` for BATTLESYSTEM scenarios.
 
-use super::{RunArgs, shell_quote};
+use super::{RunArgs, UnsupportedRequest, shell_quote};
 use crate::battle::report::{self as battle_report, BattleRecord};
 use crate::battle::resolve::{self as battle_resolve, BattleEvent, BattlePlan};
 use crate::battle::scenario::{Action, BattleScenario};
@@ -11,16 +11,23 @@ use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// Refuses the `run` options BATTLESYSTEM runs do not have yet.
+/// Refuses the `run` options BATTLESYSTEM runs do not have yet (bad input: exit code 2).
 pub(super) fn check_run_options(args: &RunArgs, files: usize) -> Result<()> {
-    anyhow::ensure!(
-        files == 1,
-        "BATTLESYSTEM scenarios run one at a time (comparison reports cover MESBG runs); give one file per run"
-    );
-    anyhow::ensure!(
-        args.trials_out.is_none() && args.shard.is_none() && args.precision.target_ci.is_none(),
-        "--trials-out, --shard and --target-ci cover MESBG runs only so far; run the BATTLESYSTEM scenario without them"
-    );
+    if files != 1 {
+        return Err(UnsupportedRequest(
+            "BATTLESYSTEM scenarios run one at a time (comparison reports cover MESBG runs); give one file per run"
+                .into(),
+        )
+        .into());
+    }
+    if args.trials_out.is_some() || args.shard.is_some() || args.precision.target_ci.is_some() {
+        return Err(UnsupportedRequest(
+            "--trials-out, --shard and --target-ci cover MESBG runs only so far; run the BATTLESYSTEM scenario \
+             without them"
+                .into(),
+        )
+        .into());
+    }
     Ok(())
 }
 
@@ -72,17 +79,17 @@ pub(super) fn run(scenario: &BattleScenario, file: &Path, args: &RunArgs, pool: 
         );
     }
     if args.json {
-        println!("{}", serde_json::to_string(&record.to_json())?);
+        out!("{}", serde_json::to_string(&record.to_json())?);
     } else if !args.play.quiet {
         print_table(&record);
-        println!("report: {} ({} files)", out.join("report.md").display(), written.len());
+        out!("report: {} ({} files)", out.join("report.md").display(), written.len());
     }
     Ok(())
 }
 
 fn print_table(record: &BattleRecord) {
-    println!("{}", record.scenario.title);
-    println!(
+    out!("{}", record.scenario.title);
+    out!(
         "{} trials in {:.2} s ({:.2} M trials/s on {} threads), seed {}, scenario {:016x}",
         group_digits(record.trials),
         record.elapsed_s,
@@ -91,12 +98,12 @@ fn print_table(record: &BattleRecord) {
         record.seed,
         record.scenario.hash()
     );
-    println!("{:<34} {:>10}   {:<24} meaning", "metric", "mean", "95% interval");
+    out!("{:<34} {:>10}   {:<24} meaning", "metric", "mean", "95% interval");
     for (s, d) in record.summary.iter().zip(&record.metrics.defs) {
         if !d.labels.is_empty() {
             // A categorical metric: the named outcomes are the flags printed below it.
             let names: Vec<&str> = d.labels.iter().map(String::as_str).collect();
-            println!("{:<34} {:>10}   {:<24} {} ({})", s.metric, "-", "-", d.description, names.join(" / "));
+            out!("{:<34} {:>10}   {:<24} {} ({})", s.metric, "-", "-", d.description, names.join(" / "));
             continue;
         }
         let (mean, lo, hi) = if d.flag {
@@ -108,15 +115,15 @@ fn print_table(record: &BattleRecord) {
         } else {
             (format!("{:.4}", s.mean), format!("{:.4}", s.ci95_lo), format!("{:.4}", s.ci95_hi))
         };
-        println!("{:<34} {:>10}   {:<24} {}", s.metric, mean, format!("{lo} - {hi}"), d.description);
+        out!("{:<34} {:>10}   {:<24} {}", s.metric, mean, format!("{lo} - {hi}"), d.description);
     }
     match &record.exact {
         Ok(rows) => {
             for a in rows {
-                println!("exact: {} = {:.4} (estimate z = {:+.2})", a.metric, a.exact, a.z);
+                out!("exact: {} = {:.4} (estimate z = {:+.2})", a.metric, a.exact, a.z);
             }
         }
-        Err(reason) => println!("(no exact values: {reason})"),
+        Err(reason) => out!("(no exact values: {reason})"),
     }
 }
 
@@ -130,15 +137,15 @@ pub(super) fn replay(scenario: &BattleScenario, trial: u64, seed: Option<u64>, j
         let metrics: serde_json::Map<String, serde_json::Value> =
             plan.metrics.defs.iter().zip(&values).map(|(d, v)| (d.name.clone(), (*v).into())).collect();
         let value = serde_json::json!({ "trial": trial, "seed": seed, "events": events, "metrics": metrics });
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        out!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(());
     }
-    println!("{} - trial {trial}, seed {seed}", scenario.title);
+    out!("{} - trial {trial}, seed {seed}", scenario.title);
     for event in &events {
-        println!("  {}", describe_event(&plan, event));
+        out!("  {}", describe_event(&plan, event));
     }
     for (d, v) in plan.metrics.defs.iter().zip(&values) {
-        println!("  {:<34} {}", d.name, v);
+        out!("  {:<34} {}", d.name, v);
     }
     Ok(())
 }
