@@ -112,15 +112,24 @@ fn table_row(out: &mut String, cells: &[String]) {
     let _ = writeln!(out, "| {} |", cells.join(" | "));
 }
 
-fn distribution_table(out: &mut String, metric: Metric, rows: &[&DistributionRow]) {
-    let _ = writeln!(out, "\n**{}** (`{}`)\n", capitalised(metric.describe()), metric.name());
+/// A metric's distribution as a markdown table under its `title` and `name`: each value
+/// (named by `label`, e.g. a morale outcome), its share, and the chance of it or more with
+/// its Wilson interval. Both rule systems' reports print it.
+pub(crate) fn distribution_table<M>(
+    out: &mut String,
+    title: &str,
+    name: &str,
+    rows: &[&DistributionRow<M>],
+    label: &dyn Fn(u32) -> String,
+) {
+    let _ = writeln!(out, "\n**{title}** (`{name}`)\n");
     table_row(out, &["k".into(), "P(= k)".into(), "P(at least k)".into(), "95% CI of P(at least k)".into()]);
     table_row(out, &["---:".into(), "---:".into(), "---:".into(), "---".into()]);
     for r in rows {
         table_row(
             out,
             &[
-                r.value.to_string(),
+                label(r.value),
                 percent(r.p),
                 percent(r.p_at_least),
                 format!("{} to {}", percent(r.p_at_least_lo), percent(r.p_at_least_hi)),
@@ -240,7 +249,7 @@ pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String])
     let _ = writeln!(out, "\n## Distributions\n");
     for s in record.summary.iter().filter(|s| !s.metric.is_flag()) {
         let rows: Vec<&DistributionRow> = record.distribution.iter().filter(|r| r.metric == s.metric).collect();
-        distribution_table(&mut out, s.metric, &rows);
+        distribution_table(&mut out, &capitalised(s.metric.describe()), s.metric.name(), &rows, &|v| v.to_string());
     }
     if let Some(split) = &record.wound_split {
         let _ = writeln!(out, "\n**Wound split**: chance of each pair of Wounds lost (chariot, Hero)\n");

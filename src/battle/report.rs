@@ -371,19 +371,11 @@ pub fn write_report(dir: &Path, record: &BattleRecord) -> Result<Vec<PathBuf>, R
         }
         files.push(frame("path_map.csv", &path, "path map", FrameFormat::Csv));
     }
-    let charted: &[&str] = if record.is_rout() {
-        &["friendly_figures_lost", "enemy_figures_lost", "beasts_figures_lost", "rerolls", "distance"]
-    } else {
-        &[
-            "target_figures_lost",
-            "hits_on_target",
-            "target_morale",
-            "platform_figures_lost",
-            "crew_lost",
-            "volley_kills",
-        ]
-    };
-    for &name in charted {
+    // Every count metric taking two or more values, as for MESBG (flags are in the tables;
+    // the first heading has its own chart, the heading rose).
+    let charted: Vec<&str> =
+        record.metrics.defs.iter().filter(|d| !d.flag && d.name != "heading").map(|d| d.name.as_str()).collect();
+    for name in charted {
         let rows = record.rows_of(name);
         if rows.iter().filter(|r| r.count > 0).count() < 2 {
             continue;
@@ -607,6 +599,19 @@ pub fn markdown(record: &BattleRecord, figures: &[Figure], files: &[String]) -> 
                 e,
                 z,
             ],
+        );
+    }
+    let _ = writeln!(out, "\n## Distributions\n");
+    for def in record.metrics.defs.iter().filter(|d| !d.flag) {
+        let rows = record.rows_of(&def.name);
+        let index = record.metrics.index(&def.name);
+        let label = |v: u32| index.map_or_else(|| v.to_string(), |i| record.metrics.value_label(i, v));
+        crate::document::distribution_table(
+            &mut out,
+            &capitalise(record.describe(&def.name)),
+            &def.name,
+            &rows.iter().collect::<Vec<_>>(),
+            &label,
         );
     }
     let _ = writeln!(out, "\n## Ruleset options in force\n");
