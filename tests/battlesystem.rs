@@ -232,3 +232,131 @@ fn bad_battlesystem_files_name_the_field_and_line() {
         assert!(!dir.path().join("reports").exists(), "no partial report");
     }
 }
+
+/// A chariot (one platform, AR 5, 4 Hits) with a rider (AR 8) and one archer (d6, AR 7)
+/// charging twenty foot (d6, AR 7, 1 Hit, ML 12) ten wide, 9.5" away, under the default
+/// rules but for `platform_hits`.
+fn hand_worked_charge(platform_hits: &str) -> BattlePlan {
+    plan_from(&format!(
+        r#"title = "hand-worked charge"
+system = "battlesystem"
+seed = 17
+[board]
+width = 48
+depth = 48
+[rules]
+platform_hits = "{platform_hits}"
+[[units]]
+name = "Chariot"
+side = "a"
+figures = 1
+at = [24.0, 14.0]
+base = [2.0, 3.0]
+stats = {{ ad = "d8", ar = 5, hits = 4, ml = 14, mv = 12 }}
+crew = [
+  {{ name = "Driver", role = "rider", ad = "d4", ar = 8 }},
+  {{ name = "Archer", role = "archer", ad = "d6", ar = 7, range_bands = [[0, 20, 1.0]] }},
+]
+[[units]]
+name = "Foot"
+side = "b"
+figures = 20
+frontage = 10
+at = [24.0, 26.0]
+facing = 180
+stats = {{ ad = "d6", ar = 7, hits = 1, ml = 12, mv = 6 }}
+[charge]
+unit = "Chariot"
+target = "Foot"
+"#
+    ))
+}
+
+/// P(metric = v) in a tally.
+fn share(plan: &BattlePlan, tally: &BattleTally, name: &str, value: usize) -> f64 {
+    let m = plan.metrics.index(name).unwrap_or_else(|| panic!("no metric {name}"));
+    tally.histogram(m).get(value).copied().unwrap_or(0) as f64 / tally.trials as f64
+}
+
+fn assert_share(plan: &BattlePlan, tally: &BattleTally, name: &str, value: usize, exact: f64) {
+    let estimate = share(plan, tally, name, value);
+    let se = (exact * (1.0 - exact) / tally.trials as f64).sqrt().max(1e-9);
+    assert!((estimate - exact).abs() < 5.0 * se, "P({name} = {value}) = {estimate:.5}, derived {exact:.5}");
+}
+
+#[test]
+fn a_charge_worked_by_hand() {
+    // The default hits table: a roll r gives floor((r - 1) / 4) hits; a hit is cancelled by a
+    // d10 above the AR of the figure it falls on (through with AR/10).
+    let hits = |r: u32| (r - 1) / 4;
+    // Volleys: the archer shoots twice (at 9.5" and 4.75", both in its one band, x1): one d6
+    // a volley, a hit on 5-6, through the foot's AR 7 with 7/10.
+    let volley = 2.0 / 6.0 * 7.0 / 10.0;
+    // Melee, charger: the archer fights (the driver controls the platform); the charge
+    // doubles its dice (2 d6) and the chariot's one d8 roll is added to both.
+    let mut melee_raw = [0.0f64; 7];
+    for platform in 1..=8 {
+        for a in 1..=6 {
+            for b in 1..=6 {
+                melee_raw[(hits(a + platform) + hits(b + platform)) as usize] += 1.0 / (8.0 * 36.0);
+            }
+        }
+    }
+    // Each raw hit gets through AR 7 with 7/10.
+    let binomial = |n: usize, k: usize, p: f64| {
+        let choose = (0..k).fold(1.0, |c, i| c * (n - i) as f64 / (i + 1) as f64);
+        choose * p.powi(k as i32) * (1.0 - p).powi((n - k) as i32)
+    };
+    let on_target: Vec<f64> = (0..=6).map(|k| (k..=6).map(|n| melee_raw[n] * binomial(n, k, 0.7)).sum()).collect();
+    // Melee, foot: two figures cover the chariot's 2" front (bases 23-24 and 24-25), one d6
+    // each, undoubled: a hit on 5-6.
+    let raw_back = |k: usize| binomial(2, k, 1.0 / 3.0);
+    // Morale: 2d10 against ML 12, 64 of 100 at most 12 (held), 13-16 fell back (26),
+    // 17 or more routed (10); eight figures at most are lost, so never destroyed.
+    for (platform_hits, on_charger) in [
+        // Hits fall on the platform (AR 5: through with 1/2).
+        (
+            "platform_first",
+            [
+                raw_back(0) + raw_back(1) / 2.0 + raw_back(2) / 4.0,
+                raw_back(1) / 2.0 + raw_back(2) / 2.0,
+                raw_back(2) / 4.0,
+            ],
+        ),
+        // Hits fall on the archer first (AR 7), then the driver (AR 8): the second raw hit
+        // meets the driver only if the first got through.
+        (
+            "crew_first",
+            [
+                raw_back(0) + raw_back(1) * 0.3 + raw_back(2) * 0.3 * 0.3,
+                raw_back(1) * 0.7 + raw_back(2) * (0.7 * 0.2 + 0.3 * 0.7),
+                raw_back(2) * 0.7 * 0.8,
+            ],
+        ),
+    ] {
+        let plan = hand_worked_charge(platform_hits);
+        let tally = play(&plan, 400_000, 2);
+        for (k, p) in on_charger.iter().enumerate() {
+            assert_share(&plan, &tally, "volley_hits", k, binomial(2, k, volley));
+            assert_share(&plan, &tally, "hits_on_charger", k, *p);
+        }
+        for (k, p) in on_target.iter().enumerate() {
+            assert_share(&plan, &tally, "hits_on_target", k, *p);
+        }
+        assert_share(&plan, &tally, "target_morale", 0, 0.64);
+        assert_share(&plan, &tally, "target_morale", 1, 0.26);
+        assert_share(&plan, &tally, "target_morale", 2, 0.10);
+        assert_eq!(share(&plan, &tally, "target_destroyed", 1), 0.0);
+        // Losses aboard: none while the platform takes the hits (4 Hits, at most 2 come);
+        // with crew_first the archer falls to the first hit through, the driver to the next
+        // (leaving the platform uncontrolled).
+        let (archer_or_more, driver) = match platform_hits {
+            "platform_first" => (0.0, 0.0),
+            _ => (1.0 - on_charger[0], on_charger[2]),
+        };
+        assert_share(&plan, &tally, "crew_lost", 0, 1.0 - archer_or_more);
+        assert_share(&plan, &tally, "crew_lost", 2, driver);
+        assert_share(&plan, &tally, "platform_uncontrolled", 1, driver);
+        assert_eq!(share(&plan, &tally, "platform_figures_lost", 1), 0.0);
+    }
+}
