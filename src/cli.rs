@@ -1187,6 +1187,19 @@ fn describe_event(plan: &Plan, event: &Event) -> String {
                 if *breakthrough { ", through every formation: breakthrough" } else { "" }
             )
         }
+        Event::Support { supporters, banner } => {
+            let mut parts = Vec::new();
+            if !supporters.is_empty() {
+                parts.push(format!(
+                    "supported by {} (a die each, a Strike each if they win)",
+                    supporters.iter().map(|m| plan.model_label(*m)).collect::<Vec<_>>().join(", ")
+                ));
+            }
+            if *banner {
+                parts.push("a banner within 3\" (one duel die may be re-rolled)".to_string());
+            }
+            format!("the enemy is {}", parts.join("; "))
+        }
         Event::Duel { chariot_dice, enemy_dice, chariot_high, enemy_high, roll_off, chariot_won } => format!(
             "duel: chariot {chariot_dice} dice, high {chariot_high}; enemy {enemy_dice} dice, high {enemy_high}{}; {}",
             roll_off.map(|d| format!("; roll-off {d}")).unwrap_or_default(),

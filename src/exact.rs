@@ -14,9 +14,10 @@
 //! approximation.
 
 use crate::analysis::{DistributionRow, MetricSummary};
+use crate::plan::support::Presence;
 use crate::plan::{Plan, fight_rules};
 use crate::rules::mesbg::FightOutcome;
-use crate::rules::mesbg_fight::{self, ChariotFighter, Combatant, HeroInFight, WoundOn};
+use crate::rules::mesbg_fight::{self, ChariotFighter, Combatant, FoeSupport, HeroInFight, WoundOn};
 use crate::tally::{Metric, Outcome};
 use std::collections::BTreeMap;
 
@@ -111,8 +112,8 @@ pub fn exact(plan: &Plan) -> Result<ExactDistribution, NotExact> {
                 b.out.set(Metric::Contacts, passed);
                 b.out.set(Metric::Kills, passed);
                 finish_charge(plan, b).into_iter().for_each(&mut finish);
-            } else if let Some(group) = plan.groups.get(g) {
-                stopped_at(plan, group, b, &mut finish);
+            } else if g < plan.groups.len() {
+                stopped_at(plan, g, b, &mut finish);
             } else {
                 // Drove through every contact.
                 let mut b = b;
@@ -135,7 +136,8 @@ pub fn exact(plan: &Plan) -> Result<ExactDistribution, NotExact> {
 /// The chariot stopped at `group` (branch `b` has the chance of getting there and
 /// stopping): every combination of the group's contact outcomes in which someone stands,
 /// then the fight and who Backs Away.
-fn stopped_at(plan: &Plan, group: &crate::plan::ContactGroup, b: Branch, finish: &mut impl FnMut(Branch)) {
+fn stopped_at(plan: &Plan, g: usize, b: Branch, finish: &mut impl FnMut(Branch)) {
+    let group = &plan.groups[g];
     let p_all_passed: f64 = group.models.iter().map(|&m| plan.models[m].impact.p_passed).product();
     let mut combos: Vec<(Vec<usize>, f64)> = vec![(Vec::new(), 1.0)];
     for &m in &group.models {
@@ -171,7 +173,12 @@ fn stopped_at(plan: &Plan, group: &crate::plan::ContactGroup, b: Branch, finish:
                 enemy_chariot = enemy_chariot.or(plan.models[m].chariot);
             }
         }
-        for &(result, q) in fight(plan, group, config, &survivors, b).iter() {
+        let presence: Vec<Presence> = outcomes
+            .iter()
+            .map(|o| Presence { in_fight: !o.passed, rider: !o.passed && o.left > 0, prone: o.prone })
+            .collect();
+        let support = plan.foe_support(g, &presence);
+        for &(result, q) in fight(plan, group, config, &survivors, &support, b).iter() {
             let mut f = Branch {
                 wounds: b.wounds - result.wounds_lost,
                 might: b.might - result.might_spent,
@@ -207,6 +214,7 @@ fn fight<'a>(
     group: &'a crate::plan::ContactGroup,
     config: usize,
     survivors: &[Combatant],
+    support: &FoeSupport,
     b: Branch,
 ) -> std::borrow::Cow<'a, [(FightOutcome, f64)]> {
     let fresh = b.wounds == plan.chariot.wounds && plan.chariot.hero_in_fight() == hero_left(plan, b);
@@ -219,6 +227,7 @@ fn fight<'a>(
         survivors,
         fight_rules(&plan.rules),
         hero_left(plan, b),
+        support,
     ))
 }
 

@@ -47,6 +47,10 @@ pub const SAME_TIME_MM: f64 = 0.01;
 /// [`SAME_TIME_MM`] in inches.
 pub const SAME_TIME_INCHES: f64 = SAME_TIME_MM / geometry::MM_PER_INCH;
 
+pub mod support;
+
+use support::{Polearm, Presence, SupportMap};
+
 /// The most survivor configurations of one contact group whose fights are tabulated
 /// exactly; larger groups fight die by die (same rules, slower).
 pub const MAX_FIGHT_TABLES: usize = 4096;
@@ -493,6 +497,8 @@ pub struct Plan {
     pub has_hazards: bool,
     /// Whether any enemy model is a chariot (so fights must check who Backs Away).
     pub has_enemy_chariot: bool,
+    /// Spears, pikes and banners on the board, for the fights they help.
+    pub support: SupportMap,
 }
 
 impl Plan {
@@ -578,8 +584,17 @@ pub fn fight_rules(rules: &MesbgRules) -> FightRules {
     }
 }
 
-/// Tabulates the exact fight of every survivor configuration of a group.
-fn compile_fights(group: &mut ContactGroup, models: &[PlannedModel], chariot: &FightingChariot, rules: &MesbgRules) {
+/// Tabulates the exact fight of every survivor configuration of group `g`, with the
+/// spears, pikes and banners that help each one.
+fn compile_fights(
+    groups: &mut [ContactGroup],
+    g: usize,
+    models: &[PlannedModel],
+    chariot: &FightingChariot,
+    rules: &MesbgRules,
+    map: &SupportMap,
+) {
+    let group = &mut groups[g];
     let mut strides = Vec::with_capacity(group.models.len());
     let mut configs: usize = 1;
     for &m in &group.models {
@@ -593,24 +608,77 @@ fn compile_fights(group: &mut ContactGroup, models: &[PlannedModel], chariot: &F
     if configs > MAX_FIGHT_TABLES || group.models.iter().any(|&m| models[m].mount.is_some()) {
         return;
     }
-    let rules = fight_rules(rules);
+    let fight_rules = fight_rules(rules);
     let fighter = chariot.fighter();
     let hero = chariot.hero_in_fight();
     group.fights = (0..configs)
         .map(|index| {
-            let survivors: Vec<Combatant> = group
+            let left: Vec<u8> = group
                 .models
                 .iter()
                 .zip(&group.config_strides)
-                .filter_map(|(&m, &stride)| {
-                    let left = (index / stride) % (usize::from(models[m].wounds) + 1);
-                    (left > 0).then(|| models[m].combatant(left as u8))
-                })
+                .map(|(&m, &stride)| ((index / stride) % (usize::from(models[m].wounds) + 1)) as u8)
                 .collect();
-            (!survivors.is_empty())
-                .then(|| FightTable::new(mesbg_fight::fight_distribution(&fighter, &survivors, rules, hero)))
+            let survivors: Vec<Combatant> = group
+                .models
+                .iter()
+                .zip(&left)
+                .filter(|(_, l)| **l > 0)
+                .map(|(&m, &l)| models[m].combatant(l))
+                .collect();
+            let presence: Vec<Presence> =
+                left.iter().map(|&l| Presence { in_fight: l > 0, rider: l > 0, prone: false }).collect();
+            let support = support::foe_support(models, map, &group.models, g, &presence, rules.supporter_fight_counts);
+            (!survivors.is_empty()).then(|| {
+                FightTable::new(mesbg_fight::fight_distribution(&fighter, &survivors, fight_rules, hero, &support))
+            })
         })
         .collect();
+}
+
+/// The spears, pikes and banners of a scenario, with the bases that touch (only computed
+/// when some model can support).
+fn support_map(scenario: &Scenario, models: &[PlannedModel], groups: &[ContactGroup]) -> SupportMap {
+    let mut map = SupportMap::default();
+    for m in models {
+        let f = &scenario.formations[m.formation];
+        map.polearm.push(if f.profile.pike {
+            Some(Polearm::Pike)
+        } else if f.profile.spear {
+            Some(Polearm::Spear)
+        } else {
+            None
+        });
+        map.radius.push(f.radius());
+        if f.banner == Some(m.number - 1) {
+            map.bearers.push(map.radius.len() - 1);
+        }
+    }
+    map.group_of = vec![usize::MAX; models.len()];
+    for (g, group) in groups.iter().enumerate() {
+        for &m in &group.models {
+            map.group_of[m] = g;
+        }
+    }
+    if map.polearm.iter().any(Option::is_some) {
+        let centres: Vec<Vec2> = models.iter().map(|m| m.centre).collect();
+        map.touching = support::touching(&centres, &map.radius);
+    }
+    map
+}
+
+impl Plan {
+    /// The help the enemy gets in a fight at group `g` (see [`support::foe_support`]).
+    pub fn foe_support(&self, g: usize, presence: &[Presence]) -> mesbg_fight::FoeSupport {
+        support::foe_support(
+            &self.models,
+            &self.support,
+            &self.groups[g].models,
+            g,
+            presence,
+            self.rules.supporter_fight_counts,
+        )
+    }
 }
 
 /// Compiles where the chariot stops, and each group's conditional chances.
@@ -1053,8 +1121,9 @@ pub fn compile(scenario: &Scenario) -> Plan {
         m.centre = d.centre;
     }
     let chain = compile_chain(&mut groups, &models);
-    for g in groups.iter_mut() {
-        compile_fights(g, &models, &chariot, &scenario.rules);
+    let support = support_map(scenario, &models, &groups);
+    for g in 0..groups.len() {
+        compile_fights(&mut groups, g, &models, &chariot, &scenario.rules, &support);
     }
     let has_hazards = difficult_from.is_some() || obstacle.is_some();
     // The test is rolled on entering; a model touched at the same point is touched after it.
@@ -1106,6 +1175,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
         path_length: driven,
         pivots: pivots_used,
         obstacle_hit: mesbg::to_wound(OBSTACLE_STRENGTH, c.defence),
+        support,
     }
 }
 

@@ -7,9 +7,10 @@
 
 use crate::dice::{Dice, Phase, RunKey};
 use crate::plan::Plan;
+use crate::plan::support::Presence;
 use crate::plan::{ContactOutcome, fight_rules};
 use crate::rules::mesbg::{self, DuelSide, DuelWinner, FightOutcome, StrikeTarget};
-use crate::rules::mesbg_fight::{self, SplitTarget, StrikeSplit, WoundOn};
+use crate::rules::mesbg_fight::{self, FoeSupport, SplitTarget, StrikeSplit, WoundOn};
 use crate::tally::{Metric, Outcome, OutcomeCounter, Tally};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -68,6 +69,14 @@ pub enum Event {
     DroveOn {
         /// Whether that carried it through every formation on its path.
         breakthrough: bool,
+    },
+    /// Spears and pikes supporting the models in the fight (each a die, and a Strike if
+    /// their side wins), and whether a banner lets that side re-roll a duel die.
+    Support {
+        /// The supporting models.
+        supporters: Vec<usize>,
+        /// A standing banner bearer is within 3" of the fight.
+        banner: bool,
     },
     /// The duel of the fight.
     Duel {
@@ -214,6 +223,8 @@ pub struct Scratch {
     splits: Vec<(Vec<u32>, Vec<usize>)>,
     last_split: usize,
     split_key: Vec<u32>,
+    /// The contact group the chariot stopped at (for the fight's supporters).
+    group: usize,
 }
 
 impl Scratch {
@@ -367,6 +378,7 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
         return;
     };
     scratch.survivors.clear();
+    scratch.group = stop;
     let mut impact_kills = group.models_before as u16;
     let mut config = 0;
     debug_assert_eq!(group.models.len(), group.config_strides.len());
@@ -648,8 +660,38 @@ fn fight_by_dice<O: Observer>(
             enemy.fight = enemy.fight.max(mount.fight);
         }
     }
+    // Spears, pikes and banners helping the models in the fight.
+    let support = if plan.support.any() {
+        let presence: Vec<Presence> = plan.groups[scratch.group]
+            .models
+            .iter()
+            .map(|&m| match scratch.survivors.iter().find(|s| s.model == m) {
+                Some(s) => Presence { in_fight: true, rider: s.left > 0, prone: s.prone },
+                None => Presence { in_fight: false, rider: false, prone: false },
+            })
+            .collect();
+        plan.foe_support(scratch.group, &presence)
+    } else {
+        FoeSupport::NONE
+    };
+    for s in &support.supporters {
+        enemy.dice += 1;
+        if support.supporter_fight_counts {
+            enemy.fight = enemy.fight.max(s.fight);
+        }
+    }
+    if !support.supporters.is_empty() || support.banner {
+        obs.note(|| Event::Support {
+            supporters: support.supporters.iter().map(|s| s.model).collect(),
+            banner: support.banner,
+        });
+    }
     let mut chariot_high = dice.highest_d6(attacker.dice);
-    let enemy_high = dice.highest_d6(enemy.dice);
+    let enemy_high = if support.plain_dice() {
+        dice.highest_d6(enemy.dice)
+    } else {
+        mesbg_fight::settle_defender_high(mesbg_fight::defender_dice(&enemy, &support), chariot_high, || dice.d6())
+    };
     if policy.on_duel()
         && let Some(points) =
             mesbg::might_to_win_duel(chariot_high, enemy_high, attacker.fight, enemy.fight, state.might_left)
@@ -788,6 +830,21 @@ fn fight_by_dice<O: Observer>(
                     }
                 }
             }
+        }
+        // Then each supporter's one Strike.
+        for supporter in &support.supporters {
+            if state.wounds_left == 0 {
+                break;
+            }
+            let hit = supporter.strikes_chariot.roll(dice);
+            let wounds = u8::from(hit && state.suffer_wound(plan, dice, obs));
+            obs.note(|| Event::Strike {
+                by: Some(supporter.model),
+                target: None,
+                rolls: 1,
+                wounds,
+                slain: state.wounds_left == 0,
+            });
         }
         FightOutcome {
             won: false,
@@ -1020,6 +1077,28 @@ mod tests {
                 "{DEFAULT_SCENARIO}\n[rules]\nprone_counts_as_trapped = {trapped}\nstrike_allocation = \"{policy}\"\n"
             );
             check_first_group_against_dice(&compile(&parse(&text, "t").unwrap()), 200_000);
+        }
+    }
+
+    #[test]
+    fn supported_fights_follow_the_exact_tables() {
+        // Spears (or pikes three deep) behind the line and a banner in it (at the front or
+        // in the second rank): the die-by-die fight and the exact tables agree for every
+        // survivor configuration of the first pair.
+        for (weapon, ranks, banner_at) in [("spear", 2, "[1, 3]"), ("pike", 3, "[2, 3]"), ("spear", 3, "[1, 4]")] {
+            let text = DEFAULT_SCENARIO
+                .replace("count = 12", "count = 18")
+                .replace("ranks = 2", &format!("ranks = {ranks}\nbanner = true\nbanner_at = {banner_at}"))
+                .replace("points = 8 }", &format!("points = 8, {weapon} = true }}"));
+            let plan = compile(&parse(&text, "t").unwrap_or_else(|e| panic!("{e}")));
+            let all = vec![Presence { in_fight: true, rider: true, prone: false }; plan.groups[0].models.len()];
+            let support = plan.foe_support(0, &all);
+            // Each model in the fight has one supporter touching it (beside or behind), and a
+            // pike one more through that one.
+            let per_model = if weapon == "pike" { 2 } else { 1 };
+            assert_eq!(support.supporters.len(), all.len() * per_model, "{weapon}: {support:?}");
+            assert!(support.banner, "{weapon}: the bearer is within 3\"");
+            check_first_group_against_dice(&plan, 150_000);
         }
     }
 

@@ -315,6 +315,22 @@ pub struct Profile {
     pub chariot: bool,
     /// For cavalry: the mount.
     pub mount: Option<Mount>,
+    /// Carries a spear: supports a friendly model it touches in a fight (one die, one
+    /// Strike if its side wins). Not serialised when false, so scenario hashes without
+    /// spears are unchanged.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub spear: bool,
+    /// Carries a pike: supports as a spear does, and also through a pike already supporting
+    /// (a line three deep).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pike: bool,
+}
+
+impl Profile {
+    /// A spear or a pike: the model can support a friend in a fight.
+    pub fn supports(&self) -> bool {
+        self.spear || self.pike
+    }
 }
 
 /// A cavalry model's mount.
@@ -397,6 +413,9 @@ pub struct Formation {
     pub gap_mm: f64,
     /// Every model's profile.
     pub profile: Profile,
+    /// The banner bearer, if the formation has one: its index in `centres`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub banner: Option<usize>,
 }
 
 impl Formation {
@@ -430,6 +449,14 @@ pub struct MesbgRules {
     pub break_point: BreakPoint,
     /// What "within difficult terrain" measures.
     pub difficult_terrain_measure: TerrainMeasure,
+    /// Whether a supporting spear's or pike's Fight counts for its side's highest Fight in a
+    /// tied duel (not serialised at its default, so older scenario hashes stand).
+    #[serde(skip_serializing_if = "is_true")]
+    pub supporter_fight_counts: bool,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 /// One rule option or policy in force, as every report prints it: its name as a scenario
@@ -549,6 +576,16 @@ impl MesbgRules {
                     }
                 },
             ),
+            RuleOption::of(
+                "supporter_fight_counts",
+                &self.supporter_fight_counts,
+                &d.supporter_fight_counts,
+                if self.supporter_fight_counts {
+                    "a supporting spear or pike rolls its die at its own Fight: its Fight counts for its side's highest in a tied duel"
+                } else {
+                    "a supporting spear or pike adds a die only; ties go by the Fight of the models in the fight"
+                },
+            ),
         ]
     }
 }
@@ -622,6 +659,7 @@ impl Default for MesbgRules {
             might_on_fate: true,
             break_point: BreakPoint::default(),
             difficult_terrain_measure: TerrainMeasure::default(),
+            supporter_fight_counts: true,
         }
     }
 }
@@ -1022,6 +1060,11 @@ struct RawFormation {
     facing: f64,
     /// A profile name (a string) or the statistics (a table).
     profile: toml::Value,
+    #[serde(default)]
+    banner: Option<bool>,
+    /// Where the banner bearer stands: [rank, file], 1-based, files from the formation's left.
+    #[serde(default)]
+    banner_at: Option<[i64; 2]>,
 }
 
 fn one() -> i64 {
@@ -1048,6 +1091,10 @@ struct RawProfile {
     chariot: Option<bool>,
     #[serde(default)]
     mount: Option<toml::Value>,
+    #[serde(default)]
+    spear: Option<bool>,
+    #[serde(default)]
+    pike: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -1069,6 +1116,8 @@ struct RawRules {
     break_point: Option<BreakPoint>,
     #[serde(default)]
     difficult_terrain_measure: Option<TerrainMeasure>,
+    #[serde(default)]
+    supporter_fight_counts: Option<bool>,
 }
 
 #[derive(Deserialize, Clone)]
@@ -1342,6 +1391,7 @@ impl Checker<'_> {
             might_on_fate: r.might_on_fate.unwrap_or(d.might_on_fate),
             break_point: r.break_point.unwrap_or(d.break_point),
             difficult_terrain_measure: r.difficult_terrain_measure.unwrap_or(d.difficult_terrain_measure),
+            supporter_fight_counts: r.supporter_fight_counts.unwrap_or(d.supporter_fight_counts),
         };
         let scenario = Scenario {
             file: file.to_string(),
@@ -1359,6 +1409,7 @@ impl Checker<'_> {
         };
         if raw.formations.len() == scenario.formations.len() && total <= MAX_MODELS {
             self.overlaps(&scenario);
+            self.supporters_touch(&scenario);
         }
         Some(scenario)
     }
@@ -1644,9 +1695,21 @@ impl Checker<'_> {
             monster: p.monster.unwrap_or(false),
             chariot: p.chariot.unwrap_or(false),
             mount,
+            spear: p.spear.unwrap_or(false),
+            pike: p.pike.unwrap_or(false),
         };
         if profile.mount.is_some() && (profile.monster || profile.chariot) {
             self.fail(&pf("mount"), "a cavalry model cannot also be a monster or a chariot here");
+        }
+        if profile.spear && profile.pike {
+            self.fail(&pf("pike"), "a model carries a spear or a pike, not both; keep one");
+        }
+        if profile.supports() && (profile.mount.is_some() || profile.monster || profile.chariot) {
+            let which = if profile.pike { "pike" } else { "spear" };
+            self.fail(
+                &pf(which),
+                format!("only Infantry support with a {which}; a cavalry model, Monster or chariot cannot: remove {which} = true"),
+            );
         }
         let side = raw.side.unwrap_or(enemy);
         if side != enemy {
@@ -1671,6 +1734,7 @@ impl Checker<'_> {
             front_centre,
             facing,
         );
+        let banner = self.banner(i, raw, count, ranks);
         Some(Formation {
             name: raw.name.clone(),
             side,
@@ -1681,7 +1745,40 @@ impl Checker<'_> {
             front_centre,
             gap_mm,
             profile,
+            banner,
         })
+    }
+
+    /// The banner bearer's index among the formation's models (rank by rank, files from its
+    /// left): `banner_at` = [rank, file], by default the middle of the front rank (the left
+    /// of the two middle files when the rank is even).
+    fn banner(&mut self, i: usize, raw: &RawFormation, count: usize, ranks: usize) -> Option<usize> {
+        let at = |name: &str| format!("formations[{i}].{name}");
+        if !raw.banner.unwrap_or(false) {
+            if raw.banner_at.is_some() {
+                self.fail(&at("banner_at"), "banner_at places a banner bearer: add banner = true, or remove banner_at");
+            }
+            return None;
+        }
+        let per_rank = count.div_ceil(ranks.max(1));
+        let in_rank = |rank: usize| per_rank.min(count.saturating_sub(per_rank * (rank - 1)));
+        let [rank, file] = raw.banner_at.unwrap_or([1, in_rank(1).div_ceil(2) as i64]);
+        if rank < 1 || rank as usize > ranks {
+            self.fail(
+                &at("banner_at"),
+                format!("rank {rank} is outside the formation (ranks 1 to {ranks}); the bearer stands in it"),
+            );
+            return None;
+        }
+        let files = in_rank(rank as usize);
+        if file < 1 || file as usize > files {
+            self.fail(
+                &at("banner_at"),
+                format!("file {file} is outside rank {rank} (files 1 to {files}, from the formation's left); the bearer stands in it"),
+            );
+            return None;
+        }
+        Some(per_rank * (rank as usize - 1) + file as usize - 1)
     }
 
     fn whole(&mut self, field: &str, value: i64, lo: i64, hi: i64, what: &str) -> usize {
@@ -1690,6 +1787,34 @@ impl Checker<'_> {
         } else {
             self.fail(field, format!("{what} {value} is out of range; allowed {lo} to {hi}"));
             lo as usize
+        }
+    }
+
+    /// A spear or pike supports only a friend it touches: a formation given spears or pikes
+    /// in which no model touches another model is refused (it would never support).
+    fn supporters_touch(&mut self, scenario: &Scenario) {
+        let tolerance = crate::plan::support::BASE_CONTACT_MM / geometry::MM_PER_INCH;
+        for (fi, f) in scenario.formations.iter().enumerate() {
+            if !f.profile.supports() {
+                continue;
+            }
+            let touches_someone = f.centres.iter().enumerate().any(|(mi, c)| {
+                scenario.formations.iter().enumerate().any(|(gi, g)| {
+                    g.centres.iter().enumerate().any(|(ni, d)| {
+                        (gi, ni) != (fi, mi) && (*c - *d).length() <= f.radius() + g.radius() + tolerance
+                    })
+                })
+            });
+            if !touches_someone {
+                let which = if f.profile.pike { "pike" } else { "spear" };
+                self.fail(
+                    &format!("formations[{fi}].profile.{which}"),
+                    format!(
+                        "no model of \"{}\" touches another model, so its {which}s can never support anyone (gap_mm {}): close the gap to 0, or remove {which} = true",
+                        f.name, f.gap_mm
+                    ),
+                );
+            }
         }
     }
 

@@ -10,8 +10,8 @@ mod support;
 
 use charioteer::rules::mesbg::{FightOutcome, Side, StrikeAllocation, to_wound};
 use charioteer::rules::mesbg_fight::{
-    ChariotFighter, Combatant, FatePolicy, FateRule, FightRules, HeroInFight, MountCombatant, Saves, StrikeSplit,
-    fight_distribution,
+    ChariotFighter, Combatant, FatePolicy, FateRule, FightRules, FoeSupport, HeroInFight, MountCombatant, Saves,
+    StrikeSplit, fight_distribution,
 };
 use oracle::{Chariot, FateUse, Foe, Hero, Horse, Prob, Ratio, Rules};
 use proptest::prelude::*;
@@ -74,7 +74,7 @@ fn engine(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Rules) -> BTre
             might_on_terrain: true,
         },
     });
-    fight_distribution(&chariot, &enemies, fight_rules, hero_in_fight)
+    fight_distribution(&chariot, &enemies, fight_rules, hero_in_fight, &FoeSupport::NONE)
         .into_iter()
         .map(|(o, p): (FightOutcome, f64)| {
             let key = oracle::Result {

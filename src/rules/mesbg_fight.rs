@@ -489,9 +489,133 @@ pub struct FightRules {
     pub split: StrikeSplit,
 }
 
+/// A spear or pike model supporting a model in the fight: not part of the fight (never
+/// struck, never knocked Prone), it adds one die to its side's duel at its own Fight, and
+/// one Strike at its own Strength if its side wins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Supporter {
+    /// Which model it is (an index the caller understands; for replays).
+    pub model: usize,
+    /// Fight value (for ties, when `[rules] supporter_fight_counts`).
+    pub fight: u8,
+    /// What its Strike needs against the chariot.
+    pub strikes_chariot: WoundRoll,
+    /// The banner bearer itself: -1 on its die.
+    pub bearer: bool,
+}
+
+/// What the enemy side has in a fight beyond its fighting models: spear and pike
+/// supporters, a standing banner within 3" of the fight, and the bearer's own -1.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FoeSupport {
+    /// The supporting models, one die and (if their side wins) one Strike each.
+    pub supporters: Vec<Supporter>,
+    /// A standing banner bearer is within 3" of a model in the fight: the side may re-roll
+    /// one duel die ([`defender_high`] says which and when).
+    pub banner: bool,
+    /// Duel dice the banner bearer rolls in the fight itself (its Attacks), each at -1.
+    pub bearer_dice: u32,
+    /// Whether supporters' Fight counts for the side's highest Fight in a tie.
+    pub supporter_fight_counts: bool,
+}
+
+impl FoeSupport {
+    /// No help at all: the fight is the fighting models' alone.
+    pub const NONE: FoeSupport =
+        FoeSupport { supporters: Vec::new(), banner: false, bearer_dice: 0, supporter_fight_counts: true };
+
+    /// Whether the enemy's duel dice are all plain (no -1, no re-roll): then the highest is
+    /// rolled as before, die for die.
+    pub fn plain_dice(&self) -> bool {
+        !self.banner && self.bearer_dice == 0 && self.supporters.iter().all(|s| !s.bearer)
+    }
+}
+
+/// The enemy's duel dice: `plain` unmodified and `minus_one` at -1 (the banner bearer's),
+/// never below 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DefenderDice {
+    /// Dice without modifier.
+    pub plain: u32,
+    /// Dice at -1.
+    pub minus_one: u32,
+    /// One may be re-rolled (a banner in range).
+    pub banner: bool,
+}
+
+/// The enemy side's highest duel die, settled from dice read off `next`: all dice first
+/// (plain, then those at -1), then, with a banner, the re-roll by the reference's policy:
+/// when the side would otherwise lose or tie (its highest no better than the chariot's
+/// `chariot_high`, before any Might), it re-rolls its lowest die (a plain one before one
+/// at -1 of the same value). Re-rolling happens before Might, so the chariot's Hero sees
+/// the result. 0 with no dice.
+pub fn settle_defender_high(dice: DefenderDice, chariot_high: u8, mut next: impl FnMut() -> u8) -> u8 {
+    let total = dice.plain + dice.minus_one;
+    if total == 0 {
+        return 0;
+    }
+    let (mut high, mut low, mut low_plain) = (0u8, 7u8, true);
+    for i in 0..total {
+        let plain = i < dice.plain;
+        let value = if plain { next() } else { next().saturating_sub(1).max(1) };
+        high = high.max(value);
+        if value < low || (value == low && plain && !low_plain) {
+            (low, low_plain) = (value, plain);
+        }
+    }
+    if !dice.banner || high > chariot_high {
+        return high;
+    }
+    let roll = next();
+    let again = if low_plain { roll } else { roll.saturating_sub(1).max(1) };
+    if total >= 2 { high.max(again) } else { again }
+}
+
+/// The exact distribution of [`settle_defender_high`]: `p[d]` for d in 0..=6, given the
+/// chariot's highest die. The dice are folded one at a time into (highest, lowest, lowest
+/// is plain), so any number of dice costs the same few states.
+pub fn defender_high(dice: DefenderDice, chariot_high: u8) -> [f64; 7] {
+    let mut out = [0.0; 7];
+    let total = dice.plain + dice.minus_one;
+    if total == 0 {
+        out[0] = 1.0;
+        return out;
+    }
+    // (high, low, low_plain) -> probability
+    let mut states: BTreeMap<(u8, u8, bool), f64> = BTreeMap::from([((0, 7, true), 1.0)]);
+    for i in 0..total {
+        let plain = i < dice.plain;
+        let mut next: BTreeMap<(u8, u8, bool), f64> = BTreeMap::new();
+        for (&(high, low, low_plain), &p) in &states {
+            for face in 1..=6u8 {
+                let value = if plain { face } else { face.saturating_sub(1).max(1) };
+                let (l, lp) = if value < low || (value == low && plain && !low_plain) {
+                    (value, plain)
+                } else {
+                    (low, low_plain)
+                };
+                *next.entry((high.max(value), l, lp)).or_default() += p / 6.0;
+            }
+        }
+        states = next;
+    }
+    for ((high, _, low_plain), p) in states {
+        if !dice.banner || high > chariot_high {
+            out[usize::from(high)] += p;
+            continue;
+        }
+        for face in 1..=6u8 {
+            let again = if low_plain { face } else { face.saturating_sub(1).max(1) };
+            let d = if total >= 2 { high.max(again) } else { again };
+            out[usize::from(d)] += p / 6.0;
+        }
+    }
+    out
+}
+
 /// The two sides of the duel of a fight: every standing rider or model rolls its Attacks
 /// (Prone ones too), every standing mount its own.
-pub fn duel_sides(chariot: &ChariotFighter, enemies: &[Combatant]) -> (DuelSide, DuelSide) {
+pub fn duel_sides(chariot: &ChariotFighter, enemies: &[Combatant], support: &FoeSupport) -> (DuelSide, DuelSide) {
     let attacker = DuelSide { dice: u32::from(chariot.attacks), fight: chariot.fight, side: chariot.side };
     let mut defender = DuelSide { dice: 0, fight: 0, side: chariot.side.opponent() };
     for e in enemies {
@@ -504,7 +628,24 @@ pub fn duel_sides(chariot: &ChariotFighter, enemies: &[Combatant]) -> (DuelSide,
             defender.fight = defender.fight.max(m.fight);
         }
     }
+    for s in &support.supporters {
+        defender.dice += 1;
+        if support.supporter_fight_counts {
+            defender.fight = defender.fight.max(s.fight);
+        }
+    }
     (attacker, defender)
+}
+
+/// The enemy's duel dice in a fight: every die of the side, the bearer's (in the fight or
+/// supporting) at -1, and whether a banner lets it re-roll one.
+pub fn defender_dice(defender: &DuelSide, support: &FoeSupport) -> DefenderDice {
+    let minus_one = support.bearer_dice + support.supporters.iter().filter(|s| s.bearer).count() as u32;
+    DefenderDice {
+        plain: defender.dice - minus_one.min(defender.dice),
+        minus_one: minus_one.min(defender.dice),
+        banner: support.banner,
+    }
 }
 
 /// P(the highest of `n` D6 is `k`), with `k = 0` for no dice at all.
@@ -618,15 +759,21 @@ pub fn fight_distribution(
     enemies: &[Combatant],
     rules: FightRules,
     hero: HeroInFight,
+    support: &FoeSupport,
 ) -> Vec<(FightOutcome, f64)> {
-    let (attacker, defender) = duel_sides(chariot, enemies);
+    let (attacker, defender) = duel_sides(chariot, enemies, support);
+    let enemy_dice = defender_dice(&defender, support);
     // The duel: (won, Might left) -> probability.
     let mut duel: BTreeMap<(bool, u8), f64> = BTreeMap::new();
     let attacker_faces: Vec<u8> = if attacker.dice == 0 { vec![0] } else { (1..=6).collect() };
     let defender_faces: Vec<u8> = if defender.dice == 0 { vec![0] } else { (1..=6).collect() };
     for &a in &attacker_faces {
+        // The enemy's highest die: independent of the chariot's, unless a banner re-roll
+        // depends on it.
+        let given = (!support.plain_dice()).then(|| defender_high(enemy_dice, a));
         for &d in &defender_faces {
-            let p = highest_d6_probability(attacker.dice, a) * highest_d6_probability(defender.dice, d);
+            let p_d = given.map_or_else(|| highest_d6_probability(defender.dice, d), |g| g[usize::from(d)]);
+            let p = highest_d6_probability(attacker.dice, a) * p_d;
             if p == 0.0 {
                 continue;
             }
@@ -719,11 +866,15 @@ pub fn fight_distribution(
         }
         let mut chariot_states: BTreeMap<(u8, u8, u8), f64> =
             BTreeMap::from([((chariot.wounds_left, hero.fate, might_left), 1.0)]);
-        // Each standing rider or model that may Strike, then its mount.
-        let strikers = enemies.iter().flat_map(|e| {
-            let rider = (e.wounds_left > 0 && e.strikes).then_some((e.attacks, e.strikes_chariot));
-            rider.into_iter().chain(e.mount.map(|m| (m.attacks, m.strikes_chariot)))
-        });
+        // Each standing rider or model that may Strike, then its mount; then each
+        // supporter, one Strike.
+        let strikers = enemies
+            .iter()
+            .flat_map(|e| {
+                let rider = (e.wounds_left > 0 && e.strikes).then_some((e.attacks, e.strikes_chariot));
+                rider.into_iter().chain(e.mount.map(|m| (m.attacks, m.strikes_chariot)))
+            })
+            .chain(support.supporters.iter().map(|s| (1, s.strikes_chariot)));
         for (attacks, roll) in strikers {
             let hit = roll.probability();
             for _ in 0..attacks {
@@ -885,7 +1036,7 @@ mod tests {
         };
         for split in [StrikeSplit::Declared, StrikeSplit::OneAtATime] {
             let rules = FightRules { trapped: true, allocation: StrikeAllocation::MostWoundedFirst, split };
-            let d = fight_distribution(&chariot, &[warrior], rules, HeroInFight::NONE);
+            let d = fight_distribution(&chariot, &[warrior], rules, HeroInFight::NONE, &FoeSupport::NONE);
             let get = |won, kills, wounds_lost| {
                 d.iter()
                     .find(|(o, _)| {
