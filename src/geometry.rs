@@ -6,10 +6,14 @@
 //! clockwise (90 points along `+x`). A footprint is described in its own frame, where `+y` is
 //! forward and `+x` is to its right.
 //!
-//! Every chariot footprint is a *rounded box*: a rectangle of half-extents
-//! `(half_width, half_length)` grown by `rounding`. A round base is a zero-size box grown
-//! by its radius; a rectangular base has no rounding. Round bases of the models it meets
-//! are discs. That family keeps every contact computation exact and closed-form.
+//! A chariot footprint is a *rounded box*: a rectangle of half-extents `(half_width,
+//! half_length)` grown by `rounding` (a round base is a zero-size box grown by its radius;
+//! a rectangular base has no rounding), or an *oval* (an ellipse of semi-axes `half_width`
+//! across and `half_length` along). Round bases of the models it meets are discs. Contacts
+//! of a rounded box are closed-form; an oval's are solved to machine precision: the
+//! distance from a point to an ellipse by a bisection on its closest-point equation, and a
+//! drive's first contact with a disc by a bisection on the parallel curve of the ellipse
+//! (both monotone, so exact up to floating-point rounding, about 1e-12 inch).
 
 use serde::Serialize;
 
@@ -111,26 +115,60 @@ pub struct Footprint {
     pub half_length: f64,
     /// Radius added all round, inches.
     pub rounding: f64,
+    /// An oval (an ellipse of semi-axes `half_width` and `half_length`, no rounding) rather
+    /// than a rounded box. Not serialised when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub oval: bool,
 }
 
 impl Footprint {
     /// A round base of the given diameter in millimetres.
     pub fn round_mm(diameter_mm: f64) -> Self {
-        Self { half_width: 0.0, half_length: 0.0, rounding: diameter_mm / MM_PER_INCH / 2.0 }
+        Self { half_width: 0.0, half_length: 0.0, rounding: diameter_mm / MM_PER_INCH / 2.0, oval: false }
     }
 
     /// A rectangular base, width across and length along the heading, in millimetres.
     pub fn rect_mm(width_mm: f64, length_mm: f64) -> Self {
-        Self { half_width: width_mm / MM_PER_INCH / 2.0, half_length: length_mm / MM_PER_INCH / 2.0, rounding: 0.0 }
+        Self {
+            half_width: width_mm / MM_PER_INCH / 2.0,
+            half_length: length_mm / MM_PER_INCH / 2.0,
+            rounding: 0.0,
+            oval: false,
+        }
     }
+
+    /// An oval base, width across and length along the heading, in millimetres (an
+    /// oval as wide as it is long is a round base).
+    pub fn oval_mm(width_mm: f64, length_mm: f64) -> Self {
+        if width_mm == length_mm {
+            return Self::round_mm(width_mm);
+        }
+        Self { oval: true, ..Self::rect_mm(width_mm, length_mm) }
+    }
+
+    /// A point: the centre of a base, as "within terrain" measures it by the centre.
+    pub const POINT: Footprint = Footprint { half_width: 0.0, half_length: 0.0, rounding: 0.0, oval: false };
 
     /// True when turning the footprint about its centre changes nothing (a round base).
     pub fn is_round(&self) -> bool {
         self.half_width == 0.0 && self.half_length == 0.0
     }
 
+    /// The area of the footprint, square inches.
+    pub fn area(&self) -> f64 {
+        if self.oval {
+            return std::f64::consts::PI * self.half_width * self.half_length;
+        }
+        4.0 * self.half_width * self.half_length
+            + 2.0 * self.rounding * 2.0 * (self.half_width + self.half_length)
+            + std::f64::consts::PI * self.rounding * self.rounding
+    }
+
     /// Signed distance from a point in the footprint's frame to its edge (negative inside).
     pub fn signed_distance(&self, local: Vec2) -> f64 {
+        if self.oval {
+            return ellipse_signed_distance(self.half_width, self.half_length, local);
+        }
         let qx = local.x.abs() - self.half_width;
         let qy = local.y.abs() - self.half_length;
         let outside = Vec2::new(qx.max(0.0), qy.max(0.0)).length();
@@ -140,13 +178,167 @@ impl Footprint {
 
     /// The farthest the footprint reaches from its centre.
     pub fn circumradius(&self) -> f64 {
+        if self.oval {
+            return self.half_width.max(self.half_length);
+        }
         Vec2::new(self.half_width, self.half_length).length() + self.rounding
     }
 
     /// How far the footprint reaches along a unit direction given in its own frame.
     pub fn support(&self, local_dir: Vec2) -> f64 {
+        if self.oval {
+            return Vec2::new(self.half_width * local_dir.x, self.half_length * local_dir.y).length();
+        }
         self.half_width * local_dir.x.abs() + self.half_length * local_dir.y.abs() + self.rounding
     }
+
+    /// How far ahead of its centre line (local `y`) the footprint grown by `reach` extends
+    /// at local `x`, or `None` when `|x|` is beyond it: a disc of radius `reach` centred at
+    /// `(x, y)` touches the footprint sliding along `+y` when `y` reaches this.
+    fn front_at(&self, x: f64, reach: f64) -> Option<f64> {
+        if !self.oval {
+            let r = self.rounding + reach;
+            let dx = (x.abs() - self.half_width).max(0.0);
+            if dx > r + EPSILON {
+                return None;
+            }
+            return Some(self.half_length + (r * r - dx * dx).max(0.0).sqrt());
+        }
+        let (a, b) = (self.half_width, self.half_length);
+        let x = x.abs();
+        if x > a + reach + EPSILON {
+            return None;
+        }
+        let x = x.min(a + reach);
+        // The parallel curve at distance `reach`: p(t) + reach * n(t), t in [0, pi/2] for
+        // the front right quarter, where x falls from a + reach to 0 as t grows.
+        let point = |t: f64| {
+            let (sin, cos) = t.sin_cos();
+            let n = Vec2::new(b * cos, a * sin);
+            let n = n.scale(1.0 / n.length());
+            Vec2::new(a * cos, b * sin) + n.scale(reach)
+        };
+        // Regula falsi with the Illinois step on the bracket [0, pi/2], where x(t) - x
+        // falls from >= 0 to <= 0: a handful of steps to machine precision.
+        let f = |t: f64| point(t).x - x;
+        let (mut lo, mut hi) = (0.0, std::f64::consts::FRAC_PI_2);
+        let (mut f_lo, mut f_hi) = (f(lo), f(hi));
+        if f_lo <= 0.0 {
+            return Some(point(lo).y);
+        }
+        if f_hi >= 0.0 {
+            return Some(point(hi).y);
+        }
+        let mut side = 0;
+        let mut t = 0.5 * (lo + hi);
+        for _ in 0..100 {
+            t = (lo * f_hi - hi * f_lo) / (f_hi - f_lo);
+            let ft = f(t);
+            if ft == 0.0 || hi - lo < 1e-15 {
+                break;
+            }
+            if ft > 0.0 {
+                (lo, f_lo) = (t, ft);
+                if side == 1 {
+                    f_hi /= 2.0;
+                }
+                side = 1;
+            } else {
+                (hi, f_hi) = (t, ft);
+                if side == -1 {
+                    f_lo /= 2.0;
+                }
+                side = -1;
+            }
+            if ft.abs() < 1e-14 {
+                break;
+            }
+        }
+        Some(point(t).y)
+    }
+}
+
+/// Signed distance from `p` to the ellipse of semi-axes `a` (along x) and `b` (along y),
+/// negative inside: the closest point solves a one-dimensional equation, found by bisection
+/// to machine precision (Eberly's robust method).
+pub fn ellipse_signed_distance(a: f64, b: f64, p: Vec2) -> f64 {
+    // Work with the longer axis first, in the first quadrant.
+    let (e0, e1, y0, y1) = if a >= b { (a, b, p.x.abs(), p.y.abs()) } else { (b, a, p.y.abs(), p.x.abs()) };
+    let inside = (y0 / e0).powi(2) + (y1 / e1).powi(2) < 1.0;
+    let distance = if y1 > 0.0 {
+        if y0 > 0.0 {
+            let (z0, z1) = (y0 / e0, y1 / e1);
+            let g = z0 * z0 + z1 * z1 - 1.0;
+            if g == 0.0 {
+                0.0
+            } else {
+                let r0 = (e0 / e1).powi(2);
+                let n0 = r0 * z0;
+                let (mut s0, mut s1) = (z1 - 1.0, if g < 0.0 { 0.0 } else { n0.hypot(z1) - 1.0 });
+                // The root of the convex, decreasing G(s) in [s0, s1]: Newton's steps from
+                // s0 (where G >= 0) approach it from below without overshooting, in a few
+                // steps; bisection finishes whatever they leave.
+                let g_of = |s: f64| (n0 / (s + r0)).powi(2) + (z1 / (s + 1.0)).powi(2) - 1.0;
+                let mut s = s0;
+                let mut converged = false;
+                for _ in 0..60 {
+                    let (u, v) = (n0 / (s + r0), z1 / (s + 1.0));
+                    let value = u * u + v * v - 1.0;
+                    if value.abs() < 1e-15 {
+                        converged = true;
+                        break;
+                    }
+                    let slope = -2.0 * (u * u / (s + r0) + v * v / (s + 1.0));
+                    if value < 0.0 || slope >= 0.0 {
+                        break;
+                    }
+                    let next = s - value / slope;
+                    if !(next > s && next < s1) {
+                        break;
+                    }
+                    s = next;
+                }
+                if !converged {
+                    if g_of(s) >= 0.0 {
+                        s0 = s;
+                    }
+                    // Bisection to an absolute 1e-16 in s (far below any distance that
+                    // matters; halving towards 0 to the last subnormal would take 1,000
+                    // steps).
+                    while s1 - s0 > 1e-16 {
+                        s = 0.5 * (s0 + s1);
+                        if s == s0 || s == s1 {
+                            break;
+                        }
+                        let g = g_of(s);
+                        if g > 0.0 {
+                            s0 = s;
+                        } else if g < 0.0 {
+                            s1 = s;
+                        } else {
+                            break;
+                        }
+                    }
+                }
+                let x0 = r0 * y0 / (s + r0);
+                let x1 = y1 / (s + 1.0);
+                (x0 - y0).hypot(x1 - y1)
+            }
+        } else {
+            (y1 - e1).abs()
+        }
+    } else {
+        let (numer, denom) = (e0 * y0, e0 * e0 - e1 * e1);
+        if numer < denom {
+            let xde0 = numer / denom;
+            let x0 = e0 * xde0;
+            let x1 = e1 * (1.0 - xde0 * xde0).max(0.0).sqrt();
+            (x0 - y0).hypot(x1)
+        } else {
+            (y0 - e0).abs()
+        }
+    };
+    if inside { -distance } else { distance }
 }
 
 /// A round base of a model on the board.
@@ -165,14 +357,13 @@ pub struct Disc {
 /// footprint's centre line, i.e. the drive pushes into it rather than away.
 pub fn first_contact(footprint: &Footprint, pose: &Pose, length: f64, disc: &Disc) -> Option<f64> {
     let q = pose.to_local(disc.centre);
-    let reach = footprint.rounding + disc.radius;
-    let dx = (q.x.abs() - footprint.half_width).max(0.0);
-    if dx > reach + EPSILON {
+    // Out of reach whatever the exact front (it is never more than this).
+    let most = footprint.half_length + footprint.rounding + disc.radius + EPSILON;
+    if q.y > most + length + EPSILON || q.y < -most {
         return None;
     }
-    // While the box slides along +y, the disc touches it when |y| <= half_length + ext.
-    let ext = (reach * reach - dx * dx).max(0.0).sqrt();
-    let front = footprint.half_length + ext;
+    // While the footprint slides along +y, the disc touches it when |y| <= front.
+    let front = footprint.front_at(q.x, disc.radius)?;
     if q.y > front {
         let s = q.y - front;
         return (s <= length + EPSILON).then_some(s.min(length));
@@ -183,6 +374,10 @@ pub fn first_contact(footprint: &Footprint, pose: &Pose, length: f64, disc: &Dis
 /// True when `disc` overlaps the footprint at some heading while it pivots about its
 /// centre from `pose.facing` by `pivot` degrees.
 pub fn pivot_overlaps(footprint: &Footprint, pose: &Pose, pivot: f64, disc: &Disc) -> bool {
+    // Beyond the footprint's reach at any heading: no need to look closer.
+    if (disc.centre - pose.centre).length() - footprint.circumradius() >= disc.radius {
+        return false;
+    }
     pivot_clearance(footprint, pose, pivot, disc.centre) < disc.radius - EPSILON
 }
 
@@ -320,6 +515,9 @@ fn segment_hits_box(a: Vec2, b: Vec2, hw: f64, hl: f64) -> bool {
 /// or overlap).
 pub fn footprint_segment_distance(footprint: &Footprint, pose: &Pose, a: Vec2, b: Vec2) -> f64 {
     let (la, lb) = (pose.to_local(a), pose.to_local(b));
+    if footprint.oval {
+        return oval_segment_distance(footprint.half_width, footprint.half_length, la, lb);
+    }
     let (hw, hl) = (footprint.half_width, footprint.half_length);
     let to_box = if segment_hits_box(la, lb, hw, hl) {
         0.0
@@ -333,6 +531,36 @@ pub fn footprint_segment_distance(footprint: &Footprint, pose: &Pose, a: Vec2, b
             .fold(f64::INFINITY, f64::min)
     };
     (to_box - footprint.rounding).max(0.0)
+}
+
+/// The distance between the ellipse of semi-axes `a`, `b` and the segment `p`-`q` (0 when
+/// they meet). Scaled to the unit circle, they meet when the segment comes within 1 of the
+/// origin; otherwise the distance to a convex set is convex along the segment, so a golden-
+/// section search finds its minimum.
+fn oval_segment_distance(a: f64, b: f64, p: Vec2, q: Vec2) -> f64 {
+    let (sp, sq) = (Vec2::new(p.x / a, p.y / b), Vec2::new(q.x / a, q.y / b));
+    if point_segment_distance(Vec2::new(0.0, 0.0), sp, sq) <= 1.0 {
+        return 0.0;
+    }
+    let at = |u: f64| ellipse_signed_distance(a, b, p + (q - p).scale(u));
+    let ratio = (5f64.sqrt() - 1.0) / 2.0;
+    let (mut lo, mut hi) = (0.0, 1.0);
+    let (mut x1, mut x2) = (hi - ratio * (hi - lo), lo + ratio * (hi - lo));
+    let (mut f1, mut f2) = (at(x1), at(x2));
+    for _ in 0..100 {
+        if f1 < f2 {
+            hi = x2;
+            (x2, f2) = (x1, f1);
+            x1 = hi - ratio * (hi - lo);
+            f1 = at(x1);
+        } else {
+            lo = x1;
+            (x1, f1) = (x2, f2);
+            x2 = lo + ratio * (hi - lo);
+            f2 = at(x2);
+        }
+    }
+    [at(0.0), at(1.0), f1, f2].into_iter().fold(f64::INFINITY, f64::min).max(0.0)
 }
 
 /// Whether any part of the footprint at `pose` lies within the polygon.
@@ -613,5 +841,117 @@ mod tests {
         let pose = Pose { centre: Vec2::new(0.0, 10.0), facing: 0.0 };
         assert!(wholly_beyond(&chariot, &pose, Vec2::new(0.0, 8.5), Vec2::new(0.0, 1.0), 0.5));
         assert!(!wholly_beyond(&chariot, &pose, Vec2::new(0.0, 8.6), Vec2::new(0.0, 1.0), 0.5));
+    }
+
+    /// A small deterministic generator for the brute-force checks (no rand needed here).
+    fn lcg(state: &mut u64) -> f64 {
+        *state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (*state >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// The distance from `p` to the ellipse's boundary by brute force: 200,000 boundary
+    /// points, then the best refined by a fine local scan.
+    fn brute_distance(a: f64, b: f64, p: Vec2) -> f64 {
+        let at = |t: f64| (Vec2::new(a * t.cos(), b * t.sin()) - p).length();
+        let n = 200_000;
+        let (best, t0) = (0..n)
+            .map(|i| {
+                let t = std::f64::consts::TAU * i as f64 / n as f64;
+                (at(t), t)
+            })
+            .fold((f64::INFINITY, 0.0), |x, y| if y.0 < x.0 { y } else { x });
+        let step = std::f64::consts::TAU / n as f64;
+        (-1000..=1000).map(|k| at(t0 + step * k as f64 / 1000.0)).fold(best, f64::min)
+    }
+
+    #[test]
+    fn distance_to_an_oval_matches_brute_force() {
+        let mut seed = 7;
+        for (a, b) in [(1.0, 2.0), (3.3464567, 2.0669291), (0.5, 0.49)] {
+            for _ in 0..60 {
+                let p = Vec2::new((lcg(&mut seed) - 0.5) * 4.0 * a, (lcg(&mut seed) - 0.5) * 4.0 * b);
+                let d = ellipse_signed_distance(a, b, p);
+                let brute = brute_distance(a, b, p);
+                assert!((d.abs() - brute).abs() < 1e-9, "{a} {b} {p:?}: {d} vs {brute}");
+                let inside = (p.x / a).powi(2) + (p.y / b).powi(2) < 1.0;
+                assert_eq!(d < 0.0, inside, "{p:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_oval_chariot_sweeps_discs_as_brute_force_finds() {
+        // The Iron Hills chariot's 105 x 170 mm oval driving north, against 25 mm discs
+        // anywhere ahead or beside: the first contact equals a brute-force march (steps of
+        // 1e-4 inch, then bisection on the exact distance) to 1e-9 inch.
+        let oval = Footprint::oval_mm(105.0, 170.0);
+        assert!(oval.oval);
+        let pose = Pose { centre: Vec2::new(0.0, 0.0), facing: 0.0 };
+        let radius = 12.5 / MM_PER_INCH;
+        let mut seed = 11;
+        let mut met = 0;
+        for _ in 0..300 {
+            let centre = Vec2::new((lcg(&mut seed) - 0.5) * 6.0, lcg(&mut seed) * 8.0 - 1.0);
+            let disc = Disc { centre, radius };
+            if oval.signed_distance(pose.to_local(centre)) < radius {
+                continue; // overlapping at the start: not a valid board
+            }
+            let fast = first_contact(&oval, &pose, 6.0, &disc);
+            let touching = |s: f64| oval.signed_distance(pose.advanced(s).to_local(centre)) <= radius;
+            let mut brute = None;
+            let mut s = 0.0;
+            while s <= 6.0 {
+                if touching(s) {
+                    let (mut lo, mut hi) = ((s - 1e-4f64).max(0.0), s);
+                    for _ in 0..60 {
+                        let mid = 0.5 * (lo + hi);
+                        if touching(mid) { hi = mid } else { lo = mid }
+                    }
+                    brute = Some(hi);
+                    break;
+                }
+                s += 1e-4;
+            }
+            match (fast, brute) {
+                (Some(f), Some(b)) => {
+                    assert!((f - b).abs() < 1e-9, "{centre:?}: {f} vs {b}");
+                    met += 1;
+                }
+                (None, None) => {}
+                (Some(f), None) => assert!(f > 6.0 - 1e-4, "{centre:?}: sweep {f}, brute none"),
+                (None, Some(b)) => panic!("{centre:?}: brute force touches at {b}, the sweep never"),
+            }
+        }
+        assert!(met > 50, "only {met} contacts checked");
+        // An oval meets fewer of a line's models than the box around it: a 6-wide line of
+        // 25 mm bases dead ahead is touched by the box at four, by the oval at two first.
+        let line: Vec<Disc> =
+            (0..6).map(|i| Disc { centre: Vec2::new((i as f64 - 2.5) * 25.0 / MM_PER_INCH, 5.0), radius }).collect();
+        let first = |f: &Footprint| {
+            let hits: Vec<f64> = line.iter().filter_map(|d| first_contact(f, &pose, 6.0, d)).collect();
+            let s = hits.iter().copied().fold(f64::INFINITY, f64::min);
+            hits.iter().filter(|&&h| h - s < 1e-9).count()
+        };
+        assert_eq!(first(&Footprint::rect_mm(105.0, 170.0)), 4);
+        assert_eq!(first(&oval), 2);
+    }
+
+    #[test]
+    fn an_oval_keeps_its_distance_from_a_wall_as_brute_force_finds() {
+        let oval = Footprint::oval_mm(105.0, 170.0);
+        let mut seed = 3;
+        for _ in 0..100 {
+            let pose = Pose { centre: Vec2::new(0.0, 0.0), facing: lcg(&mut seed) * 360.0 };
+            let a = Vec2::new((lcg(&mut seed) - 0.5) * 12.0, (lcg(&mut seed) - 0.5) * 12.0);
+            let b = Vec2::new((lcg(&mut seed) - 0.5) * 12.0, (lcg(&mut seed) - 0.5) * 12.0);
+            let d = footprint_segment_distance(&oval, &pose, a, b);
+            let brute = (0..=20_000)
+                .map(|i| b.scale(i as f64 / 20_000.0) + a.scale(1.0 - i as f64 / 20_000.0))
+                .map(|p| oval.signed_distance(pose.to_local(p)).max(0.0))
+                .fold(f64::INFINITY, f64::min);
+            // The sampled segment misses the minimum by at most half a step's length.
+            let step = (b - a).length() / 20_000.0;
+            assert!(d <= brute + 1e-12 && brute - d <= step, "{a:?} {b:?}: {d} vs {brute}");
+        }
     }
 }

@@ -26,9 +26,7 @@ pub const OBSTACLE_STRENGTH: u8 = 6;
 
 /// The area of a footprint, square inches (to compare chariot sizes).
 pub fn footprint_area(f: &Footprint) -> f64 {
-    4.0 * f.half_width * f.half_length
-        + 2.0 * f.rounding * 2.0 * (f.half_width + f.half_length)
-        + std::f64::consts::PI * f.rounding * f.rounding
+    f.area()
 }
 
 /// Strength of the hit a Hero takes when thrown from his slain chariot (Knocked Flying).
@@ -783,7 +781,7 @@ fn drive(
     // What must be inside an area for the chariot to be within difficult terrain.
     let within = match scenario.rules.difficult_terrain_measure {
         TerrainMeasure::AnyPart => footprint,
-        TerrainMeasure::Centre => Footprint { half_width: 0.0, half_length: 0.0, rounding: 0.0 },
+        TerrainMeasure::Centre => Footprint::POINT,
     };
     let areas: Vec<&geometry::Polygon> = scenario
         .terrain

@@ -110,6 +110,13 @@ pub enum Base {
         /// Length in millimetres.
         length_mm: f64,
     },
+    /// An oval base (mm), width across and length along the heading.
+    Oval {
+        /// Width in millimetres.
+        width_mm: f64,
+        /// Length in millimetres.
+        length_mm: f64,
+    },
 }
 
 impl Base {
@@ -118,6 +125,7 @@ impl Base {
         match *self {
             Base::Round { diameter_mm } => Footprint::round_mm(diameter_mm),
             Base::Rect { width_mm, length_mm } => Footprint::rect_mm(width_mm, length_mm),
+            Base::Oval { width_mm, length_mm } => Footprint::oval_mm(width_mm, length_mm),
         }
     }
 }
@@ -1331,12 +1339,8 @@ impl Checker<'_> {
         if given.iter().filter(|g| **g).count() != 1 {
             self.fail(
                 field,
-                "give exactly one of round_mm = D, rect_mm = [width, length] or oval_mm = [length, width]",
+                "give exactly one of round_mm = D, rect_mm = [width, length] or oval_mm = [width, length]",
             );
-            return None;
-        }
-        if raw.oval_mm.is_some() {
-            self.fail(&format!("{field}.oval_mm"), format!("an oval base {NOT_YET}; use round_mm or rect_mm"));
             return None;
         }
         if let Some(d) = raw.round_mm {
@@ -1344,8 +1348,21 @@ impl Checker<'_> {
             return Some(Base::Round { diameter_mm: d });
         }
         if round_only {
-            self.fail(&format!("{field}.rect_mm"), "models in a formation stand on round bases; use round_mm");
+            let which = if raw.oval_mm.is_some() { "oval_mm" } else { "rect_mm" };
+            let why = if which == "oval_mm" {
+                format!(
+                    "an oval base for a model {NOT_YET}; models stand on round bases, use round_mm (oval bases are for the chariot)"
+                )
+            } else {
+                "models in a formation stand on round bases; use round_mm".to_string()
+            };
+            self.fail(&format!("{field}.{which}"), why);
             return None;
+        }
+        if let Some([w, l]) = raw.oval_mm {
+            let w = self.float(&format!("{field}.oval_mm"), w, 10.0, 300.0, "the oval's width (mm)");
+            let l = self.float(&format!("{field}.oval_mm"), l, 10.0, 300.0, "the oval's length (mm)");
+            return Some(Base::Oval { width_mm: w, length_mm: l });
         }
         let [w, l] = raw.rect_mm.unwrap_or([0.0, 0.0]);
         let w = self.float(&format!("{field}.rect_mm"), w, 10.0, 300.0, "the base width (mm)");

@@ -249,9 +249,14 @@ const BAD: &[Bad] = &[
     },
     Bad { replace: "pivots = [0, 0]", with: "pivots = [0, 0, 0, 0]", expect: &["charge.pivots", "allows 3"] },
     Bad {
+        replace: "base = { round_mm = 25 }",
+        with: "base = { oval_mm = [25, 40] }",
+        expect: &["formations[0].base.oval_mm", "not supported yet", "for the chariot"],
+    },
+    Bad {
         replace: "base = { round_mm = 60 }",
-        with: "base = { oval_mm = [105, 70] }",
-        expect: &["chariot.base.oval_mm", "not supported yet"],
+        with: "base = { oval_mm = [105, 0] }",
+        expect: &["chariot.base.oval_mm", "out of range"],
     },
     Bad {
         replace: "[[formations]]",

@@ -273,6 +273,9 @@ fn rules_not_built_yet_are_refused() {
         let err = parse(&scenario("", "", &line(extra), ""), "t.toml").unwrap_err().to_string();
         assert!(err.contains(field), "{extra}: {err}");
     }
-    let err = parse(&scenario("base = { oval_mm = [170, 105] }", "", "", ""), "t.toml").unwrap_err().to_string();
+    // Oval bases are the chariot's; a model's oval base is refused.
+    assert!(parse(&scenario("base = { oval_mm = [105, 170] }", "", "", ""), "t.toml").is_ok());
+    let oval_model = line("").replace("front_centre", "base = { oval_mm = [25, 40] }\nfront_centre");
+    let err = parse(&scenario("", "", &oval_model, ""), "t.toml").unwrap_err().to_string();
     assert!(err.contains("oval_mm") && err.contains("not supported yet"), "{err}");
 }
