@@ -25,8 +25,9 @@ pub const EXACT_SCHEMA: &str = "charioteer.exact/2";
 /// The version of the `run.json` layout; bumped on any incompatible change.
 pub const RUN_SCHEMA: &str = "charioteer.run/2";
 
-/// The schema of a BATTLESYSTEM run's `run.json` (its `ruleset` is still flat: name to value).
-pub const BATTLE_RUN_SCHEMA: &str = "charioteer.run/1";
+/// The schema of a BATTLESYSTEM run's `run.json`: the same version as MESBG's (2: `ruleset`
+/// entries carry value, default and meaning), told apart by its `system` field.
+pub const BATTLE_RUN_SCHEMA: &str = "charioteer.run/2";
 
 /// Why results could not be written.
 #[derive(Debug, thiserror::Error)]

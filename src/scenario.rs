@@ -479,12 +479,19 @@ pub struct RuleOption {
     /// The reference's default, as written.
     pub default: String,
     /// What the value in force means.
-    pub reads: &'static str,
+    pub reads: std::borrow::Cow<'static, str>,
 }
 
 impl RuleOption {
-    fn of<T: Serialize>(name: &'static str, value: &T, default: &T, reads: &'static str) -> Self {
-        Self { name, value: as_written(value), default: as_written(default), reads }
+    /// An option from its value and default (written as a scenario writes them) and what
+    /// the value means.
+    pub fn of<T: Serialize>(
+        name: &'static str,
+        value: &T,
+        default: &T,
+        reads: impl Into<std::borrow::Cow<'static, str>>,
+    ) -> Self {
+        Self { name, value: as_written(value), default: as_written(default), reads: reads.into() }
     }
 }
 

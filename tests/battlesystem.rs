@@ -181,14 +181,15 @@ fn the_command_line_writes_the_rout_report_and_refuses_what_it_does_not_cover() 
     assert!(png.pixels().any(|p| p.0 != [255, 255, 255]));
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(rep.join("run.json")).unwrap()).unwrap();
-    assert_eq!(json["schema"], "charioteer.run/1");
+    assert_eq!(json["schema"], "charioteer.run/2");
+    assert_eq!(json["ruleset"]["max_rerolls"]["default"], 3, "{}", json["ruleset"]);
     assert_eq!(json["system"], "battlesystem");
     assert_eq!(json["trials"], 20000);
     let heading = json["distributions"]["heading"].as_array().unwrap();
     assert_eq!(heading.len(), 13, "values 0 to 12");
     assert!(json["metrics"]["contacted.spearmen_left"]["mean"].as_f64().unwrap() > 0.0);
     let md = std::fs::read_to_string(rep.join("report.md")).unwrap();
-    assert!(md.contains("## Ruleset options in force") && md.contains("`max_rerolls`") && md.contains("board-map.png"));
+    assert!(md.contains("## The rules as read") && md.contains("`max_rerolls`") && md.contains("board-map.png"));
     // Every file report.md links exists.
     for link in md.split("](").skip(1).filter_map(|s| s.split(')').next()) {
         assert!(rep.join(link).is_file(), "report.md links {link}");

@@ -146,13 +146,7 @@ impl BattleRecord {
                 .collect();
             distributions.insert(s.metric.clone(), Value::Array(rows));
         }
-        let ruleset: Map<String, Value> = self
-            .scenario
-            .rules
-            .options()
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), serde_json::from_str(&v).unwrap_or(Value::String(v))))
-            .collect();
+        let ruleset = crate::report::ruleset_json(&self.scenario.rules.ruleset());
         json!({
             "schema": BATTLE_RUN_SCHEMA,
             "system": "battlesystem",
@@ -614,17 +608,12 @@ pub fn markdown(record: &BattleRecord, figures: &[Figure], files: &[String]) -> 
             &label,
         );
     }
-    let _ = writeln!(out, "\n## Ruleset options in force\n");
+    crate::document::ruleset_section(&mut out, &[("", &sc.rules.ruleset())]);
     let _ = writeln!(
         out,
-        "Defaults are those of the simulator's BATTLESYSTEM reference, not the rulebook's (its tables are not public); \
-         a scenario's `[rules]` table overrides them.\n"
+        "\nDefaults are those of the simulator's BATTLESYSTEM reference, not the rulebook's (its tables are not public); \
+         a scenario's `[rules]` table overrides them."
     );
-    row(&mut out, &["option".into(), "value".into()]);
-    row(&mut out, &["---".into(), "---".into()]);
-    for (name, value) in sc.rules.options() {
-        row(&mut out, &[format!("`{name}`"), format!("`{value}`")]);
-    }
     let _ = writeln!(out, "\n## Reproduce\n");
     let _ = writeln!(out, "- charioteer {}", env!("CARGO_PKG_VERSION"));
     let _ = writeln!(out, "- scenario file `{}`, hash `{:016x}`", record.scenario_file, sc.hash());

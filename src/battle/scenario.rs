@@ -9,7 +9,7 @@
 use super::board::{self, Block};
 use crate::geometry::Vec2;
 use crate::rules::battlesystem::{ArmourRoll, AttackDie, AttackRules, HitsTable, MoraleRule, PlatformRoll};
-use crate::scenario::{Problem, ScenarioError, fnv1a};
+use crate::scenario::{Problem, RuleOption, ScenarioError, fnv1a};
 
 /// Version of the BATTLESYSTEM rules code; part of the scenario hash, so a rules change
 /// changes streams (each rule system keeps its own, so a change to one leaves the other's
@@ -252,36 +252,142 @@ impl Default for BattleRules {
 }
 
 impl BattleRules {
-    /// Every option as (name, value as written in a scenario), for reports.
-    pub fn options(&self) -> Vec<(&'static str, String)> {
-        let bands: Vec<String> = self.attack.hits_table.bands.iter().map(|(r, h)| format!("[{r}, {h}]")).collect();
+    /// Every `[rules]` option with its value, the simulator's reference default and what the
+    /// value means, for reports (the same layout as MESBG's).
+    pub fn ruleset(&self) -> Vec<RuleOption> {
+        let d = BattleRules::default();
+        let table = |t: &HitsTable| t.bands.clone();
+        let distance = |r: &RoutDistance| match r {
+            RoutDistance::Mv => serde_json::Value::String("mv".into()),
+            RoutDistance::Inches(x) => serde_json::json!(x),
+        };
         vec![
-            ("hits_table", format!("[{}]", bands.join(", "))),
-            ("armour_roll", as_written(&self.attack.armour)),
-            ("platform_roll", as_written(&self.platform_roll)),
-            ("platform_attacks_alone", self.platform_attacks_alone.to_string()),
-            ("charge_doubles", as_written(&self.charge_doubles)),
-            ("platform_hits", as_written(&self.platform_hits)),
-            ("morale_rout_margin", self.morale.rout_margin.to_string()),
-            ("fall_back_inches", self.morale.fall_back_inches.to_string()),
-            (
-                "rout_distance",
-                match self.rout_distance {
-                    RoutDistance::Mv => "\"mv\"".to_string(),
-                    RoutDistance::Inches(d) => d.to_string(),
+            RuleOption::of(
+                "hits_table",
+                &table(&self.attack.hits_table),
+                &table(&d.attack.hits_table),
+                "each [lowest roll, hits] band turns an attack die's total into hits",
+            ),
+            RuleOption::of(
+                "armour_roll",
+                &self.attack.armour,
+                &d.attack.armour,
+                match self.attack.armour {
+                    ArmourRoll::Greater => "a hit is cancelled by a d10 greater than the figure's AR",
+                    ArmourRoll::GreaterOrEqual => {
+                        "a hit is cancelled by a d10 equal to or greater than the figure's AR"
+                    }
                 },
             ),
-            ("veer_degrees", self.veer_degrees.to_string()),
-            ("veer_step_degrees", self.veer_step_degrees.to_string()),
-            ("max_rerolls", self.max_rerolls.to_string()),
-            ("veer", as_written(&self.veer)),
-            ("struck_unit_moves", as_written(&self.struck_unit_moves)),
+            RuleOption::of(
+                "platform_roll",
+                &self.platform_roll,
+                &d.platform_roll,
+                match self.platform_roll {
+                    PlatformRoll::Shared => "one platform attack roll per melee, added to every carried figure's die",
+                    PlatformRoll::PerFigure => "a platform attack roll of its own for each carried figure's die",
+                },
+            ),
+            RuleOption::of(
+                "platform_attacks_alone",
+                &self.platform_attacks_alone,
+                &d.platform_attacks_alone,
+                if self.platform_attacks_alone {
+                    "the platform also attacks with its own dice"
+                } else {
+                    "the platform's roll is only added to its crew's dice"
+                },
+            ),
+            RuleOption::of(
+                "charge_doubles",
+                &self.charge_doubles,
+                &d.charge_doubles,
+                match self.charge_doubles {
+                    ChargeDoubles::Both => "a charge doubles the crew's dice and the platform's own",
+                    ChargeDoubles::Crew => "a charge doubles the crew's dice",
+                    ChargeDoubles::Platform => "a charge doubles the platform's own dice",
+                    ChargeDoubles::None => "a charge doubles no dice",
+                },
+            ),
+            RuleOption::of(
+                "platform_hits",
+                &self.platform_hits,
+                &d.platform_hits,
+                match self.platform_hits {
+                    PlatformHits::PlatformFirst => {
+                        "hits on a platform unit fall on the platform, its crew falling with it"
+                    }
+                    PlatformHits::CrewFirst => {
+                        "hits fall on fighters and archers first, riders last, then the platform"
+                    }
+                },
+            ),
+            RuleOption::of(
+                "morale_rout_margin",
+                &self.morale.rout_margin,
+                &d.morale.rout_margin,
+                format!(
+                    "a morale check failed by {} or more routs; by less, the unit falls back",
+                    self.morale.rout_margin
+                ),
+            ),
+            RuleOption::of(
+                "fall_back_inches",
+                &self.morale.fall_back_inches,
+                &d.morale.fall_back_inches,
+                format!("a unit that falls back moves {}\"", self.morale.fall_back_inches),
+            ),
+            RuleOption::of(
+                "rout_distance",
+                &distance(&self.rout_distance),
+                &distance(&d.rout_distance),
+                match self.rout_distance {
+                    RoutDistance::Mv => "a routing unit moves its MV".to_string(),
+                    RoutDistance::Inches(x) => format!("a routing unit moves {x}\""),
+                },
+            ),
+            RuleOption::of(
+                "veer_degrees",
+                &self.veer_degrees,
+                &d.veer_degrees,
+                format!("routing beasts veer up to {} degrees off their rolled line", self.veer_degrees),
+            ),
+            RuleOption::of(
+                "veer_step_degrees",
+                &self.veer_step_degrees,
+                &d.veer_step_degrees,
+                format!("veers are tried {} degrees apart, clockwise first", self.veer_step_degrees),
+            ),
+            RuleOption::of(
+                "max_rerolls",
+                &self.max_rerolls,
+                &d.max_rerolls,
+                format!("after {} new directions the beasts stop", self.max_rerolls),
+            ),
+            RuleOption::of(
+                "veer",
+                &self.veer,
+                &d.veer,
+                match self.veer {
+                    Veer::WholeMove => "a veer is taken only if the whole remaining move is clear",
+                    Veer::AvoidWhatItCan => {
+                        "the beasts veer round what they can and meet only the unit they cannot avoid"
+                    }
+                },
+            ),
+            RuleOption::of(
+                "struck_unit_moves",
+                &self.struck_unit_moves,
+                &d.struck_unit_moves,
+                match self.struck_unit_moves {
+                    StruckUnitMoves::Straight => "a displaced unit is pushed along the beasts' heading",
+                    StruckUnitMoves::Aside => {
+                        "a displaced unit steps aside out of the beasts' path when that is shorter"
+                    }
+                },
+            ),
         ]
     }
-}
-
-fn as_written<T: Serialize>(value: &T) -> String {
-    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// What the scenario asks.
@@ -1004,7 +1110,9 @@ unit = "Elephant"
         assert_eq!(s.rules.max_rerolls, 3);
         assert_eq!(s.rout_distance(0), 15.0);
         assert_eq!(system_of(ROUT), SystemField::Battlesystem);
-        assert!(s.rules.options().iter().any(|(k, v)| *k == "armour_roll" && v == "\"greater\""));
+        assert!(
+            s.rules.ruleset().iter().any(|o| o.name == "armour_roll" && o.value == "greater" && o.default == "greater")
+        );
     }
 
     #[test]

@@ -98,6 +98,7 @@ fn print_table(record: &BattleRecord) {
         record.seed,
         record.scenario.hash()
     );
+    out!("ruleset: {}", super::ruleset_line(&record.scenario.rules.ruleset()));
     out!("{:<34} {:>10}   {:<24} meaning", "metric", "mean", "95% interval");
     for (s, d) in record.summary.iter().zip(&record.metrics.defs) {
         if !d.labels.is_empty() {
