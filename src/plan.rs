@@ -468,6 +468,8 @@ pub struct Plan {
     pub rules: MesbgRules,
     /// Names of the formations, by index.
     pub formation_names: Vec<String>,
+    /// Models per full rank of each formation (to name a model by rank and file).
+    pub formation_files: Vec<usize>,
     /// The metrics this scenario reports.
     pub metrics: Vec<Metric>,
     /// Distance driven when the chariot first enters difficult terrain (as the ruleset
@@ -510,10 +512,13 @@ impl Plan {
         self.groups.iter().map(|g| g.models.len()).max().unwrap_or(0)
     }
 
-    /// A short label for a model, e.g. `Warriors of Minas Tirith #3`.
+    /// A short label for a model by its formation, rank and file (files from the
+    /// formation's own left), e.g. `Warriors of Minas Tirith (rank 1, file 3)`.
     pub fn model_label(&self, model: usize) -> String {
         let m = &self.models[model];
-        format!("{} #{}", self.formation_names[m.formation], m.number)
+        let files = self.formation_files.get(m.formation).copied().unwrap_or(1).max(1);
+        let (rank, file) = ((m.number - 1) / files + 1, (m.number - 1) % files + 1);
+        format!("{} (rank {rank}, file {file})", self.formation_names[m.formation])
     }
 }
 
@@ -1161,6 +1166,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
         chariot,
         rules: scenario.rules.clone(),
         formation_names: scenario.formations.iter().map(|f| f.name.clone()).collect(),
+        formation_files: scenario.formations.iter().map(|f| f.centres.len().div_ceil(f.ranks.max(1))).collect(),
         metrics,
         army: scenario.army,
         difficult_from,
