@@ -667,6 +667,7 @@ fn support_map(scenario: &Scenario, models: &[PlannedModel], groups: &[ContactGr
         let centres: Vec<Vec2> = models.iter().map(|m| m.centre).collect();
         map.touching = support::touching(&centres, &map.radius);
     }
+    map.active = !map.bearers.is_empty() || map.polearm.iter().any(Option::is_some);
     map
 }
 

@@ -38,12 +38,15 @@ pub struct SupportMap {
     pub bearers: Vec<usize>,
     /// Per model: the contact group that touches it, or `usize::MAX`.
     pub group_of: Vec<usize>,
+    /// Whether anything in the scenario can help a fight (worked out once: trials ask).
+    pub active: bool,
 }
 
 impl SupportMap {
     /// Whether anything in the scenario can help a fight (so fights need the geometry).
+    #[inline]
     pub fn any(&self) -> bool {
-        !self.bearers.is_empty() || self.polearm.iter().any(Option::is_some)
+        self.active
     }
 }
 
