@@ -633,6 +633,60 @@ fn reconstruct_fight<O: Observer>(
     });
 }
 
+/// The spears, pikes and banner helping the models in `scratch`'s fight: their dice (and,
+/// by the ruleset, their Fight) join the enemy's side of the duel, and replays name them.
+#[inline(never)]
+fn support_in_fight<O: Observer>(plan: &Plan, scratch: &Scratch, enemy: &mut DuelSide, obs: &mut O) -> FoeSupport {
+    let presence: Vec<Presence> = plan.groups[scratch.group]
+        .models
+        .iter()
+        .map(|&m| match scratch.survivors.iter().find(|s| s.model == m) {
+            Some(s) => Presence { in_fight: true, rider: s.left > 0, prone: s.prone },
+            None => Presence { in_fight: false, rider: false, prone: false },
+        })
+        .collect();
+    let support = plan.foe_support(scratch.group, &presence);
+    for s in &support.supporters {
+        enemy.dice += 1;
+        if support.supporter_fight_counts {
+            enemy.fight = enemy.fight.max(s.fight);
+        }
+    }
+    if !support.supporters.is_empty() || support.banner {
+        obs.note(|| Event::Support {
+            supporters: support.supporters.iter().map(|s| s.model).collect(),
+            banner: support.banner,
+        });
+    }
+    support
+}
+
+/// Each supporter's one Strike at the chariot after the enemy won the duel (until it is
+/// slain).
+#[inline(never)]
+fn supporters_strike<O: Observer>(
+    plan: &Plan,
+    support: &FoeSupport,
+    state: &mut ChariotState,
+    dice: &mut Dice,
+    obs: &mut O,
+) {
+    for supporter in &support.supporters {
+        if state.wounds_left == 0 {
+            break;
+        }
+        let hit = supporter.strikes_chariot.roll(dice);
+        let wounds = u8::from(hit && state.suffer_wound(plan, dice, obs));
+        obs.note(|| Event::Strike {
+            by: Some(supporter.model),
+            target: None,
+            rolls: 1,
+            wounds,
+            slain: state.wounds_left == 0,
+        });
+    }
+}
+
 /// The fight after the charge against the survivors in `scratch`, die by die, with the
 /// Hero's Might (by his policy) and Fate, and cavalry (rider and mount).
 fn fight_by_dice<O: Observer>(
@@ -660,32 +714,9 @@ fn fight_by_dice<O: Observer>(
             enemy.fight = enemy.fight.max(mount.fight);
         }
     }
-    // Spears, pikes and banners helping the models in the fight.
-    let support = if plan.support.any() {
-        let presence: Vec<Presence> = plan.groups[scratch.group]
-            .models
-            .iter()
-            .map(|&m| match scratch.survivors.iter().find(|s| s.model == m) {
-                Some(s) => Presence { in_fight: true, rider: s.left > 0, prone: s.prone },
-                None => Presence { in_fight: false, rider: false, prone: false },
-            })
-            .collect();
-        plan.foe_support(scratch.group, &presence)
-    } else {
-        FoeSupport::NONE
-    };
-    for s in &support.supporters {
-        enemy.dice += 1;
-        if support.supporter_fight_counts {
-            enemy.fight = enemy.fight.max(s.fight);
-        }
-    }
-    if !support.supporters.is_empty() || support.banner {
-        obs.note(|| Event::Support {
-            supporters: support.supporters.iter().map(|s| s.model).collect(),
-            banner: support.banner,
-        });
-    }
+    // Spears, pikes and banners helping the models in the fight (worked out of line: most
+    // scenarios have none).
+    let support = if plan.support.any() { support_in_fight(plan, scratch, &mut enemy, obs) } else { FoeSupport::NONE };
     let mut chariot_high = dice.highest_d6(attacker.dice);
     let enemy_high = if support.plain_dice() {
         dice.highest_d6(enemy.dice)
@@ -832,19 +863,8 @@ fn fight_by_dice<O: Observer>(
             }
         }
         // Then each supporter's one Strike.
-        for supporter in &support.supporters {
-            if state.wounds_left == 0 {
-                break;
-            }
-            let hit = supporter.strikes_chariot.roll(dice);
-            let wounds = u8::from(hit && state.suffer_wound(plan, dice, obs));
-            obs.note(|| Event::Strike {
-                by: Some(supporter.model),
-                target: None,
-                rolls: 1,
-                wounds,
-                slain: state.wounds_left == 0,
-            });
+        if !support.supporters.is_empty() {
+            supporters_strike(plan, &support, state, dice, obs);
         }
         FightOutcome {
             won: false,
