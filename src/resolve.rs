@@ -646,12 +646,7 @@ fn support_in_fight<O: Observer>(plan: &Plan, scratch: &Scratch, enemy: &mut Due
         })
         .collect();
     let support = plan.foe_support(scratch.group, &presence);
-    for s in &support.supporters {
-        enemy.dice += 1;
-        if support.supporter_fight_counts {
-            enemy.fight = enemy.fight.max(s.fight);
-        }
-    }
+    support.join(enemy);
     if !support.supporters.is_empty() || support.banner {
         obs.note(|| Event::Support {
             supporters: support.supporters.iter().map(|s| s.model).collect(),

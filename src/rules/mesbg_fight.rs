@@ -524,6 +524,17 @@ impl FoeSupport {
     pub const NONE: FoeSupport =
         FoeSupport { supporters: Vec::new(), banner: false, bearer_dice: 0, supporter_fight_counts: true };
 
+    /// Adds the supporters to the enemy's side of the duel: a die each, and their Fight for
+    /// ties when `supporter_fight_counts`.
+    pub fn join(&self, side: &mut DuelSide) {
+        for s in &self.supporters {
+            side.dice += 1;
+            if self.supporter_fight_counts {
+                side.fight = side.fight.max(s.fight);
+            }
+        }
+    }
+
     /// Whether the enemy's duel dice are all plain (no -1, no re-roll): then the highest is
     /// rolled as before, die for die.
     pub fn plain_dice(&self) -> bool {
@@ -628,24 +639,16 @@ pub fn duel_sides(chariot: &ChariotFighter, enemies: &[Combatant], support: &Foe
             defender.fight = defender.fight.max(m.fight);
         }
     }
-    for s in &support.supporters {
-        defender.dice += 1;
-        if support.supporter_fight_counts {
-            defender.fight = defender.fight.max(s.fight);
-        }
-    }
+    support.join(&mut defender);
     (attacker, defender)
 }
 
 /// The enemy's duel dice in a fight: every die of the side, the bearer's (in the fight or
 /// supporting) at -1, and whether a banner lets it re-roll one.
 pub fn defender_dice(defender: &DuelSide, support: &FoeSupport) -> DefenderDice {
-    let minus_one = support.bearer_dice + support.supporters.iter().filter(|s| s.bearer).count() as u32;
-    DefenderDice {
-        plain: defender.dice - minus_one.min(defender.dice),
-        minus_one: minus_one.min(defender.dice),
-        banner: support.banner,
-    }
+    let bearer = support.bearer_dice + support.supporters.iter().filter(|s| s.bearer).count() as u32;
+    let minus_one = bearer.min(defender.dice);
+    DefenderDice { plain: defender.dice - minus_one, minus_one, banner: support.banner }
 }
 
 /// P(the highest of `n` D6 is `k`), with `k = 0` for no dice at all.
