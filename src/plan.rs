@@ -631,7 +631,7 @@ fn compile_fights(
                 .collect();
             let presence: Vec<Presence> =
                 left.iter().map(|&l| Presence { in_fight: l > 0, rider: l > 0, prone: false }).collect();
-            let support = support::foe_support(models, map, &group.models, g, &presence, rules.supporter_fight_counts);
+            let support = support::foe_support(models, map, &group.models, g, &presence, rules);
             (!survivors.is_empty()).then(|| {
                 FightTable::new(mesbg_fight::fight_distribution(&fighter, &survivors, fight_rules, hero, &support))
             })
@@ -674,14 +674,7 @@ fn support_map(scenario: &Scenario, models: &[PlannedModel], groups: &[ContactGr
 impl Plan {
     /// The help the enemy gets in a fight at group `g` (see [`support::foe_support`]).
     pub fn foe_support(&self, g: usize, presence: &[Presence]) -> mesbg_fight::FoeSupport {
-        support::foe_support(
-            &self.models,
-            &self.support,
-            &self.groups[g].models,
-            g,
-            presence,
-            self.rules.supporter_fight_counts,
-        )
+        support::foe_support(&self.models, &self.support, &self.groups[g].models, g, presence, &self.rules)
     }
 }
 

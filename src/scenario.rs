@@ -461,6 +461,27 @@ pub struct MesbgRules {
     /// tied duel (not serialised at its default, so older scenario hashes stand).
     #[serde(skip_serializing_if = "is_true")]
     pub supporter_fight_counts: bool,
+    /// When a banner's re-roll is taken (not serialised at its default, so older scenario
+    /// hashes stand).
+    #[serde(skip_serializing_if = "BannerReroll::is_default")]
+    pub banner_reroll: BannerReroll,
+}
+
+/// When the side with a banner in range re-rolls one of its duel dice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BannerReroll {
+    /// The reference's policy: its lowest die, when it would otherwise lose or tie.
+    #[default]
+    LowestWhenLosingOrTied,
+    /// Never: banners give nothing (their bearers still roll at -1).
+    Never,
+}
+
+impl BannerReroll {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
 }
 
 fn is_true(b: &bool) -> bool {
@@ -601,6 +622,17 @@ impl MesbgRules {
                     "a supporting spear or pike adds a die only; ties go by the Fight of the models in the fight"
                 },
             ),
+            RuleOption::of(
+                "banner_reroll",
+                &self.banner_reroll,
+                &d.banner_reroll,
+                match self.banner_reroll {
+                    BannerReroll::LowestWhenLosingOrTied => {
+                        "a side with a standing banner within 3\" re-rolls its lowest duel die when it would otherwise lose or tie, before any Might"
+                    }
+                    BannerReroll::Never => "banners give no re-roll (their bearers still roll at -1)",
+                },
+            ),
         ]
     }
 }
@@ -675,6 +707,7 @@ impl Default for MesbgRules {
             break_point: BreakPoint::default(),
             difficult_terrain_measure: TerrainMeasure::default(),
             supporter_fight_counts: true,
+            banner_reroll: BannerReroll::default(),
         }
     }
 }
@@ -1133,6 +1166,8 @@ struct RawRules {
     difficult_terrain_measure: Option<TerrainMeasure>,
     #[serde(default)]
     supporter_fight_counts: Option<bool>,
+    #[serde(default)]
+    banner_reroll: Option<BannerReroll>,
 }
 
 #[derive(Deserialize, Clone)]
@@ -1416,6 +1451,7 @@ impl Checker<'_> {
             break_point: r.break_point.unwrap_or(d.break_point),
             difficult_terrain_measure: r.difficult_terrain_measure.unwrap_or(d.difficult_terrain_measure),
             supporter_fight_counts: r.supporter_fight_counts.unwrap_or(d.supporter_fight_counts),
+            banner_reroll: r.banner_reroll.unwrap_or(d.banner_reroll),
         };
         let scenario = Scenario {
             file: file.to_string(),

@@ -184,6 +184,10 @@ fn a_banner_re_rolls_a_losing_die_and_its_bearer_rolls_at_minus_one() {
     // when it would lose or tie.
     let behind = scenario(&column("Banner", 2, 2, 3.0, 4, "", "banner = true\nbanner_at = [2, 1]"), "");
     both_agree(&behind, Metric::FightWon, 1, banner_duel(false), "banner behind");
+    // With banner_reroll = "never" the banner gives nothing: one plain die.
+    let ignored =
+        scenario(&column("Banner", 2, 2, 3.0, 4, "", "banner = true\nbanner_at = [2, 1]"), "banner_reroll = \"never\"");
+    both_agree(&ignored, Metric::FightWon, 1, duel(1, 0.5), "banner_reroll = never");
     assert!(banner_duel(false) < duel(1, 0.5), "the banner helps the enemy");
     // The bearer in the fight: its own die at -1, and the re-roll.
     let fighting = scenario(&column("Bearer", 1, 1, 3.0, 4, "", "banner = true"), "");

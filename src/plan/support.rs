@@ -7,6 +7,7 @@
 use super::PlannedModel;
 use crate::geometry::MM_PER_INCH;
 use crate::rules::mesbg_fight::{FoeSupport, Supporter};
+use crate::scenario::{BannerReroll, MesbgRules};
 
 /// Bases whose edges are at most this far apart (mm) are in base contact: formations laid
 /// out with no gap touch exactly, and a model placed by hand within a millimetre counts.
@@ -76,9 +77,9 @@ pub fn foe_support(
     group: &[usize],
     g: usize,
     presence: &[Presence],
-    supporter_fight_counts: bool,
+    rules: &MesbgRules,
 ) -> FoeSupport {
-    let mut support = FoeSupport { supporter_fight_counts, ..FoeSupport::NONE };
+    let mut support = FoeSupport { supporter_fight_counts: rules.supporter_fight_counts, ..FoeSupport::NONE };
     if !map.any() {
         return support;
     }
@@ -151,7 +152,7 @@ pub fn foe_support(
                 || (models[f].centre - models[b].centre).length() - map.radius[f] - map.radius[b]
                     <= BANNER_RANGE_INCHES + eps
         };
-        if fighters.iter().any(|&f| reach(f)) {
+        if rules.banner_reroll == BannerReroll::LowestWhenLosingOrTied && fighters.iter().any(|&f| reach(f)) {
             support.banner = true;
         }
         if in_group(b).is_some_and(|i| presence[i].rider) {
