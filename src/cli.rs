@@ -1270,6 +1270,15 @@ fn describe_event(plan: &Plan, event: &Event) -> String {
             format!("drives into the obstacle: 3 hits at Strength 6 each way, {wounding_hits} wound the chariot")
         }
         Event::Might { points, on } => format!("the Hero spends {points} Might on the {on} roll"),
+        Event::FoeMight { model, points, on } => {
+            format!("{} spends {points} Might on the {on} roll", plan.model_label(*model))
+        }
+        Event::FoeFate { model, points, saved } => format!(
+            "{} spends {points} Fate point{} against a Wound: {}",
+            plan.model_label(*model),
+            if *points == 1 { "" } else { "s" },
+            if *saved { "prevented" } else { "no save" }
+        ),
         Event::Fate { rolls, might, saved } => {
             format!(
                 "the Hero spends {} Fate point{}: rolls {}{}, {}",

@@ -243,6 +243,9 @@ pub enum Phase {
     Trace = 3,
     /// Dice of a replayed fight consistent with the outcome the trial drew (replays only).
     TraceFight = 4,
+    /// Impact Hits on enemy Heroes the chariot drove past: the Fate they spent before they
+    /// fell is counted.
+    DrivenPast = 5,
 }
 
 /// SplitMix64's finaliser: a bijective mixer with full avalanche.

@@ -111,9 +111,13 @@ pub fn exact(plan: &Plan) -> Result<ExactDistribution, NotExact> {
                 b.out.set(Metric::ImpactKills, passed);
                 b.out.set(Metric::Contacts, passed);
                 b.out.set(Metric::Kills, passed);
-                finish_charge(plan, b).into_iter().for_each(&mut finish);
+                for b in heroes_driven_past(plan, plan.terrain_group, b) {
+                    finish_charge(plan, b).into_iter().for_each(&mut finish);
+                }
             } else if g < plan.groups.len() {
-                stopped_at(plan, g, b, &mut finish);
+                for b in heroes_driven_past(plan, g, b) {
+                    stopped_at(plan, g, b, &mut finish);
+                }
             } else {
                 // Drove through every contact.
                 let mut b = b;
@@ -122,7 +126,7 @@ pub fn exact(plan: &Plan) -> Result<ExactDistribution, NotExact> {
                 b.out.set(Metric::Contacts, passed);
                 b.out.set(Metric::Kills, passed);
                 b.out.set(Metric::Breakthrough, u16::from(plan.breakthrough_possible));
-                for b in obstacle(plan, b) {
+                for b in heroes_driven_past(plan, plan.groups.len(), b).into_iter().flat_map(|b| obstacle(plan, b)) {
                     finish_charge(plan, b).into_iter().for_each(&mut finish);
                 }
             }
@@ -131,6 +135,34 @@ pub fn exact(plan: &Plan) -> Result<ExactDistribution, NotExact> {
     Ok(ExactDistribution {
         outcomes: finished.into_iter().filter(|(_, p)| *p > 0.0).map(|(values, p)| (Outcome { values }, p)).collect(),
     })
+}
+
+/// The enemy Heroes the chariot drove past before group `g`: each was slain by the Impact
+/// Hits, and the Fate he spent first has its exact distribution given that.
+fn heroes_driven_past(plan: &Plan, g: usize, b: Branch) -> Vec<Branch> {
+    let mut branches = vec![b];
+    for m in plan.foe_heroes_before(g) {
+        let table = &plan.models[m].impact;
+        let slain: Vec<(u8, f64)> = table
+            .outcomes
+            .iter()
+            .zip(&table.probabilities)
+            .filter(|(o, p)| o.passed && **p > 0.0)
+            .map(|(o, p)| (o.fate_spent, *p / table.p_passed))
+            .collect();
+        branches = branches
+            .into_iter()
+            .flat_map(|b| {
+                slain.iter().map(move |&(fate, q)| {
+                    let mut b = Branch { p: b.p * q, ..b };
+                    b.out.add(Metric::FoeHeroesSlain, 1);
+                    b.out.add(Metric::FoeFateSpent, u16::from(fate));
+                    b
+                })
+            })
+            .collect();
+    }
+    branches
 }
 
 /// The chariot stopped at `group` (branch `b` has the chance of getting there and
@@ -163,6 +195,12 @@ fn stopped_at(plan: &Plan, g: usize, b: Branch, finish: &mut impl FnMut(Branch))
         let impact_kills = (group.models_before + outcomes.iter().filter(|o| o.casualty).count()) as u16;
         b.out.set(Metric::ImpactKills, impact_kills);
         b.out.set(Metric::Contacts, (group.models_before + group.models.len()) as u16);
+        for (&m, o) in group.models.iter().zip(&outcomes) {
+            if plan.models[m].hero.is_some() {
+                b.out.add(Metric::FoeFateSpent, u16::from(o.fate_spent));
+                b.out.add(Metric::FoeHeroesSlain, u16::from(o.casualty));
+            }
+        }
         let mut config = 0;
         let mut survivors: Vec<Combatant> = Vec::new();
         let mut enemy_chariot = None;
@@ -191,6 +229,11 @@ fn stopped_at(plan: &Plan, g: usize, b: Branch, finish: &mut impl FnMut(Branch))
             f.out.set(Metric::FightWon, u16::from(result.won));
             f.out.set(Metric::FightKills, kills);
             f.out.set(Metric::Kills, impact_kills + kills);
+            if !plan.foe_heroes.is_empty() {
+                f.out.add(Metric::FoeMightSpent, u16::from(result.foe_might_spent));
+                f.out.add(Metric::FoeFateSpent, u16::from(result.foe_fate_spent));
+                f.out.add(Metric::FoeHeroesSlain, u16::from(result.foe_heroes_slain));
+            }
             // Nobody Backs Away once either chariot is slain.
             let both_stand = !result.foe_chariot_slain && f.wounds > 0;
             let backs_away: Vec<(bool, f64)> = match (plan.has_enemy_chariot && both_stand, enemy_chariot) {

@@ -9,15 +9,17 @@
 use crate::dice::{Chance, CumulativeTable, Dice, DiceExpr};
 use crate::geometry::{self, Disc, Footprint, Pose, Vec2};
 use crate::rules::mesbg::{self, FightOutcome, Side, WoundRoll};
+use crate::rules::mesbg_duel::{FoeHero, wounds_on_foe_hero};
 use crate::rules::mesbg_fight::{
     self, ChariotFighter, Combatant, FatePolicy, FightRules, HeroInFight, MountCombatant, Saves,
 };
 use crate::scenario::{
-    Army, CavalryPassed, MesbgRules, MightPolicy, Mount, Objective, PathChoice, Profile, Scenario, Terrain,
+    Army, CavalryPassed, Heroism, MesbgRules, MightPolicy, Mount, Objective, PathChoice, Profile, Scenario, Terrain,
     TerrainMeasure,
 };
 use crate::tally::Metric;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// Hits an obstacle and a chariot driving into it inflict on each other.
 pub const OBSTACLE_HITS: u8 = 3;
@@ -87,6 +89,9 @@ pub struct PlannedModel {
     pub struck_by_chariot: WoundRoll,
     /// What its Strikes need against the chariot.
     pub strikes_chariot: WoundRoll,
+    /// An enemy Hero: his Might and Fate (all of them, before the charge) and how he
+    /// spends them.
+    pub hero: Option<FoeHero>,
 }
 
 /// What Impact Hits did to one model (and its mount, for cavalry).
@@ -111,6 +116,13 @@ pub struct ContactOutcome {
     pub casualty: bool,
     /// The chariot drives on past it.
     pub passed: bool,
+    /// Fate points an enemy Hero spent against the Impact Hits' Wounds.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub fate_spent: u8,
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
 }
 
 /// The outcomes of Impact Hits on one model, split by whether the chariot drives on past
@@ -152,8 +164,43 @@ impl ImpactTables {
                 prone: false,
                 casualty: w >= wounds,
                 passed: w >= wounds,
+                fate_spent: 0,
             })
             .collect();
+        Self::from_outcomes(outcomes, probs)
+    }
+
+    /// Compiles Impact Hits on an enemy Hero on foot: each Wound may be prevented by his
+    /// Fate (retried by the ruleset), never by Might (Impact Hits are never modified by
+    /// Might, and the Fate roll against them is taken plain here). Wounds beyond his
+    /// Wounds plus Fate cannot change anything (each prevented Wound costs a Fate point), so
+    /// the hits' Wounds are counted up to that many.
+    pub fn heroic(hits: DiceExpr, strength: u8, defence: u8, wounds: u8, fate: u8, saves: Saves) -> Self {
+        let saves = Saves { might_on_fate: false, might_on_terrain: false, ..saves };
+        let mut merged: BTreeMap<(u8, u8, u8), f64> = BTreeMap::new();
+        for ((h, raw), p) in mesbg::impact_outcomes(hits, strength, defence, wounds.saturating_add(fate)) {
+            for ((left, fate_left, _), q) in wounds_on_foe_hero(saves, (wounds, fate, 0), raw) {
+                *merged.entry((h, left, fate - fate_left)).or_default() += p * q;
+            }
+        }
+        let (outcomes, probs): (Vec<ContactOutcome>, Vec<f64>) = merged
+            .into_iter()
+            .map(|((h, left, fate_spent), p)| {
+                let outcome = ContactOutcome {
+                    hits: h,
+                    wounds: wounds - left,
+                    mount: None,
+                    thrown: None,
+                    left,
+                    mount_left: 0,
+                    prone: false,
+                    casualty: left == 0,
+                    passed: left == 0,
+                    fate_spent,
+                };
+                (outcome, p)
+            })
+            .unzip();
         Self::from_outcomes(outcomes, probs)
     }
 
@@ -183,6 +230,7 @@ impl ImpactTables {
                     prone: false,
                     casualty: rider_left == 0,
                     passed: false,
+                    fate_spent: 0,
                 };
                 let mut push = |mut o: ContactOutcome, p: f64| {
                     if o.left == 0 && o.mount_left > 0 && mount.attacks == 0 {
@@ -499,9 +547,23 @@ pub struct Plan {
     pub has_enemy_chariot: bool,
     /// Spears, pikes and banners on the board, for the fights they help.
     pub support: SupportMap,
+    /// The enemy Heroes on the path as (contact group, model), in path order (empty in
+    /// most scenarios, so trials without Heroes skip their bookkeeping).
+    pub foe_heroes: Vec<(usize, usize)>,
 }
 
 impl Plan {
+    /// The enemy Heroes the chariot touches (model indices), in path order.
+    pub fn foe_heroes_on_path(&self) -> Vec<usize> {
+        self.foe_heroes.iter().map(|&(_, m)| m).collect()
+    }
+
+    /// The enemy Heroes in contact groups before `g`: the chariot drove past them, so
+    /// Impact Hits slew them (perhaps after they spent Fate).
+    pub fn foe_heroes_before(&self, g: usize) -> impl Iterator<Item = usize> + '_ {
+        self.foe_heroes.iter().take_while(move |&&(group, _)| group < g).map(|&(_, m)| m)
+    }
+
     /// Number of models on the full path.
     pub fn models_on_path(&self) -> usize {
         self.groups.iter().map(|g| g.models.len()).sum()
@@ -556,6 +618,7 @@ impl PlannedModel {
             prone: false,
             strikes: true,
             knocked_flying: self.thrown_hit,
+            hero: self.hero,
         }
     }
 
@@ -573,8 +636,20 @@ impl PlannedModel {
             }),
             prone: outcome.prone,
             strikes: !outcome.prone && !matches!(outcome.thrown, Some(2..=5)),
+            hero: self.hero.map(|h| FoeHero { fate: h.fate - outcome.fate_spent, ..h }),
             ..self.combatant(outcome.left)
         }
+    }
+}
+
+/// How an enemy Hero saves Wounds: Fate by the ruleset and his policy, Might on the Fate
+/// roll when both the rules and his profile allow it.
+pub fn foe_saves(h: &Heroism, rules: &MesbgRules) -> Saves {
+    Saves {
+        fate_rule: rules.fate,
+        fate_policy: h.fate_policy.as_fate_policy(),
+        might_on_fate: rules.might_on_fate && h.might_on_saves,
+        might_on_terrain: false,
     }
 }
 
@@ -608,7 +683,10 @@ fn compile_fights(
     // Cavalry (rider, mount and the Thrown Rider chart) fight die by die. A Hero's
     // fights are tabulated with all his Might and Fate: a trial in which terrain took
     // some of them first fights die by die.
-    if configs > MAX_FIGHT_TABLES || group.models.iter().any(|&m| models[m].mount.is_some()) {
+    // Groups with an enemy Hero also fight die by die: his Fate left after the Impact Hits
+    // is part of the fight's state.
+    if configs > MAX_FIGHT_TABLES || group.models.iter().any(|&m| models[m].mount.is_some() || models[m].hero.is_some())
+    {
         return;
     }
     let fight_rules = fight_rules(rules);
@@ -645,9 +723,11 @@ fn support_map(scenario: &Scenario, models: &[PlannedModel], groups: &[ContactGr
     let mut map = SupportMap::default();
     for m in models {
         let f = &scenario.formations[m.formation];
-        map.polearm.push(if f.profile.pike {
+        let profile = f.profile_of(m.number - 1);
+        map.shielded.push(profile.pike && profile.shield);
+        map.polearm.push(if profile.pike {
             Some(Polearm::Pike)
-        } else if f.profile.spear {
+        } else if profile.spear {
             Some(Polearm::Spear)
         } else {
             None
@@ -1056,14 +1136,24 @@ pub fn compile(scenario: &Scenario) -> Plan {
     let mut models = Vec::new();
     let mut discs = Vec::new();
     for (fi, f) in scenario.formations.iter().enumerate() {
-        let p = &f.profile;
-        let impact = match &p.mount {
-            Some(mount) => {
+        let impact_of = |p: &Profile| match (&p.mount, p.hero) {
+            (Some(mount), _) => {
                 ImpactTables::cavalry(c.impact.hits, c.impact.strength, p, mount, scenario.rules.cavalry_passed_when)
             }
-            None => ImpactTables::new(c.impact.hits, c.impact.strength, p.defence, p.wounds),
+            (None, Some(h)) => ImpactTables::heroic(
+                c.impact.hits,
+                c.impact.strength,
+                p.defence,
+                p.wounds,
+                h.fate,
+                foe_saves(&h, &scenario.rules),
+            ),
+            (None, None) => ImpactTables::new(c.impact.hits, c.impact.strength, p.defence, p.wounds),
         };
+        let warriors_impact = impact_of(&f.profile);
         for (mi, centre) in f.centres.iter().enumerate() {
+            let p = f.profile_of(mi);
+            let impact = if std::ptr::eq(p, &f.profile) { warriors_impact.clone() } else { impact_of(p) };
             models.push(PlannedModel {
                 formation: fi,
                 number: mi + 1,
@@ -1087,9 +1177,16 @@ pub fn compile(scenario: &Scenario) -> Plan {
                     let theirs = std::f64::consts::PI * f.radius() * f.radius();
                     if (ours - theirs).abs() < 1e-9 { None } else { Some(ours > theirs) }
                 }),
-                impact: impact.clone(),
+                impact,
                 struck_by_chariot: mesbg::to_wound(chariot.strength, p.defence),
                 strikes_chariot: mesbg::to_wound(p.strength, c.defence),
+                hero: p.hero.map(|h| FoeHero {
+                    might: h.might,
+                    fate: h.fate,
+                    might_on_duel: h.might_policy.on_duel(),
+                    might_on_wounds: h.might_policy.on_wounds(),
+                    saves: foe_saves(&h, &scenario.rules),
+                }),
             });
             discs.push(Disc { centre: *centre, radius: f.radius() });
         }
@@ -1144,6 +1241,15 @@ pub fn compile(scenario: &Scenario) -> Plan {
     if models.iter().any(|m| m.chariot.is_some()) {
         metrics.push(Metric::ChariotBackedAway);
     }
+    let foe_heroes: Vec<(usize, usize)> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(g, group)| group.models.iter().map(move |&m| (g, m)))
+        .filter(|&(_, m)| models[m].hero.is_some())
+        .collect();
+    if !foe_heroes.is_empty() {
+        metrics.extend(Metric::FOE_HEROES);
+    }
 
     let on_path = formations_on_path(&groups, &models);
     let breakthrough_possible = breaks_through(&groups, &models, scenario, &footprint, &pose);
@@ -1174,6 +1280,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
         pivots: pivots_used,
         obstacle_hit: mesbg::to_wound(OBSTACLE_STRENGTH, c.defence),
         support,
+        foe_heroes,
     }
 }
 

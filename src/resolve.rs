@@ -10,6 +10,7 @@ use crate::plan::Plan;
 use crate::plan::support::Presence;
 use crate::plan::{ContactOutcome, fight_rules};
 use crate::rules::mesbg::{self, DuelSide, DuelWinner, FightOutcome, StrikeTarget};
+use crate::rules::mesbg_duel::{self, FoeDuelDice, FoeHero};
 use crate::rules::mesbg_fight::{self, FoeSupport, SplitTarget, StrikeSplit, WoundOn};
 use crate::tally::{Metric, Outcome, OutcomeCounter, Tally};
 use rayon::prelude::*;
@@ -154,6 +155,24 @@ pub enum Event {
         /// The D6 for chariots of one size.
         roll: Option<u8>,
     },
+    /// An enemy Hero spent Might.
+    FoeMight {
+        /// The Hero.
+        model: usize,
+        /// Points spent.
+        points: u8,
+        /// On what: "duel", "wound" or "Fate".
+        on: &'static str,
+    },
+    /// An enemy Hero spent Fate against a Wound from the chariot's Strikes.
+    FoeFate {
+        /// The Hero.
+        model: usize,
+        /// Fate points spent on the Wound.
+        points: u8,
+        /// Whether the Wound was prevented.
+        saved: bool,
+    },
     /// A remark about the trace itself.
     Note {
         /// The remark.
@@ -285,6 +304,8 @@ pub struct Survivor {
     /// It may Strike if its side wins: not Prone, and not a rider thrown this turn (Rises
     /// from the Dust makes no Strikes).
     pub strikes: bool,
+    /// Fate an enemy Hero spent against the Impact Hits.
+    pub fate_spent: u8,
 }
 
 impl Survivor {
@@ -296,6 +317,7 @@ impl Survivor {
             mount_left: outcome.mount_left,
             prone: outcome.prone,
             strikes: !outcome.prone && !matches!(outcome.thrown, Some(2..=5)),
+            fate_spent: outcome.fate_spent,
         }
     }
 }
@@ -322,6 +344,12 @@ pub fn metric_bounds(plan: &Plan) -> [u16; Metric::ALL.len()] {
     } else {
         max[Metric::HeroWoundsLost as usize] = 0;
     }
+    let heroes = plan.foe_heroes_on_path();
+    max[Metric::FoeHeroesSlain as usize] = heroes.len().min(usize::from(u16::MAX)) as u16;
+    max[Metric::FoeMightSpent as usize] =
+        heroes.iter().map(|&m| plan.models[m].hero.map_or(0, |h| u16::from(h.might))).sum();
+    max[Metric::FoeFateSpent as usize] =
+        heroes.iter().map(|&m| plan.models[m].hero.map_or(0, |h| u16::from(h.fate))).sum();
     max
 }
 
@@ -364,6 +392,9 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
     if O::ENABLED {
         note_models_driven_past(plan, key, stop, obs);
     }
+    if !plan.foe_heroes.is_empty() {
+        heroes_driven_past(plan, key, stop, out);
+    }
     let Some(group) = plan.groups.get(stop) else {
         let passed = plan.models_on_path() as u16;
         out.set(Metric::ImpactKills, passed);
@@ -392,6 +423,10 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
             impact.sample(&mut dice)
         };
         impact_kills += u16::from(outcome.casualty);
+        if plan.models[m].hero.is_some() {
+            out.add(Metric::FoeFateSpent, u16::from(outcome.fate_spent));
+            out.add(Metric::FoeHeroesSlain, u16::from(outcome.casualty));
+        }
         if !outcome.passed {
             scratch.survivors.push(Survivor::after(m, &outcome));
             config += usize::from(outcome.left) * stride;
@@ -428,6 +463,11 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
         out.set(Metric::ChariotBackedAway, u16::from(backs));
         obs.note(|| Event::BacksAway { ours: backs, roll });
     }
+    if !plan.foe_heroes.is_empty() {
+        out.add(Metric::FoeMightSpent, u16::from(result.foe_might_spent));
+        out.add(Metric::FoeFateSpent, u16::from(result.foe_fate_spent));
+        out.add(Metric::FoeHeroesSlain, u16::from(result.foe_heroes_slain));
+    }
     let kills = u16::from(result.kills);
     out.set(Metric::FightFought, 1);
     out.set(Metric::FightWon, u16::from(result.won));
@@ -436,15 +476,31 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
     state.finish(plan, &mut fight_dice, out, obs);
 }
 
-/// The hits that slew the models driven past change no metric; a replay draws them from
-/// their conditional distribution on a stream of their own.
+/// The hits that slew the models driven past change no metric, except the Fate enemy
+/// Heroes spent first; a replay draws them from their conditional distribution on a stream
+/// of their own (the Heroes' from the stream [`heroes_driven_past`] counts them from, in
+/// the same order, so the replay shows what the metrics counted).
 fn note_models_driven_past<O: Observer>(plan: &Plan, key: crate::dice::TrialKey, reached: usize, obs: &mut O) {
     let mut detail = key.dice(Phase::Trace);
+    let mut heroes = key.dice(Phase::DrivenPast);
     for group in &plan.groups[..reached] {
         for &m in &group.models {
-            let outcome = plan.models[m].impact.sample_given(true, &mut detail);
+            let dice = if plan.models[m].hero.is_some() { &mut heroes } else { &mut detail };
+            let outcome = plan.models[m].impact.sample_given(true, dice);
             obs.note(|| Event::Contact { distance: group.distance, model: m, outcome });
         }
+    }
+}
+
+/// The enemy Heroes the chariot drove past before group `reached`: each was slain by the
+/// Impact Hits, perhaps after spending Fate; drawn, given that, on a stream of their own.
+#[inline(never)]
+fn heroes_driven_past(plan: &Plan, key: crate::dice::TrialKey, reached: usize, out: &mut Outcome) {
+    let mut dice = key.dice(Phase::DrivenPast);
+    for m in plan.foe_heroes_before(reached) {
+        let outcome = plan.models[m].impact.sample_given(true, &mut dice);
+        out.add(Metric::FoeHeroesSlain, 1);
+        out.add(Metric::FoeFateSpent, u16::from(outcome.fate_spent));
     }
 }
 
@@ -466,6 +522,9 @@ fn slain_on_entering<O: Observer>(
     }
     if O::ENABLED {
         note_models_driven_past(plan, key, plan.terrain_group, obs);
+    }
+    if !plan.foe_heroes.is_empty() {
+        heroes_driven_past(plan, key, plan.terrain_group, out);
     }
     let passed = plan.groups[..plan.terrain_group].iter().map(|g| g.models.len()).sum::<usize>() as u16;
     out.set(Metric::ImpactKills, passed);
@@ -682,6 +741,140 @@ fn supporters_strike<O: Observer>(
     }
 }
 
+/// One enemy Hero in a die-by-die fight and what he has left.
+#[derive(Clone, Copy, Debug)]
+struct FoeInFight {
+    /// His index among the fight's survivors (and targets).
+    survivor: usize,
+    /// His model.
+    model: usize,
+    /// His duel dice (Attacks).
+    attacks: u8,
+    /// His Might and Fate when the fight began, and his policies.
+    hero: FoeHero,
+    might_left: u8,
+    fate_left: u8,
+}
+
+/// The standing enemy Heroes of a die-by-die fight, in the order they stand in it.
+#[derive(Default)]
+struct FoeHeroes {
+    heroes: Vec<FoeInFight>,
+}
+
+impl FoeHeroes {
+    /// The standing Heroes among `scratch`'s survivors, with the Fate the Impact Hits left.
+    fn of(plan: &Plan, scratch: &Scratch) -> Self {
+        let heroes = scratch
+            .survivors
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.left > 0)
+            .filter_map(|(i, s)| {
+                let m = &plan.models[s.model];
+                m.hero.map(|h| {
+                    let hero = FoeHero { fate: h.fate - s.fate_spent, ..h };
+                    FoeInFight {
+                        survivor: i,
+                        model: s.model,
+                        attacks: m.attacks,
+                        hero,
+                        might_left: hero.might,
+                        fate_left: hero.fate,
+                    }
+                })
+            })
+            .collect();
+        Self { heroes }
+    }
+
+    /// The Hero who is target (survivor) `i`, by his place in the list.
+    fn at(&self, i: usize) -> Option<usize> {
+        self.heroes.iter().position(|f| f.survivor == i)
+    }
+
+    fn might_spent(&self) -> u8 {
+        self.heroes.iter().map(|f| f.hero.might - f.might_left).sum()
+    }
+
+    fn fate_spent(&self) -> u8 {
+        self.heroes.iter().map(|f| f.hero.fate - f.fate_left).sum()
+    }
+
+    /// The enemy's duel roll with Heroes in it: each Hero's dice kept apart from the
+    /// warriors', the banner's re-roll, then Might both ways
+    /// ([`mesbg_duel::settle_duel_might`]). Raises `chariot_high` by the chariot's Might and
+    /// returns the enemy's highest.
+    #[allow(clippy::too_many_arguments)]
+    fn duel<O: Observer>(
+        &mut self,
+        attacker: &DuelSide,
+        enemy: &DuelSide,
+        support: &FoeSupport,
+        chariot_high: &mut u8,
+        (policy, state): (crate::scenario::MightPolicy, &mut ChariotState),
+        dice: &mut Dice,
+        obs: &mut O,
+    ) -> u8 {
+        let heroes: Vec<u32> = self.heroes.iter().map(|f| u32::from(f.attacks)).collect();
+        let hero_dice: u32 = heroes.iter().sum();
+        let warriors = mesbg_fight::defender_dice(&DuelSide { dice: enemy.dice - hero_dice, ..*enemy }, support);
+        let highs = mesbg_duel::settle_foe_highs(&FoeDuelDice { warriors, heroes }, *chariot_high, || dice.d6());
+        let chariot_might = if policy.on_duel() { state.might_left } else { 0 };
+        let foe_might: Vec<u8> =
+            self.heroes.iter().map(|f| if f.hero.might_on_duel { f.might_left } else { 0 }).collect();
+        let m = mesbg_duel::settle_duel_might(
+            *chariot_high,
+            attacker.fight,
+            chariot_might,
+            &highs,
+            &foe_might,
+            enemy.fight,
+        );
+        if m.chariot_spent > 0 {
+            state.might_left -= m.chariot_spent;
+            obs.note(|| Event::Might { points: m.chariot_spent, on: "duel" });
+        }
+        for (f, &points) in self.heroes.iter_mut().zip(&m.foe_spent) {
+            if points > 0 {
+                f.might_left -= points;
+                let model = f.model;
+                obs.note(|| Event::FoeMight { model, points, on: "duel" });
+            }
+        }
+        *chariot_high = m.chariot_high;
+        m.foe_high
+    }
+
+    /// Hero `k` suffers `wounds` Wounds one at a time, each perhaps prevented by his Fate
+    /// (and Might on the Fate roll); returns the Wounds he lost.
+    fn suffer<O: Observer>(&mut self, k: usize, wounds_left: &mut u8, wounds: u8, dice: &mut Dice, obs: &mut O) -> u8 {
+        let f = &mut self.heroes[k];
+        let mut lost = 0;
+        for _ in 0..wounds {
+            if *wounds_left == 0 {
+                break;
+            }
+            let on = WoundOn::Hero { wounds_left: *wounds_left };
+            let p = mesbg_fight::settle_prevention(f.hero.saves, on, f.fate_left, f.might_left, || dice.d6());
+            f.fate_left -= p.fate_spent;
+            f.might_left -= p.might_spent;
+            let model = f.model;
+            if p.might_spent > 0 {
+                obs.note(|| Event::FoeMight { model, points: p.might_spent, on: "Fate" });
+            }
+            if p.fate_spent > 0 {
+                obs.note(|| Event::FoeFate { model, points: p.fate_spent, saved: p.prevented });
+            }
+            if !p.prevented {
+                *wounds_left -= 1;
+                lost += 1;
+            }
+        }
+        lost
+    }
+}
+
 /// The fight after the charge against the survivors in `scratch`, die by die, with the
 /// Hero's Might (by his policy) and Fate, and cavalry (rider and mount).
 fn fight_by_dice<O: Observer>(
@@ -712,13 +905,17 @@ fn fight_by_dice<O: Observer>(
     // Spears, pikes and banners helping the models in the fight (worked out of line: most
     // scenarios have none).
     let support = if plan.support.any() { support_in_fight(plan, scratch, &mut enemy, obs) } else { FoeSupport::NONE };
+    let mut foes = if plan.foe_heroes.is_empty() { FoeHeroes::default() } else { FoeHeroes::of(plan, scratch) };
     let mut chariot_high = dice.highest_d6(attacker.dice);
-    let enemy_high = if support.plain_dice() {
+    let enemy_high = if !foes.heroes.is_empty() {
+        foes.duel(&attacker, &enemy, &support, &mut chariot_high, (policy, state), dice, obs)
+    } else if support.plain_dice() {
         dice.highest_d6(enemy.dice)
     } else {
         mesbg_fight::settle_defender_high(mesbg_fight::defender_dice(&enemy, &support), chariot_high, || dice.d6())
     };
-    if policy.on_duel()
+    if foes.heroes.is_empty()
+        && policy.on_duel()
         && let Some(points) =
             mesbg::might_to_win_duel(chariot_high, enemy_high, attacker.fight, enemy.fight, state.might_left)
     {
@@ -806,13 +1003,21 @@ fn fight_by_dice<O: Observer>(
             };
             let target = scratch.targets[i];
             let might = if might_on_wounds { state.might_left } else { 0 };
-            let (wounds, spent) =
-                mesbg_fight::settle_strike(target.roll, target.trapped, target.wounds_left, might, || dice.d6());
+            // Against a Hero with Fate left every Wound of the Strike may matter.
+            let foe = foes.at(i).filter(|&k| foes.heroes[k].fate_left > 0);
+            let counted = if foe.is_some() { target.wounds_left.max(2) } else { target.wounds_left };
+            let (wounds, spent) = mesbg_fight::settle_strike(target.roll, target.trapped, counted, might, || dice.d6());
             if spent > 0 {
                 state.might_left -= spent;
                 obs.note(|| Event::Might { points: spent, on: "wound" });
             }
-            scratch.targets[i].wounds_left -= wounds;
+            let wounds = match foe {
+                Some(k) => foes.suffer(k, &mut scratch.targets[i].wounds_left, wounds, dice, obs),
+                None => {
+                    scratch.targets[i].wounds_left -= wounds;
+                    wounds
+                }
+            };
             let slain = scratch.targets[i].wounds_left == 0;
             kills += u8::from(slain && scratch.target_is_rider[i]);
             let model = scratch.survivors[i].model;
@@ -822,6 +1027,8 @@ fn fight_by_dice<O: Observer>(
         let foe_chariot_slain = scratch.targets.iter().zip(&at_start).enumerate().any(|(i, (t, &start))| {
             start > 0 && t.wounds_left == 0 && plan.models[scratch.survivors[i].model].chariot.is_some()
         });
+        let foe_heroes_slain =
+            foes.heroes.iter().filter(|f| scratch.targets[f.survivor].wounds_left == 0).count() as u8;
         scratch.order = order;
         scratch.at_start = at_start;
         FightOutcome {
@@ -831,6 +1038,9 @@ fn fight_by_dice<O: Observer>(
             might_spent: might_at_start - state.might_left,
             fate_spent: 0,
             foe_chariot_slain,
+            foe_might_spent: foes.might_spent(),
+            foe_fate_spent: foes.fate_spent(),
+            foe_heroes_slain,
         }
     } else {
         // A chariot is never Trapped: each enemy Strike is one roll; the Hero's Fate (and
@@ -840,9 +1050,24 @@ fn fight_by_dice<O: Observer>(
             let m = &plan.models[s.model];
             let rider = (s.left > 0 && s.strikes).then_some((m.attacks, m.strikes_chariot));
             let mount = m.mount.filter(|_| s.mount_left > 0).map(|mt| (mt.attacks, mt.strikes_chariot));
+            let foe = foes.heroes.iter().position(|f| f.model == s.model && f.hero.might_on_wounds);
             for (attacks, roll) in rider.into_iter().chain(mount) {
                 for _ in 0..attacks {
-                    let hit = roll.roll(dice);
+                    // An enemy Hero may spend Might to turn his failed To Wound roll.
+                    let hit = match foe.filter(|&k| foes.heroes[k].might_left > 0) {
+                        Some(k) => {
+                            let f = &mut foes.heroes[k];
+                            let (wounded, spent) =
+                                mesbg_fight::settle_strike(roll, false, 1, f.might_left, || dice.d6());
+                            f.might_left -= spent;
+                            let model = f.model;
+                            if spent > 0 {
+                                obs.note(|| Event::FoeMight { model, points: spent, on: "wound" });
+                            }
+                            wounded > 0
+                        }
+                        None => roll.roll(dice),
+                    };
                     let wounds = u8::from(hit && state.suffer_wound(plan, dice, obs));
                     obs.note(|| Event::Strike {
                         by: Some(s.model),
@@ -868,6 +1093,9 @@ fn fight_by_dice<O: Observer>(
             might_spent: might_at_start - state.might_left,
             fate_spent: fate_at_start - state.fate_left,
             foe_chariot_slain: false,
+            foe_might_spent: foes.might_spent(),
+            foe_fate_spent: 0,
+            foe_heroes_slain: 0,
         }
     }
 }
@@ -1060,6 +1288,7 @@ mod tests {
                     mount_left: 0,
                     prone: false,
                     strikes: true,
+                    fate_spent: 0,
                 })
                 .filter(|s| s.left > 0)
                 .collect();

@@ -7,6 +7,7 @@
 use crate::dice::DiceExpr;
 use crate::geometry::{self, Disc, Footprint, Polygon, Pose, Vec2};
 use crate::rules::mesbg::{Side, StrikeAllocation};
+use crate::rules::mesbg_duel::FoeFatePolicy;
 use crate::rules::mesbg_fight::{FatePolicy, FateRule, StrikeSplit};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -332,6 +333,13 @@ pub struct Profile {
     /// (a line three deep).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pike: bool,
+    /// A pike carried with a shield: -1 on the model's own duel dice (meaningful with a
+    /// pike only).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub shield: bool,
+    /// An enemy Hero: his Might, Will and Fate and how he spends them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hero: Option<Heroism>,
 }
 
 impl Profile {
@@ -339,6 +347,36 @@ impl Profile {
     pub fn supports(&self) -> bool {
         self.spear || self.pike
     }
+}
+
+/// What makes an enemy model a Hero: Might, Will and Fate, and when he spends them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Heroism {
+    /// Might points: to win the duel or turn his failed To Wound rolls (by `might_policy`),
+    /// and on his Fate rolls (by `might_on_saves`), never against Impact Hits.
+    pub might: u8,
+    /// Will points (kept for completeness: no test in a charge spends them).
+    pub will: u8,
+    /// Fate points, against any Wound he suffers, Impact Hits included.
+    pub fate: u8,
+    /// When he spends Might in the fight.
+    pub might_policy: MightPolicy,
+    /// Which Wounds get Fate.
+    pub fate_policy: FoeFatePolicy,
+    /// Might raises a failed Fate roll to a 4 (when the rules allow Might on Fate) against
+    /// the chariot's Strikes.
+    pub might_on_saves: bool,
+}
+
+/// One Hero standing among a formation's warriors, at a named place.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlacedHero {
+    /// Display name (the profile's name when it is named).
+    pub name: String,
+    /// His index among the formation's models (rank by rank, files from its left).
+    pub index: usize,
+    /// His profile (with `hero` set).
+    pub profile: Profile,
 }
 
 /// A cavalry model's mount.
@@ -424,9 +462,25 @@ pub struct Formation {
     /// The banner bearer, if the formation has one: its index in `centres`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub banner: Option<usize>,
+    /// A Hero standing among the warriors, if the formation has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hero: Option<PlacedHero>,
 }
 
 impl Formation {
+    /// The profile of the formation's model `index` (the placed Hero's or the warriors').
+    pub fn profile_of(&self, index: usize) -> &Profile {
+        match &self.hero {
+            Some(h) if h.index == index => &h.profile,
+            _ => &self.profile,
+        }
+    }
+
+    /// Whether any model of the formation is a Hero.
+    pub fn has_heroes(&self) -> bool {
+        self.profile.hero.is_some() || self.hero.is_some()
+    }
+
     /// Base radius in inches.
     pub fn radius(&self) -> f64 {
         self.base_mm / geometry::MM_PER_INCH / 2.0
@@ -1113,6 +1167,23 @@ struct RawFormation {
     /// Where the banner bearer stands: [rank, file], 1-based, files from the formation's left.
     #[serde(default)]
     banner_at: Option<[i64; 2]>,
+    /// A Hero standing among the warriors.
+    #[serde(default)]
+    hero: Option<RawPlacedHero>,
+}
+
+/// A Hero placed in a formation, as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPlacedHero {
+    /// A model profile name or table, with Might, Will and Fate.
+    profile: toml::Value,
+    /// [rank, file], 1-based, files from the formation's left; by default the middle of the
+    /// front rank.
+    #[serde(default)]
+    at: Option<[i64; 2]>,
+    #[serde(default)]
+    name: Option<String>,
 }
 
 fn one() -> i64 {
@@ -1143,6 +1214,20 @@ struct RawProfile {
     spear: Option<bool>,
     #[serde(default)]
     pike: Option<bool>,
+    #[serde(default)]
+    shield: Option<bool>,
+    #[serde(default)]
+    might: Option<i64>,
+    #[serde(default)]
+    will: Option<i64>,
+    #[serde(default)]
+    fate: Option<i64>,
+    #[serde(default)]
+    might_policy: Option<MightPolicy>,
+    #[serde(default)]
+    fate_policy: Option<FoeFatePolicy>,
+    #[serde(default)]
+    might_on_saves: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -1704,24 +1789,72 @@ impl Checker<'_> {
         let gap_mm = self.float(&at("gap_mm"), raw.gap_mm, 0.0, 200.0, "gap_mm");
         let front_centre = self.point(&at("front_centre"), raw.front_centre);
         let facing = self.float(&at("facing"), raw.facing, -360.0, 360.0, "the facing (degrees)");
-        let pf = |name: &str| format!("formations[{i}].profile.{name}");
-        let (p, named) = match &raw.profile {
+        let (profile, base_mm) = self.model_profile(&at("profile"), &raw.profile)?;
+        let side = raw.side.unwrap_or(enemy);
+        if side != enemy {
+            self.fail(&at("side"), "friendly formations in the chariot's path are not supported yet; only the chariot's enemies may stand on the board");
+        }
+        let base = match (&raw.base, base_mm) {
+            (Some(b), _) => self.base(&at("base"), b, true),
+            (None, Some(d)) => Some(Base::Round { diameter_mm: d }),
+            (None, None) => {
+                self.missing(&at("base"), " as base = { round_mm = 25 }");
+                None
+            }
+        };
+        let Some(Base::Round { diameter_mm }) = base else { return None };
+        let centres = geometry::formation_centres(
+            count,
+            ranks,
+            diameter_mm / geometry::MM_PER_INCH,
+            gap_mm / geometry::MM_PER_INCH,
+            front_centre,
+            facing,
+        );
+        let banner = self.banner(i, raw, count, ranks);
+        let hero = self.placed_hero(i, raw, count, ranks, diameter_mm, &profile, banner);
+        if banner.is_some() && profile.shield && profile.pike {
+            self.fail(
+                &at("banner"),
+                format!("a pike with a shield carrying the banner would roll at -2, which {NOT_YET}: give the formation no shields, or no banner"),
+            );
+        }
+        Some(Formation {
+            name: raw.name.clone(),
+            side,
+            base_mm: diameter_mm,
+            centres,
+            ranks,
+            facing,
+            front_centre,
+            gap_mm,
+            profile,
+            banner,
+            hero,
+        })
+    }
+
+    /// A model profile from a library name or an inline table at `field` (e.g.
+    /// `formations[0].profile`), with its base diameter when it gives one.
+    fn model_profile(&mut self, field: &str, value: &toml::Value) -> Option<(Profile, Option<f64>)> {
+        let pf = |name: &str| format!("{field}.{name}");
+        let (p, named) = match value {
             toml::Value::String(name) => {
                 let library = std::mem::take(&mut self.library.models);
-                let found = self.lookup(&at("profile"), "model", name, &library);
+                let found = self.lookup(field, "model", name, &library);
                 self.library.models = library;
                 (found?, true)
             }
             toml::Value::Table(table) => match RawProfile::deserialize(toml::Value::Table(table.clone())) {
                 Ok(p) => (p, false),
                 Err(e) => {
-                    self.fail(&at("profile"), plain_words(e.message()));
+                    self.fail(field, plain_words(e.message()));
                     return None;
                 }
             },
             _ => {
                 self.fail(
-                    &at("profile"),
+                    field,
                     "give a profile name like \"Warrior of Minas Tirith\" or a table like { fight = 4, ... }",
                 );
                 return None;
@@ -1757,7 +1890,12 @@ impl Checker<'_> {
             mount,
             spear: p.spear.unwrap_or(false),
             pike: p.pike.unwrap_or(false),
+            shield: p.shield.unwrap_or(false),
+            hero: None,
         };
+        if profile.shield && !profile.pike {
+            self.fail(&pf("shield"), "shield = true only changes a pike's duel dice (-1); a shield's Defence is already in the profile: remove shield, or add pike = true");
+        }
         if profile.mount.is_some() && (profile.monster || profile.chariot) {
             self.fail(&pf("mount"), "a cavalry model cannot also be a monster or a chariot here");
         }
@@ -1771,42 +1909,109 @@ impl Checker<'_> {
                 format!("only Infantry support with a {which}; a cavalry model, Monster or chariot cannot: remove {which} = true"),
             );
         }
-        let side = raw.side.unwrap_or(enemy);
-        if side != enemy {
-            self.fail(&at("side"), "friendly formations in the chariot's path are not supported yet; only the chariot's enemies may stand on the board");
+        let hero = self.heroism(field, &p, &profile);
+        let profile = Profile { hero, ..profile };
+        let base_mm = p.base_mm.map(|d| self.float(&pf("base_mm"), d, 10.0, 300.0, "the base diameter (mm)"));
+        Some((profile, base_mm))
+    }
+
+    /// Might, Will and Fate of a profile: all three make it a Hero; the policies need them.
+    fn heroism(&mut self, field: &str, p: &RawProfile, profile: &Profile) -> Option<Heroism> {
+        let pf = |name: &str| format!("{field}.{name}");
+        let given = [p.might.is_some(), p.will.is_some(), p.fate.is_some()];
+        if given.iter().all(|g| !g) {
+            for (name, set) in [
+                ("might_policy", p.might_policy.is_some()),
+                ("fate_policy", p.fate_policy.is_some()),
+                ("might_on_saves", p.might_on_saves.is_some()),
+            ] {
+                if set {
+                    self.fail(
+                        &pf(name),
+                        format!("{name} is for a Hero: give the profile might, will and fate, or remove {name}"),
+                    );
+                }
+            }
+            return None;
         }
-        let base = match (&raw.base, p.base_mm) {
-            (Some(b), _) => self.base(&at("base"), b, true),
-            (None, Some(d)) => {
-                Some(Base::Round { diameter_mm: self.float(&pf("base_mm"), d, 10.0, 300.0, "the base diameter (mm)") })
+        for (name, value) in [("might", p.might), ("will", p.will), ("fate", p.fate)] {
+            if value.is_none() {
+                self.missing(&pf(name), " (a Hero has Might, Will and Fate: give all three, 0 where he has none)");
             }
-            (None, None) => {
-                self.missing(&at("base"), " as base = { round_mm = 25 }");
-                None
-            }
-        };
-        let Some(Base::Round { diameter_mm }) = base else { return None };
-        let centres = geometry::formation_centres(
-            count,
-            ranks,
-            diameter_mm / geometry::MM_PER_INCH,
-            gap_mm / geometry::MM_PER_INCH,
-            front_centre,
-            facing,
-        );
-        let banner = self.banner(i, raw, count, ranks);
-        Some(Formation {
-            name: raw.name.clone(),
-            side,
-            base_mm: diameter_mm,
-            centres,
-            ranks,
-            facing,
-            front_centre,
-            gap_mm,
-            profile,
-            banner,
+        }
+        if profile.mount.is_some() {
+            self.fail(
+                &pf("might"),
+                format!(
+                    "a mounted enemy Hero {NOT_YET}: fight him on foot (remove mount) or remove might, will and fate"
+                ),
+            );
+        }
+        if profile.chariot {
+            self.fail(&pf("might"), format!("an enemy chariot's Hero {NOT_YET}: remove might, will and fate"));
+        }
+        if profile.supports() {
+            let which = if profile.pike { "pike" } else { "spear" };
+            self.fail(
+                &pf(which),
+                format!(
+                    "a Hero supporting with a {which} {NOT_YET} (his Might on a supporting die): remove {which} = true"
+                ),
+            );
+        }
+        Some(Heroism {
+            might: self.int(&pf("might"), p.might.unwrap_or(0), 0, 6, "might"),
+            will: self.int(&pf("will"), p.will.unwrap_or(0), 0, 6, "will"),
+            fate: self.int(&pf("fate"), p.fate.unwrap_or(0), 0, 6, "fate"),
+            might_policy: p.might_policy.unwrap_or_default(),
+            fate_policy: p.fate_policy.unwrap_or_default(),
+            might_on_saves: p.might_on_saves.unwrap_or(true),
         })
+    }
+
+    /// The Hero placed among a formation's warriors: `hero = { profile = ..., at = [rank,
+    /// file] }`, by default the middle of the front rank; his profile must make him a Hero,
+    /// stand on the formation's base and not take the banner bearer's place.
+    #[allow(clippy::too_many_arguments)]
+    fn placed_hero(
+        &mut self,
+        i: usize,
+        raw: &RawFormation,
+        count: usize,
+        ranks: usize,
+        diameter_mm: f64,
+        warriors: &Profile,
+        banner: Option<usize>,
+    ) -> Option<PlacedHero> {
+        let h = raw.hero.as_ref()?;
+        let at = |name: &str| format!("formations[{i}].hero.{name}");
+        if warriors.hero.is_some() {
+            self.fail(&at("profile"), "every model of this formation is already a Hero (its profile has might, will and fate): place a Hero among warriors only");
+        }
+        let (profile, base_mm) = self.model_profile(&at("profile"), &h.profile)?;
+        if profile.hero.is_none() {
+            self.fail(
+                &at("profile.might"),
+                "the placed Hero's profile needs might, will and fate (0 where he has none)",
+            );
+        }
+        if let Some(d) = base_mm
+            && (d - diameter_mm).abs() > 1e-9
+        {
+            self.fail(
+                &at("profile.base_mm"),
+                format!("the Hero stands in the formation's ranks on its {diameter_mm} mm bases; a {d} mm base would need its own formation"),
+            );
+        }
+        let index = self.place(&at("at"), h.at, count, ranks, "the Hero")?;
+        if banner == Some(index) {
+            self.fail(&at("at"), "the banner bearer stands there: place the Hero elsewhere (at = [rank, file]) or move the banner (banner_at)");
+        }
+        let name = h.name.clone().unwrap_or_else(|| match &h.profile {
+            toml::Value::String(n) => n.clone(),
+            _ => "Hero".to_string(),
+        });
+        Some(PlacedHero { name, index, profile })
     }
 
     /// The banner bearer's index among the formation's models (rank by rank, files from its
@@ -1820,21 +2025,25 @@ impl Checker<'_> {
             }
             return None;
         }
+        self.place(&at("banner_at"), raw.banner_at, count, ranks, "the bearer")
+    }
+
+    /// A model's index among a formation's (rank by rank, files from its left) from `at` =
+    /// [rank, file], by default the middle of the front rank (the left of the two middle
+    /// files when the rank is even).
+    fn place(&mut self, field: &str, at: Option<[i64; 2]>, count: usize, ranks: usize, who: &str) -> Option<usize> {
         let per_rank = count.div_ceil(ranks.max(1));
         let in_rank = |rank: usize| per_rank.min(count.saturating_sub(per_rank * (rank - 1)));
-        let [rank, file] = raw.banner_at.unwrap_or([1, in_rank(1).div_ceil(2) as i64]);
+        let [rank, file] = at.unwrap_or([1, in_rank(1).div_ceil(2) as i64]);
         if rank < 1 || rank as usize > ranks {
-            self.fail(
-                &at("banner_at"),
-                format!("rank {rank} is outside the formation (ranks 1 to {ranks}); the bearer stands in it"),
-            );
+            self.fail(field, format!("rank {rank} is outside the formation (ranks 1 to {ranks}); {who} stands in it"));
             return None;
         }
         let files = in_rank(rank as usize);
         if file < 1 || file as usize > files {
             self.fail(
-                &at("banner_at"),
-                format!("file {file} is outside rank {rank} (files 1 to {files}, from the formation's left); the bearer stands in it"),
+                field,
+                format!("file {file} is outside rank {rank} (files 1 to {files}, from the formation's left); {who} stands in it"),
             );
             return None;
         }

@@ -49,11 +49,17 @@ pub enum Metric {
     ObstacleStruck,
     /// 1 when the chariot fought an enemy chariot and had to Back Away (the smaller does).
     ChariotBackedAway,
+    /// Enemy Heroes slain (by Impact Hits or in the fight; counted in `kills` too).
+    FoeHeroesSlain,
+    /// Might points enemy Heroes spent (duel, To Wound and Fate rolls).
+    FoeMightSpent,
+    /// Fate points enemy Heroes spent (against Impact Hits and Strikes).
+    FoeFateSpent,
 }
 
 impl Metric {
     /// Every metric, in report order.
-    pub const ALL: [Metric; 19] = [
+    pub const ALL: [Metric; 22] = [
         Metric::ImpactKills,
         Metric::Contacts,
         Metric::Breakthrough,
@@ -73,7 +79,13 @@ impl Metric {
         Metric::TerrainWound,
         Metric::ObstacleStruck,
         Metric::ChariotBackedAway,
+        Metric::FoeHeroesSlain,
+        Metric::FoeMightSpent,
+        Metric::FoeFateSpent,
     ];
+
+    /// The metrics of enemy Heroes in the chariot's path.
+    pub const FOE_HEROES: [Metric; 3] = [Metric::FoeHeroesSlain, Metric::FoeMightSpent, Metric::FoeFateSpent];
 
     /// The metrics every MESBG charge has.
     pub const CHARGE: [Metric; 9] = [
@@ -125,6 +137,9 @@ impl Metric {
             Metric::TerrainWound => "terrain_wound",
             Metric::ObstacleStruck => "obstacle_struck",
             Metric::ChariotBackedAway => "chariot_backed_away",
+            Metric::FoeHeroesSlain => "foe_heroes_slain",
+            Metric::FoeMightSpent => "foe_might_spent",
+            Metric::FoeFateSpent => "foe_fate_spent",
         }
     }
 
@@ -167,6 +182,9 @@ impl Metric {
             Metric::TerrainWound => "the difficult-terrain test rolled a 1 (no Might turned it)",
             Metric::ObstacleStruck => "the chariot drove into an obstacle",
             Metric::ChariotBackedAway => "the chariot Backed Away from a larger (or luckier) chariot",
+            Metric::FoeHeroesSlain => "enemy Heroes slain",
+            Metric::FoeMightSpent => "Might points enemy Heroes spent",
+            Metric::FoeFateSpent => "Fate points enemy Heroes spent",
         }
     }
 }
@@ -187,6 +205,11 @@ impl Outcome {
     /// Sets the value of one metric.
     pub fn set(&mut self, metric: Metric, value: u16) {
         self.values[metric as usize] = value;
+    }
+
+    /// Adds to the value of one metric.
+    pub fn add(&mut self, metric: Metric, value: u16) {
+        self.values[metric as usize] = self.values[metric as usize].saturating_add(value);
     }
 }
 

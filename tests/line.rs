@@ -235,3 +235,250 @@ fn wargear_that_cannot_work_is_refused_with_its_field() {
     refused(&column("Banner", 4, 2, 3.0, 4, "", "banner_at = [1, 1]"), "formations[0].banner_at", "banner = true");
     refused(&column("Both", 2, 2, 3.0, 4, ", spear = true, pike = true", ""), "formations[0].profile.pike", "not both");
 }
+
+// ---- Enemy Heroes: Might in the duel and on To Wound rolls, Fate against Impact Hits and
+// Strikes. Each expected value is enumerated here from the reference's rules.
+
+/// A lone enemy model (Defence 10) with the given extra profile fields.
+fn lone(fight: u8, attacks: u8, wounds: u8, extra: &str) -> String {
+    format!(
+        "[[formations]]\nname = \"Hero\"\ncount = 1\nbase = {{ round_mm = 25 }}\nfront_centre = [0.0, 3.0]\nfacing = 180\n\
+         profile = {{ fight = {fight}, strength = 3, defence = 10, attacks = {attacks}, wounds = {wounds}, courage = \"6+\"{extra} }}\n"
+    )
+}
+
+/// P(highest of two chariot dice = a) x P(the Hero's highest of n = h), over every (a, h),
+/// with `f(a, h)` the chariot's chance of winning the duel given them.
+fn over_duel_dice(n: i32, f: impl Fn(u32, u32) -> f64) -> f64 {
+    let mut total = 0.0;
+    for a in 1..=6 {
+        for h in 1..=6 {
+            total += high(2, a) * high(n, h) * f(a, h);
+        }
+    }
+    total
+}
+
+#[test]
+fn an_enemy_heros_might_answers_the_chariot_in_the_duel() {
+    // A Fight 5 Hero with two dice and 2 Might against the Fight 4 chariot's two dice: he
+    // wins ties on Fight, so he spends a - h Might whenever the chariot leads by 1 or 2; the
+    // chariot wins only by 3 or more.
+    let text = scenario(&lone(5, 2, 3, ", might = 2, will = 0, fate = 0, might_policy = \"win_duel\""), "");
+    let won = over_duel_dice(2, |a, h| f64::from(u8::from(a >= h + 3)));
+    both_agree(&text, Metric::FightWon, 1, won, "Fight 5 Hero, 2 Might: chariot wins");
+    let spent = |k: u32| over_duel_dice(2, move |a, h| f64::from(u8::from(a == h + k)));
+    both_agree(&text, Metric::FoeMightSpent, 1, spent(1), "Might spent 1");
+    both_agree(&text, Metric::FoeMightSpent, 2, spent(2), "Might spent 2");
+
+    // Equal Fight (a tie is a roll-off): behind by one he spends 2 to win outright while
+    // that stays at most 6, else 1 for the roll-off; behind by two, 2 for the roll-off; on a
+    // tie, 1 to win outright (below 6). The chariot, with no Might, cannot answer.
+    let text = scenario(&lone(4, 2, 3, ", might = 2, will = 0, fate = 0, might_policy = \"win_duel\""), "");
+    let won = over_duel_dice(2, |a, h| match a as i32 - h as i32 {
+        d if d >= 3 => 1.0,
+        2 => 0.5,
+        1 if a == 6 => 0.5,
+        1 => 0.0,
+        0 if a == 6 => 0.5,
+        _ => 0.0,
+    });
+    both_agree(&text, Metric::FightWon, 1, won, "Fight 4 Hero, 2 Might: chariot wins");
+    // Without Might in his policy the duel is the plain one.
+    let text = scenario(&lone(4, 2, 3, ", might = 2, will = 0, fate = 0, might_policy = \"none\""), "");
+    both_agree(&text, Metric::FightWon, 1, duel(2, 0.5), "Hero keeping his Might");
+    both_agree(&text, Metric::FoeMightSpent, 0, 1.0, "Might kept");
+}
+
+#[test]
+fn an_enemy_heros_fate_and_might_save_him_from_the_chariots_strikes() {
+    // A Fight 1 Hero (1 Wound, 1 Fate, D10) loses ties to the Fight 4 chariot. Beaten, he is
+    // Prone and Trapped: the chariot's two Strikes at Strength 10 roll twice each, 4+ to
+    // wound. With one Fate point he lives only if no roll wounds (1/16) or one does (4/16)
+    // and his Fate roll saves it (4+, or a 3 raised by his Might).
+    let won = duel(1, 1.0);
+    let text = scenario(&lone(1, 1, 1, ", might = 0, will = 0, fate = 1"), "");
+    both_agree(&text, Metric::FightWon, 1, won, "won");
+    let survive = 1.0 / 16.0 + 4.0 / 16.0 * 0.5;
+    both_agree(&text, Metric::FoeHeroesSlain, 1, won * (1.0 - survive), "slain with Fate");
+    both_agree(&text, Metric::FoeFateSpent, 1, won * 15.0 / 16.0, "Fate spent");
+    // One Might point, kept for his Fate roll (might_policy none, might_on_saves default).
+    let text = scenario(&lone(1, 1, 1, ", might = 1, will = 0, fate = 1, might_policy = \"none\""), "");
+    let survive = 1.0 / 16.0 + 4.0 / 16.0 * (0.5 + 1.0 / 6.0);
+    both_agree(&text, Metric::FoeHeroesSlain, 1, won * (1.0 - survive), "slain with Fate and Might");
+    both_agree(&text, Metric::FoeMightSpent, 1, won * 15.0 / 16.0 / 6.0, "Might on the Fate roll");
+    // Without Might on saves the Might stays unspent.
+    let text = scenario(
+        &lone(1, 1, 1, ", might = 1, will = 0, fate = 1, might_policy = \"none\", might_on_saves = false"),
+        "",
+    );
+    both_agree(&text, Metric::FoeMightSpent, 0, 1.0, "no Might on saves");
+}
+
+#[test]
+fn an_enemy_heros_might_turns_his_failed_to_wound_rolls() {
+    // A Fight 6 Hero (never loses a duel to Fight 4 with... ) strikes the Defence 7 chariot
+    // at Strength 3 (6+), one Strike, with 1 Might for the wound: a 5 becomes a 6. Duel:
+    // the Hero with one die and Fight 6 wins when h >= a (ties on Fight).
+    let text = scenario(&lone(6, 1, 3, ", might = 1, will = 0, fate = 0, might_policy = \"wound\""), "");
+    let lost = over_duel_dice(1, |a, h| f64::from(u8::from(h >= a)));
+    both_agree(&text, Metric::ChariotWoundsLost, 1, lost * 2.0 / 6.0, "a Wound with Might on a 5");
+    both_agree(&text, Metric::FoeMightSpent, 1, lost / 6.0, "Might on the 5");
+}
+
+/// The Khandish chariot's two Strength 4 Impact Hits drive into a Defence 4 Hero (1 Wound,
+/// 1 Fate), with `behind` after him.
+fn hero_in_front(behind: &str) -> String {
+    format!(
+        r#"title = "hero in front"
+system = "mesbg"
+[chariot]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [0.0, 0.0]
+[charge]
+pivots = []
+[[formations]]
+name = "Hero"
+count = 1
+base = {{ round_mm = 25 }}
+front_centre = [0.0, 3.0]
+facing = 180
+profile = {{ fight = 1, strength = 1, defence = 4, attacks = 0, wounds = 1, courage = "6+", might = 0, will = 0, fate = 1 }}
+{behind}"#
+    )
+}
+
+#[test]
+fn fate_saves_an_enemy_hero_from_impact_hits_and_counts_when_the_chariot_drives_past() {
+    // Two hits at 4+ (S4 v D4): no Wound 1/4, one 1/2, two 1/4. Every Wound is lethal to a
+    // 1-Wound Hero: he spends his Fate on the first (4+ saves), none is left for a second.
+    // Slain: 1/2 x 1/2 + 1/4 = 1/2; Fate spent whenever a hit wounds: 3/4.
+    let text = hero_in_front("");
+    both_agree(&text, Metric::ImpactKills, 1, 0.5, "slain by Impact Hits");
+    // Driven past (slain) he always spent his Fate: P(no fight and 1 Fate spent) = 1/2.
+    let plan = compile(&parse(&text, "t.toml").unwrap());
+    let joint = exact(&plan)
+        .unwrap()
+        .outcomes
+        .iter()
+        .filter(|(o, _)| o.get(Metric::FightFought) == 0 && o.get(Metric::FoeFateSpent) == 1)
+        .map(|(_, p)| p)
+        .sum::<f64>();
+    assert!((joint - 0.5).abs() < 1e-12, "{joint}");
+    // A Troll behind him: when the Hero falls the chariot drives on past him into it, and
+    // the Fate he spent is counted from his own stream.
+    let troll = "[[formations]]\nname = \"Troll\"\ncount = 1\nbase = { round_mm = 50 }\nfront_centre = [0.0, 5.5]\nfacing = 180\nprofile = \"Cave Troll\"\n";
+    let text = hero_in_front(troll);
+    let plan = compile(&parse(&text, "t.toml").unwrap());
+    assert_eq!(plan.foe_heroes.len(), 1);
+    let joint = |o: &charioteer::tally::Outcome| {
+        o.get(Metric::Contacts) == 2 && o.get(Metric::FoeHeroesSlain) == 1 && o.get(Metric::FoeFateSpent) == 1
+    };
+    let e: f64 = exact(&plan).unwrap().outcomes.iter().filter(|(o, _)| joint(o)).map(|(_, p)| p).sum();
+    assert!((e - 0.5).abs() < 1e-12, "{e}");
+    let s = parse(&text, "t.toml").unwrap();
+    let streams = Streams::new(9, s.hash());
+    let n = 200_000u64;
+    let mut scratch = charioteer::resolve::Scratch::default();
+    let hits = (0..n)
+        .filter(|&t| {
+            joint(&charioteer::resolve::trial(&plan, streams, t, &mut scratch, &mut charioteer::resolve::Silent))
+        })
+        .count() as f64
+        / n as f64;
+    let se = (0.25 / n as f64).sqrt();
+    assert!((hits - 0.5).abs() < 5.0 * se, "{hits}");
+}
+
+#[test]
+fn a_pike_with_a_shield_rolls_at_minus_one() {
+    // Two ranks of shielded pikes (Fight 4, as the chariot): the one in the fight and the
+    // one supporting it each roll at -1 (a 1 stays 1). Ties are a roll-off.
+    let text = scenario(&column("Shielded pikes", 2, 2, 3.0, 4, ", pike = true, shield = true", ""), "");
+    let minus_one_high = |k: u32| {
+        // P(max(face - 1, 1) over two dice <= k) = P(both faces <= k + 1), for k >= 1.
+        let le = |k: u32| if k == 0 { 0.0 } else { (f64::from((k + 1).min(6)) / 6.0).powi(2) };
+        le(k) - le(k - 1)
+    };
+    let mut won = 0.0;
+    for a in 1..=6 {
+        for h in 1..=5 {
+            won += high(2, a)
+                * minus_one_high(h)
+                * if a > h {
+                    1.0
+                } else if a == h {
+                    0.5
+                } else {
+                    0.0
+                };
+        }
+    }
+    both_agree(&text, Metric::FightWon, 1, won, "shielded pikes");
+}
+
+#[test]
+fn a_hero_placed_in_a_line_stands_where_he_is_told() {
+    let hero = "hero = { profile = \"Captain of Minas Tirith\", at = [1, 2] }";
+    let text = scenario(&column("Line", 3, 1, 3.0, 4, "", hero), "");
+    let s = parse(&text, "t.toml").unwrap_or_else(|e| panic!("{e}"));
+    let f = &s.formations[0];
+    assert_eq!(f.hero.as_ref().map(|h| h.index), Some(1));
+    assert_eq!(f.profile_of(1).hero.map(|h| (h.might, h.will, h.fate)), Some((2, 1, 1)));
+    assert!(f.profile_of(0).hero.is_none());
+    let plan = compile(&s);
+    let heroes: Vec<usize> = plan.models.iter().filter(|m| m.hero.is_some()).map(|m| m.number).collect();
+    assert_eq!(heroes, vec![2]);
+}
+
+#[test]
+fn enemy_heroes_that_cannot_be_modelled_are_refused_by_field() {
+    let refused = |formations: &str, field: &str, words: &str| {
+        let err = parse(&scenario(formations, ""), "t.toml").unwrap_err().to_string();
+        assert!(err.contains(field) && err.contains(words), "{field}: {err}");
+    };
+    refused(&lone(4, 1, 2, ", might = 1, will = 1"), "formations[0].profile.fate", "missing");
+    refused(&lone(4, 1, 2, ", might_policy = \"wound\""), "formations[0].profile.might_policy", "for a Hero");
+    refused(
+        &lone(4, 1, 2, ", might = 1, will = 1, fate = 1, mount = { defence = 4, wounds = 1 }"),
+        "formations[0].profile.might",
+        "mounted",
+    );
+    refused(
+        &column("Spear hero", 2, 2, 3.0, 4, ", spear = true, might = 1, will = 1, fate = 1", ""),
+        "profile.spear",
+        "Hero",
+    );
+    refused(&column("Shields", 2, 2, 3.0, 4, ", shield = true", ""), "formations[0].profile.shield", "pike");
+    refused(
+        &column("Pikes", 2, 2, 3.0, 4, ", pike = true, shield = true", "banner = true"),
+        "formations[0].banner",
+        "-2",
+    );
+    let captain = "hero = { profile = \"Captain of Minas Tirith\" }\nbanner = true";
+    refused(&column("Line", 3, 1, 3.0, 4, "", captain), "formations[0].hero.at", "banner bearer");
+    refused(
+        &column("Line", 3, 1, 3.0, 4, "", "hero = { profile = \"Warrior of Minas Tirith\" }"),
+        "formations[0].hero.profile.might",
+        "might, will and fate",
+    );
+    refused(
+        &column("Line", 3, 1, 3.0, 4, "", "hero = { profile = \"Captain of Minas Tirith\", at = [2, 1] }"),
+        "formations[0].hero.at",
+        "rank 2",
+    );
+    refused(
+        &column(
+            "Line",
+            3,
+            1,
+            3.0,
+            4,
+            "",
+            "hero = { profile = { fight = 5, strength = 4, defence = 6, attacks = 2, wounds = 2, courage = \"6+\", might = 1, will = 1, fate = 1, base_mm = 40 } }",
+        ),
+        "formations[0].hero.profile.base_mm",
+        "25 mm",
+    );
+}

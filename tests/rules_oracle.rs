@@ -47,6 +47,7 @@ fn engine(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Rules) -> BTre
             prone: f.prone,
             strikes: !f.prone && !f.thrown,
             knocked_flying: to_wound(3, f.defence),
+            hero: None,
         })
         .collect();
     let fight_rules = FightRules {

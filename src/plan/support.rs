@@ -37,6 +37,9 @@ pub struct SupportMap {
     pub touching: Vec<Vec<usize>>,
     /// The banner bearers (model indices).
     pub bearers: Vec<usize>,
+    /// Per model: a pike with a shield (-1 on its own duel dice, in the fight or
+    /// supporting).
+    pub shielded: Vec<bool>,
     /// Per model: the contact group that touches it, or `usize::MAX`.
     pub group_of: Vec<usize>,
     /// Whether anything in the scenario can help a fight (worked out once: trials ask).
@@ -156,7 +159,13 @@ pub fn foe_support(
             support.banner = true;
         }
         if in_group(b).is_some_and(|i| presence[i].rider) {
-            support.bearer_dice += u32::from(models[b].attacks);
+            support.minus_one_dice += u32::from(models[b].attacks);
+        }
+    }
+    // Pikes with shields in the fight roll their own dice at -1 too.
+    for (&m, p) in group.iter().zip(presence) {
+        if p.rider && map.shielded.get(m).copied().unwrap_or(false) && !map.bearers.contains(&m) {
+            support.minus_one_dice += u32::from(models[m].attacks);
         }
     }
     support.supporters = chosen
@@ -165,7 +174,7 @@ pub fn foe_support(
             model: c,
             fight: models[c].fight,
             strikes_chariot: models[c].strikes_chariot,
-            bearer: map.bearers.contains(&c),
+            minus_one: map.bearers.contains(&c) || map.shielded.get(c).copied().unwrap_or(false),
         })
         .collect();
     support

@@ -353,6 +353,12 @@ pub struct FightOutcome {
     pub fate_spent: u8,
     /// An enemy chariot in the fight was slain by its Strikes (so nobody Backs Away).
     pub foe_chariot_slain: bool,
+    /// Might points enemy Heroes spent (duel and To Wound rolls, and on Fate rolls).
+    pub foe_might_spent: u8,
+    /// Fate points enemy Heroes spent against the chariot's Strikes.
+    pub foe_fate_spent: u8,
+    /// Enemy Heroes the chariot's Strikes slew (counted in `kills` too).
+    pub foe_heroes_slain: u8,
 }
 
 #[cfg(test)]

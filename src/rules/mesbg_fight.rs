@@ -9,8 +9,11 @@
 //! elsewhere, by an oracle that shares none of this code (`tests/oracle/`).
 
 use super::mesbg::{
-    DuelSide, FightOutcome, Side, StrikeAllocation, StrikeTarget, WoundRoll, binomial_pmf, might_to_win_duel,
-    pick_target, settle_wound_with_might,
+    DuelSide, FightOutcome, Side, StrikeAllocation, StrikeTarget, WoundRoll, binomial_pmf, pick_target,
+    settle_wound_with_might,
+};
+use super::mesbg_duel::{
+    FoeDuelDice, FoeHero, HeroStanding, foe_highs_distribution, settle_duel_might, wounds_on_foe_hero,
 };
 use crate::dice::Dice;
 use serde::{Deserialize, Serialize};
@@ -446,6 +449,8 @@ pub struct Combatant {
     /// What the Strength 3 hit of being Knocked Flying needs against the rider (when the
     /// chariot beats him while he is still mounted).
     pub knocked_flying: WoundRoll,
+    /// An enemy Hero: his Might and Fate left, and how he spends them.
+    pub hero: Option<FoeHero>,
 }
 
 /// A cavalry model's mount in a fight.
@@ -500,8 +505,8 @@ pub struct Supporter {
     pub fight: u8,
     /// What its Strike needs against the chariot.
     pub strikes_chariot: WoundRoll,
-    /// The banner bearer itself: -1 on its die.
-    pub bearer: bool,
+    /// -1 on its die: the banner bearer itself, or a pike with a shield.
+    pub minus_one: bool,
 }
 
 /// What the enemy side has in a fight beyond its fighting models: spear and pike
@@ -513,8 +518,9 @@ pub struct FoeSupport {
     /// A standing banner bearer is within 3" of a model in the fight: the side may re-roll
     /// one duel die ([`defender_high`] says which and when).
     pub banner: bool,
-    /// Duel dice the banner bearer rolls in the fight itself (its Attacks), each at -1.
-    pub bearer_dice: u32,
+    /// Duel dice rolled at -1 by models in the fight itself: the banner bearer's and those
+    /// of pikes with shields (their Attacks).
+    pub minus_one_dice: u32,
     /// Whether supporters' Fight counts for the side's highest Fight in a tie.
     pub supporter_fight_counts: bool,
 }
@@ -522,7 +528,7 @@ pub struct FoeSupport {
 impl FoeSupport {
     /// No help at all: the fight is the fighting models' alone.
     pub const NONE: FoeSupport =
-        FoeSupport { supporters: Vec::new(), banner: false, bearer_dice: 0, supporter_fight_counts: true };
+        FoeSupport { supporters: Vec::new(), banner: false, minus_one_dice: 0, supporter_fight_counts: true };
 
     /// Adds the supporters to the enemy's side of the duel: a die each, and their Fight for
     /// ties when `supporter_fight_counts`.
@@ -538,7 +544,7 @@ impl FoeSupport {
     /// Whether the enemy's duel dice are all plain (no -1, no re-roll): then the highest is
     /// rolled as before, die for die.
     pub fn plain_dice(&self) -> bool {
-        !self.banner && self.bearer_dice == 0 && self.supporters.iter().all(|s| !s.bearer)
+        !self.banner && self.minus_one_dice == 0 && self.supporters.iter().all(|s| !s.minus_one)
     }
 }
 
@@ -646,8 +652,8 @@ pub fn duel_sides(chariot: &ChariotFighter, enemies: &[Combatant], support: &Foe
 /// The enemy's duel dice in a fight: every die of the side, the bearer's (in the fight or
 /// supporting) at -1, and whether a banner lets it re-roll one.
 pub fn defender_dice(defender: &DuelSide, support: &FoeSupport) -> DefenderDice {
-    let bearer = support.bearer_dice + support.supporters.iter().filter(|s| s.bearer).count() as u32;
-    let minus_one = bearer.min(defender.dice);
+    let minus = support.minus_one_dice + support.supporters.iter().filter(|s| s.minus_one).count() as u32;
+    let minus_one = minus.min(defender.dice);
     DefenderDice { plain: defender.dice - minus_one, minus_one, banner: support.banner }
 }
 
@@ -672,6 +678,8 @@ pub struct FightTarget {
     pub is_rider: bool,
     /// An enemy chariot.
     pub chariot: bool,
+    /// An enemy Hero (his Fate may prevent the Wounds).
+    pub hero: Option<FoeHero>,
 }
 
 /// The targets of a won fight, each way the beaten cavalry's Knocked Flying hits (a
@@ -695,6 +703,7 @@ pub fn targets_after_knock_down(enemies: &[Combatant], rules: FightRules) -> Vec
                     target: StrikeTarget { roll: e.struck_by_chariot, trapped, wounds_left, defence: e.defence },
                     is_rider: true,
                     chariot: e.chariot,
+                    hero: e.hero,
                 };
                 if e.prone {
                     push(&mut next, rider(e.wounds_left, true), 1.0);
@@ -712,7 +721,7 @@ pub fn targets_after_knock_down(enemies: &[Combatant], rules: FightRules) -> Vec
                     wounds_left: m.wounds_left,
                     defence: m.defence,
                 };
-                push(&mut next, FightTarget { target, is_rider: false, chariot: false }, 1.0);
+                push(&mut next, FightTarget { target, is_rider: false, chariot: false, hero: None }, 1.0);
             } else {
                 next.push((targets, p));
             }
@@ -765,64 +774,93 @@ pub fn fight_distribution(
     support: &FoeSupport,
 ) -> Vec<(FightOutcome, f64)> {
     let (attacker, defender) = duel_sides(chariot, enemies, support);
-    let enemy_dice = defender_dice(&defender, support);
-    // The duel: (won, Might left) -> probability.
-    let mut duel: BTreeMap<(bool, u8), f64> = BTreeMap::new();
+    let foe_dice = foe_duel_dice(enemies, &defender, support);
+    let heroes = heroes_in_duel(enemies);
+    let foe_might: Vec<u8> = heroes.iter().map(|h| h.might).collect();
+    let foe_duel_might: Vec<u8> = heroes.iter().map(|h| if h.might_on_duel { h.might } else { 0 }).collect();
+    let chariot_duel_might = if hero.might_on_duel { hero.might } else { 0 };
+    // The duel: (won, the chariot's Might left, each enemy Hero's Might left) -> probability.
+    let mut duel: BTreeMap<(bool, u8, Vec<u8>), f64> = BTreeMap::new();
     let attacker_faces: Vec<u8> = if attacker.dice == 0 { vec![0] } else { (1..=6).collect() };
-    let defender_faces: Vec<u8> = if defender.dice == 0 { vec![0] } else { (1..=6).collect() };
+    let plain = heroes.is_empty() && support.plain_dice();
     for &a in &attacker_faces {
-        // The enemy's highest die: independent of the chariot's, unless a banner re-roll
-        // depends on it.
-        let given = (!support.plain_dice()).then(|| defender_high(enemy_dice, a));
-        for &d in &defender_faces {
-            let p_d = given.map_or_else(|| highest_d6_probability(defender.dice, d), |g| g[usize::from(d)]);
-            let p = highest_d6_probability(attacker.dice, a) * p_d;
+        let p_a = highest_d6_probability(attacker.dice, a);
+        if p_a == 0.0 {
+            continue;
+        }
+        // The enemy's highest dice by owner: independent of the chariot's, unless a banner
+        // re-roll depends on it.
+        let highs: Vec<(Vec<u8>, f64)> = if plain {
+            let faces: Vec<u8> = if defender.dice == 0 { vec![0] } else { (1..=6).collect() };
+            faces.into_iter().map(|d| (vec![d], highest_d6_probability(defender.dice, d))).collect()
+        } else {
+            foe_highs_distribution(&foe_dice, a)
+        };
+        for (h, p_d) in highs {
+            let p = p_a * p_d;
             if p == 0.0 {
                 continue;
             }
-            let spent = if hero.might_on_duel {
-                might_to_win_duel(a, d, attacker.fight, defender.fight, hero.might).unwrap_or(0)
-            } else {
-                0
-            };
-            let high = a + spent;
-            let might_left = hero.might - spent;
-            let p_win = if high != d {
-                f64::from(u8::from(high > d))
+            let m = settle_duel_might(a, attacker.fight, chariot_duel_might, &h, &foe_duel_might, defender.fight);
+            let might_left = hero.might - m.chariot_spent;
+            let foe_left: Vec<u8> = foe_might.iter().zip(&m.foe_spent).map(|(a, b)| a - b).collect();
+            let p_win = if m.chariot_high != m.foe_high {
+                f64::from(u8::from(m.chariot_high > m.foe_high))
             } else if attacker.fight != defender.fight {
                 f64::from(u8::from(attacker.fight > defender.fight))
             } else {
                 0.5 // the roll-off: a D6 split 3-3 between Evil and Good
             };
             if p_win > 0.0 {
-                *duel.entry((true, might_left)).or_default() += p * p_win;
+                *duel.entry((true, might_left, foe_left.clone())).or_default() += p * p_win;
             }
             if p_win < 1.0 {
-                *duel.entry((false, might_left)).or_default() += p * (1.0 - p_win);
+                *duel.entry((false, might_left, foe_left)).or_default() += p * (1.0 - p_win);
             }
         }
     }
+    let foe_might_spent = |left: &[u8]| -> u8 { foe_might.iter().zip(left).map(|(a, b)| a - b).sum() };
     let mut out: BTreeMap<FightOutcome, f64> = BTreeMap::new();
-    let p_won: BTreeMap<u8, f64> = duel.iter().filter(|((won, _), _)| *won).map(|((_, m), p)| (*m, *p)).collect();
+    let p_won: BTreeMap<(u8, Vec<u8>), f64> =
+        duel.iter().filter(|((won, _, _), _)| *won).map(|((_, m, f), p)| ((*m, f.clone()), *p)).collect();
     let mut strikes: HashMap<(WoundRoll, bool, u8, u8), StrikeOutcomes> = HashMap::new();
     for (targets, q) in if p_won.is_empty() { Vec::new() } else { targets_after_knock_down(enemies, rules) } {
-        let start: Vec<u8> = targets.iter().map(|t| t.target.wounds_left).collect();
         let order = match rules.split {
             StrikeSplit::Declared => Some(declared_order(&split_for(chariot.attacks, &targets))),
             StrikeSplit::OneAtATime => None,
         };
-        // Won: states are (Wounds left per target, Might left), after each Strike in turn.
-        let mut states: BTreeMap<(Vec<u8>, u8), f64> = BTreeMap::new();
-        for (&might_left, &p) in &p_won {
-            *states.entry((start.clone(), might_left)).or_default() += p * q;
+        // Which enemy Hero (in duel order) each target is.
+        let mut k = 0;
+        let hero_of: Vec<Option<usize>> = targets
+            .iter()
+            .map(|t| {
+                t.hero.map(|_| {
+                    k += 1;
+                    k - 1
+                })
+            })
+            .collect();
+        // Won: states are ((Wounds, Fate, Might) left per target, the chariot's Might
+        // left), after each Strike in turn.
+        let mut states: BTreeMap<(Vec<HeroStanding>, u8), f64> = BTreeMap::new();
+        for ((might_left, foe_left), &p) in &p_won {
+            let start: Vec<HeroStanding> = targets
+                .iter()
+                .zip(&hero_of)
+                .map(|(t, h)| match (t.hero, h) {
+                    (Some(fh), Some(i)) => (t.target.wounds_left, fh.fate, foe_left[*i]),
+                    _ => (t.target.wounds_left, 0, 0),
+                })
+                .collect();
+            *states.entry((start, *might_left)).or_default() += p * q;
         }
         for j in 0..usize::from(chariot.attacks) {
-            let mut next: BTreeMap<(Vec<u8>, u8), f64> = BTreeMap::new();
+            let mut next: BTreeMap<(Vec<HeroStanding>, u8), f64> = BTreeMap::new();
             for ((state, might_left), p) in states {
                 let now: Vec<StrikeTarget> = targets
                     .iter()
                     .zip(&state)
-                    .map(|(t, &wounds_left)| StrikeTarget { wounds_left, ..t.target })
+                    .map(|(t, &(wounds_left, _, _))| StrikeTarget { wounds_left, ..t.target })
                     .collect();
                 let Some(i) = target_of_strike(j, order.as_deref(), &now, rules.allocation) else {
                     *next.entry((state, might_left)).or_default() += p;
@@ -830,15 +868,30 @@ pub fn fight_distribution(
                 };
                 let t = now[i];
                 let usable = if hero.might_on_wounds { might_left } else { 0 };
-                // Only min(Wounds left, rolls) matters to a Strike's settlement.
-                let key = (t.roll, t.trapped, t.wounds_left.min(2), usable);
-                let outcomes = strikes
-                    .entry(key)
-                    .or_insert_with(|| strike_distribution(t.roll, t.trapped, t.wounds_left.min(2), usable));
+                // Only min(Wounds left, rolls) matters to a Strike's settlement; against a
+                // Hero with Fate every Wound of it may matter.
+                let (_, fate, foe_might_left) = state[i];
+                let counted = if fate > 0 { 2 } else { t.wounds_left.min(2) };
+                let key = (t.roll, t.trapped, counted, usable);
+                let outcomes =
+                    strikes.entry(key).or_insert_with(|| strike_distribution(t.roll, t.trapped, counted, usable));
                 for &((wounds, spent), r) in outcomes.iter() {
-                    let mut s = state.clone();
-                    s[i] -= wounds.min(s[i]);
-                    *next.entry((s, might_left - spent)).or_default() += p * r;
+                    match targets[i].hero {
+                        Some(fh) if fate > 0 => {
+                            for (standing, s) in
+                                wounds_on_foe_hero(fh.saves, (t.wounds_left, fate, foe_might_left), wounds)
+                            {
+                                let mut st = state.clone();
+                                st[i] = standing;
+                                *next.entry((st, might_left - spent)).or_default() += p * r * s;
+                            }
+                        }
+                        _ => {
+                            let mut st = state.clone();
+                            st[i].0 -= wounds.min(st[i].0);
+                            *next.entry((st, might_left - spent)).or_default() += p * r;
+                        }
+                    }
                 }
             }
             states = next;
@@ -846,9 +899,12 @@ pub fn fight_distribution(
         // A rider (or infantry model) with no Wounds left is a kill, whether the Knocked
         // Flying hit or a Strike slew him; a riderless mount is not.
         for ((state, might_left), p) in states {
-            let slain = |i: usize| targets[i].is_rider && state[i] == 0;
+            let slain = |i: usize| targets[i].is_rider && state[i].0 == 0;
             let kills = (0..targets.len()).filter(|&i| slain(i)).count() as u8;
             let foe_chariot_slain = (0..targets.len()).any(|i| slain(i) && targets[i].chariot);
+            let foe_left: Vec<u8> = hero_of.iter().zip(&state).filter(|(h, _)| h.is_some()).map(|(_, s)| s.2).collect();
+            let foe_fate_spent: u8 =
+                targets.iter().zip(&state).filter_map(|(t, s)| t.hero.map(|fh| fh.fate - s.1)).sum();
             let outcome = FightOutcome {
                 won: true,
                 kills,
@@ -856,53 +912,83 @@ pub fn fight_distribution(
                 might_spent: hero.might - might_left,
                 fate_spent: 0,
                 foe_chariot_slain,
+                foe_might_spent: foe_might_spent(&foe_left),
+                foe_fate_spent,
+                foe_heroes_slain: (0..targets.len()).filter(|&i| slain(i) && targets[i].hero.is_some()).count() as u8,
             };
             *out.entry(outcome).or_default() += p;
         }
     }
-    // Lost: states are (the chariot's Wounds left, Fate left, Might left), after each
-    // enemy Strike.
+    // Lost: states are (the chariot's Wounds left, Fate left, Might left, each enemy
+    // Hero's Might left), after each enemy Strike.
+    type ChariotState = (u8, u8, u8, Vec<u8>);
     let mut saves: HashMap<(u8, u8, u8), Vec<(Prevention, f64)>> = HashMap::new();
-    for (&(won, might_left), &p) in &duel {
-        if won {
+    // Each standing rider or model that may Strike (with its Hero index), then its mount;
+    // then each supporter, one Strike.
+    let mut k = 0;
+    let mut strikers: Vec<(u8, WoundRoll, Option<usize>)> = Vec::new();
+    for e in enemies {
+        let hero_index = (e.hero.is_some() && e.wounds_left > 0).then(|| {
+            k += 1;
+            k - 1
+        });
+        if e.wounds_left > 0 && e.strikes {
+            strikers.push((e.attacks, e.strikes_chariot, hero_index));
+        }
+        if let Some(m) = e.mount {
+            strikers.push((m.attacks, m.strikes_chariot, None));
+        }
+    }
+    strikers.extend(support.supporters.iter().map(|s| (1, s.strikes_chariot, None)));
+    for ((won, might_left, foe_left), &p) in &duel {
+        if *won {
             continue;
         }
-        let mut chariot_states: BTreeMap<(u8, u8, u8), f64> =
-            BTreeMap::from([((chariot.wounds_left, hero.fate, might_left), 1.0)]);
-        // Each standing rider or model that may Strike, then its mount; then each
-        // supporter, one Strike.
-        let strikers = enemies
-            .iter()
-            .flat_map(|e| {
-                let rider = (e.wounds_left > 0 && e.strikes).then_some((e.attacks, e.strikes_chariot));
-                rider.into_iter().chain(e.mount.map(|m| (m.attacks, m.strikes_chariot)))
-            })
-            .chain(support.supporters.iter().map(|s| (1, s.strikes_chariot)));
-        for (attacks, roll) in strikers {
-            let hit = roll.probability();
+        let mut chariot_states: BTreeMap<ChariotState, f64> =
+            BTreeMap::from([((chariot.wounds_left, hero.fate, *might_left, foe_left.clone()), 1.0)]);
+        for &(attacks, roll, hero_index) in &strikers {
             for _ in 0..attacks {
-                let mut next: BTreeMap<(u8, u8, u8), f64> = BTreeMap::new();
-                for ((wounds, fate, might), q) in chariot_states {
+                let mut next: BTreeMap<ChariotState, f64> = BTreeMap::new();
+                for ((wounds, fate, might, foe), q) in chariot_states {
                     if wounds == 0 {
-                        *next.entry((wounds, fate, might)).or_default() += q; // slain: no more Strikes
+                        *next.entry((wounds, fate, might, foe)).or_default() += q; // slain: no more Strikes
                         continue;
                     }
-                    *next.entry((wounds, fate, might)).or_default() += q * (1.0 - hit);
-                    if hit == 0.0 {
-                        continue;
-                    }
-                    let prevention = saves.entry((wounds, fate, might)).or_insert_with(|| {
-                        prevention_distribution(hero.saves, WoundOn::Chariot { wounds_left: wounds }, fate, might)
-                    });
-                    for &(pr, r) in prevention.iter() {
-                        let left = if pr.prevented { wounds } else { wounds - 1 };
-                        *next.entry((left, fate - pr.fate_spent, might - pr.might_spent)).or_default() += q * hit * r;
+                    // The Strike's To Wound roll, with an enemy Hero's Might when his
+                    // policy spends it.
+                    let usable = hero_index.filter(|&i| heroes[i].might_on_wounds).map_or(0, |i| foe[i]);
+                    let hits: Vec<((u8, u8), f64)> = if usable == 0 {
+                        let hit = roll.probability();
+                        vec![((0, 0), 1.0 - hit), ((1, 0), hit)]
+                    } else {
+                        strike_distribution(roll, false, 1, usable)
+                    };
+                    for ((wounded, spent), r) in hits {
+                        if r == 0.0 {
+                            continue;
+                        }
+                        let mut foe = foe.clone();
+                        if let Some(i) = hero_index {
+                            foe[i] -= spent;
+                        }
+                        if wounded == 0 {
+                            *next.entry((wounds, fate, might, foe)).or_default() += q * r;
+                            continue;
+                        }
+                        let prevention = saves.entry((wounds, fate, might)).or_insert_with(|| {
+                            prevention_distribution(hero.saves, WoundOn::Chariot { wounds_left: wounds }, fate, might)
+                        });
+                        for &(pr, s) in prevention.iter() {
+                            let left = if pr.prevented { wounds } else { wounds - 1 };
+                            let key = (left, fate - pr.fate_spent, might - pr.might_spent, foe.clone());
+                            *next.entry(key).or_default() += q * r * s;
+                        }
                     }
                 }
                 chariot_states = next;
             }
         }
-        for ((wounds, fate, might), q) in chariot_states {
+        for ((wounds, fate, might, foe), q) in chariot_states {
             let outcome = FightOutcome {
                 won: false,
                 kills: 0,
@@ -910,11 +996,29 @@ pub fn fight_distribution(
                 might_spent: hero.might - might,
                 fate_spent: hero.fate - fate,
                 foe_chariot_slain: false,
+                foe_might_spent: foe_might_spent(&foe),
+                foe_fate_spent: 0,
+                foe_heroes_slain: 0,
             };
             *out.entry(outcome).or_default() += p * q;
         }
     }
     out.into_iter().filter(|(_, p)| *p > 0.0).collect()
+}
+
+/// The enemy Heroes that roll in the duel (standing), in the order they stand in the fight.
+pub fn heroes_in_duel(enemies: &[Combatant]) -> Vec<FoeHero> {
+    enemies.iter().filter(|e| e.wounds_left > 0).filter_map(|e| e.hero).collect()
+}
+
+/// The enemy's duel dice by owner: each standing Hero's own, every other die the
+/// warriors' (the bearer's and shielded pikes' at -1).
+pub fn foe_duel_dice(enemies: &[Combatant], defender: &DuelSide, support: &FoeSupport) -> FoeDuelDice {
+    let heroes: Vec<u32> =
+        enemies.iter().filter(|e| e.wounds_left > 0 && e.hero.is_some()).map(|e| u32::from(e.attacks)).collect();
+    let hero_dice: u32 = heroes.iter().sum();
+    let warriors = defender_dice(&DuelSide { dice: defender.dice - hero_dice, ..*defender }, support);
+    FoeDuelDice { warriors, heroes }
 }
 
 #[cfg(test)]
@@ -1036,6 +1140,7 @@ mod tests {
             prone: false,
             strikes: true,
             knocked_flying: super::super::mesbg::to_wound(3, 5),
+            hero: None,
         };
         for split in [StrikeSplit::Declared, StrikeSplit::OneAtATime] {
             let rules = FightRules { trapped: true, allocation: StrikeAllocation::MostWoundedFirst, split };
@@ -1050,6 +1155,9 @@ mod tests {
                             might_spent: 0,
                             fate_spent: 0,
                             foe_chariot_slain: false,
+                            foe_might_spent: 0,
+                            foe_fate_spent: 0,
+                            foe_heroes_slain: 0,
                         }
                     })
                     .map_or(0.0, |x| x.1)

@@ -3,4 +3,5 @@
 
 pub mod battlesystem;
 pub mod mesbg;
+pub mod mesbg_duel;
 pub mod mesbg_fight;
