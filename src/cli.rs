@@ -1014,7 +1014,7 @@ fn ruleset_line(ruleset: &[crate::scenario::RuleOption]) -> String {
     ruleset
         .iter()
         .map(|o| {
-            let name = o.name.strip_prefix("chariot.hero.").unwrap_or(o.name);
+            let name = o.name.strip_prefix("chariot.hero.").unwrap_or(&o.name);
             let changed = if o.value == o.default { "" } else { "*" };
             format!("{name}={}{changed}", o.value)
         })

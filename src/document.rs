@@ -313,8 +313,8 @@ pub fn ruleset_section(out: &mut String, sets: &[(&str, &[RuleOption])]) {
     let mut names: Vec<&str> = Vec::new();
     for (_, set) in sets {
         for o in set.iter() {
-            if !names.contains(&o.name) {
-                names.push(o.name);
+            if !names.contains(&o.name.as_ref()) {
+                names.push(&o.name);
             }
         }
     }

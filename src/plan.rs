@@ -550,6 +550,9 @@ pub struct Plan {
     /// The enemy Heroes on the path as (contact group, model), in path order (empty in
     /// most scenarios, so trials without Heroes skip their bookkeeping).
     pub foe_heroes: Vec<(usize, usize)>,
+    /// The Heroes placed among warriors as (formation, 1-based number, name), so labels
+    /// name them.
+    pub hero_names: Vec<(usize, usize, String)>,
 }
 
 impl Plan {
@@ -580,7 +583,11 @@ impl Plan {
         let m = &self.models[model];
         let files = self.formation_files.get(m.formation).copied().unwrap_or(1).max(1);
         let (rank, file) = ((m.number - 1) / files + 1, (m.number - 1) % files + 1);
-        format!("{} (rank {rank}, file {file})", self.formation_names[m.formation])
+        let formation = &self.formation_names[m.formation];
+        match self.hero_names.iter().find(|(f, n, _)| *f == m.formation && *n == m.number) {
+            Some((_, _, name)) => format!("{name} ({formation}, rank {rank}, file {file})"),
+            None => format!("{formation} (rank {rank}, file {file})"),
+        }
     }
 }
 
@@ -1281,6 +1288,12 @@ pub fn compile(scenario: &Scenario) -> Plan {
         obstacle_hit: mesbg::to_wound(OBSTACLE_STRENGTH, c.defence),
         support,
         foe_heroes,
+        hero_names: scenario
+            .formations
+            .iter()
+            .enumerate()
+            .filter_map(|(fi, f)| f.hero.as_ref().map(|h| (fi, h.index + 1, h.name.clone())))
+            .collect(),
     }
 }
 

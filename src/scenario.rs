@@ -368,6 +368,52 @@ pub struct Heroism {
     pub might_on_saves: bool,
 }
 
+impl Heroism {
+    /// The enemy Hero's policies with what they mean, named by the profile path `at`, for
+    /// reports.
+    pub fn policies(&self, at: &str, rules: &MesbgRules) -> Vec<RuleOption> {
+        vec![
+            RuleOption::of(
+                format!("{at}.might_policy"),
+                &self.might_policy,
+                &MightPolicy::default(),
+                match self.might_policy {
+                    MightPolicy::None => "the enemy Hero spends no Might in the fight",
+                    MightPolicy::WinDuel => {
+                        "the enemy Hero raises his own highest duel die by the least that wins (or reaches a roll-off), answering the chariot's Might"
+                    }
+                    MightPolicy::Wound => "the enemy Hero's Might turns his failed To Wound rolls against the chariot",
+                    MightPolicy::WinDuelThenWound => {
+                        "the enemy Hero's Might first wins the duel (the least that wins or reaches a roll-off), then turns his failed To Wound rolls"
+                    }
+                },
+            ),
+            RuleOption::of(
+                format!("{at}.might_on_saves"),
+                &self.might_on_saves,
+                &true,
+                match (self.might_on_saves, rules.might_on_fate) {
+                    (true, true) => {
+                        "the enemy Hero's Might raises a failed Fate roll against a Strike to a 4 whenever it is enough (never against Impact Hits)"
+                    }
+                    _ => "the enemy Hero never spends Might on a Fate roll",
+                },
+            ),
+            RuleOption::of(
+                format!("{at}.fate_policy"),
+                &self.fate_policy,
+                &FoeFatePolicy::default(),
+                match self.fate_policy {
+                    FoeFatePolicy::EveryWound => {
+                        "the enemy Hero spends Fate on every Wound he suffers, Impact Hits included"
+                    }
+                    FoeFatePolicy::LethalOnly => "the enemy Hero spends Fate only on a Wound that would slay him",
+                },
+            ),
+        ]
+    }
+}
+
 /// One Hero standing among a formation's warriors, at a named place.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PlacedHero {
@@ -547,8 +593,9 @@ fn is_true(b: &bool) -> bool {
 /// terms.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RuleOption {
-    /// Where it is written: a `[rules]` key, or `chariot.hero.<field>` for a Hero's policy.
-    pub name: &'static str,
+    /// Where it is written: a `[rules]` key, `chariot.hero.<field>` for the riding Hero's
+    /// policy, or the path of an enemy Hero's profile field.
+    pub name: std::borrow::Cow<'static, str>,
     /// The value in force, as written.
     pub value: String,
     /// The reference's default, as written.
@@ -561,12 +608,12 @@ impl RuleOption {
     /// An option from its value and default (written as a scenario writes them) and what
     /// the value means.
     pub fn of<T: Serialize>(
-        name: &'static str,
+        name: impl Into<std::borrow::Cow<'static, str>>,
         value: &T,
         default: &T,
         reads: impl Into<std::borrow::Cow<'static, str>>,
     ) -> Self {
-        Self { name, value: as_written(value), default: as_written(default), reads: reads.into() }
+        Self { name: name.into(), value: as_written(value), default: as_written(default), reads: reads.into() }
     }
 }
 
@@ -803,6 +850,14 @@ impl Scenario {
         let mut all = self.rules.options();
         if let Some(hero) = &self.chariot.hero {
             all.extend(hero.policies(&self.rules));
+        }
+        for (i, f) in self.formations.iter().enumerate() {
+            if let Some(h) = f.profile.hero {
+                all.extend(h.policies(&format!("formations[{i}].profile"), &self.rules));
+            }
+            if let Some(h) = f.hero.as_ref().and_then(|h| h.profile.hero) {
+                all.extend(h.policies(&format!("formations[{i}].hero.profile"), &self.rules));
+            }
         }
         all
     }
