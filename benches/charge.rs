@@ -64,6 +64,12 @@ fn full_runs(c: &mut Criterion) {
         ),
         // Riders of Rohan: rider and mount hit separately, Thrown Rider, fights die by die.
         ("cavalry_screen", load(Path::new("scenarios/mesbg/chariot-into-cavalry-screen.toml")).expect("cavalry")),
+        // Shields, spears, a banner and a Captain of Minas Tirith: the Captain's fights are
+        // die by die, with his Might and Fate.
+        (
+            "line_with_captain",
+            load(Path::new("scenarios/mesbg/khandish-into-spears-and-banner.toml")).expect("line with a Captain"),
+        ),
     ] {
         let plan = compile(&scenario);
         let streams = Streams::new(1, scenario.hash());

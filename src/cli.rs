@@ -1185,6 +1185,9 @@ fn describe_event(plan: &Plan, event: &Event) -> String {
                 o.wounds,
                 plural(o.wounds)
             );
+            if o.fate_spent > 0 {
+                text.push_str(&format!(" after {} Fate point{} spent", o.fate_spent, plural(o.fate_spent)));
+            }
             if let Some((mh, mw)) = o.mount {
                 text.push_str(&format!("; mount {mh} hit{}, {mw} Wound{}", plural(mh), plural(mw)));
             }

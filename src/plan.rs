@@ -1300,10 +1300,40 @@ pub fn compile(scenario: &Scenario) -> Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::mesbg_fight::FateRule;
     use crate::scenario::{DEFAULT_SCENARIO, parse};
 
     fn plan_of(text: &str) -> Plan {
         compile(&parse(text, "test.toml").unwrap())
+    }
+
+    #[test]
+    fn fate_against_impact_hits_follows_the_heros_policy() {
+        // Two hits at Strength 4 on Defence 6 wound on 5+ (1/3 each): no Wound 4/9, one
+        // 4/9, two 1/9. A 2-Wound Hero with 1 Fate (4+ saves, retried but he has one point)
+        // is slain only by two Wounds with the Fate roll failed: 1/18 under either policy.
+        // Spending on every Wound he spends Fate whenever one wounds (5/9); keeping it for
+        // a lethal Wound, only on the second of two (1/9).
+        let saves = |fate_policy| Saves {
+            fate_rule: FateRule::Retry,
+            fate_policy,
+            might_on_fate: true,
+            might_on_terrain: false,
+        };
+        let hits = DiceExpr::constant(2);
+        for (policy, p_spent) in [(FatePolicy::ChariotThenHero, 5.0 / 9.0), (FatePolicy::LethalOnly, 1.0 / 9.0)] {
+            let t = ImpactTables::heroic(hits, 4, 6, 2, 1, saves(policy));
+            let p = |f: &dyn Fn(&ContactOutcome) -> bool| -> f64 {
+                t.outcomes.iter().zip(&t.probabilities).filter(|(o, _)| f(o)).map(|(_, p)| p).sum()
+            };
+            assert!((p(&|o| o.casualty) - 1.0 / 18.0).abs() < 1e-15, "{policy:?}");
+            assert!((t.p_passed - 1.0 / 18.0).abs() < 1e-15);
+            assert!((p(&|o| o.fate_spent == 1) - p_spent).abs() < 1e-15, "{policy:?}");
+            // One Wound lost: one wound unsaved (4/9 x 1/2 spending on every Wound; 4/9
+            // keeping it), or two with the first saved (1/9 x 1/2).
+            let one = if policy == FatePolicy::LethalOnly { 4.0 / 9.0 + 1.0 / 18.0 } else { 4.0 / 18.0 + 1.0 / 18.0 };
+            assert!((p(&|o| o.left == 1) - one).abs() < 1e-15, "{policy:?}");
+        }
     }
 
     #[test]
