@@ -204,9 +204,9 @@ fn stopped_at(plan: &Plan, g: usize, b: Branch, finish: &mut impl FnMut(Branch))
         let mut config = 0;
         let mut survivors: Vec<Combatant> = Vec::new();
         let mut enemy_chariot = None;
-        for ((&m, o), stride) in group.models.iter().zip(&outcomes).zip(&group.config_strides) {
+        for (i, (&m, o)) in group.models.iter().zip(&outcomes).enumerate() {
             if !o.passed {
-                config += usize::from(o.left) * stride;
+                config += group.config_part(i, o.left, o.fate_spent, &plan.models);
                 survivors.push(plan.models[m].combatant_after(o));
                 enemy_chariot = enemy_chariot.or(plan.models[m].chariot);
             }

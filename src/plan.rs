@@ -334,10 +334,44 @@ pub struct ContactGroup {
     /// index (mixed radix: Wounds + 1 per model).
     #[serde(skip)]
     pub config_strides: Vec<usize>,
+    /// Per model in order: the weight of an enemy Hero's Fate left after the Impact Hits
+    /// in the configuration's index (Fate + 1 values), 0 for a model without Fate.
+    #[serde(skip)]
+    pub fate_strides: Vec<usize>,
     /// Exact fight outcome tables by survivor configuration index (empty when the group
     /// has more than [`MAX_FIGHT_TABLES`] configurations).
     #[serde(skip)]
     pub fights: Vec<Option<FightTable>>,
+}
+
+impl ContactGroup {
+    /// The survivor configuration `index` stands for: per model, (Wounds left, Fate left).
+    pub fn decode(&self, index: usize, models: &[PlannedModel]) -> Vec<(u8, u8)> {
+        self.models
+            .iter()
+            .zip(self.config_strides.iter().zip(&self.fate_strides))
+            .map(|(&m, (&stride, &fate_stride))| {
+                let left = ((index / stride) % (usize::from(models[m].wounds) + 1)) as u8;
+                let fate = models[m].hero.map_or(0, |h| h.fate);
+                let fate_left = index.checked_div(fate_stride).map_or(fate, |q| (q % (usize::from(fate) + 1)) as u8);
+                (left, fate_left)
+            })
+            .collect()
+    }
+
+    /// The index of a survivor configuration: model `i` of the group has `left` Wounds and
+    /// spent `fate_spent` Fate (a Hero's) on its Impact Hits.
+    #[inline]
+    pub fn config_part(&self, i: usize, left: u8, fate_spent: u8, models: &[PlannedModel]) -> usize {
+        let fate_part = match self.fate_strides.get(i) {
+            Some(&fs) if fs > 0 => {
+                let fate = models[self.models[i]].hero.map_or(0, |h| h.fate);
+                usize::from(fate - fate_spent) * fs
+            }
+            _ => 0,
+        };
+        usize::from(left) * self.config_strides[i] + fate_part
+    }
 }
 
 /// The exact outcome distribution of one fight, compiled for one-draw sampling.
@@ -681,38 +715,46 @@ fn compile_fights(
 ) {
     let group = &mut groups[g];
     let mut strides = Vec::with_capacity(group.models.len());
+    let mut fate_strides = Vec::with_capacity(group.models.len());
     let mut configs: usize = 1;
     for &m in &group.models {
         strides.push(configs);
         configs = configs.saturating_mul(usize::from(models[m].wounds) + 1);
+        match models[m].hero.filter(|h| h.fate > 0) {
+            Some(h) => {
+                fate_strides.push(configs);
+                configs = configs.saturating_mul(usize::from(h.fate) + 1);
+            }
+            None => fate_strides.push(0),
+        }
     }
     group.config_strides = strides;
+    group.fate_strides = fate_strides;
     // Cavalry (rider, mount and the Thrown Rider chart) fight die by die. A Hero's
     // fights are tabulated with all his Might and Fate: a trial in which terrain took
-    // some of them first fights die by die.
-    // Groups with an enemy Hero also fight die by die: his Fate left after the Impact Hits
-    // is part of the fight's state.
-    if configs > MAX_FIGHT_TABLES || group.models.iter().any(|&m| models[m].mount.is_some() || models[m].hero.is_some())
-    {
+    // some of them first fights die by die. An enemy Hero's fights are tabulated for each
+    // Fate the Impact Hits may have left him.
+    if configs > MAX_FIGHT_TABLES || group.models.iter().any(|&m| models[m].mount.is_some()) {
         return;
     }
     let fight_rules = fight_rules(rules);
     let fighter = chariot.fighter();
     let hero = chariot.hero_in_fight();
-    group.fights = (0..configs)
-        .map(|index| {
-            let left: Vec<u8> = group
-                .models
-                .iter()
-                .zip(&group.config_strides)
-                .map(|(&m, &stride)| ((index / stride) % (usize::from(models[m].wounds) + 1)) as u8)
-                .collect();
+    let decoded: Vec<Vec<(u8, u8)>> = (0..configs).map(|index| group.decode(index, models)).collect();
+    group.fights = decoded
+        .into_iter()
+        .map(|state| {
+            let left: Vec<u8> = state.iter().map(|&(l, _)| l).collect();
             let survivors: Vec<Combatant> = group
                 .models
                 .iter()
-                .zip(&left)
-                .filter(|(_, l)| **l > 0)
-                .map(|(&m, &l)| models[m].combatant(l))
+                .zip(&state)
+                .filter(|(_, (l, _))| *l > 0)
+                .map(|(&m, &(l, fate_left))| {
+                    let mut c = models[m].combatant(l);
+                    c.hero = c.hero.map(|h| FoeHero { fate: fate_left, ..h });
+                    c
+                })
                 .collect();
             let presence: Vec<Presence> =
                 left.iter().map(|&l| Presence { in_fight: l > 0, rider: l > 0, prone: false }).collect();
@@ -960,6 +1002,7 @@ fn drive(
                     passed_given_stop: Vec::new(),
                     models_before: 0,
                     config_strides: Vec::new(),
+                    fate_strides: Vec::new(),
                     fights: Vec::new(),
                 }),
             }

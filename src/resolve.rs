@@ -414,7 +414,7 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
     let mut config = 0;
     debug_assert_eq!(group.models.len(), group.config_strides.len());
     debug_assert_eq!(group.models.len(), group.passed_given_stop.len());
-    for ((&m, chance), stride) in group.models.iter().zip(&group.passed_given_stop).zip(&group.config_strides) {
+    for (i, (&m, chance)) in group.models.iter().zip(&group.passed_given_stop).enumerate() {
         let impact = &plan.models[m].impact;
         let outcome = if scratch.survivors.is_empty() {
             let passed = chance.happens(&mut dice);
@@ -429,7 +429,7 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
         }
         if !outcome.passed {
             scratch.survivors.push(Survivor::after(m, &outcome));
-            config += usize::from(outcome.left) * stride;
+            config += group.config_part(i, outcome.left, outcome.fate_spent, &plan.models);
         }
         obs.note(|| Event::Contact { distance: group.distance, model: m, outcome });
     }
@@ -1281,14 +1281,14 @@ mod tests {
             scratch.survivors = group
                 .models
                 .iter()
-                .zip(&group.config_strides)
-                .map(|(&m, &stride)| Survivor {
+                .zip(group.decode(config, &plan.models))
+                .map(|(&m, (left, fate_left))| Survivor {
                     model: m,
-                    left: ((config / stride) % (usize::from(plan.models[m].wounds) + 1)) as u8,
+                    left,
                     mount_left: 0,
                     prone: false,
                     strikes: true,
-                    fate_spent: 0,
+                    fate_spent: plan.models[m].hero.map_or(0, |h| h.fate - fate_left),
                 })
                 .filter(|s| s.left > 0)
                 .collect();
@@ -1343,6 +1343,35 @@ mod tests {
             assert_eq!(support.supporters.len(), all.len() * per_model, "{weapon}: {support:?}");
             assert!(support.banner, "{weapon}: the bearer is within 3\"");
             check_first_group_against_dice(&plan, 150_000);
+        }
+    }
+
+    #[test]
+    fn enemy_hero_fights_follow_the_exact_tables() {
+        // A Captain (2 Wounds, 2 Might, 1 Fate) beside a warrior in the first pair, under
+        // each of his Might policies and with a King's Might answering his: every survivor
+        // configuration, his Fate left after the Impact Hits included, fought die by die
+        // agrees with its exact table.
+        for (policy, king) in [("win_duel_then_wound", false), ("wound", false), ("win_duel", true)] {
+            let hero = format!(
+                "ranks = 2\nhero = {{ profile = {{ fight = 5, strength = 4, defence = 6, attacks = 2, wounds = 2, courage = \"6+\", might = 2, will = 1, fate = 1, might_policy = \"{policy}\" }}, at = [1, 3] }}"
+            );
+            let mut text = DEFAULT_SCENARIO.replace("ranks = 2", &hero);
+            if king {
+                text = text.replace(
+                    "points = 40\n",
+                    "points = 40\n[chariot.hero]\nprofile = \"Khandish King\"\nmight_policy = \"win_duel\"\n",
+                );
+                assert!(text.contains("[chariot.hero]"));
+            }
+            let plan = compile(&parse(&text, "t").unwrap_or_else(|e| panic!("{e}")));
+            let group = &plan.groups[0];
+            assert!(
+                group.models.iter().any(|&m| plan.models[m].hero.is_some()),
+                "{policy}: the Captain is in the pair"
+            );
+            assert!(group.fate_strides.iter().any(|&s| s > 0));
+            check_first_group_against_dice(&plan, 100_000);
         }
     }
 
