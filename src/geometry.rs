@@ -14,6 +14,14 @@
 //! distance from a point to an ellipse by a bisection on its closest-point equation, and a
 //! drive's first contact with a disc by a bisection on the parallel curve of the ellipse
 //! (both monotone, so exact up to floating-point rounding, about 1e-12 inch).
+//!
+//! A model on an oval base (an ellipse, its length along the way its formation faces) is met
+//! through the signed distance between two convex shapes, from their support functions:
+//! `-min over directions u of (h_A(u) + h_B(-u) - (c_B - c_A).u)`, minimised over 72
+//! directions and refined by golden sections around the three best (to about 1e-12
+//! inch; tested against brute-force sweeps of the ellipse's boundary). Along a straight
+//! drive that distance is convex in the distance driven, so the first contact is a
+//! golden-section minimum and a bisection to it.
 
 use serde::Serialize;
 
@@ -341,13 +349,164 @@ pub fn ellipse_signed_distance(a: f64, b: f64, p: Vec2) -> f64 {
     if inside { -distance } else { distance }
 }
 
-/// A round base of a model on the board.
+/// A model's base on the board: round (a disc of `radius`), or oval.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Disc {
     /// Centre, inches.
     pub centre: Vec2,
-    /// Radius, inches.
+    /// Radius, inches (for an oval base, the farthest it reaches from its centre: half its
+    /// length).
     pub radius: f64,
+    /// An oval base's shape, if the base is oval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oval: Option<OvalShape>,
+}
+
+/// An oval model base: an ellipse of semi-axes `half_width` across and `half_length` along
+/// `facing` (the way the model faces), inches.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct OvalShape {
+    /// Half the width, across the model's facing, inches.
+    pub half_width: f64,
+    /// Half the length, along the model's facing, inches.
+    pub half_length: f64,
+    /// The model's heading, degrees.
+    pub facing: f64,
+}
+
+impl Disc {
+    /// A round base.
+    pub fn round(centre: Vec2, radius: f64) -> Self {
+        Self { centre, radius, oval: None }
+    }
+
+    /// An oval base of `width` x `length` inches facing `facing` degrees.
+    pub fn oval(centre: Vec2, width: f64, length: f64, facing: f64) -> Self {
+        let (half_width, half_length) = (width / 2.0, length / 2.0);
+        Self { centre, radius: half_width.max(half_length), oval: Some(OvalShape { half_width, half_length, facing }) }
+    }
+
+    /// The base's area, square inches.
+    pub fn area(&self) -> f64 {
+        match self.oval {
+            Some(o) => std::f64::consts::PI * o.half_width * o.half_length,
+            None => std::f64::consts::PI * self.radius * self.radius,
+        }
+    }
+
+    /// How far the base reaches from its centre along the unit direction `dir` (world).
+    pub fn support(&self, dir: Vec2) -> f64 {
+        match self.oval {
+            Some(o) => {
+                let forward = Vec2::heading(o.facing);
+                Vec2::new(o.half_width * dir.dot(forward.right()), o.half_length * dir.dot(forward)).length()
+            }
+            None => self.radius,
+        }
+    }
+
+    /// The gap between this base's edge and `other`'s (negative when they overlap).
+    pub fn distance_to(&self, other: &Disc) -> f64 {
+        if self.oval.is_none() && other.oval.is_none() {
+            return (other.centre - self.centre).length() - self.radius - other.radius;
+        }
+        convex_signed_distance(|u| self.support(u), self.centre, |u| other.support(u), other.centre)
+    }
+
+    /// The gap between the footprint at `pose` and this base (negative when they overlap).
+    pub fn distance_from(&self, footprint: &Footprint, pose: &Pose) -> f64 {
+        if self.oval.is_none() {
+            return footprint.signed_distance(pose.to_local(self.centre)) - self.radius;
+        }
+        let forward = Vec2::heading(pose.facing);
+        let chariot = |u: Vec2| footprint.support(Vec2::new(u.dot(forward.right()), u.dot(forward)));
+        convex_signed_distance(chariot, pose.centre, |u| self.support(u), self.centre)
+    }
+}
+
+/// The signed distance between two convex shapes given by their support functions `ha`,
+/// `hb` (how far each reaches from its centre along a unit world direction) and centres:
+/// positive is the gap between them, negative the depth of their overlap.
+pub fn convex_signed_distance(ha: impl Fn(Vec2) -> f64, ca: Vec2, hb: impl Fn(Vec2) -> f64, cb: Vec2) -> f64 {
+    let d = cb - ca;
+    let g = |t: f64| {
+        let u = Vec2::new(t.cos(), t.sin());
+        ha(u) + hb(u.scale(-1.0)) - d.dot(u)
+    };
+    const SAMPLES: usize = 72;
+    let step = std::f64::consts::TAU / SAMPLES as f64;
+    let mut samples: Vec<(f64, f64)> = (0..SAMPLES).map(|i| (g(i as f64 * step), i as f64 * step)).collect();
+    samples.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let golden = |centre: f64| {
+        let (mut lo, mut hi) = (centre - step, centre + step);
+        let r = (5f64.sqrt() - 1.0) / 2.0;
+        let (mut x1, mut x2) = (hi - r * (hi - lo), lo + r * (hi - lo));
+        let (mut f1, mut f2) = (g(x1), g(x2));
+        for _ in 0..80 {
+            if f1 <= f2 {
+                hi = x2;
+                (x2, f2) = (x1, f1);
+                x1 = hi - r * (hi - lo);
+                f1 = g(x1);
+            } else {
+                lo = x1;
+                (x1, f1) = (x2, f2);
+                x2 = lo + r * (hi - lo);
+                f2 = g(x2);
+            }
+        }
+        f1.min(f2).min(g(centre))
+    };
+    let best = samples.iter().take(3).map(|&(_, t)| golden(t)).fold(f64::INFINITY, f64::min);
+    -best
+}
+
+/// The first contact of a drive with an oval base (see [`first_contact`]): the gap is
+/// convex in the distance driven, so its minimum is found by golden sections and the first
+/// touch by a bisection before it.
+fn first_contact_oval(footprint: &Footprint, pose: &Pose, length: f64, disc: &Disc) -> Option<f64> {
+    // The circle around the oval is touched first, or the oval never is.
+    first_contact(footprint, pose, length, &Disc::round(disc.centre, disc.radius))?;
+    let gap = |s: f64| disc.distance_from(footprint, &pose.advanced(s));
+    if gap(0.0) <= EPSILON {
+        return (pose.to_local(disc.centre).y > EPSILON).then_some(0.0);
+    }
+    let (mut lo, mut hi) = (0.0, length);
+    let r = (5f64.sqrt() - 1.0) / 2.0;
+    let (mut x1, mut x2) = (hi - r * (hi - lo), lo + r * (hi - lo));
+    let (mut f1, mut f2) = (gap(x1), gap(x2));
+    for _ in 0..80 {
+        if f1 <= f2 {
+            hi = x2;
+            (x2, f2) = (x1, f1);
+            x1 = hi - r * (hi - lo);
+            f1 = gap(x1);
+        } else {
+            lo = x1;
+            (x1, f1) = (x2, f2);
+            x2 = lo + r * (hi - lo);
+            f2 = gap(x2);
+        }
+    }
+    let (mut s_min, mut g_min) = if f1 <= f2 { (x1, f1) } else { (x2, f2) };
+    let g_end = gap(length);
+    if g_end < g_min {
+        (s_min, g_min) = (length, g_end);
+    }
+    if g_min > EPSILON {
+        return None;
+    }
+    // The gap falls from positive at 0 to at most EPSILON at s_min: the first touch.
+    let (mut a, mut b) = (0.0, s_min);
+    for _ in 0..100 {
+        let mid = 0.5 * (a + b);
+        if gap(mid) > 0.0 {
+            a = mid;
+        } else {
+            b = mid;
+        }
+    }
+    Some(b.min(length))
 }
 
 /// The distance along a straight drive of `length` inches from `pose` at which the
@@ -356,6 +515,9 @@ pub struct Disc {
 /// A disc already touching at the start counts (at 0) only when it stands ahead of the
 /// footprint's centre line, i.e. the drive pushes into it rather than away.
 pub fn first_contact(footprint: &Footprint, pose: &Pose, length: f64, disc: &Disc) -> Option<f64> {
+    if disc.oval.is_some() {
+        return first_contact_oval(footprint, pose, length, disc);
+    }
     let q = pose.to_local(disc.centre);
     // Out of reach whatever the exact front (it is never more than this).
     let most = footprint.half_length + footprint.rounding + disc.radius + EPSILON;
@@ -378,7 +540,22 @@ pub fn pivot_overlaps(footprint: &Footprint, pose: &Pose, pivot: f64, disc: &Dis
     if (disc.centre - pose.centre).length() - footprint.circumradius() >= disc.radius {
         return false;
     }
+    if disc.oval.is_some() {
+        return oval_pivot_gap(footprint, pose, pivot, disc) < -EPSILON;
+    }
     pivot_clearance(footprint, pose, pivot, disc.centre) < disc.radius - EPSILON
+}
+
+/// The smallest gap between the footprint and an oval base over the whole pivot (headings
+/// every degree, as [`pivot_clearance`]).
+fn oval_pivot_gap(footprint: &Footprint, pose: &Pose, pivot: f64, disc: &Disc) -> f64 {
+    let steps = pivot.abs().ceil().max(1.0) as usize;
+    (0..=steps)
+        .map(|i| {
+            let facing = pose.facing + pivot * i as f64 / steps as f64;
+            disc.distance_from(footprint, &Pose { centre: pose.centre, facing })
+        })
+        .fold(f64::INFINITY, f64::min)
 }
 
 /// The smallest distance between the footprint and `point` over the whole pivot.
@@ -406,6 +583,11 @@ pub fn pivot_push(footprint: &Footprint, pose: &Pose, pivot: f64, disc: &Disc) -
     }
     let needed = disc.radius + PUSH_CLEARANCE;
     let reach = footprint.circumradius() + 2.0 * needed + 0.1;
+    if disc.oval.is_some() {
+        return shortest_escape(disc.centre, reach, |p| {
+            oval_pivot_gap(footprint, pose, pivot, &Disc { centre: p, ..*disc }) >= PUSH_CLEARANCE
+        });
+    }
     shortest_escape(disc.centre, reach, |p| pivot_clearance(footprint, pose, pivot, p) >= needed)
 }
 
@@ -665,7 +847,7 @@ pub fn wholly_beyond(footprint: &Footprint, pose: &Pose, line_point: Vec2, beyon
 pub fn formation_centres(
     count: usize,
     ranks: usize,
-    diameter: f64,
+    [width, length]: [f64; 2],
     gap: f64,
     front_centre: Vec2,
     facing: f64,
@@ -673,13 +855,13 @@ pub fn formation_centres(
     let per_rank = count.div_ceil(ranks.max(1));
     let forward = Vec2::heading(facing);
     let right = forward.right();
-    let spacing = diameter + gap;
+    let (across, along) = (width + gap, length + gap);
     let mut centres = Vec::with_capacity(count);
     for rank in 0..ranks {
         let in_rank = per_rank.min(count - centres.len());
-        let back = front_centre - forward.scale(spacing * rank as f64);
+        let back = front_centre - forward.scale(along * rank as f64);
         for i in 0..in_rank {
-            let offset = (i as f64 - (in_rank as f64 - 1.0) / 2.0) * spacing;
+            let offset = (i as f64 - (in_rank as f64 - 1.0) / 2.0) * across;
             centres.push(back + right.scale(offset));
         }
         if centres.len() == count {
@@ -696,7 +878,7 @@ mod tests {
     const INCH_25MM: f64 = 25.0 / MM_PER_INCH;
 
     fn disc(x: f64, y: f64) -> Disc {
-        Disc { centre: Vec2::new(x, y), radius: INCH_25MM / 2.0 }
+        Disc::round(Vec2::new(x, y), INCH_25MM / 2.0)
     }
 
     #[test]
@@ -780,7 +962,7 @@ mod tests {
     #[test]
     fn formation_layout_in_base_contact() {
         let d = INCH_25MM;
-        let centres = formation_centres(5, 2, d, 0.0, Vec2::new(0.0, 6.0), 180.0);
+        let centres = formation_centres(5, 2, [d, d], 0.0, Vec2::new(0.0, 6.0), 180.0);
         assert_eq!(centres.len(), 5);
         // Facing south: its right is west, so the first model (its left) is east.
         assert!((centres[0].x - d).abs() < 1e-12 && (centres[0].y - 6.0).abs() < 1e-12);
@@ -864,6 +1046,111 @@ mod tests {
         (-1000..=1000).map(|k| at(t0 + step * k as f64 / 1000.0)).fold(best, f64::min)
     }
 
+    /// The gap between the footprint at `pose` and an oval base by brute force: the least
+    /// signed distance from the footprint over 4,000 points of the oval's boundary, refined
+    /// a thousandfold around the best (exact when they do not overlap; negative when they
+    /// do).
+    fn brute_gap(footprint: &Footprint, pose: &Pose, disc: &Disc) -> f64 {
+        let o = disc.oval.expect("an oval");
+        let forward = Vec2::heading(o.facing);
+        let at = |t: f64| {
+            let p =
+                disc.centre + forward.right().scale(o.half_width * t.cos()) + forward.scale(o.half_length * t.sin());
+            footprint.signed_distance(pose.to_local(p))
+        };
+        let n = 4_000;
+        let step = std::f64::consts::TAU / n as f64;
+        let (best, t0) = (0..n)
+            .map(|i| (at(step * i as f64), step * i as f64))
+            .fold((f64::INFINITY, 0.0), |x, y| if y.0 < x.0 { y } else { x });
+        (-2000..=2000).map(|k| at(t0 + step * k as f64 / 1000.0)).fold(best, f64::min)
+    }
+
+    /// A random oval model base near the origin (25-60 mm wide, 25-100 mm long, any facing).
+    fn random_oval(seed: &mut u64, spread: f64) -> Disc {
+        let centre = Vec2::new((lcg(seed) - 0.5) * spread, (lcg(seed) - 0.5) * spread);
+        let w = (25.0 + 35.0 * lcg(seed)) / MM_PER_INCH;
+        let l = (25.0 + 75.0 * lcg(seed)) / MM_PER_INCH;
+        Disc::oval(centre, w, l, lcg(seed) * 360.0)
+    }
+
+    #[test]
+    fn the_gap_to_an_oval_base_matches_brute_force() {
+        // Against a round, a rectangular and an oval chariot at odd headings: the gap from
+        // support functions equals the brute-force gap to 1e-9 inch when they are apart, and
+        // is negative exactly when some boundary point of the oval is inside the chariot.
+        let mut seed = 5;
+        let mut apart = 0;
+        for footprint in [Footprint::round_mm(60.0), Footprint::rect_mm(50.0, 100.0), Footprint::oval_mm(105.0, 170.0)]
+        {
+            for k in 0..80 {
+                let pose = Pose { centre: Vec2::new(0.3, -0.2), facing: 17.0 * k as f64 };
+                let disc = random_oval(&mut seed, 12.0);
+                let fast = disc.distance_from(&footprint, &pose);
+                let brute = brute_gap(&footprint, &pose, &disc);
+                if brute > 1e-6 {
+                    assert!((fast - brute).abs() < 1e-9, "{footprint:?} {disc:?}: {fast} vs {brute}");
+                    apart += 1;
+                } else if brute < -1e-6 {
+                    assert!(fast < 0.0, "{footprint:?} {disc:?}: {fast} vs {brute}");
+                }
+            }
+        }
+        assert!(apart > 150, "only {apart} separated cases");
+        // Two ovals side by side, long sides facing: the gap is what is left between them.
+        let a = Disc::oval(Vec2::new(0.0, 0.0), 1.0, 2.0, 0.0);
+        let b = Disc::oval(Vec2::new(1.25, 0.0), 1.0, 2.0, 0.0);
+        assert!((a.distance_to(&b) - 0.25).abs() < 1e-12);
+        // End to end after a quarter turn of one: 1 (half length) + 0.5 (half width) = 1.5.
+        let c = Disc::oval(Vec2::new(0.0, 2.0), 1.0, 2.0, 90.0);
+        assert!((a.distance_to(&c) - 0.5).abs() < 1e-12, "{}", a.distance_to(&c));
+    }
+
+    #[test]
+    fn a_chariot_meets_an_oval_base_where_brute_force_finds() {
+        // Drives of 6" by a round and an oval chariot past oval bases anywhere ahead: the
+        // first contact equals a brute-force march (0.01 inch steps, then bisection on the
+        // brute-force gap) to 1e-7 inch, and both agree on which are never touched.
+        let mut seed = 21;
+        let mut met = 0;
+        for footprint in [Footprint::round_mm(60.0), Footprint::oval_mm(105.0, 170.0)] {
+            let pose = Pose { centre: Vec2::new(0.0, 0.0), facing: 0.0 };
+            for _ in 0..16 {
+                let mut disc = random_oval(&mut seed, 6.0);
+                disc.centre.y += 4.0;
+                if brute_gap(&footprint, &pose, &disc) <= 1e-6 {
+                    continue; // overlapping at the start: not a valid board
+                }
+                let fast = first_contact(&footprint, &pose, 6.0, &disc);
+                let touching = |s: f64| brute_gap(&footprint, &pose.advanced(s), &disc) <= 0.0;
+                let mut brute = None;
+                let mut s = 0.0;
+                while s <= 6.0 + 1e-12 {
+                    if touching(s) {
+                        let (mut lo, mut hi) = ((s - 1e-2f64).max(0.0), s);
+                        for _ in 0..40 {
+                            let mid = 0.5 * (lo + hi);
+                            if touching(mid) { hi = mid } else { lo = mid }
+                        }
+                        brute = Some(hi);
+                        break;
+                    }
+                    s += 1e-2;
+                }
+                match (fast, brute) {
+                    (Some(f), Some(b)) => {
+                        assert!((f - b).abs() < 1e-7, "{disc:?}: {f} vs {b}");
+                        met += 1;
+                    }
+                    (None, None) => {}
+                    (Some(f), None) => assert!(f > 6.0 - 1e-2, "{disc:?}: sweep {f}, brute none"),
+                    (None, Some(b)) => panic!("{disc:?}: brute force touches at {b}, the sweep never"),
+                }
+            }
+        }
+        assert!(met > 8, "only {met} contacts checked");
+    }
+
     #[test]
     fn distance_to_an_oval_matches_brute_force() {
         let mut seed = 7;
@@ -892,7 +1179,7 @@ mod tests {
         let mut met = 0;
         for _ in 0..300 {
             let centre = Vec2::new((lcg(&mut seed) - 0.5) * 6.0, lcg(&mut seed) * 8.0 - 1.0);
-            let disc = Disc { centre, radius };
+            let disc = Disc::round(centre, radius);
             if oval.signed_distance(pose.to_local(centre)) < radius {
                 continue; // overlapping at the start: not a valid board
             }
@@ -926,7 +1213,7 @@ mod tests {
         // An oval meets fewer of a line's models than the box around it: a 6-wide line of
         // 25 mm bases dead ahead is touched by the box at four, by the oval at two first.
         let line: Vec<Disc> =
-            (0..6).map(|i| Disc { centre: Vec2::new((i as f64 - 2.5) * 25.0 / MM_PER_INCH, 5.0), radius }).collect();
+            (0..6).map(|i| Disc::round(Vec2::new((i as f64 - 2.5) * 25.0 / MM_PER_INCH, 5.0), radius)).collect();
         let first = |f: &Footprint| {
             let hits: Vec<f64> = line.iter().filter_map(|d| first_contact(f, &pose, 6.0, d)).collect();
             let s = hits.iter().copied().fold(f64::INFINITY, f64::min);

@@ -781,9 +781,9 @@ fn support_map(scenario: &Scenario, models: &[PlannedModel], groups: &[ContactGr
         } else {
             None
         });
-        map.radius.push(f.radius());
+        map.bases.push(f.disc_at(m.centre));
         if f.banner == Some(m.number - 1) {
-            map.bearers.push(map.radius.len() - 1);
+            map.bearers.push(map.bases.len() - 1);
         }
     }
     map.group_of = vec![usize::MAX; models.len()];
@@ -793,8 +793,7 @@ fn support_map(scenario: &Scenario, models: &[PlannedModel], groups: &[ContactGr
         }
     }
     if map.polearm.iter().any(Option::is_some) {
-        let centres: Vec<Vec2> = models.iter().map(|m| m.centre).collect();
-        map.touching = support::touching(&centres, &map.radius);
+        map.touching = support::touching(&map.bases);
     }
     map.active = !map.bearers.is_empty() || map.polearm.iter().any(Option::is_some);
     map
@@ -1084,7 +1083,7 @@ fn breaks_through(
             let f = &scenario.formations[fi];
             let back = Vec2::heading(f.facing).scale(-1.0);
             let rear = f.front_centre + back.scale(f.spacing() * (f.ranks as f64 - 1.0));
-            geometry::wholly_beyond(footprint, end, rear, back, f.radius())
+            geometry::wholly_beyond(footprint, end, rear, back, f.depth())
         })
 }
 
@@ -1238,7 +1237,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
                     saves: foe_saves(&h, &scenario.rules),
                 }),
             });
-            discs.push(Disc { centre: *centre, radius: f.radius() });
+            discs.push(f.disc_at(*centre));
         }
     }
 

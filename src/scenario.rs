@@ -491,8 +491,11 @@ pub struct Formation {
     pub name: String,
     /// Allegiance (by default the chariot's enemy).
     pub side: Side,
-    /// Base diameter, mm.
+    /// Base diameter, mm (an oval base's width).
     pub base_mm: f64,
+    /// An oval base: [width, length] in mm, its length along the formation's facing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oval_mm: Option<[f64; 2]>,
     /// Base centres, rank by rank.
     pub centres: Vec<Vec2>,
     /// Number of ranks.
@@ -514,6 +517,20 @@ pub struct Formation {
 }
 
 impl Formation {
+    /// The base of a model of the formation standing at `centre`.
+    pub fn disc_at(&self, centre: Vec2) -> Disc {
+        match self.oval_mm {
+            Some([w, l]) => Disc::oval(centre, w / geometry::MM_PER_INCH, l / geometry::MM_PER_INCH, self.facing),
+            None => Disc::round(centre, self.radius()),
+        }
+    }
+
+    /// How far a model's base reaches from its centre along the formation's facing, inches
+    /// (half an oval's length; a round base's radius).
+    pub fn depth(&self) -> f64 {
+        self.oval_mm.map_or(self.radius(), |[_, l]| l / geometry::MM_PER_INCH / 2.0)
+    }
+
     /// The profile of the formation's model `index` (the placed Hero's or the warriors').
     pub fn profile_of(&self, index: usize) -> &Profile {
         match &self.hero {
@@ -532,9 +549,9 @@ impl Formation {
         self.base_mm / geometry::MM_PER_INCH / 2.0
     }
 
-    /// Distance between neighbouring centres, inches.
+    /// Distance between the centres of neighbouring ranks, inches.
     pub fn spacing(&self) -> f64 {
-        (self.base_mm + self.gap_mm) / geometry::MM_PER_INCH
+        (self.oval_mm.map_or(self.base_mm, |[_, l]| l) + self.gap_mm) / geometry::MM_PER_INCH
     }
 }
 
@@ -1529,16 +1546,11 @@ impl Checker<'_> {
             let d = self.float(&format!("{field}.round_mm"), d, 10.0, 300.0, "the base diameter (mm)");
             return Some(Base::Round { diameter_mm: d });
         }
-        if round_only {
-            let which = if raw.oval_mm.is_some() { "oval_mm" } else { "rect_mm" };
-            let why = if which == "oval_mm" {
-                format!(
-                    "an oval base for a model {NOT_YET}; models stand on round bases, use round_mm (oval bases are for the chariot)"
-                )
-            } else {
-                "models in a formation stand on round bases; use round_mm".to_string()
-            };
-            self.fail(&format!("{field}.{which}"), why);
+        if round_only && raw.rect_mm.is_some() {
+            self.fail(
+                &format!("{field}.rect_mm"),
+                "models in a formation stand on round or oval bases; use round_mm or oval_mm = [width, length]",
+            );
             return None;
         }
         if let Some([w, l]) = raw.oval_mm {
@@ -1853,21 +1865,32 @@ impl Checker<'_> {
             (Some(b), _) => self.base(&at("base"), b, true),
             (None, Some(d)) => Some(Base::Round { diameter_mm: d }),
             (None, None) => {
-                self.missing(&at("base"), " as base = { round_mm = 25 }");
+                self.missing(&at("base"), " as base = { round_mm = 25 } or base = { oval_mm = [width, length] }");
                 None
             }
         };
-        let Some(Base::Round { diameter_mm }) = base else { return None };
+        let (diameter_mm, oval_mm) = match base? {
+            Base::Round { diameter_mm } => (diameter_mm, None),
+            Base::Oval { width_mm, length_mm } => (width_mm, Some([width_mm, length_mm])),
+            Base::Rect { .. } => return None,
+        };
+        let [width, length] = oval_mm.unwrap_or([diameter_mm, diameter_mm]);
         let centres = geometry::formation_centres(
             count,
             ranks,
-            diameter_mm / geometry::MM_PER_INCH,
+            [width / geometry::MM_PER_INCH, length / geometry::MM_PER_INCH],
             gap_mm / geometry::MM_PER_INCH,
             front_centre,
             facing,
         );
+        if oval_mm.is_some() && profile.chariot {
+            self.fail(
+                &at("base.oval_mm"),
+                format!("an enemy chariot on an oval base {NOT_YET} (Immovable Object compares round bases): give it round_mm"),
+            );
+        }
         let banner = self.banner(i, raw, count, ranks);
-        let hero = self.placed_hero(i, raw, count, ranks, diameter_mm, &profile, banner);
+        let hero = self.placed_hero(i, raw, count, ranks, oval_mm.map_or(diameter_mm, |_| f64::NAN), &profile, banner);
         if banner.is_some() && profile.shield && profile.pike {
             self.fail(
                 &at("banner"),
@@ -1878,6 +1901,7 @@ impl Checker<'_> {
             name: raw.name.clone(),
             side,
             base_mm: diameter_mm,
+            oval_mm,
             centres,
             ranks,
             facing,
@@ -2026,7 +2050,8 @@ impl Checker<'_> {
 
     /// The Hero placed among a formation's warriors: `hero = { profile = ..., at = [rank,
     /// file] }`, by default the middle of the front rank; his profile must make him a Hero,
-    /// stand on the formation's base and not take the banner bearer's place.
+    /// stand on the formation's base (`diameter_mm`, NaN for an oval base) and not take the
+    /// banner bearer's place.
     #[allow(clippy::too_many_arguments)]
     fn placed_hero(
         &mut self,
@@ -2051,11 +2076,12 @@ impl Checker<'_> {
             );
         }
         if let Some(d) = base_mm
-            && (d - diameter_mm).abs() > 1e-9
+            && (diameter_mm.is_nan() || (d - diameter_mm).abs() > 1e-9)
         {
+            let theirs = if diameter_mm.is_nan() { "oval".to_string() } else { format!("{diameter_mm} mm") };
             self.fail(
                 &at("profile.base_mm"),
-                format!("the Hero stands in the formation's ranks on its {diameter_mm} mm bases; a {d} mm base would need its own formation"),
+                format!("the Hero stands in the formation's ranks on its {theirs} bases; a {d} mm base would need its own formation"),
             );
         }
         let index = self.place(&at("at"), h.at, count, ranks, "the Hero")?;
@@ -2125,7 +2151,9 @@ impl Checker<'_> {
             let touches_someone = f.centres.iter().enumerate().any(|(mi, c)| {
                 scenario.formations.iter().enumerate().any(|(gi, g)| {
                     g.centres.iter().enumerate().any(|(ni, d)| {
-                        (gi, ni) != (fi, mi) && (*c - *d).length() <= f.radius() + g.radius() + tolerance
+                        (gi, ni) != (fi, mi)
+                            && (*c - *d).length() <= f.disc_at(*c).radius + g.disc_at(*d).radius + tolerance
+                            && f.disc_at(*c).distance_to(&g.disc_at(*d)) <= tolerance
                     })
                 })
             });
@@ -2161,8 +2189,8 @@ impl Checker<'_> {
         let mut discs: Vec<(usize, usize, Disc)> = Vec::new();
         for (fi, f) in scenario.formations.iter().enumerate() {
             for (mi, c) in f.centres.iter().enumerate() {
-                let disc = Disc { centre: *c, radius: f.radius() };
-                let depth = disc.radius - footprint.signed_distance(pose.to_local(disc.centre));
+                let disc = f.disc_at(*c);
+                let depth = -disc.distance_from(&footprint, &pose);
                 if depth > tolerance {
                     self.fail(
                         &format!("formations[{fi}].front_centre"),
@@ -2189,7 +2217,10 @@ impl Checker<'_> {
                 if b.centre.x - a.centre.x > 2.0 * max_r {
                     break;
                 }
-                let depth = a.radius + b.radius - (a.centre - b.centre).length();
+                if a.radius + b.radius - (a.centre - b.centre).length() <= tolerance {
+                    continue;
+                }
+                let depth = -a.distance_to(b);
                 if depth > tolerance && reported.insert((*fa.min(fb), *fa.max(fb))) {
                     let (fi, other) = if fa >= fb { (*fa, *fb) } else { (*fb, *fa) };
                     let fa_name = &scenario.formations[*fa].name;

@@ -250,8 +250,8 @@ const BAD: &[Bad] = &[
     Bad { replace: "pivots = [0, 0]", with: "pivots = [0, 0, 0, 0]", expect: &["charge.pivots", "allows 3"] },
     Bad {
         replace: "base = { round_mm = 25 }",
-        with: "base = { oval_mm = [25, 40] }",
-        expect: &["formations[0].base.oval_mm", "not supported yet", "for the chariot"],
+        with: "base = { rect_mm = [25, 40] }",
+        expect: &["formations[0].base.rect_mm", "round or oval bases"],
     },
     Bad {
         replace: "base = { round_mm = 60 }",

@@ -482,3 +482,49 @@ fn enemy_heroes_that_cannot_be_modelled_are_refused_by_field() {
         "25 mm",
     );
 }
+
+// ---- Models on oval bases: where the chariot meets them, how they stand in ranks, and
+// whom they touch. Distances are worked out by hand from the bases' half-axes.
+
+/// One formation of `count` models in `ranks` on 35 x 60 mm ovals, front centre 4" ahead,
+/// facing `facing`, with `extra` profile fields.
+fn ovals(count: u32, ranks: u32, facing: f64, extra: &str) -> String {
+    format!(
+        "[[formations]]\nname = \"Ovals\"\ncount = {count}\nranks = {ranks}\nbase = {{ oval_mm = [35, 60] }}\n\
+         front_centre = [0.0, 4.0]\nfacing = {facing}\n\
+         profile = {{ fight = 4, strength = 3, defence = 9, attacks = 1, wounds = 1, courage = \"7+\"{extra} }}\n"
+    )
+}
+
+#[test]
+fn a_chariot_meets_an_oval_base_at_its_half_length_or_half_width() {
+    let mm = 25.4;
+    // Facing the chariot, the oval's length lies along the drive: the 60 mm chariot (30 mm
+    // radius) touches it when 30 + 30 mm separate their centres.
+    let plan = compile(&parse(&scenario(&ovals(1, 1, 180.0, ""), ""), "t.toml").unwrap_or_else(|e| panic!("{e}")));
+    assert!((plan.groups[0].distance - (4.0 - 60.0 / mm)).abs() < 1e-7, "{}", plan.groups[0].distance);
+    // Turned side on, its width: 30 + 17.5 mm.
+    let plan = compile(&parse(&scenario(&ovals(1, 1, 90.0, ""), ""), "t.toml").unwrap());
+    assert!((plan.groups[0].distance - (4.0 - 47.5 / mm)).abs() < 1e-7, "{}", plan.groups[0].distance);
+}
+
+#[test]
+fn ovals_stand_in_ranks_by_width_and_length_and_support_their_friends() {
+    let s = parse(&scenario(&ovals(4, 2, 180.0, ", spear = true"), ""), "t.toml").unwrap_or_else(|e| panic!("{e}"));
+    let c = &s.formations[0].centres;
+    // Side by side 35 mm apart, ranks 60 mm apart (facing south: the second rank is north).
+    assert!(((c[1] - c[0]).length() - 35.0 / 25.4).abs() < 1e-12);
+    assert!(((c[2] - c[0]).length() - 60.0 / 25.4).abs() < 1e-12);
+    // The chariot stops against the front pair; each is supported by the spear behind it,
+    // whose oval touches its own end to end.
+    let plan = compile(&s);
+    let group = &plan.groups[0];
+    let all =
+        vec![charioteer::plan::support::Presence { in_fight: true, rider: true, prone: false }; group.models.len()];
+    let support = plan.foe_support(0, &all);
+    assert_eq!(support.supporters.len(), group.models.len(), "{support:?}");
+    // A gap of 2 mm between the ranks and nobody touches: the spears are refused.
+    let gapped = ovals(4, 2, 180.0, ", spear = true").replace("base = {", "gap_mm = 2\nbase = {");
+    let err = parse(&scenario(&gapped, ""), "t.toml").unwrap_err().to_string();
+    assert!(err.contains("formations[0].profile.spear") && err.contains("can never support"), "{err}");
+}

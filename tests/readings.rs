@@ -274,9 +274,15 @@ fn rules_not_built_yet_are_refused() {
         let err = parse(&scenario("", "", &line(extra), ""), "t.toml").unwrap_err().to_string();
         assert!(err.contains(field), "{extra}: {err}");
     }
-    // Oval bases are the chariot's; a model's oval base is refused.
+    // Chariots and models may stand on oval bases (tests/line.rs); a model's rectangular
+    // base and a zero-width oval are refused by field.
     assert!(parse(&scenario("base = { oval_mm = [105, 170] }", "", "", ""), "t.toml").is_ok());
     let oval_model = line("").replace("front_centre", "base = { oval_mm = [25, 40] }\nfront_centre");
-    let err = parse(&scenario("", "", &oval_model, ""), "t.toml").unwrap_err().to_string();
-    assert!(err.contains("oval_mm") && err.contains("not supported yet"), "{err}");
+    assert!(parse(&scenario("", "", &oval_model, ""), "t.toml").is_ok());
+    let rect_model = line("").replace("front_centre", "base = { rect_mm = [25, 40] }\nfront_centre");
+    let err = parse(&scenario("", "", &rect_model, ""), "t.toml").unwrap_err().to_string();
+    assert!(err.contains("formations[0].base.rect_mm") && err.contains("round or oval"), "{err}");
+    let flat = line("").replace("front_centre", "base = { oval_mm = [0, 40] }\nfront_centre");
+    let err = parse(&scenario("", "", &flat, ""), "t.toml").unwrap_err().to_string();
+    assert!(err.contains("formations[0].base.oval_mm") && err.contains("width"), "{err}");
 }

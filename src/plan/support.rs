@@ -5,7 +5,7 @@
 //! survivor configuration (or per die-by-die fight) from maps compiled with the plan.
 
 use super::PlannedModel;
-use crate::geometry::MM_PER_INCH;
+use crate::geometry::{Disc, MM_PER_INCH};
 use crate::rules::mesbg_fight::{FoeSupport, Supporter};
 use crate::scenario::{BannerReroll, MesbgRules};
 
@@ -30,8 +30,8 @@ pub enum Polearm {
 pub struct SupportMap {
     /// Per model: its spear or pike.
     pub polearm: Vec<Option<Polearm>>,
-    /// Per model: base radius, inches.
-    pub radius: Vec<f64>,
+    /// Per model: its base where it stands when contacted (round or oval).
+    pub bases: Vec<Disc>,
     /// Per model: the models in base contact with it (empty when no model in the scenario
     /// has a spear or pike).
     pub touching: Vec<Vec<usize>>,
@@ -92,11 +92,13 @@ pub fn foe_support(
     let unengaged = |m: usize| map.group_of[m] == usize::MAX || map.group_of[m] > g;
     let standing = |m: usize| unengaged(m) || in_group(m).is_some_and(|i| presence[i].in_fight);
     let eps = 1e-9;
+    // A supporter's base is the same size as its friend's or larger (by area, for ovals).
+    let no_smaller = |c: usize, f: usize| map.bases[c].area() * (1.0 + eps) >= map.bases[f].area();
     let candidates = |f: usize| -> Vec<usize> {
         map.touching[f]
             .iter()
             .copied()
-            .filter(|&c| map.polearm[c].is_some() && unengaged(c) && map.radius[c] + eps >= map.radius[f])
+            .filter(|&c| map.polearm[c].is_some() && unengaged(c) && no_smaller(c, f))
             .collect()
     };
     // Kuhn's augmenting paths: supporter -> fighter.
@@ -132,12 +134,10 @@ pub fn foe_support(
         if map.polearm[p1] != Some(Polearm::Pike) {
             continue;
         }
-        let second = map.touching[p1].iter().copied().find(|&c| {
-            map.polearm[c] == Some(Polearm::Pike)
-                && unengaged(c)
-                && !used.contains(&c)
-                && map.radius[c] + eps >= map.radius[f]
-        });
+        let second = map.touching[p1]
+            .iter()
+            .copied()
+            .find(|&c| map.polearm[c] == Some(Polearm::Pike) && unengaged(c) && !used.contains(&c) && no_smaller(c, f));
         if let Some(p2) = second {
             used.push(p2);
             chosen.push((f, p2));
@@ -150,11 +150,7 @@ pub fn foe_support(
         if !standing(b) || prone {
             continue;
         }
-        let reach = |f: usize| {
-            f == b
-                || (models[f].centre - models[b].centre).length() - map.radius[f] - map.radius[b]
-                    <= BANNER_RANGE_INCHES + eps
-        };
+        let reach = |f: usize| f == b || map.bases[f].distance_to(&map.bases[b]) <= BANNER_RANGE_INCHES + eps;
         if rules.banner_reroll == BannerReroll::LowestWhenLosingOrTied && fighters.iter().any(|&f| reach(f)) {
             support.banner = true;
         }
@@ -182,12 +178,14 @@ pub fn foe_support(
 
 /// The models (indices) whose bases touch, for every model of a scenario with spears or
 /// pikes: bases within [`BASE_CONTACT_MM`] of each other.
-pub fn touching(centres: &[crate::geometry::Vec2], radius: &[f64]) -> Vec<Vec<usize>> {
+pub fn touching(bases: &[Disc]) -> Vec<Vec<usize>> {
     let tolerance = BASE_CONTACT_MM / MM_PER_INCH;
-    let mut touching = vec![Vec::new(); centres.len()];
-    for a in 0..centres.len() {
-        for b in a + 1..centres.len() {
-            if (centres[a] - centres[b]).length() <= radius[a] + radius[b] + tolerance {
+    let mut touching = vec![Vec::new(); bases.len()];
+    for a in 0..bases.len() {
+        for b in a + 1..bases.len() {
+            let (pa, pb) = (&bases[a], &bases[b]);
+            if (pa.centre - pb.centre).length() <= pa.radius + pb.radius + tolerance && pa.distance_to(pb) <= tolerance
+            {
                 touching[a].push(b);
                 touching[b].push(a);
             }
