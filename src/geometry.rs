@@ -17,11 +17,12 @@
 //!
 //! A model on an oval base (an ellipse, its length along the way its formation faces) is met
 //! through the signed distance between two convex shapes, from their support functions:
-//! `-min over directions u of (h_A(u) + h_B(-u) - (c_B - c_A).u)`, minimised over 72
-//! directions and refined by golden sections around the three best (to about 1e-12
-//! inch; tested against brute-force sweeps of the ellipse's boundary). Along a straight
-//! drive that distance is convex in the distance driven, so the first contact is a
-//! golden-section minimum and a bisection to it.
+//! `-min over directions u of (h_A(u) + h_B(-u) - (c_B - c_A).u)`, minimised over 36
+//! directions and refined by golden sections around the two best (to about 1e-12 inch;
+//! tested against brute-force sweeps of the ellipse's boundary). A straight drive along
+//! `v` first touches the oval after `max over u (with v.u > 0) of (d.u - h_A(u) -
+//! h_B(-u)) / (v.u)`, found the same way and confirmed by the gap there (tested against a
+//! brute-force march to 1e-7 inch). Pivots push ovals by the shortest route, as discs.
 
 use serde::Serialize;
 
@@ -396,12 +397,15 @@ impl Disc {
 
     /// How far the base reaches from its centre along the unit direction `dir` (world).
     pub fn support(&self, dir: Vec2) -> f64 {
-        match self.oval {
-            Some(o) => {
-                let forward = Vec2::heading(o.facing);
-                Vec2::new(o.half_width * dir.dot(forward.right()), o.half_length * dir.dot(forward)).length()
-            }
-            None => self.radius,
+        self.support_fn()(dir)
+    }
+
+    /// [`Disc::support`] with the oval's axes worked out once, for many directions.
+    fn support_fn(&self) -> impl Fn(Vec2) -> f64 + use<> {
+        let (radius, oval) = (self.radius, self.oval.map(|o| (o.half_width, o.half_length, Vec2::heading(o.facing))));
+        move |dir: Vec2| match oval {
+            Some((hw, hl, forward)) => Vec2::new(hw * dir.dot(forward.right()), hl * dir.dot(forward)).length(),
+            None => radius,
         }
     }
 
@@ -410,7 +414,7 @@ impl Disc {
         if self.oval.is_none() && other.oval.is_none() {
             return (other.centre - self.centre).length() - self.radius - other.radius;
         }
-        convex_signed_distance(|u| self.support(u), self.centre, |u| other.support(u), other.centre)
+        convex_signed_distance(self.support_fn(), self.centre, other.support_fn(), other.centre)
     }
 
     /// The gap between the footprint at `pose` and this base (negative when they overlap).
@@ -419,8 +423,9 @@ impl Disc {
             return footprint.signed_distance(pose.to_local(self.centre)) - self.radius;
         }
         let forward = Vec2::heading(pose.facing);
-        let chariot = |u: Vec2| footprint.support(Vec2::new(u.dot(forward.right()), u.dot(forward)));
-        convex_signed_distance(chariot, pose.centre, |u| self.support(u), self.centre)
+        let right = forward.right();
+        let chariot = |u: Vec2| footprint.support(Vec2::new(u.dot(right), u.dot(forward)));
+        convex_signed_distance(chariot, pose.centre, self.support_fn(), self.centre)
     }
 }
 
@@ -429,20 +434,38 @@ impl Disc {
 /// positive is the gap between them, negative the depth of their overlap.
 pub fn convex_signed_distance(ha: impl Fn(Vec2) -> f64, ca: Vec2, hb: impl Fn(Vec2) -> f64, cb: Vec2) -> f64 {
     let d = cb - ca;
-    let g = |t: f64| {
-        let u = Vec2::new(t.cos(), t.sin());
-        ha(u) + hb(u.scale(-1.0)) - d.dot(u)
-    };
-    const SAMPLES: usize = 72;
+    let g_at = |u: Vec2| ha(u) + hb(u.scale(-1.0)) - d.dot(u);
+    const SAMPLES: usize = 36;
     let step = std::f64::consts::TAU / SAMPLES as f64;
-    let mut samples: Vec<(f64, f64)> = (0..SAMPLES).map(|i| (g(i as f64 * step), i as f64 * step)).collect();
-    samples.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let golden = |centre: f64| {
-        let (mut lo, mut hi) = (centre - step, centre + step);
+    // The two best of the sampled directions (a fixed table: no trigonometry per call).
+    let directions = sample_directions();
+    let (mut first, mut second) = ((f64::INFINITY, 0usize), (f64::INFINITY, 0usize));
+    for (i, u) in directions.iter().enumerate() {
+        let value = g_at(*u);
+        if value < first.0 {
+            second = first;
+            first = (value, i);
+        } else if value < second.0 {
+            second = (value, i);
+        }
+    }
+    let samples = [first, second];
+    // Around a sampled direction u0 the directions are normalize(u0 + t u0'), |t| up to
+    // tan(10 degrees): no trigonometry in the refinement.
+    let half = step.tan();
+    let golden = |i: usize| {
+        let u0 = directions[i];
+        let across = Vec2::new(-u0.y, u0.x);
+        let g = |t: f64| {
+            let v = u0 + across.scale(t);
+            g_at(v.scale(1.0 / v.length()))
+        };
+        let centre = 0.0;
+        let (mut lo, mut hi) = (-half, half);
         let r = (5f64.sqrt() - 1.0) / 2.0;
         let (mut x1, mut x2) = (hi - r * (hi - lo), lo + r * (hi - lo));
         let (mut f1, mut f2) = (g(x1), g(x2));
-        for _ in 0..80 {
+        for _ in 0..48 {
             if f1 <= f2 {
                 hi = x2;
                 (x2, f2) = (x1, f1);
@@ -457,8 +480,20 @@ pub fn convex_signed_distance(ha: impl Fn(Vec2) -> f64, ca: Vec2, hb: impl Fn(Ve
         }
         f1.min(f2).min(g(centre))
     };
-    let best = samples.iter().take(3).map(|&(_, t)| golden(t)).fold(f64::INFINITY, f64::min);
+    let best = samples.iter().map(|&(_, i)| golden(i)).fold(f64::INFINITY, f64::min);
     -best
+}
+
+/// The unit directions every 10 degrees (counter-clockwise from +x) that
+/// [`convex_signed_distance`] samples, computed once.
+fn sample_directions() -> &'static [Vec2; 36] {
+    static DIRECTIONS: std::sync::OnceLock<[Vec2; 36]> = std::sync::OnceLock::new();
+    DIRECTIONS.get_or_init(|| {
+        std::array::from_fn(|i| {
+            let t = i as f64 * std::f64::consts::TAU / 36.0;
+            Vec2::new(t.cos(), t.sin())
+        })
+    })
 }
 
 /// The first contact of a drive with an oval base (see [`first_contact`]): the gap is
@@ -471,42 +506,62 @@ fn first_contact_oval(footprint: &Footprint, pose: &Pose, length: f64, disc: &Di
     if gap(0.0) <= EPSILON {
         return (pose.to_local(disc.centre).y > EPSILON).then_some(0.0);
     }
-    let (mut lo, mut hi) = (0.0, length);
-    let r = (5f64.sqrt() - 1.0) / 2.0;
-    let (mut x1, mut x2) = (hi - r * (hi - lo), lo + r * (hi - lo));
-    let (mut f1, mut f2) = (gap(x1), gap(x2));
-    for _ in 0..80 {
-        if f1 <= f2 {
-            hi = x2;
-            (x2, f2) = (x1, f1);
-            x1 = hi - r * (hi - lo);
-            f1 = gap(x1);
-        } else {
-            lo = x1;
-            (x1, f1) = (x2, f2);
-            x2 = lo + r * (hi - lo);
-            f2 = gap(x2);
+    // Along each direction u with some of the drive v in it, the two are apart until the
+    // chariot has driven (d.u - h_A(u) - h_B(-u)) / (v.u); they first touch once they are
+    // no longer apart along any: at the greatest of these (when they touch at all, which
+    // the gap there says).
+    let v = Vec2::heading(pose.facing);
+    let side = v.right();
+    let hb = disc.support_fn();
+    let d = disc.centre - pose.centre;
+    let ratio = |u: Vec2| {
+        let local = Vec2::new(u.dot(side), u.dot(v));
+        (d.dot(u) - footprint.support(local) - hb(u.scale(-1.0))) / u.dot(v)
+    };
+    // Directions at angles t from v: u = normalize(v + tan(t) side), t within +-87.5 deg.
+    let at = |k: f64| {
+        let w = v + side.scale(k);
+        w.scale(1.0 / w.length())
+    };
+    const SAMPLES: usize = 36;
+    let step = 175.0 / (SAMPLES - 1) as f64;
+    let angle = |i: usize| (-87.5 + step * i as f64).to_radians();
+    let (mut first, mut second) = ((f64::NEG_INFINITY, 0usize), (f64::NEG_INFINITY, 0usize));
+    for i in 0..SAMPLES {
+        let value = ratio(at(angle(i).tan()));
+        if value > first.0 {
+            second = first;
+            first = (value, i);
+        } else if value > second.0 {
+            second = (value, i);
         }
     }
-    let (mut s_min, mut g_min) = if f1 <= f2 { (x1, f1) } else { (x2, f2) };
-    let g_end = gap(length);
-    if g_end < g_min {
-        (s_min, g_min) = (length, g_end);
-    }
-    if g_min > EPSILON {
+    let golden = |i: usize| {
+        let (mut lo, mut hi) = (angle(i.saturating_sub(1)), angle((i + 1).min(SAMPLES - 1)));
+        let f = |t: f64| ratio(at(t.tan()));
+        let r = (5f64.sqrt() - 1.0) / 2.0;
+        let (mut x1, mut x2) = (hi - r * (hi - lo), lo + r * (hi - lo));
+        let (mut f1, mut f2) = (f(x1), f(x2));
+        for _ in 0..48 {
+            if f1 >= f2 {
+                hi = x2;
+                (x2, f2) = (x1, f1);
+                x1 = hi - r * (hi - lo);
+                f1 = f(x1);
+            } else {
+                lo = x1;
+                (x1, f1) = (x2, f2);
+                x2 = lo + r * (hi - lo);
+                f2 = f(x2);
+            }
+        }
+        f1.max(f2).max(f(angle(i)))
+    };
+    let s = golden(first.1).max(golden(second.1));
+    if !s.is_finite() || s > length + EPSILON || gap(s.max(0.0)) > 1e-7 {
         return None;
     }
-    // The gap falls from positive at 0 to at most EPSILON at s_min: the first touch.
-    let (mut a, mut b) = (0.0, s_min);
-    for _ in 0..100 {
-        let mid = 0.5 * (a + b);
-        if gap(mid) > 0.0 {
-            a = mid;
-        } else {
-            b = mid;
-        }
-    }
-    Some(b.min(length))
+    Some(s.clamp(0.0, length))
 }
 
 /// The distance along a straight drive of `length` inches from `pose` at which the
@@ -541,21 +596,34 @@ pub fn pivot_overlaps(footprint: &Footprint, pose: &Pose, pivot: f64, disc: &Dis
         return false;
     }
     if disc.oval.is_some() {
-        return oval_pivot_gap(footprint, pose, pivot, disc) < -EPSILON;
+        return oval_pivot_gap(footprint, pose, pivot, disc, -EPSILON) < -EPSILON;
     }
     pivot_clearance(footprint, pose, pivot, disc.centre) < disc.radius - EPSILON
 }
 
 /// The smallest gap between the footprint and an oval base over the whole pivot (headings
-/// every degree, as [`pivot_clearance`]).
-fn oval_pivot_gap(footprint: &Footprint, pose: &Pose, pivot: f64, disc: &Disc) -> f64 {
+/// every degree, as [`pivot_clearance`]), or any value at least `enough` once it is clear
+/// that the gap is no smaller: the circles around and inside the oval settle most headings
+/// without the full distance.
+fn oval_pivot_gap(footprint: &Footprint, pose: &Pose, pivot: f64, disc: &Disc, enough: f64) -> f64 {
+    let inner = disc.oval.map_or(disc.radius, |o| o.half_width.min(o.half_length));
     let steps = pivot.abs().ceil().max(1.0) as usize;
-    (0..=steps)
-        .map(|i| {
-            let facing = pose.facing + pivot * i as f64 / steps as f64;
-            disc.distance_from(footprint, &Pose { centre: pose.centre, facing })
-        })
-        .fold(f64::INFINITY, f64::min)
+    let mut least = f64::INFINITY;
+    for i in 0..=steps {
+        let at = Pose { centre: pose.centre, facing: pose.facing + pivot * i as f64 / steps as f64 };
+        let to_centre = footprint.signed_distance(at.to_local(disc.centre));
+        if to_centre - disc.radius >= enough {
+            continue;
+        }
+        if to_centre < inner {
+            return to_centre - inner; // the circle inside overlaps: so does the oval
+        }
+        least = least.min(disc.distance_from(footprint, &at));
+        if least < enough {
+            return least;
+        }
+    }
+    least.min(enough)
 }
 
 /// The smallest distance between the footprint and `point` over the whole pivot.
@@ -585,7 +653,7 @@ pub fn pivot_push(footprint: &Footprint, pose: &Pose, pivot: f64, disc: &Disc) -
     let reach = footprint.circumradius() + 2.0 * needed + 0.1;
     if disc.oval.is_some() {
         return shortest_escape(disc.centre, reach, |p| {
-            oval_pivot_gap(footprint, pose, pivot, &Disc { centre: p, ..*disc }) >= PUSH_CLEARANCE
+            oval_pivot_gap(footprint, pose, pivot, &Disc { centre: p, ..*disc }, PUSH_CLEARANCE) >= PUSH_CLEARANCE
         });
     }
     shortest_escape(disc.centre, reach, |p| pivot_clearance(footprint, pose, pivot, p) >= needed)
@@ -957,6 +1025,27 @@ mod tests {
         assert!(pivot_push(&chariot, &pose, -45.0, &model).is_none());
         let round = Footprint::round_mm(60.0);
         assert!(pivot_push(&round, &pose, 45.0, &disc(1.2, 0.5)).is_none());
+    }
+
+    #[test]
+    fn a_pivot_pushes_an_oval_base_aside_by_the_shortest_route() {
+        // The same pivot against a 35 x 60 mm oval lying east-west just off the front-right
+        // corner: pushed clear of the whole pivot, by no more than moving it radially out of
+        // the chariot's reach (half the oval's width covers its reach towards the chariot
+        // only when it lies north-south; east-west its half length does).
+        let chariot = Footprint::rect_mm(50.8, 101.6);
+        let pose = Pose { centre: Vec2::new(0.0, 0.0), facing: 0.0 };
+        let model =
+            Disc::oval(Vec2::new(1.0 + 30.0 / MM_PER_INCH + 0.05, 1.7), 35.0 / MM_PER_INCH, 60.0 / MM_PER_INCH, 90.0);
+        assert!(model.distance_from(&chariot, &pose) > 0.04, "apart before the pivot");
+        assert!(pivot_overlaps(&chariot, &pose, 45.0, &model));
+        let pushed = pivot_push(&chariot, &pose, 45.0, &model).expect("pushed");
+        let after = Disc { centre: pushed, ..model };
+        assert!(!pivot_overlaps(&chariot, &pose, 45.0, &after), "clear after the push");
+        let moved = (pushed - model.centre).length();
+        let radial = chariot.circumradius() + model.radius - model.centre.length();
+        assert!(moved > 0.0 && moved <= radial + 1e-3, "moved {moved}, radial {radial}");
+        assert!(pivot_push(&chariot, &pose, -45.0, &model).is_none());
     }
 
     #[test]
