@@ -1156,6 +1156,24 @@ mod tests {
         (-2000..=2000).map(|k| at(t0 + step * k as f64 / 1000.0)).fold(best, f64::min)
     }
 
+    /// The first distance in `0..=length` at which `touching` holds, by brute force: a march
+    /// in steps of `step`, then 60 bisections.
+    fn brute_first_touch(touching: impl Fn(f64) -> bool, length: f64, step: f64) -> Option<f64> {
+        let mut s = 0.0;
+        while s <= length + 1e-12 {
+            if touching(s) {
+                let (mut lo, mut hi) = ((s - step).max(0.0), s);
+                for _ in 0..60 {
+                    let mid = 0.5 * (lo + hi);
+                    if touching(mid) { hi = mid } else { lo = mid }
+                }
+                return Some(hi);
+            }
+            s += step;
+        }
+        None
+    }
+
     /// A random oval model base near the origin (25-60 mm wide, 25-100 mm long, any facing).
     fn random_oval(seed: &mut u64, spread: f64) -> Disc {
         let centre = Vec2::new((lcg(seed) - 0.5) * spread, (lcg(seed) - 0.5) * spread);
@@ -1213,20 +1231,7 @@ mod tests {
                 }
                 let fast = first_contact(&footprint, &pose, 6.0, &disc);
                 let touching = |s: f64| brute_gap(&footprint, &pose.advanced(s), &disc) <= 0.0;
-                let mut brute = None;
-                let mut s = 0.0;
-                while s <= 6.0 + 1e-12 {
-                    if touching(s) {
-                        let (mut lo, mut hi) = ((s - 1e-2f64).max(0.0), s);
-                        for _ in 0..40 {
-                            let mid = 0.5 * (lo + hi);
-                            if touching(mid) { hi = mid } else { lo = mid }
-                        }
-                        brute = Some(hi);
-                        break;
-                    }
-                    s += 1e-2;
-                }
+                let brute = brute_first_touch(touching, 6.0, 1e-2);
                 match (fast, brute) {
                     (Some(f), Some(b)) => {
                         assert!((f - b).abs() < 1e-7, "{disc:?}: {f} vs {b}");
@@ -1275,20 +1280,7 @@ mod tests {
             }
             let fast = first_contact(&oval, &pose, 6.0, &disc);
             let touching = |s: f64| oval.signed_distance(pose.advanced(s).to_local(centre)) <= radius;
-            let mut brute = None;
-            let mut s = 0.0;
-            while s <= 6.0 {
-                if touching(s) {
-                    let (mut lo, mut hi) = ((s - 1e-4f64).max(0.0), s);
-                    for _ in 0..60 {
-                        let mid = 0.5 * (lo + hi);
-                        if touching(mid) { hi = mid } else { lo = mid }
-                    }
-                    brute = Some(hi);
-                    break;
-                }
-                s += 1e-4;
-            }
+            let brute = brute_first_touch(touching, 6.0, 1e-4);
             match (fast, brute) {
                 (Some(f), Some(b)) => {
                     assert!((f - b).abs() < 1e-9, "{centre:?}: {f} vs {b}");
