@@ -27,6 +27,7 @@ pub mod chart;
 pub mod cli;
 pub mod dice;
 pub mod document;
+pub mod engine;
 pub mod exact;
 pub mod geometry;
 pub mod paired;

@@ -11,8 +11,8 @@ use super::board::{self, Block};
 use super::scenario::{Action, BattleScenario, ChargeDoubles, PlatformHits, Role, StruckUnitMoves, Unit, Veer};
 use super::tally::{BattleTally, MetricSet};
 use crate::dice::{Dice, Phase};
+use crate::engine::{Interrupted, Streams, TrialRange};
 use crate::geometry::Vec2;
-use crate::resolve::{Interrupted, Streams, TrialRange};
 use crate::rules::battlesystem::{
     Attack, AttackDie, MoraleResult, PlatformRoll, attack_hits, clock_heading, die, platform_crew_hits,
 };
@@ -1171,7 +1171,7 @@ pub fn run(
     progress: &(dyn Fn(u64) + Sync),
     cancel: &AtomicBool,
 ) -> Result<BattleTally, Interrupted> {
-    crate::resolve::run_in_blocks(
+    crate::engine::run_in_blocks(
         range,
         progress,
         cancel,
