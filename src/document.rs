@@ -4,7 +4,7 @@
 //! computes statistics.
 
 use crate::analysis::{DistributionRow, MetricSummary};
-use crate::report::RunRecord;
+use crate::record::RunRecord;
 use crate::scenario::RuleOption;
 use crate::tally::Metric;
 use std::fmt::Write;

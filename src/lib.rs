@@ -32,6 +32,7 @@ pub mod exact;
 pub mod geometry;
 pub mod paired;
 pub mod plan;
+pub mod record;
 pub mod report;
 pub mod resolve;
 pub mod rules;
