@@ -1,0 +1,51 @@
+//! `exact`: the exact distribution of every metric, with no sampling.
+
+use super::*;
+
+pub(super) fn exact(file: Option<&Path>, out: Option<PathBuf>, json: bool) -> Result<()> {
+    let scenario = load(file)?;
+    let plan = plan::compile(&scenario);
+    let started = Instant::now();
+    let result = crate::exact::exact(&plan);
+    let elapsed = started.elapsed().as_secs_f64();
+    let dir = out.unwrap_or_else(|| PathBuf::from("reports").join(scenario.slug()));
+    let distribution = match result {
+        Ok(d) => d,
+        Err(reason) => {
+            let names: Vec<&str> = plan.metrics.iter().map(|m| m.name()).collect();
+            if json {
+                let value = serde_json::json!({
+                    "schema": report::EXACT_SCHEMA,
+                    "title": scenario.title,
+                    "unavailable": reason.to_string(),
+                    "not_computed": names,
+                });
+                out!("{}", serde_json::to_string_pretty(&value)?);
+            } else {
+                out!("{}", scenario.title);
+                out!("{reason}");
+                out!("not computed exactly: {} (use `charioteer run`)", names.join(", "));
+            }
+            return Ok(());
+        }
+    };
+    let written = report::write_exact(&dir, &scenario, &plan, &distribution, elapsed)?;
+    if json {
+        out!("{}", serde_json::to_string_pretty(&report::exact_json(&scenario, &plan, &distribution, elapsed))?);
+        return Ok(());
+    }
+    out!("{}", scenario.title);
+    out!(
+        "exact distribution of every metric in {:.3} ms ({} distinct outcomes)",
+        elapsed * 1e3,
+        distribution.outcomes.len()
+    );
+    out!("{:<22} {:>10} {:>10}   meaning", "metric", "mean", "sd");
+    for &m in &plan.metrics {
+        let s = distribution.summary(m);
+        let mean = if m.is_flag() { format!("{:.4}%", 100.0 * s.mean) } else { format!("{:.5}", s.mean) };
+        out!("{:<22} {:>10} {:>10.5}   {}", m.name(), mean, s.sd, m.describe());
+    }
+    out!("written: {}", written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+    Ok(())
+}

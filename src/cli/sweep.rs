@@ -1,0 +1,171 @@
+//! `sweep`: the grid of scenario fields set with `--set`, one row per point, resumable.
+
+use super::*;
+
+/// The checkpoint of a sweep in its report folder: the tallies of the points finished.
+pub(super) const SWEEP_STATE: &str = "sweep-state.json";
+
+/// What `sweep-state.json` holds.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(super) struct SweepState {
+    /// The sweep it belongs to (scenario hash, seed, trials, sets, precision).
+    key: String,
+    /// (point index, its tally) for every finished point.
+    finished: Vec<(usize, crate::tally::Tally)>,
+}
+
+pub(super) fn read_sweep_state(path: &Path) -> Result<SweepState> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("--resume needs {} from an interrupted sweep", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not a sweep checkpoint", path.display()))
+}
+
+pub(super) fn write_sweep_state(path: &Path, key: &str, finished: &[Option<crate::tally::Tally>]) -> Result<()> {
+    let state = SweepState {
+        key: key.to_string(),
+        finished: finished.iter().enumerate().filter_map(|(i, t)| t.clone().map(|t| (i, t))).collect(),
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let text = serde_json::to_string(&state)?;
+    report::write_atomic(path, |f| std::io::Write::write_all(f, text.as_bytes()))?;
+    Ok(())
+}
+
+pub(super) fn sweep(args: SweepArgs) -> Result<()> {
+    let base = load(Some(&args.file))?;
+    let text = scenario_text(Some(&args.file))?;
+    let sets = args.sets.iter().map(|s| crate::sweep::parse_set(s)).collect::<Result<Vec<_>, _>>()?;
+    let points = crate::sweep::points(&text, &base.file, &sets)?;
+    let trials = args.play.trials.unwrap_or(base.trials);
+    let seed = args.play.seed.unwrap_or(base.seed);
+    let pool = args.play.pool()?;
+    let total = trials.saturating_mul(points.len() as u64);
+    let bar = if args.play.quiet { ProgressBar::hidden() } else { ProgressBar::new(total) };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} {wide_bar} {human_pos}/{human_len} trials over the grid, {per_sec}, eta {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    // Common random numbers: every point plays the base scenario's streams.
+    let streams = Streams::new(seed, base.hash());
+    let cancel = &CANCEL;
+    let started = Instant::now();
+    let dir = args.play.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(format!("sweep--{}", base.slug())));
+    let sets_text: String = args.sets.iter().map(|s| format!(" --set {}", shell_quote(s))).collect();
+    let state_key = format!(
+        "{:016x} seed {seed} trials {trials}{sets_text} target {:?} cap {:?}",
+        base.hash(),
+        args.precision.target_ci,
+        args.precision.max_trials
+    );
+    let state_path = dir.join(SWEEP_STATE);
+    let mut finished: Vec<Option<crate::tally::Tally>> = vec![None; points.len()];
+    if args.resume {
+        let state = read_sweep_state(&state_path)?;
+        anyhow::ensure!(
+            state.key == state_key,
+            "{} was written by a different sweep ({}); run the same command with --resume, or drop --resume to start again",
+            state_path.display(),
+            state.key
+        );
+        for (index, tally) in state.finished {
+            if let Some(slot) = finished.get_mut(index) {
+                bar.inc(tally.trials);
+                *slot = Some(tally);
+            }
+        }
+    }
+    let mut rows = Vec::with_capacity(points.len());
+    for (index, point) in points.iter().enumerate() {
+        let plan = plan::compile(&point.scenario);
+        if let Some(tally) = &finished[index] {
+            rows.push(crate::sweep::SweepRow {
+                values: point.values.clone(),
+                trials: tally.trials,
+                summary: crate::analysis::summarize(tally, &plan.metrics),
+            });
+            continue;
+        }
+        let range = TrialRange { first: 0, count: trials };
+        let interrupted = |done: usize| {
+            anyhow::anyhow!(
+                "{done} of {} points were finished and kept in {}; run the same command with --resume to play the rest",
+                points.len(),
+                state_path.display()
+            )
+        };
+        let done_so_far = finished.iter().filter(|f| f.is_some()).count();
+        let mut tally = pool
+            .install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), cancel))
+            .map_err(|e| anyhow::Error::new(e).context(interrupted(done_so_far)))?;
+        if let Some(target) = args.precision.target_ci {
+            let cap = args.precision.max_trials.unwrap_or(DEFAULT_MAX_TRIALS).max(trials);
+            while worst_half_width(&tally, &plan.metrics).1 >= target && tally.trials < cap {
+                let next = tally.trials.saturating_mul(2).min(cap);
+                bar.inc_length(next - tally.trials);
+                let range = TrialRange { first: tally.trials, count: next - tally.trials };
+                let more = pool
+                    .install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), cancel))
+                    .map_err(|e| anyhow::Error::new(e).context(interrupted(done_so_far)))?;
+                tally.merge(&more);
+            }
+        }
+        finished[index] = Some(tally.clone());
+        write_sweep_state(&state_path, &state_key, &finished)?;
+        rows.push(crate::sweep::SweepRow {
+            values: point.values.clone(),
+            trials: tally.trials,
+            summary: crate::analysis::summarize(&tally, &plan.metrics),
+        });
+    }
+    bar.finish_and_clear();
+    let run = crate::sweep::SweepRun {
+        ruleset: base.ruleset(),
+        title: base.title.clone(),
+        paths: sets.iter().map(|a| a.path.clone()).collect(),
+        axes: sets.iter().map(|a| a.values.iter().map(crate::sweep::value_text).collect()).collect(),
+        rows,
+        trials,
+        seed,
+        command: format!(
+            "charioteer sweep {}{sets_text} --seed {seed} --trials {trials}{}",
+            shell_quote(&args.file.display().to_string()),
+            args.precision
+                .target_ci
+                .map(|x| format!(
+                    " --target-ci {x}{}",
+                    args.precision.max_trials.map(|m| format!(" --max-trials {m}")).unwrap_or_default()
+                ))
+                .unwrap_or_default()
+        ),
+    };
+    let written = report::write_sweep(&dir, &run)?;
+    // The report holds everything now; the checkpoint would only mislead a later --resume.
+    let _ = std::fs::remove_file(&state_path);
+    if !args.play.quiet {
+        out!("{}", base.title);
+        out!(
+            "{} points x {} trials in {:.2} s, seed {seed} (common random numbers)",
+            run.rows.len(),
+            group_digits(trials),
+            started.elapsed().as_secs_f64()
+        );
+        let metrics = crate::document::shared_headline(&run.metrics());
+        let mut header: Vec<String> = run.paths.clone();
+        header.extend(metrics.iter().map(|m| m.name().to_string()));
+        out!("{}", header.iter().map(|h| format!("{h:>22}")).collect::<String>());
+        for row in &run.rows {
+            let mut cells = row.values.clone();
+            for m in &metrics {
+                let s = row.summary.iter().find(|s| s.metric == *m);
+                cells.push(s.map_or_else(String::new, |s| crate::document::headline_value(s).0));
+            }
+            out!("{}", cells.iter().map(|c| format!("{c:>22}")).collect::<String>());
+        }
+        out!("report: {} ({} files)", dir.join("report.md").display(), written.len());
+    }
+    Ok(())
+}
