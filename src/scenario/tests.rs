@@ -1,0 +1,82 @@
+//! The scenario format's own tests: defaults, the library, overrides, field locations.
+
+use super::*;
+
+#[test]
+fn the_bundled_default_is_valid() {
+    let s = parse(DEFAULT_SCENARIO, DEFAULT_SCENARIO_NAME).unwrap();
+    assert_eq!(s.formations[0].centres.len(), 12);
+    assert_eq!(s.chariot.impact.hits.to_string(), "2");
+    assert_eq!(s.slug(), "khandish-charioteer-charges-a-minas-tirith-shield-wall");
+}
+
+#[test]
+fn hash_ignores_title_trials_and_seed_only() {
+    let a = parse(DEFAULT_SCENARIO, "a").unwrap();
+    let mut b = a.clone();
+    b.title = "other".into();
+    b.trials = 5;
+    b.seed = 99;
+    assert_eq!(a.hash(), b.hash());
+    b.chariot.impact.strength = 5;
+    assert_ne!(a.hash(), b.hash());
+}
+
+#[test]
+fn the_bundled_profile_library_parses() {
+    let lib: RawLibrary = toml::from_str(BUNDLED_PROFILES).expect("bundled profiles parse");
+    assert!(lib.chariots.contains_key("Khandish Charioteer"));
+    assert!(lib.heroes.contains_key("Khandish King"));
+    assert!(lib.models.contains_key("Warrior of Minas Tirith"));
+    assert!(bundled_profile_names().len() >= 10);
+}
+
+#[test]
+fn named_profiles_fill_in_and_fields_override() {
+    let text = r#"
+title = "t"
+system = "mesbg"
+[chariot]
+profile = "Khandish Chariot upgrade for a King"
+side = "evil"
+at = [0.0, 0.0]
+defence = 8
+[chariot.hero]
+profile = "Khandish King"
+might_policy = "win_duel"
+[[formations]]
+name = "Warriors"
+count = 4
+front_centre = [0.0, 5.0]
+facing = 180
+profile = "Warrior of Minas Tirith"
+"#;
+    let s = parse(text, "t").unwrap();
+    assert_eq!(s.chariot.fight, 2);
+    assert_eq!(s.chariot.defence, 8, "overridden");
+    let hero = s.chariot.hero.as_ref().unwrap();
+    assert_eq!((hero.fight, hero.attacks, hero.might, hero.fate), (5, 3, 2, 1));
+    assert_eq!(hero.might_policy, MightPolicy::WinDuel);
+    assert_eq!(s.formations[0].profile.defence, 5);
+    assert_eq!(s.formations[0].base_mm, 25.0);
+    let err = parse(&text.replace("\"Khandish King\"", "\"Khandish Kong\""), "t").unwrap_err().to_string();
+    assert!(
+        err.contains("chariot.hero.profile")
+            && err.contains("no hero profile is named")
+            && err.contains("Khandish King"),
+        "{err}"
+    );
+    let err = parse(&text.replace("profile = \"Warrior of Minas Tirith\"", "profile = { fight = 4 }"), "t")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("formations[0].profile.strength") && err.contains("missing"), "{err}");
+}
+
+#[test]
+fn paths_are_located() {
+    let text = "title = \"t\"\n[chariot]\nname = \"x\"\n\n[[formations]]\nname = \"a\"\n[[formations]]\nname = \"b\"\n[formations.profile]\nwounds = 0\n";
+    assert_eq!(locate(text, "chariot.name"), Some(3));
+    assert_eq!(locate(text, "formations[1].name"), Some(8));
+    assert_eq!(locate(text, "formations[1].profile.wounds"), Some(10));
+    assert_eq!(field_at(text, text.find("wounds").unwrap()), "formations[1].profile.wounds");
+}
