@@ -1,0 +1,362 @@
+//! The chariot's path: the pivots a policy chooses (given, aimed, or the best found by
+//! search), the drive with its pushes, difficult stretches and obstacles, and the ordered
+//! contacts it makes.
+
+use super::*;
+
+/// The distance a drive covers for `budget` inches of Move when the `stretches` (sorted,
+/// disjoint, from the start of the drive) are difficult terrain, where Move is halved.
+pub fn distance_for_move(budget: f64, stretches: &[(f64, f64)]) -> f64 {
+    let (mut at, mut cost) = (0.0, 0.0);
+    for &(from, to) in stretches {
+        let open = (from - at).max(0.0);
+        if cost + open >= budget {
+            return at + (budget - cost);
+        }
+        cost += open;
+        at = at.max(from);
+        let rough = (to - at).max(0.0);
+        if cost + 2.0 * rough >= budget {
+            return at + (budget - cost) / 2.0;
+        }
+        cost += 2.0 * rough;
+        at = at.max(to);
+    }
+    at + (budget - cost)
+}
+
+/// Merges overlapping stretches into sorted disjoint ones.
+pub(super) fn merge_stretches(mut stretches: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    stretches.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut merged: Vec<(f64, f64)> = Vec::with_capacity(stretches.len());
+    for (from, to) in stretches {
+        match merged.last_mut() {
+            Some(last) if from <= last.1 => last.1 = last.1.max(to),
+            _ => merged.push((from, to)),
+        }
+    }
+    merged
+}
+
+/// Which way the chariot turns at each chance to pivot.
+#[derive(Clone, Debug)]
+pub(super) enum PathPolicy {
+    /// The pivots as listed (missing ones are 0).
+    Pivots(Vec<f64>),
+    /// Towards a point, by up to 45 degrees at each chance, while it lies ahead.
+    Aim(Vec2),
+    /// The pivots that maximise an objective (searched at plan time).
+    Best(Objective),
+}
+
+impl PathPolicy {
+    pub(super) fn of(scenario: &Scenario) -> Self {
+        match &scenario.charge.path {
+            PathChoice::Pivots(p) => PathPolicy::Pivots(p.clone()),
+            PathChoice::AimAt(point) => PathPolicy::Aim(*point),
+            PathChoice::AimAtFormation(i) => {
+                let f = &scenario.formations[*i];
+                let n = f.centres.len() as f64;
+                let sum = f.centres.iter().fold(Vec2::default(), |a, c| a + *c);
+                PathPolicy::Aim(sum.scale(1.0 / n))
+            }
+            PathChoice::Best(objective) => PathPolicy::Best(*objective),
+        }
+    }
+
+    pub(super) fn pivot(&self, chance: usize, pose: &Pose, searched: &[f64]) -> f64 {
+        match self {
+            PathPolicy::Pivots(p) => p.get(chance).copied().unwrap_or(0.0),
+            PathPolicy::Aim(target) => {
+                let to = *target - pose.centre;
+                if to.length() < 1e-9 {
+                    return 0.0;
+                }
+                let heading = to.x.atan2(to.y).to_degrees();
+                let turn = (heading - pose.facing + 540.0).rem_euclid(360.0) - 180.0;
+                // Once the target is behind, the chariot has passed it: drive on straight.
+                if turn.abs() > 90.0 { 0.0 } else { turn.clamp(-MAX_PIVOT, MAX_PIVOT) }
+            }
+            PathPolicy::Best(_) => searched.get(chance).copied().unwrap_or(0.0),
+        }
+    }
+}
+
+/// The largest pivot, degrees.
+pub const MAX_PIVOT: f64 = 45.0;
+
+/// The path driven and what it meets, before any dice.
+pub(super) struct Drive {
+    pub(super) groups: Vec<ContactGroup>,
+    pub(super) pushes: Vec<Push>,
+    pub(super) moved_off_obstacles: Vec<Push>,
+    pub(super) legs: Vec<Leg>,
+    pub(super) end: Pose,
+    pub(super) driven: f64,
+    pub(super) spent: f64,
+    pub(super) difficult_from: Option<f64>,
+    pub(super) obstacle: Option<ObstacleContact>,
+    pub(super) discs: Vec<Disc>,
+    pub(super) pivots_used: Vec<f64>,
+}
+
+/// Drives the full Move: pivots (asked of `pivot_for` at each chance), pushes, difficult
+/// stretches, obstacles and the ordered contacts.
+pub(super) fn drive(
+    scenario: &Scenario,
+    footprint: &Footprint,
+    mut discs: Vec<Disc>,
+    mut pivot_for: impl FnMut(usize, &Pose) -> f64,
+) -> Drive {
+    let c = &scenario.chariot;
+    let footprint = *footprint;
+    // What must be inside an area for the chariot to be within difficult terrain.
+    let within = match scenario.rules.difficult_terrain_measure {
+        TerrainMeasure::AnyPart => footprint,
+        TerrainMeasure::Centre => Footprint::POINT,
+    };
+    let areas: Vec<&geometry::Polygon> = scenario
+        .terrain
+        .iter()
+        .filter_map(|t| if let Terrain::Difficult { area, .. } = t { Some(area) } else { None })
+        .collect();
+    let walls: Vec<(&str, Vec2, Vec2)> = scenario
+        .terrain
+        .iter()
+        .filter_map(
+            |t| if let Terrain::Obstacle { name, from, to } = t { Some((name.as_str(), *from, *to)) } else { None },
+        )
+        .collect();
+    let mut alive = vec![true; discs.len()];
+    let mut groups: Vec<ContactGroup> = Vec::new();
+    let mut pushes = Vec::new();
+    let mut moved_off_obstacles = Vec::new();
+    let mut legs = Vec::new();
+    let mut pose = c.start;
+    let mut driven = 0.0;
+    let mut spent = 0.0;
+    let mut chance = 0;
+    let mut difficult_from = None;
+    let mut obstacle = None;
+    let mut pivots_used = Vec::new();
+    while spent < c.move_inches - geometry::EPSILON || chance == 0 {
+        let pivot = pivot_for(chance, &pose);
+        pivots_used.push(pivot);
+        if pivot != 0.0 {
+            // Touching terrain while pivoting: the chariot is moved away just enough.
+            for &(_, a, b) in &walls {
+                if let Some(centre) = geometry::pivot_clear_of_segment(&footprint, &pose, pivot, a, b) {
+                    moved_off_obstacles.push(Push {
+                        at_distance: driven,
+                        model: usize::MAX,
+                        from: pose.centre,
+                        to: centre,
+                    });
+                    pose.centre = centre;
+                }
+            }
+            for (i, disc) in discs.iter_mut().enumerate() {
+                if !alive[i] {
+                    continue;
+                }
+                if let Some(to) = geometry::pivot_push(&footprint, &pose, pivot, disc) {
+                    pushes.push(Push { at_distance: driven, model: i, from: disc.centre, to });
+                    disc.centre = to;
+                }
+            }
+            pose.facing += pivot;
+        }
+        // Move value for this stretch: up to the next full 4" (difficult terrain costs double).
+        let budget = PIVOT_EVERY.min(c.move_inches - spent).max(0.0);
+        let stretches = merge_stretches(
+            areas.iter().flat_map(|a| geometry::overlap_intervals(&within, &pose, budget, a)).collect(),
+        );
+        let mut length = distance_for_move(budget, &stretches);
+        let wall = walls
+            .iter()
+            .filter_map(|&(name, a, b)| {
+                geometry::first_segment_contact(&footprint, &pose, length, a, b).map(|s| (s, name))
+            })
+            .min_by(|x, y| x.0.total_cmp(&y.0));
+        if let Some((s, _)) = wall {
+            length = s;
+        }
+        if difficult_from.is_none()
+            && let Some(&(from, _)) = stretches.first()
+            && from <= length + geometry::EPSILON
+        {
+            difficult_from = Some(driven + from);
+        }
+        let rough: f64 = stretches.iter().map(|&(a, b)| (b.min(length) - a).max(0.0)).sum();
+        legs.push(Leg { start: pose, from_distance: driven, length });
+        let mut hits: Vec<(f64, usize)> = discs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| alive[*i])
+            .filter_map(|(i, d)| geometry::first_contact(&footprint, &pose, length, d).map(|s| (driven + s, i)))
+            .collect();
+        hits.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        for (s, i) in hits {
+            alive[i] = false;
+            match groups.last_mut() {
+                Some(g) if s - g.distance <= SAME_TIME_INCHES => g.models.push(i),
+                _ => groups.push(ContactGroup {
+                    distance: s,
+                    models: vec![i],
+                    passed_given_stop: Vec::new(),
+                    models_before: 0,
+                    config_strides: Vec::new(),
+                    fate_strides: Vec::new(),
+                    fights: Vec::new(),
+                }),
+            }
+        }
+        pose = pose.advanced(length);
+        driven += length;
+        spent += length + rough;
+        chance += 1;
+        if let Some((_, name)) = wall {
+            obstacle = Some(ObstacleContact { name: name.to_string(), distance: driven });
+            break;
+        }
+        if length <= 0.0 {
+            break;
+        }
+    }
+    Drive {
+        groups,
+        pushes,
+        moved_off_obstacles,
+        legs,
+        end: pose,
+        driven,
+        spent,
+        difficult_from,
+        obstacle,
+        discs,
+        pivots_used,
+    }
+}
+
+/// The exact value of an objective for a drive, from its contact list alone.
+pub(super) fn objective_value(
+    drive: &Drive,
+    models: &[PlannedModel],
+    scenario: &Scenario,
+    footprint: &Footprint,
+    objective: Objective,
+) -> f64 {
+    let mut reach = 1.0;
+    let mut kills = 0.0;
+    for g in &drive.groups {
+        let p: Vec<f64> = g.models.iter().map(|&m| models[m].impact.p_passed).collect();
+        kills += reach * p.iter().sum::<f64>();
+        reach *= p.iter().product::<f64>();
+    }
+    match objective {
+        Objective::ExpectedImpactKills => kills,
+        Objective::Breakthrough => {
+            if breaks_through(&drive.groups, models, scenario, footprint, &drive.end) {
+                reach
+            } else {
+                0.0
+            }
+        }
+    }
+}
+
+/// The formations (by index, ascending) with a model on the path.
+pub(super) fn formations_on_path(groups: &[ContactGroup], models: &[PlannedModel]) -> Vec<usize> {
+    let mut on_path: Vec<usize> = groups.iter().flat_map(|g| g.models.iter().map(|&m| models[m].formation)).collect();
+    on_path.sort_unstable();
+    on_path.dedup();
+    on_path
+}
+
+/// Whether the end of the full path lies wholly past the last rank of every formation it
+/// touched (and it touched one).
+pub(super) fn breaks_through(
+    groups: &[ContactGroup],
+    models: &[PlannedModel],
+    scenario: &Scenario,
+    footprint: &Footprint,
+    end: &Pose,
+) -> bool {
+    let on_path = formations_on_path(groups, models);
+    !on_path.is_empty()
+        && on_path.iter().all(|&fi| {
+            let f = &scenario.formations[fi];
+            let back = Vec2::heading(f.facing).scale(-1.0);
+            let rear = f.front_centre + back.scale(f.spacing() * (f.ranks as f64 - 1.0));
+            geometry::wholly_beyond(footprint, end, rear, back, f.depth())
+        })
+}
+
+/// Candidates the best-path search scores exhaustively before refining.
+pub const BEST_PATH_CANDIDATES: usize = 20_000;
+
+/// The same for footprints that push models when pivoting (each push is a search of its
+/// own), so that planning stays within seconds.
+pub const BEST_PATH_CANDIDATES_PUSHING: usize = 1_000;
+
+/// Searches pivot sequences for the one that maximises `objective`: every sequence on the
+/// finest even grid of pivots that fits in [`BEST_PATH_CANDIDATES`], then one pivot at a
+/// time at 1 degree until nothing improves. Ties go to the smaller total turning.
+pub(super) fn best_pivots(
+    scenario: &Scenario,
+    footprint: &Footprint,
+    discs: &[Disc],
+    models: &[PlannedModel],
+    objective: Objective,
+) -> Vec<f64> {
+    let chances = 1 + (scenario.chariot.move_inches / PIVOT_EVERY + 1e-9).floor() as usize;
+    let score = |pivots: &[f64]| {
+        let d = drive(scenario, footprint, discs.to_vec(), |k, _| pivots.get(k).copied().unwrap_or(0.0));
+        let value = objective_value(&d, models, scenario, footprint, objective);
+        let turning: f64 = pivots.iter().map(|p| p.abs()).sum();
+        (value, -turning)
+    };
+    let better = |a: (f64, f64), b: (f64, f64)| a.0 > b.0 + 1e-12 || ((a.0 - b.0).abs() <= 1e-12 && a.1 > b.1 + 1e-9);
+    let budget = if footprint.is_round() { BEST_PATH_CANDIDATES } else { BEST_PATH_CANDIDATES_PUSHING };
+    let per = ((budget as f64).powf(1.0 / chances as f64).floor() as usize).clamp(3, 91);
+    let values: Vec<f64> = (0..per).map(|i| -MAX_PIVOT + 2.0 * MAX_PIVOT * i as f64 / (per - 1) as f64).collect();
+    let mut best = vec![0.0; chances];
+    let mut best_score = score(&best);
+    let total = per.pow(chances as u32);
+    let mut candidate = vec![0.0; chances];
+    for index in 0..total {
+        let mut rest = index;
+        for slot in candidate.iter_mut() {
+            *slot = values[rest % per];
+            rest /= per;
+        }
+        let sc = score(&candidate);
+        if better(sc, best_score) {
+            best_score = sc;
+            best.clone_from(&candidate);
+        }
+    }
+    // Refine one pivot at a time at 1 degree: over the whole range for round footprints,
+    // within one grid step of the best for pushing ones.
+    let reach = if footprint.is_round() { 45 } else { (90 / (per - 1)) as i32 };
+    for _ in 0..5 {
+        let mut improved = false;
+        for k in 0..chances {
+            let centre = best[k].round() as i32;
+            for step in (centre - reach).max(-45)..=(centre + reach).min(45) {
+                let mut trial = best.clone();
+                trial[k] = f64::from(step);
+                let sc = score(&trial);
+                if better(sc, best_score) {
+                    best_score = sc;
+                    best = trial;
+                    improved = true;
+                }
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
+    best
+}
