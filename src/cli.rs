@@ -204,8 +204,9 @@ pub struct CompareArgs {
 pub struct SweepArgs {
     /// Scenario file (TOML).
     pub file: PathBuf,
-    /// PATH=VALUES: a field and the values to try: `a..b` (integers), `a..b:step`, or a
-    /// comma-separated list, e.g. `--set chariot.impact.strength=3..7 --set chariot.move=8,10,12`.
+    /// PATH=VALUES: a field and the values to try: `a..b` (integers), `a..b:step`, a
+    /// comma-separated list, or TOML arrays or inline tables, e.g. `--set
+    /// chariot.impact.strength=3..7 --set chariot.move=8,10,12 --set 'formations[0].hero.at=[1,4],[1,1]'`.
     #[arg(long = "set", value_name = "PATH=VALUES", required = true)]
     pub sets: Vec<String>,
     /// `--target-ci` (at each point) and `--max-trials`.

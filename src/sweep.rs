@@ -68,8 +68,36 @@ fn scalar(text: &str) -> toml::Value {
     }
 }
 
-/// Parses `PATH=VALUES`: VALUES is `a..b` (integers, step 1), `a..b:step` (numbers), or a
-/// comma-separated list.
+/// The comma-separated items of `text`, splitting only outside brackets and braces (so
+/// `[1, 4],[1, 1]` is two arrays).
+fn top_level_items(text: &str) -> Vec<&str> {
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '[' | '{' => depth += 1,
+            ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(text[start..].trim());
+    items
+}
+
+/// An array or inline table written as TOML, e.g. `[1, 4]` or `{ round_mm = 30 }`.
+fn inline_value(text: &str, value: &str) -> Result<toml::Value, SweepError> {
+    toml::from_str::<toml::Table>(&format!("v = {value}")).ok().and_then(|mut t| t.remove("v")).ok_or_else(|| {
+        bad(text, format!("`{value}` is not a TOML array or inline table, e.g. [1, 4] or {{ round_mm = 30 }}"))
+    })
+}
+
+/// Parses `PATH=VALUES`: VALUES is `a..b` (integers, step 1), `a..b:step` (numbers), a
+/// comma-separated list, or a comma-separated list of TOML arrays or inline tables
+/// (`[1, 4],[1, 1]`).
 pub fn parse_set(text: &str) -> Result<Assignment, SweepError> {
     let (path, values) = text
         .split_once('=')
@@ -101,7 +129,9 @@ pub fn parse_set(text: &str) -> Result<Assignment, SweepError> {
         }
     }
     let values = values.trim();
-    let list: Vec<toml::Value> = if let Some((from, to)) = values.split_once("..") {
+    let list: Vec<toml::Value> = if values.starts_with('[') || values.starts_with('{') {
+        top_level_items(values).into_iter().map(|v| inline_value(text, v)).collect::<Result<_, _>>()?
+    } else if let Some((from, to)) = values.split_once("..") {
         let (to, step) = match to.split_once(':') {
             Some((to, step)) => (to, Some(step)),
             None => (to, None),
@@ -323,6 +353,15 @@ mod tests {
         assert_eq!(b.values, vec![toml::Value::Integer(8), toml::Value::Integer(10), toml::Value::Integer(12)]);
         let c = parse_set("formations[0].gap_mm=0..1:0.5").unwrap();
         assert_eq!(c.values.len(), 3);
+        // Arrays and inline tables, split only outside their brackets.
+        let d = parse_set("formations[0].hero.at=[1, 4],[1,1]").unwrap();
+        let pair = |a, b| toml::Value::Array(vec![toml::Value::Integer(a), toml::Value::Integer(b)]);
+        assert_eq!(d.values, vec![pair(1, 4), pair(1, 1)]);
+        let e = parse_set("formations[0].base={ round_mm = 25 },{ oval_mm = [30, 50] }").unwrap();
+        assert_eq!(e.values.len(), 2);
+        assert!(e.values[1].as_table().is_some_and(|t| t.contains_key("oval_mm")));
+        let err = parse_set("chariot.at=[1, ").unwrap_err().to_string();
+        assert!(err.contains("not a TOML array"), "{err}");
         assert_eq!(c.parts[1], PathPart::Index(0));
         let d = parse_set("rules.strike_allocation=most_wounded_first,easiest_first").unwrap();
         assert_eq!(d.values[1], toml::Value::String("easiest_first".into()));
