@@ -158,9 +158,8 @@ impl FoeHeroes {
         obs: &mut O,
     ) -> u8 {
         let heroes: Vec<u32> = self.heroes.iter().map(|f| u32::from(f.attacks)).collect();
-        let hero_dice: u32 = heroes.iter().sum();
-        let warriors = mesbg_fight::defender_dice(&DuelSide { dice: enemy.dice - hero_dice, ..*enemy }, support);
-        let highs = mesbg_duel::settle_foe_highs(&FoeDuelDice { warriors, heroes }, *chariot_high, || dice.d6());
+        let split = mesbg_fight::split_duel_dice(heroes, enemy, support);
+        let highs = mesbg_duel::settle_foe_highs(&split, *chariot_high, || dice.d6());
         let chariot_might = if policy.on_duel() { state.might_left } else { 0 };
         let foe_might: Vec<u8> =
             self.heroes.iter().map(|f| if f.hero.might_on_duel { f.might_left } else { 0 }).collect();

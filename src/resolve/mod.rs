@@ -11,7 +11,7 @@ use crate::plan::Plan;
 use crate::plan::support::Presence;
 use crate::plan::{ContactOutcome, fight_rules};
 use crate::rules::mesbg::{self, DuelSide, DuelWinner, FightOutcome, StrikeTarget};
-use crate::rules::mesbg_duel::{self, FoeDuelDice, FoeHero};
+use crate::rules::mesbg_duel::{self, FoeHero};
 use crate::rules::mesbg_fight::{self, FoeSupport, SplitTarget, StrikeSplit, WoundOn};
 use crate::tally::{Metric, Outcome, OutcomeCounter, Tally};
 use rayon::prelude::*;

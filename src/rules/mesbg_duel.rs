@@ -23,14 +23,6 @@ pub enum FoeFatePolicy {
 }
 
 impl FoeFatePolicy {
-    /// The policy's name as written in scenario files and reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            FoeFatePolicy::EveryWound => "every_wound",
-            FoeFatePolicy::LethalOnly => "lethal_only",
-        }
-    }
-
     /// The riding Hero's policy that spends Fate on the same Wounds of a Hero.
     pub fn as_fate_policy(self) -> FatePolicy {
         match self {
@@ -73,9 +65,12 @@ impl FoeDuelDice {
         self.warriors.plain + self.warriors.minus_one + self.heroes.iter().sum::<u32>()
     }
 
-    /// Dice of each owner: the warriors first, then each Hero.
-    fn owned(&self) -> Vec<u32> {
-        std::iter::once(self.warriors.plain + self.warriors.minus_one).chain(self.heroes.iter().copied()).collect()
+    /// Dice rolled by `owner` (0 the warriors, then each Hero).
+    fn owned_by(&self, owner: usize) -> u32 {
+        match owner {
+            0 => self.warriors.plain + self.warriors.minus_one,
+            h => self.heroes.get(h - 1).copied().unwrap_or(0),
+        }
     }
 
     /// Who rolls die `i` (in rolling order: warriors' plain, warriors' at -1, then each
@@ -126,7 +121,7 @@ pub fn settle_foe_highs(dice: &FoeDuelDice, chariot_high: u8, mut next: impl FnM
         return highs;
     }
     let again = shown(next(), low_plain);
-    highs[low_owner] = if dice.owned()[low_owner] >= 2 { highs[low_owner].max(again) } else { again };
+    highs[low_owner] = if dice.owned_by(low_owner) >= 2 { highs[low_owner].max(again) } else { again };
     highs
 }
 
@@ -155,7 +150,6 @@ pub fn foe_highs_distribution(dice: &FoeDuelDice, chariot_high: u8) -> Vec<(Vec<
         }
         states = next;
     }
-    let owned = dice.owned();
     let mut out: BTreeMap<Vec<u8>, f64> = BTreeMap::new();
     for ((highs, _, low_plain, low_owner), p) in states {
         let side_high = highs.iter().copied().max().unwrap_or(0);
@@ -166,7 +160,7 @@ pub fn foe_highs_distribution(dice: &FoeDuelDice, chariot_high: u8) -> Vec<(Vec<
         for face in 1..=6u8 {
             let again = shown(face, low_plain);
             let mut h = highs.clone();
-            h[low_owner] = if owned[low_owner] >= 2 { h[low_owner].max(again) } else { again };
+            h[low_owner] = if dice.owned_by(low_owner) >= 2 { h[low_owner].max(again) } else { again };
             *out.entry(h).or_default() += p / 6.0;
         }
     }

@@ -505,11 +505,6 @@ impl Formation {
         }
     }
 
-    /// Whether any model of the formation is a Hero.
-    pub fn has_heroes(&self) -> bool {
-        self.profile.hero.is_some() || self.hero.is_some()
-    }
-
     /// Base radius in inches.
     pub fn radius(&self) -> f64 {
         self.base_mm / geometry::MM_PER_INCH / 2.0

@@ -352,6 +352,12 @@ pub fn heroes_in_duel(enemies: &[Combatant]) -> Vec<FoeHero> {
 pub fn foe_duel_dice(enemies: &[Combatant], defender: &DuelSide, support: &FoeSupport) -> FoeDuelDice {
     let heroes: Vec<u32> =
         enemies.iter().filter(|e| e.wounds_left > 0 && e.hero.is_some()).map(|e| u32::from(e.attacks)).collect();
+    split_duel_dice(heroes, defender, support)
+}
+
+/// The enemy side's dice split by owner: `heroes` are each Hero's own dice, every other
+/// die of `defender` is the warriors' (the bearer's and shielded pikes' at -1).
+pub fn split_duel_dice(heroes: Vec<u32>, defender: &DuelSide, support: &FoeSupport) -> FoeDuelDice {
     let hero_dice: u32 = heroes.iter().sum();
     let warriors = defender_dice(&DuelSide { dice: defender.dice - hero_dice, ..*defender }, support);
     FoeDuelDice { warriors, heroes }

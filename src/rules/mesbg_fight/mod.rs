@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, HashMap};
 mod distribution;
 
 pub use distribution::{
-    FightTarget, fight_distribution, foe_duel_dice, heroes_in_duel, split_for, target_of_strike,
+    FightTarget, fight_distribution, foe_duel_dice, heroes_in_duel, split_duel_dice, split_for, target_of_strike,
     targets_after_knock_down,
 };
 
