@@ -125,7 +125,7 @@ fn efficiency(price: f64, per_model: f64, mean_kills: f64, var_kills: f64, n: f6
 
 /// Moments of the kills of A and B from paired sums: means, variances and covariance.
 fn kill_moments(sums: &PairedSums) -> Option<(f64, f64, f64, f64, f64, f64)> {
-    let i = sums.metrics.iter().position(|&m| m == Metric::Kills)?;
+    let i = sums.metrics.iter().position(|m| m.name == Metric::Kills.name())?;
     let n = sums.n as f64;
     let (sa, sb) = (sums.sum_a[i] as f64, sums.sum_b[i] as f64);
     let (ma, mb) = (sa / n, sb / n);

@@ -94,6 +94,9 @@ pub enum Command {
         /// Print nothing but errors.
         #[arg(long, short)]
         quiet: bool,
+        /// Print the merged run as one JSON object (as `run --json`) instead of the table.
+        #[arg(long)]
+        json: bool,
     },
     /// Replay one trial of a run with every event it rolled.
     Replay {
@@ -133,6 +136,21 @@ pub struct RunArgs {
     /// `--target-ci` and `--max-trials`.
     #[command(flatten)]
     pub precision: PrecisionOptions,
+}
+
+impl RunArgs {
+    /// The options of a report written without playing trials (`merge`): only how much to
+    /// print.
+    fn quiet_or_json(quiet: bool, json: bool) -> Self {
+        Self {
+            files: Vec::new(),
+            play: PlayOptions { trials: None, seed: None, threads: None, out: None, quiet },
+            json,
+            trials_out: None,
+            shard: None,
+            precision: PrecisionOptions { target_ci: None, max_trials: None },
+        }
+    }
 }
 
 /// Options every command that plays trials shares.
@@ -197,6 +215,9 @@ pub struct CompareArgs {
     /// (default: reports/paired--<slug A>--<slug B>/), quiet.
     #[command(flatten)]
     pub play: PlayOptions,
+    /// Print the comparison as one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Options of `sweep`.
@@ -282,7 +303,7 @@ pub fn main_with(cli: Cli) -> Result<()> {
         Command::Validate { files } => validate(&files),
         Command::Replay { file, trial, seed, json } => replay(file.as_deref(), trial, seed, json),
         Command::Exact { file, out, json } => exact(file.as_deref(), out, json),
-        Command::Merge { paths, out, quiet } => merge(&paths, out, quiet),
+        Command::Merge { paths, out, quiet, json } => merge(&paths, out, quiet, json),
         Command::Compare(args) => compare(args),
         Command::Balance(args) => balance(args),
         Command::Sweep(args) => sweep(args),
@@ -386,14 +407,6 @@ fn trial_bar(trials: u64, hidden: bool) -> ProgressBar {
     bar
 }
 
-/// The reported metric with the widest 95% interval, and its half-width.
-fn worst_half_width(tally: &crate::tally::Tally, metrics: &[Metric]) -> (Metric, f64) {
-    crate::analysis::summarize(tally, metrics)
-        .iter()
-        .map(|s| (s.metric, (s.ci95_hi - s.ci95_lo) / 2.0))
-        .fold((Metric::Kills, 0.0), |worst, m| if m.1 > worst.1 { m } else { worst })
-}
-
 fn shell_quote(s: &str) -> String {
     if s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c)) {
         s.to_string()
@@ -477,20 +490,25 @@ fn print_table(record: &RunRecord) {
         out!("({reason})");
     }
     if let Some(p) = &record.precision {
-        out!(
-            "--target-ci {}: {} after {} trials (widest: {} +/- {:.6}{})",
-            p.target,
-            if p.reached { "reached" } else { "NOT reached" },
-            group_digits(record.trials),
-            p.worst_metric.name(),
-            p.half_width,
-            if p.reached {
-                String::new()
-            } else {
-                format!("; capped at {} trials, raise --max-trials", group_digits(p.cap))
-            }
-        );
+        out!("{}", precision_line(p, record.trials));
     }
+}
+
+/// The terminal's line on how `--target-ci` went.
+fn precision_line(p: &report::Precision, trials: u64) -> String {
+    format!(
+        "--target-ci {}: {} after {} trials (widest: {} +/- {:.6}{})",
+        p.target,
+        if p.reached { "reached" } else { "NOT reached" },
+        group_digits(trials),
+        p.worst_metric,
+        p.half_width,
+        if p.reached {
+            String::new()
+        } else {
+            format!("; capped at {} trials, raise --max-trials", group_digits(p.cap))
+        }
+    )
 }
 
 /// Set once standard output can no longer be written (its reader went away).

@@ -53,7 +53,7 @@ pub fn mean(value: f64) -> String {
 }
 
 /// The value of a summary row as the report prints it (percent for probabilities).
-pub fn headline_value(s: &MetricSummary) -> (String, String, String) {
+pub fn headline_value<M: crate::engine::MetricKind>(s: &MetricSummary<M>) -> (String, String, String) {
     if s.metric.is_flag() {
         (percent(s.mean), percent(s.ci95_lo), percent(s.ci95_hi))
     } else {
@@ -154,14 +154,7 @@ pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String])
         record.seed
     );
     if let Some(p) = &record.precision {
-        let _ = writeln!(
-            out,
-            "Trials were added until every metric's 95% interval was narrower than +/- {} ({}; widest: `{}` +/- {:.6}).\n",
-            p.target,
-            if p.reached { "reached" } else { "not reached within the trial cap" },
-            p.worst_metric.name(),
-            p.half_width
-        );
+        let _ = writeln!(out, "{}\n", p.sentence());
     }
     let _ = writeln!(out, "## Headline\n");
     for metric in HEADLINE {
@@ -441,6 +434,33 @@ pub fn shared_headline(metrics: &[Metric]) -> Vec<Metric> {
     HEADLINE.into_iter().filter(|m| metrics.contains(m)).collect()
 }
 
+/// Headline metrics of a BATTLESYSTEM plan, charge and rout, in headline order.
+pub const BATTLESYSTEM_HEADLINE: [&str; 12] = [
+    "target_routed",
+    "target_fell_back",
+    "target_held",
+    "target_figures_lost",
+    "platform_figures_lost",
+    "crew_lost",
+    "left_board",
+    "stopped",
+    "friendly_figures_lost",
+    "enemy_figures_lost",
+    "units_contacted",
+    "beasts_figures_lost",
+];
+
+/// The headline metrics among `metrics` (of either rule system), in headline order: the
+/// ones a tool that cannot show every metric (a sweep's table and charts) shows.
+pub fn headline_of(metrics: &[crate::engine::MetricDef]) -> Vec<crate::engine::MetricDef> {
+    HEADLINE
+        .iter()
+        .map(|m| m.name())
+        .chain(BATTLESYSTEM_HEADLINE)
+        .filter_map(|name| metrics.iter().find(|m| m.name == name).cloned())
+        .collect()
+}
+
 /// The headline metrics every record reports, in headline order.
 pub fn shared_metrics(records: &[RunRecord]) -> Vec<Metric> {
     HEADLINE.into_iter().filter(|m| records.iter().all(|r| r.summary.iter().any(|s| s.metric == *m))).collect()
@@ -450,7 +470,7 @@ pub fn shared_metrics(records: &[RunRecord]) -> Vec<Metric> {
 /// counts (the +/- is the 95% half-width).
 pub fn difference_words(d: &crate::paired::Difference) -> String {
     let half = (d.ci95_hi - d.ci95_lo) / 2.0;
-    if d.metric.is_flag() {
+    if d.metric.flag {
         format!("{:+.2} pp +/- {:.2}", d.diff * 100.0, half * 100.0)
     } else {
         format!("{:+.4} +/- {:.4}", d.diff, half)
@@ -479,11 +499,12 @@ pub fn paired_markdown(run: &crate::paired::PairedRun, figures: &[Figure], files
         run.seed
     );
     let _ = writeln!(out, "## Differences (A - B)\n");
-    for d in rows.iter().filter(|d| HEADLINE.contains(&d.metric)) {
+    let headline = headline_of(&rows.iter().map(|d| d.metric.clone()).collect::<Vec<_>>());
+    for d in rows.iter().filter(|d| headline.iter().any(|m| m.name == d.metric.name)) {
         let _ = writeln!(
             out,
             "- {}: **{}** ({})",
-            capitalised(d.metric.describe()),
+            capitalised(&d.metric.description),
             difference_words(d),
             p_words(d.p_value)
         );
@@ -506,13 +527,13 @@ pub fn paired_markdown(run: &crate::paired::PairedRun, figures: &[Figure], files
         &["---".into(), "---:".into(), "---:".into(), "---:".into(), "---".into(), "---:".into(), "---:".into()],
     );
     for d in rows {
-        let fmt = |v: f64| if d.metric.is_flag() { percent(v) } else { format!("{v:.4}") };
-        let diff = |v: f64| if d.metric.is_flag() { format!("{:+.2} pp", v * 100.0) } else { format!("{v:+.4}") };
+        let fmt = |v: f64| if d.metric.flag { percent(v) } else { format!("{v:.4}") };
+        let diff = |v: f64| if d.metric.flag { format!("{:+.2} pp", v * 100.0) } else { format!("{v:+.4}") };
         let ratio = if d.se > 0.0 { format!("{:.2}", d.se / d.se_unpaired.max(1e-300)) } else { "0".to_string() };
         table_row(
             &mut out,
             &[
-                format!("`{}`", d.metric.name()),
+                format!("`{}`", d.metric.name),
                 fmt(d.mean_a),
                 fmt(d.mean_b),
                 diff(d.diff),
@@ -606,16 +627,16 @@ pub fn sweep_markdown(run: &crate::sweep::SweepRun, figures: &[Figure], files: &
     for (path, axis) in run.paths.iter().zip(&run.axes) {
         let _ = writeln!(out, "- `{path}`: {}", axis.join(", "));
     }
-    let metrics: Vec<Metric> = HEADLINE.into_iter().filter(|m| run.metrics().contains(m)).collect();
+    let metrics = headline_of(&run.metrics());
     let _ = writeln!(out, "\n## Every point\n");
     let mut header: Vec<String> = run.paths.iter().map(|p| format!("`{p}`")).collect();
-    header.extend(metrics.iter().map(|m| format!("`{}` (95% CI)", m.name())));
+    header.extend(metrics.iter().map(|m| format!("`{}` (95% CI)", m.name)));
     table_row(&mut out, &header);
     table_row(&mut out, &header.iter().map(|_| "---".to_string()).collect::<Vec<_>>());
     for row in &run.rows {
         let mut cells = row.values.clone();
         for m in &metrics {
-            let cell = row.summary.iter().find(|s| s.metric == *m).map_or_else(String::new, |s| {
+            let cell = row.summary.iter().find(|s| s.metric.name == m.name).map_or_else(String::new, |s| {
                 let (v, lo, hi) = headline_value(s);
                 format!("{v} ({lo} to {hi})")
             });

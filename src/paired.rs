@@ -4,21 +4,16 @@
 //! so the result never depends on the thread count.
 
 use crate::analysis::Z95;
-use crate::plan::Plan;
-use crate::resolve::{self, Scratch, Silent, Streams, TrialRange};
-use crate::tally::Metric;
+use crate::engine::{BLOCK, MetricDef, MetricKind, RuleSystem, Streams, TrialRange};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
-
-/// Trials per parallel block of a paired run.
-const BLOCK: u64 = 1 << 15;
 
 /// Exact integer sums of a paired run, per metric.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PairedSums {
     /// The metrics compared (those both scenarios report).
-    pub metrics: Vec<Metric>,
+    pub metrics: Vec<MetricDef>,
     /// Trials.
     pub n: u64,
     /// Per metric: sum of A's values.
@@ -34,7 +29,7 @@ pub struct PairedSums {
 }
 
 impl PairedSums {
-    fn new(metrics: &[Metric]) -> Self {
+    fn new(metrics: &[MetricDef]) -> Self {
         let zeros = vec![0u128; metrics.len()];
         Self {
             metrics: metrics.to_vec(),
@@ -60,28 +55,37 @@ impl PairedSums {
     }
 }
 
-/// The metrics both plans report, in A's order.
-pub fn shared_metrics(a: &Plan, b: &Plan) -> Vec<Metric> {
-    a.metrics.iter().copied().filter(|m| b.metrics.contains(m)).collect()
+/// The metrics both plans report, in A's order, each with its index in A's and in B's
+/// metric list. Categorical metrics are left out (the difference of two outcome codes
+/// means nothing); their named outcomes are compared as the flags they are.
+pub fn shared_metrics<S: RuleSystem>(a: &S, b: &S) -> Vec<(MetricDef, usize, usize)> {
+    let theirs = b.metrics();
+    a.metrics()
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !m.is_categorical())
+        .filter_map(|(i, m)| theirs.iter().position(|t| t.metric_name() == m.metric_name()).map(|j| (m.def(), i, j)))
+        .collect()
 }
 
-/// Plays trials `range` of both plans on the same streams and sums the paired values.
-/// Returns `None` when `cancel` was set.
-pub fn run(
-    a: &Plan,
-    b: &Plan,
+/// Plays trials `range` of both plans (of one rule system) on the same streams and sums
+/// the paired values. Returns `None` when `cancel` was set.
+pub fn run<S: RuleSystem>(
+    a: &S,
+    b: &S,
     streams: Streams,
     range: TrialRange,
     progress: &(dyn Fn(u64) + Sync),
     cancel: &AtomicBool,
 ) -> Option<PairedSums> {
-    let metrics = shared_metrics(a, b);
+    let shared = shared_metrics(a, b);
+    let metrics: Vec<MetricDef> = shared.iter().map(|(m, _, _)| m.clone()).collect();
     let blocks = range.count.div_ceil(BLOCK);
     let sums = (0..blocks)
         .into_par_iter()
         .map_init(
-            || (Scratch::default(), Scratch::default()),
-            |(scratch_a, scratch_b), block| {
+            || (S::Scratch::default(), S::Scratch::default(), Vec::new(), Vec::new()),
+            |(scratch_a, scratch_b, va, vb), block| {
                 if cancel.load(Ordering::Relaxed) {
                     return None;
                 }
@@ -89,10 +93,10 @@ pub fn run(
                 let end = (start + BLOCK).min(range.first + range.count);
                 let mut sums = PairedSums::new(&metrics);
                 for t in start..end {
-                    let oa = resolve::trial(a, streams, t, scratch_a, &mut Silent);
-                    let ob = resolve::trial(b, streams, t, scratch_b, &mut Silent);
-                    for (i, &m) in metrics.iter().enumerate() {
-                        let (x, y) = (u128::from(oa.get(m)), u128::from(ob.get(m)));
+                    a.play_values(streams, t, scratch_a, va);
+                    b.play_values(streams, t, scratch_b, vb);
+                    for (i, &(_, ia, ib)) in shared.iter().enumerate() {
+                        let (x, y) = (u128::from(va[ia]), u128::from(vb[ib]));
                         sums.sum_a[i] += x;
                         sums.sum_b[i] += y;
                         sums.sum_a2[i] += x * x;
@@ -135,6 +139,40 @@ pub struct PairedRun {
     pub command: String,
     /// The rule options and policies in force for A and for B.
     pub rulesets: [Vec<crate::scenario::RuleOption>; 2],
+    /// How `--target-ci` chose the trial count, when it was given.
+    pub precision: Option<crate::record::Precision>,
+}
+
+/// The version of the comparison's JSON object (`compare --json`).
+pub const PAIRED_SCHEMA: &str = "charioteer.paired/1";
+
+impl PairedRun {
+    /// The comparison as one JSON object (`compare --json`, docs/json-schema.md).
+    pub fn to_json(&self) -> serde_json::Value {
+        let differences: serde_json::Map<String, serde_json::Value> = self
+            .rows
+            .iter()
+            .map(|d| {
+                let mut v = serde_json::to_value(d).unwrap_or(serde_json::Value::Null);
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("flag".into(), d.metric.flag.into());
+                    o.insert("description".into(), d.metric.description.clone().into());
+                }
+                (d.metric.name.clone(), v)
+            })
+            .collect();
+        serde_json::json!({
+            "schema": PAIRED_SCHEMA,
+            "version": env!("CARGO_PKG_VERSION"),
+            "titles": self.titles,
+            "scenario_files": self.files,
+            "trials": self.trials,
+            "seed": self.seed,
+            "command": self.command,
+            "precision": self.precision,
+            "differences": differences,
+        })
+    }
 }
 
 /// One metric's paired difference.
@@ -142,7 +180,7 @@ pub struct PairedRun {
 pub struct Difference {
     /// The metric.
     #[serde(skip)]
-    pub metric: Metric,
+    pub metric: MetricDef,
     /// A's mean.
     pub mean_a: f64,
     /// B's mean.
@@ -168,7 +206,8 @@ pub fn differences(sums: &PairedSums) -> Vec<Difference> {
     sums.metrics
         .iter()
         .enumerate()
-        .map(|(i, &metric)| {
+        .map(|(i, metric)| {
+            let metric = metric.clone();
             let mean_a = sums.sum_a[i] as f64 / n;
             let mean_b = sums.sum_b[i] as f64 / n;
             let diff = mean_a - mean_b;
@@ -210,7 +249,7 @@ pub fn differences(sums: &PairedSums) -> Vec<Difference> {
 pub fn paired_frame(rows: &[Difference]) -> polars::prelude::PolarsResult<polars::prelude::DataFrame> {
     use polars::prelude::*;
     df!(
-        "metric" => rows.iter().map(|r| r.metric.name()).collect::<Vec<_>>(),
+        "metric" => rows.iter().map(|r| r.metric.name.as_str()).collect::<Vec<_>>(),
         "mean_a" => rows.iter().map(|r| r.mean_a).collect::<Vec<_>>(),
         "mean_b" => rows.iter().map(|r| r.mean_b).collect::<Vec<_>>(),
         "diff" => rows.iter().map(|r| r.diff).collect::<Vec<_>>(),

@@ -135,17 +135,25 @@ pub struct Precision {
     pub target: f64,
     /// Whether every reported metric got there.
     pub reached: bool,
-    /// The metric with the widest interval.
-    #[serde(serialize_with = "metric_name")]
-    pub worst_metric: Metric,
+    /// The name of the metric with the widest interval.
+    pub worst_metric: String,
     /// Its 95% half-width.
     pub half_width: f64,
     /// The trial cap.
     pub cap: u64,
 }
 
-fn metric_name<S: serde::Serializer>(metric: &Metric, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(metric.name())
+impl Precision {
+    /// The report's sentence saying how the trial count was chosen.
+    pub fn sentence(&self) -> String {
+        format!(
+            "Trials were added until every metric's 95% interval was narrower than +/- {} ({}; widest: `{}` +/- {:.6}).",
+            self.target,
+            if self.reached { "reached" } else { "not reached within the trial cap" },
+            self.worst_metric,
+            self.half_width
+        )
+    }
 }
 
 /// What the compiled path looks like, for reports.

@@ -9,7 +9,6 @@ use crate::document::{self, Figure};
 use crate::exact;
 use crate::plan::Plan;
 pub use crate::record::{PlanFacts, Precision, RUN_SCHEMA, RunRecord, TerrainReading, ruleset_json, terrain_readings};
-use crate::resolve::OutcomeSink;
 use crate::scenario::Scenario;
 use crate::tally::Metric;
 use polars::error::PolarsError;
@@ -322,31 +321,32 @@ pub fn write_comparison(dir: &Path, records: &[RunRecord]) -> Result<Vec<PathBuf
 
 /// Writes per-trial rows (`trial` and one column per reported metric) as Parquet to
 /// `path`, atomically, chunk by chunk from `chunks` (which calls its sink with each chunk's
-/// first trial index and outcomes in order). Returns false when `chunks` was cancelled
+/// first trial index and its values, one row of `metrics` per trial). Returns false when `chunks` was cancelled
 /// (nothing is then left at `path`).
 pub fn write_trials_parquet(
     path: &Path,
-    metrics: &[Metric],
-    chunks: impl FnOnce(&mut OutcomeSink<'_, PolarsError>) -> Result<bool, PolarsError>,
+    metrics: &[&str],
+    chunks: impl FnOnce(&mut crate::engine::ValueSink<'_, PolarsError>) -> Result<bool, PolarsError>,
 ) -> Result<bool, ReportError> {
     use polars::prelude::{Column, DataType, Field, Schema};
     let frame_error = |source| ReportError::Frame { what: "per-trial", source };
     let mut fields = vec![Field::new("trial".into(), DataType::UInt64)];
-    fields.extend(metrics.iter().map(|m| Field::new(m.name().into(), DataType::UInt32)));
+    fields.extend(metrics.iter().map(|m| Field::new((*m).into(), DataType::UInt32)));
     let schema: Schema = fields.into_iter().collect();
     let mut polars_error = None;
     let mut cancelled = false;
     let result = write_atomic(path, |file| {
         let run = || -> Result<bool, PolarsError> {
             let mut writer = ParquetWriter::new(&mut *file).batched(&schema)?;
-            let finished = chunks(&mut |first, outcomes| {
-                let mut columns =
-                    vec![Column::new("trial".into(), (first..first + outcomes.len() as u64).collect::<Vec<u64>>())];
-                for &m in metrics {
-                    let values: Vec<u32> = outcomes.iter().map(|o| u32::from(o.get(m))).collect();
-                    columns.push(Column::new(m.name().into(), values));
+            let stride = metrics.len().max(1);
+            let finished = chunks(&mut |first, values| {
+                let rows = values.len() / stride;
+                let mut columns = vec![Column::new("trial".into(), (first..first + rows as u64).collect::<Vec<u64>>())];
+                for (i, &m) in metrics.iter().enumerate() {
+                    let column: Vec<u32> = values.chunks_exact(stride).map(|row| u32::from(row[i])).collect();
+                    columns.push(Column::new(m.into(), column));
                 }
-                writer.write_batch(&DataFrame::new(outcomes.len(), columns)?)
+                writer.write_batch(&DataFrame::new(rows, columns)?)
             })?;
             writer.finish()?;
             Ok(finished)
@@ -471,10 +471,9 @@ pub fn write_paired(dir: &Path, run: &crate::paired::PairedRun) -> Result<Vec<Pa
     let mut figures = Vec::new();
     for (flags, stem, label, scale) in [
         (true, "difference-chances", "A - B, percentage points", 100.0),
-        (false, "difference-counts", "A - B, per charge", 1.0),
+        (false, "difference-counts", "A - B, per trial", 1.0),
     ] {
-        let part: Vec<crate::paired::Difference> =
-            rows.iter().filter(|d| d.metric.is_flag() == flags).cloned().collect();
+        let part: Vec<crate::paired::Difference> = rows.iter().filter(|d| d.metric.flag == flags).cloned().collect();
         if part.is_empty() {
             continue;
         }
@@ -484,7 +483,7 @@ pub fn write_paired(dir: &Path, run: &crate::paired::PairedRun) -> Result<Vec<Pa
         let rendered = chart::render(&chart)?;
         push_chart(&mut files, stem, rendered);
         let listed: Vec<String> =
-            part.iter().map(|d| format!("{} {}", d.metric.name(), document::difference_words(d))).collect();
+            part.iter().map(|d| format!("{} {}", d.metric.name, document::difference_words(d))).collect();
         figures.push(Figure {
             stem: stem.to_string(),
             caption: format!("{title}: each metric's paired difference with its 95% interval."),
@@ -561,11 +560,10 @@ pub fn write_sweep(dir: &Path, run: &crate::sweep::SweepRun) -> Result<Vec<PathB
     let frame = run.frame().map_err(frame_error("sweep"))?;
     let mut files = Vec::new();
     let mut figures = Vec::new();
-    let metrics: Vec<Metric> = document::shared_headline(&run.metrics());
-    for m in metrics {
-        let summaries: Vec<&MetricSummary> =
-            run.rows.iter().filter_map(|r| r.summary.iter().find(|s| s.metric == m)).collect();
-        let title = capitalise(m.describe());
+    for m in document::headline_of(&run.metrics()) {
+        let summaries: Vec<&MetricSummary<crate::engine::MetricDef>> =
+            run.rows.iter().filter_map(|r| r.summary.iter().find(|s| s.metric.name == m.name)).collect();
+        let title = capitalise(&m.description);
         let rendered = match run.paths.len() {
             1 => chart::render(&chart::sweep_line::SweepLineChart {
                 title: title.clone(),
@@ -573,7 +571,7 @@ pub fn write_sweep(dir: &Path, run: &crate::sweep::SweepRun) -> Result<Vec<PathB
                 labels: run.axes[0].clone(),
                 mean: summaries.iter().map(|s| s.mean).collect(),
                 band: summaries.iter().map(|s| (s.ci95_lo, s.ci95_hi)).collect(),
-                probability: m.is_flag(),
+                probability: m.flag,
             })?,
             2 => {
                 let (nx, ny) = (run.axes[0].len(), run.axes[1].len());
@@ -586,12 +584,12 @@ pub fn write_sweep(dir: &Path, run: &crate::sweep::SweepRun) -> Result<Vec<PathB
                     columns: run.axes[0].clone(),
                     rows: run.axes[1].clone(),
                     cells,
-                    probability: m.is_flag(),
+                    probability: m.flag,
                 })?
             }
             _ => continue,
         };
-        let stem = format!("sweep-{}", m.name());
+        let stem = format!("sweep-{}", m.name);
         push_chart(&mut files, &stem, rendered);
         let listed: Vec<String> = run
             .rows
@@ -603,13 +601,13 @@ pub fn write_sweep(dir: &Path, run: &crate::sweep::SweepRun) -> Result<Vec<PathB
             stem,
             caption: format!(
                 "{title} (`{}`) at each point of the sweep{}.",
-                m.name(),
+                m.name,
                 if run.paths.len() == 1 { ", with its 95% band" } else { "" }
             ),
             alt: format!(
                 "{} of {}. {}.",
                 if run.paths.len() == 1 { "Line chart" } else { "Heatmap" },
-                m.describe(),
+                m.description,
                 listed.join("; ")
             ),
         });

@@ -2,17 +2,20 @@
 //! and writes a partial tally; `merge` adds the partial tallies into the tally a single run
 //! would have made (integer addition, so the merged report's `summary.csv` is byte for byte
 //! the single run's). Each shard file carries the scenario's text, so the merge needs
-//! nothing but the shard files.
+//! nothing but the shard files. Both rule systems shard the same way: a shard names its
+//! system and holds that system's tally.
 
-use crate::resolve::TrialRange;
-use crate::scenario::{self, Scenario, ScenarioError};
+use crate::engine::{RuleSystem, TrialRange};
+use crate::scenario::ScenarioError;
 use crate::tally::Tally;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The version of the shard file layout.
-/// (2: a checksum over the contents, so an edited or damaged shard is refused.)
-pub const SHARD_SCHEMA: &str = "charioteer.shard/2";
+/// (2: a checksum over the contents, so an edited or damaged shard is refused;
+/// 3: the rule system is named, and its tally is that system's.)
+pub const SHARD_SCHEMA: &str = "charioteer.shard/3";
 
 /// Which share of a run's trials one machine plays: shard `index` (1-based) of `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,11 +56,13 @@ impl ShardSpec {
     }
 }
 
-/// A partial tally and everything needed to merge it.
+/// A partial tally (of rule system tally type `T`) and everything needed to merge it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct ShardFile {
+pub struct ShardFile<T = Tally> {
     /// [`SHARD_SCHEMA`].
     pub schema: String,
+    /// The rule system (`mesbg`, `battlesystem`), whose tally `tally` is.
+    pub system: String,
     /// charioteer version that played it.
     pub version: String,
     /// The scenario's file name, as a run reports it.
@@ -78,15 +83,25 @@ pub struct ShardFile {
     pub count: u64,
     /// Wall-clock seconds it took.
     pub elapsed_s: f64,
+    /// Threads the shard was played on.
+    pub threads: usize,
     /// Its tally.
-    pub tally: Tally,
+    pub tally: T,
     /// 16 hex digits: a hash of everything above ([`ShardFile::sealed`]), so that a shard
     /// edited or damaged after it was written is refused by `merge` rather than merged.
     #[serde(default)]
     pub checksum: String,
 }
 
-impl ShardFile {
+/// The fields of a shard file that say what it is, read before its tally's type is known.
+#[derive(Deserialize)]
+struct ShardHeader {
+    schema: String,
+    #[serde(default)]
+    system: String,
+}
+
+impl<T: Serialize + Clone> ShardFile<T> {
     /// The checksum of the contents (every field but the checksum itself): FNV-1a over
     /// their JSON, which is deterministic (the tally is stored as vectors).
     fn content_checksum(&self) -> String {
@@ -170,17 +185,37 @@ pub fn find_shard_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, MergeError> {
     Ok(files)
 }
 
-/// Reads one shard file.
-pub fn read_shard(path: &Path) -> Result<ShardFile, MergeError> {
+/// The rule system a shard file was played under (after checking its schema), so the
+/// caller can read it with that system's tally.
+pub fn shard_system(path: &Path) -> Result<String, MergeError> {
     let text = std::fs::read_to_string(path).map_err(|source| MergeError::Io { path: path.to_path_buf(), source })?;
-    let shard: ShardFile = serde_json::from_str(&text)
+    let header: ShardHeader = serde_json::from_str(&text)
         .map_err(|e| MergeError::NotAShard { path: path.to_path_buf(), reason: e.to_string() })?;
-    if shard.schema != SHARD_SCHEMA {
+    if header.schema != SHARD_SCHEMA {
         return Err(MergeError::NotAShard {
             path: path.to_path_buf(),
-            reason: format!("schema {:?}, expected {SHARD_SCHEMA:?}", shard.schema),
+            reason: format!(
+                "schema {:?}, expected {SHARD_SCHEMA:?}: it was written by another charioteer version; play it again \
+                 with this one",
+                header.schema
+            ),
         });
     }
+    Ok(header.system)
+}
+
+/// Reads one shard file of a run of rule system `S`.
+pub fn read_shard<S: RuleSystem>(path: &Path) -> Result<ShardFile<S::Tally>, MergeError> {
+    let system = shard_system(path)?;
+    if system != S::SYSTEM {
+        return Err(MergeError::NotAShard {
+            path: path.to_path_buf(),
+            reason: format!("it holds a {system:?} run, the first shard a {:?} run", S::SYSTEM),
+        });
+    }
+    let text = std::fs::read_to_string(path).map_err(|source| MergeError::Io { path: path.to_path_buf(), source })?;
+    let shard: ShardFile<S::Tally> = serde_json::from_str(&text)
+        .map_err(|e| MergeError::NotAShard { path: path.to_path_buf(), reason: e.to_string() })?;
     if shard.checksum != shard.content_checksum() {
         return Err(MergeError::NotAShard {
             path: path.to_path_buf(),
@@ -192,11 +227,13 @@ pub fn read_shard(path: &Path) -> Result<ShardFile, MergeError> {
     Ok(shard)
 }
 
-/// A merged run: its scenario, seed, trials, summed elapsed time and tally.
+/// A merged run: its scenario file and text, seed, trials, summed elapsed time and tally.
 #[derive(Clone, Debug)]
-pub struct Merged {
-    /// The scenario (parsed from the shards' text).
-    pub scenario: Scenario,
+pub struct Merged<T> {
+    /// The scenario's file name, as the shards' run reported it.
+    pub scenario_file: String,
+    /// The scenario's text.
+    pub scenario_text: String,
     /// Seed.
     pub seed: u64,
     /// Total trials.
@@ -205,14 +242,25 @@ pub struct Merged {
     pub shards: u64,
     /// Sum of the shards' wall-clock seconds.
     pub elapsed_s: f64,
+    /// The most threads any shard played on (a shard's threads, for one machine's run).
+    pub threads: usize,
     /// The merged tally.
-    pub tally: Tally,
+    pub tally: T,
 }
 
-/// Checks that `files` are every shard of one run, exactly once, and merges them.
-pub fn merge(files: &[PathBuf]) -> Result<Merged, MergeError> {
-    let shards: Vec<(PathBuf, ShardFile)> =
-        files.iter().map(|p| read_shard(p).map(|s| (p.clone(), s))).collect::<Result<_, _>>()?;
+/// Checks that `files` are every shard of one run of rule system `S`, exactly once, and
+/// merges them. `hash_of` parses the scenario text the shards carry (`file`, `text`) and
+/// gives its hash as this version computes it, so a shard from a version that reads the
+/// scenario differently is refused.
+pub fn merge<S: RuleSystem>(
+    files: &[PathBuf],
+    hash_of: impl Fn(&str, &str) -> Result<u64, ScenarioError>,
+) -> Result<Merged<S::Tally>, MergeError>
+where
+    S::Tally: DeserializeOwned,
+{
+    let shards: Vec<(PathBuf, ShardFile<S::Tally>)> =
+        files.iter().map(|p| read_shard::<S>(p).map(|s| (p.clone(), s))).collect::<Result<_, _>>()?;
     let Some((_, first)) = shards.first() else {
         return Err(MergeError::Incomplete { count: 0, problem: "no shard files given".into() });
     };
@@ -231,13 +279,11 @@ pub fn merge(files: &[PathBuf]) -> Result<Merged, MergeError> {
         check("trials", first.trials.to_string(), s.trials.to_string())?;
         check("shard count", count.to_string(), s.shard.count.to_string())?;
         let range = s.shard.range(s.trials);
-        if (range.first, range.count) != (s.first, s.count) || s.tally.trials != s.count {
+        let held = S::trials_in(&s.tally);
+        if (range.first, range.count) != (s.first, s.count) || held != s.count {
             return Err(MergeError::NotAShard {
                 path: path.clone(),
-                reason: format!(
-                    "shard {} holds {} trials from {}, not its share",
-                    s.shard.index, s.tally.trials, s.first
-                ),
+                reason: format!("shard {} holds {held} trials from {}, not its share", s.shard.index, s.first),
             });
         }
         seen[s.shard.index as usize] += 1;
@@ -254,27 +300,29 @@ pub fn merge(files: &[PathBuf]) -> Result<Merged, MergeError> {
         }
         return Err(MergeError::Incomplete { count, problem: problem.join("; ") });
     }
-    let scenario = scenario::parse(&first.scenario_text, &first.scenario_file)?;
-    if format!("{:016x}", scenario.hash()) != first.scenario_hash {
+    let hash = hash_of(&first.scenario_text, &first.scenario_file)?;
+    if format!("{hash:016x}") != first.scenario_hash {
         return Err(MergeError::Mismatch {
             path: shards[0].0.clone(),
             field: "scenario hash (recomputed by this version)",
             expected: first.scenario_hash.clone(),
-            found: format!("{:016x}", scenario.hash()),
+            found: format!("{hash:016x}"),
         });
     }
-    let mut sorted: Vec<&ShardFile> = shards.iter().map(|(_, s)| s).collect();
+    let mut sorted: Vec<&ShardFile<S::Tally>> = shards.iter().map(|(_, s)| s).collect();
     sorted.sort_by_key(|s| s.shard.index);
     let mut tally = sorted[0].tally.clone();
     for s in &sorted[1..] {
-        tally.merge(&s.tally);
+        S::merge_tally(&mut tally, &s.tally);
     }
     Ok(Merged {
-        scenario,
+        scenario_file: first.scenario_file.clone(),
+        scenario_text: first.scenario_text.clone(),
         seed: first.seed,
         trials: first.trials,
         shards: count,
         elapsed_s: sorted.iter().map(|s| s.elapsed_s).sum(),
+        threads: sorted.iter().map(|s| s.threads).max().unwrap_or(0),
         tally,
     })
 }

@@ -4,6 +4,7 @@
 //! point and the field), and run on the base scenario's random streams, so neighbouring
 //! points differ by the change, not by the luck of their dice (common random numbers).
 
+use crate::engine::MetricDef;
 use crate::scenario::{self, Scenario, ScenarioError};
 
 /// The most grid points one sweep may have.
@@ -172,9 +173,27 @@ pub fn parse_set(text: &str) -> Result<Assignment, SweepError> {
     Ok(Assignment { path: path.to_string(), parts, values: list })
 }
 
+/// The profile's own value of `key` (a table such as `impact` or `base`) when `table`
+/// names a profile of `library` (searched by kind: chariots, heroes, models).
+fn profile_table(library: &toml::Table, table: &toml::Table, key: &str) -> Option<toml::Value> {
+    let name = table.get("profile")?.as_str()?;
+    ["chariots", "heroes", "models"]
+        .iter()
+        .filter_map(|kind| library.get(*kind)?.as_table()?.get(name)?.as_table()?.get(key))
+        .find(|v| v.is_table())
+        .cloned()
+}
+
 /// Sets `value` at the assignment's path in `table`, creating missing tables (so a field a
-/// profile supplies can be overridden); an array index must already exist.
-fn set(table: &mut toml::Table, assignment: &Assignment, value: toml::Value) -> Result<(), SweepError> {
+/// profile supplies can be overridden); an array index must already exist. A table a
+/// profile supplies (`chariot.impact` of a chariot named by `profile`) starts as the
+/// profile's, taken from `library`, so setting one of its fields keeps the others.
+fn set(
+    table: &mut toml::Table,
+    assignment: &Assignment,
+    value: toml::Value,
+    library: &toml::Table,
+) -> Result<(), SweepError> {
     let text = format!("{}=...", assignment.path);
     let mut slot: Option<&mut toml::Value> = None;
     let mut current_table: Option<&mut toml::Table> = Some(table);
@@ -192,7 +211,12 @@ fn set(table: &mut toml::Table, assignment: &Assignment, value: toml::Value) -> 
                     return Ok(());
                 }
                 let next_is_table = matches!(assignment.parts[i + 1], PathPart::Key(_));
-                let entry = t.entry(key.clone()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+                if !t.contains_key(key) {
+                    let start =
+                        profile_table(library, t, key).unwrap_or_else(|| toml::Value::Table(toml::Table::new()));
+                    t.insert(key.clone(), start);
+                }
+                let Some(entry) = t.get_mut(key) else { unreachable!("inserted just above") };
                 if next_is_table && !entry.is_table() {
                     return Err(bad(&text, format!("{key:?} is not a table")));
                 }
@@ -219,11 +243,11 @@ fn set(table: &mut toml::Table, assignment: &Assignment, value: toml::Value) -> 
 
 /// One point of the grid: the value index of each assignment, and the values as text.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Point {
+pub struct Point<T = Scenario> {
     /// Each assignment's value, as written in reports.
     pub values: Vec<String>,
-    /// The scenario at this point.
-    pub scenario: Scenario,
+    /// The scenario at this point (of either rule system).
+    pub scenario: T,
 }
 
 /// A value as reports show it.
@@ -234,14 +258,30 @@ pub fn value_text(value: &toml::Value) -> String {
     }
 }
 
-/// Every point of the grid (the first assignment varies slowest), each validated.
+/// Every point of a MESBG grid (the first assignment varies slowest), each validated.
+/// Fields of the bundled profiles can be set (`chariot.impact.strength` of a chariot
+/// named by `profile`).
 pub fn points(base_text: &str, file: &str, assignments: &[Assignment]) -> Result<Vec<Point>, SweepError> {
+    let library: toml::Table = scenario::BUNDLED_PROFILES.parse().unwrap_or_default();
+    points_of(base_text, file, assignments, &library, scenario::parse)
+}
+
+/// Every point of the grid (the first assignment varies slowest), each validated by
+/// `parse` (the rule system's scenario parser: text, name); `library` is the rule system's
+/// profile library as TOML (empty when it has none).
+pub fn points_of<T>(
+    base_text: &str,
+    file: &str,
+    assignments: &[Assignment],
+    library: &toml::Table,
+    parse: impl Fn(&str, &str) -> Result<T, ScenarioError>,
+) -> Result<Vec<Point<T>>, SweepError> {
     let size: u128 = assignments.iter().map(|a| a.values.len() as u128).product();
     if size > MAX_POINTS as u128 {
         return Err(SweepError::TooManyPoints { points: size });
     }
     // The file itself must be valid before it is varied.
-    scenario::parse(base_text, file)?;
+    parse(base_text, file)?;
     let base: toml::Table = base_text.parse().map_err(|e: toml::de::Error| {
         SweepError::Scenario(ScenarioError::Invalid {
             file: file.to_string(),
@@ -259,7 +299,7 @@ pub fn points(base_text: &str, file: &str, assignments: &[Assignment]) -> Result
         let mut table = base.clone();
         let mut label = Vec::new();
         for (a, &k) in assignments.iter().zip(&chosen) {
-            set(&mut table, a, a.values[k].clone())?;
+            set(&mut table, a, a.values[k].clone(), library)?;
             label.push(value_text(&a.values[k]));
         }
         let text = toml::to_string(&table).map_err(|e| bad("(grid point)", e.to_string()))?;
@@ -267,7 +307,7 @@ pub fn points(base_text: &str, file: &str, assignments: &[Assignment]) -> Result
             "{file} with {}",
             assignments.iter().zip(&label).map(|(a, v)| format!("{}={v}", a.path)).collect::<Vec<_>>().join(", ")
         );
-        let scenario = scenario::parse(&text, &name)?;
+        let scenario = parse(&text, &name)?;
         out.push(Point { values: label, scenario });
     }
     Ok(out)
@@ -281,7 +321,7 @@ pub struct SweepRow {
     /// Trials played at this point (more than asked under `--target-ci`).
     pub trials: u64,
     /// Its metrics.
-    pub summary: Vec<crate::analysis::MetricSummary>,
+    pub summary: Vec<crate::analysis::MetricSummary<MetricDef>>,
 }
 
 /// A finished sweep, as reports need it.
@@ -308,13 +348,13 @@ pub struct SweepRun {
 
 impl SweepRun {
     /// The metrics every point reports, in the first point's order.
-    pub fn metrics(&self) -> Vec<crate::tally::Metric> {
+    pub fn metrics(&self) -> Vec<MetricDef> {
         let Some(first) = self.rows.first() else { return Vec::new() };
         first
             .summary
             .iter()
-            .map(|s| s.metric)
-            .filter(|m| self.rows.iter().all(|r| r.summary.iter().any(|s| s.metric == *m)))
+            .map(|s| s.metric.clone())
+            .filter(|m| self.rows.iter().all(|r| r.summary.iter().any(|s| s.metric.name == m.name)))
             .collect()
     }
 
@@ -329,12 +369,15 @@ impl SweepRun {
         }
         columns.push(Column::new("trials".into(), self.rows.iter().map(|r| r.trials).collect::<Vec<u64>>()));
         for m in self.metrics() {
-            let get = |f: fn(&crate::analysis::MetricSummary) -> f64| -> Vec<f64> {
-                self.rows.iter().map(|r| r.summary.iter().find(|s| s.metric == m).map_or(f64::NAN, f)).collect()
+            let get = |f: fn(&crate::analysis::MetricSummary<MetricDef>) -> f64| -> Vec<f64> {
+                self.rows
+                    .iter()
+                    .map(|r| r.summary.iter().find(|s| s.metric.name == m.name).map_or(f64::NAN, f))
+                    .collect()
             };
-            columns.push(Column::new(format!("{}_mean", m.name()).into(), get(|s| s.mean)));
-            columns.push(Column::new(format!("{}_ci95_lo", m.name()).into(), get(|s| s.ci95_lo)));
-            columns.push(Column::new(format!("{}_ci95_hi", m.name()).into(), get(|s| s.ci95_hi)));
+            columns.push(Column::new(format!("{}_mean", m.name).into(), get(|s| s.mean)));
+            columns.push(Column::new(format!("{}_ci95_lo", m.name).into(), get(|s| s.ci95_lo)));
+            columns.push(Column::new(format!("{}_ci95_hi", m.name).into(), get(|s| s.ci95_hi)));
         }
         DataFrame::new(self.rows.len(), columns)
     }

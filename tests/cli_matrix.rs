@@ -128,7 +128,7 @@ fn one_and_two_threads_write_identical_reports() {
 fn replay_shows_exactly_the_row_trials_out_wrote() {
     use polars::prelude::*;
     let dir = tempfile::tempdir().unwrap();
-    for file in [MESBG, MESBG_HERO] {
+    for file in ALL {
         let parquet = dir.path().join("trials.parquet");
         ok(
             &["run", &example(file), "--trials", "3000", "--trials-out", parquet.to_str().unwrap(), "--out", "r", "-q"],
@@ -152,10 +152,6 @@ fn replay_shows_exactly_the_row_trials_out_wrote() {
             assert!(compared >= 9, "{file}: every reported metric is a column");
         }
     }
-    // BATTLESYSTEM has no per-trial rows yet: refused as bad input, by name.
-    let out = charioteer(&["run", &example(BATTLE_ROUT), "--trials-out", "t.parquet"], dir.path());
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("--trials-out") && stderr(&out).contains("MESBG runs only"), "{}", stderr(&out));
 }
 
 #[test]
@@ -179,9 +175,11 @@ fn each_exit_code_is_reached() {
         assert_eq!(out.status.code(), Some(1), "{file}: {}", stderr(&out));
         assert!(stderr(&out).contains("in-the-way"), "{file}: {}", stderr(&out));
     }
-    // 2 also for an option the file's rule system does not have, and for a bad flag.
-    let out = charioteer(&["run", &example(BATTLE_CHARGE), "--shard", "1/2"], dir.path());
+    // 2 also for a request the scenarios cannot carry (a paired comparison across rule
+    // systems), and for a bad flag.
+    let out = charioteer(&["compare", &example(MESBG), &example(BATTLE_CHARGE)], dir.path());
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("one rule system"), "{}", stderr(&out));
     let out = charioteer(&["run", "--shard", "3/2"], dir.path());
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }

@@ -56,6 +56,8 @@ pub struct BattleRecord {
     pub tally: BattleTally,
     /// Exact values where the rules give them, or why not.
     pub exact: Result<Vec<ExactValue>, String>,
+    /// How `--target-ci` chose the trial count, when it was given.
+    pub precision: Option<crate::record::Precision>,
 }
 
 impl BattleRecord {
@@ -104,6 +106,7 @@ impl BattleRecord {
             distribution,
             tally,
             exact,
+            precision: None,
         }
     }
 
@@ -177,7 +180,7 @@ impl BattleRecord {
             } else {
                 Value::Null
             },
-            "precision": Value::Null,
+            "precision": self.precision,
             "exact": match &self.exact {
                 Ok(rows) => Value::Object(
                     rows.iter()
@@ -490,6 +493,9 @@ pub fn markdown(record: &BattleRecord, figures: &[Figure], files: &[String]) -> 
         record.seed,
         sc.hash()
     );
+    if let Some(p) = &record.precision {
+        let _ = writeln!(out, "{}\n", p.sentence());
+    }
     match &record.exact {
         Ok(rows) => {
             for a in rows {

@@ -8,62 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// One metric: its name in files, its meaning, and whether it is 0/1.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct MetricDef {
-    /// Name in files (`contacted.pikemen`, `target_routed`, ...).
-    pub name: String,
-    /// What it means, for reports.
-    pub description: String,
-    /// True for 0/1 metrics, whose mean is a probability.
-    pub flag: bool,
-    /// Names of the values of a categorical metric (value `v` is `labels[v]`); empty for a
-    /// count.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub labels: Vec<String>,
-}
-
-/// The metrics of a plan, in report order.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct MetricSet {
-    /// The metrics.
-    pub defs: Vec<MetricDef>,
-}
-
-impl MetricSet {
-    /// Adds a metric and returns its index.
-    pub fn add(&mut self, name: impl Into<String>, description: impl Into<String>, flag: bool) -> usize {
-        self.defs.push(MetricDef { name: name.into(), description: description.into(), flag, labels: Vec::new() });
-        self.defs.len() - 1
-    }
-
-    /// Adds a categorical metric whose value `v` means `labels[v]`, and returns its index.
-    pub fn add_named(&mut self, name: impl Into<String>, description: impl Into<String>, labels: &[&str]) -> usize {
-        let index = self.add(name, description, false);
-        self.defs[index].labels = labels.iter().map(|l| l.to_string()).collect();
-        index
-    }
-
-    /// The name of value `value` of metric `index`: its label, or the number itself.
-    pub fn value_label(&self, index: usize, value: u32) -> String {
-        self.defs.get(index).and_then(|d| d.labels.get(value as usize)).cloned().unwrap_or_else(|| value.to_string())
-    }
-
-    /// The number of metrics.
-    pub fn len(&self) -> usize {
-        self.defs.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.defs.is_empty()
-    }
-
-    /// The index of a metric by name.
-    pub fn index(&self, name: &str) -> Option<usize> {
-        self.defs.iter().position(|d| d.name == name)
-    }
-}
+pub use crate::engine::{MetricDef, MetricSet};
 
 /// Histograms of every metric over a set of trials, and the path map.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

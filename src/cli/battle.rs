@@ -1,35 +1,14 @@
 //! `run`, `validate` and `replay` for BATTLESYSTEM scenarios.
 
-use super::{RunArgs, UnsupportedRequest, shell_quote};
+use super::{RunArgs, shell_quote};
 use crate::battle::report::{self as battle_report, BattleRecord};
 use crate::battle::resolve::{self as battle_resolve, BattleEvent, BattlePlan};
 use crate::battle::scenario::{Action, BattleScenario};
 use crate::document::group_digits;
-use crate::resolve::{Streams, TrialRange};
+use crate::resolve::Streams;
 use crate::rules::battlesystem::MoraleResult;
 use anyhow::Result;
-use std::path::{Path, PathBuf};
-use std::time::Instant;
-
-/// Refuses the `run` options BATTLESYSTEM runs do not have yet (bad input: exit code 2).
-pub(super) fn check_run_options(args: &RunArgs, files: usize) -> Result<()> {
-    if files != 1 {
-        return Err(UnsupportedRequest(
-            "BATTLESYSTEM scenarios run one at a time (comparison reports cover MESBG runs); give one file per run"
-                .into(),
-        )
-        .into());
-    }
-    if args.trials_out.is_some() || args.shard.is_some() || args.precision.target_ci.is_some() {
-        return Err(UnsupportedRequest(
-            "--trials-out, --shard and --target-ci cover MESBG runs only so far; run the BATTLESYSTEM scenario \
-             without them"
-                .into(),
-        )
-        .into());
-    }
-    Ok(())
-}
+use std::path::Path;
 
 /// One line saying what a valid BATTLESYSTEM scenario holds.
 pub(super) fn describe(scenario: &BattleScenario) -> String {
@@ -48,41 +27,25 @@ pub(super) fn describe(scenario: &BattleScenario) -> String {
     format!("ok (BATTLESYSTEM, {} units, {figures} figures; {action})", scenario.units.len())
 }
 
-/// Runs a BATTLESYSTEM scenario and writes its report.
-pub(super) fn run(scenario: &BattleScenario, file: &Path, args: &RunArgs, pool: &rayon::ThreadPool) -> Result<()> {
-    let trials = args.play.trials.unwrap_or(scenario.trials);
-    let seed = args.play.seed.unwrap_or(scenario.seed);
-    let plan = battle_resolve::compile(scenario);
-    let streams = Streams::new(seed, scenario.hash());
-    let bar = super::trial_bar(trials, args.play.quiet || args.json);
-    let cancel = &super::CANCEL;
-    let started = Instant::now();
-    let tally = pool.install(|| {
-        battle_resolve::run(&plan, streams, TrialRange { first: 0, count: trials }, &|n| bar.inc(n), cancel)
-    })?;
-    let elapsed = started.elapsed().as_secs_f64();
-    bar.finish_and_clear();
-    let command =
-        format!("charioteer run {} --seed {seed} --trials {}", shell_quote(&file.display().to_string()), tally.trials);
-    let record = BattleRecord::new(&plan, tally, seed, pool.current_num_threads(), elapsed, command);
-    let out = args.play.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(scenario.slug()));
-    let written = battle_report::write_report(&out, &record)?;
+/// Writes a BATTLESYSTEM run's report and says what was written.
+pub(super) fn finish(record: &BattleRecord, source: &super::run::Source, out: &Path, args: &RunArgs) -> Result<()> {
+    let written = battle_report::write_report(out, record)?;
+    let file_arg = source.file.map(|f| format!(" {}", shell_quote(&f.display().to_string()))).unwrap_or_default();
     for a in record.disagreements() {
         eprintln!(
-            "WARNING: {} = disagrees with its exact value {:.6} (z = {:+.1}): a rule or the engine is wrong. \
-             Inspect trials with `charioteer replay {} --seed {} --trial 0`.",
-            a.metric,
-            a.exact,
-            a.z,
-            shell_quote(&file.display().to_string()),
-            seed
+            "WARNING: {} disagrees with its exact value {:.6} (z = {:+.1}): a rule or the engine is wrong. \
+             Inspect trials with `charioteer replay{file_arg} --seed {} --trial 0`.",
+            a.metric, a.exact, a.z, record.seed
         );
     }
     if args.json {
         out!("{}", serde_json::to_string(&record.to_json())?);
     } else if !args.play.quiet {
-        print_table(&record);
+        print_table(record);
         out!("report: {} ({} files)", out.join("report.md").display(), written.len());
+        if let Some(path) = &args.trials_out {
+            out!("per-trial rows: {}", path.display());
+        }
     }
     Ok(())
 }
@@ -99,6 +62,9 @@ fn print_table(record: &BattleRecord) {
         record.scenario.hash()
     );
     out!("ruleset: {}", super::ruleset_line(&record.scenario.rules.ruleset()));
+    if let Some(p) = &record.precision {
+        out!("{}", super::precision_line(p, record.trials));
+    }
     out!("{:<34} {:>10}   {:<24} meaning", "metric", "mean", "95% interval");
     for (s, d) in record.summary.iter().zip(&record.metrics.defs) {
         if !d.labels.is_empty() {

@@ -1,52 +1,116 @@
-//! `compare`: two scenarios on common random numbers, each metric's paired difference.
+//! `compare`: two scenarios of one rule system on common random numbers, each metric's
+//! paired difference.
 
 use super::*;
+use crate::engine::RuleSystem;
+
+/// What a comparison needs from each side's scenario, whichever rule system it is.
+struct Side {
+    title: String,
+    file: String,
+    slug: String,
+    ruleset: Vec<crate::scenario::RuleOption>,
+}
 
 pub(super) fn compare(args: CompareArgs) -> Result<()> {
-    let a = load(Some(&args.a))?;
-    let b = match (&args.b, args.sets.is_empty()) {
-        (Some(path), true) => load(Some(path))?,
+    let a = load_any(Some(&args.a))?;
+    let sets = args.sets.iter().map(|s| crate::sweep::parse_set(s)).collect::<Result<Vec<_>, _>>()?;
+    if let Some(many) = sets.iter().find(|s| s.values.len() != 1) {
+        return Err(crate::sweep::SweepError::BadSet {
+            text: many.path.clone(),
+            reason: "compare sets one value per field (use sweep for several)".into(),
+        }
+        .into());
+    }
+    let b = match (&args.b, sets.is_empty()) {
+        (Some(path), true) => load_any(Some(path))?,
         (None, false) => {
-            let sets = args.sets.iter().map(|s| crate::sweep::parse_set(s)).collect::<Result<Vec<_>, _>>()?;
-            if let Some(many) = sets.iter().find(|s| s.values.len() != 1) {
-                return Err(crate::sweep::SweepError::BadSet {
-                    text: many.path.clone(),
-                    reason: "compare sets one value per field (use sweep for several)".into(),
+            let text = scenario_text(Some(&args.a))?;
+            match &a {
+                Loaded::Mesbg(s) => {
+                    Loaded::Mesbg(Box::new(crate::sweep::points(&text, &s.file, &sets)?.remove(0).scenario))
                 }
-                .into());
+                Loaded::Battle(s) => Loaded::Battle(Box::new(
+                    crate::sweep::points_of(
+                        &text,
+                        &s.file,
+                        &sets,
+                        &toml::Table::new(),
+                        crate::battle::scenario::parse,
+                    )?
+                    .remove(0)
+                    .scenario,
+                )),
             }
-            let mut points = crate::sweep::points(&scenario_text(Some(&args.a))?, &a.file, &sets)?;
-            points.remove(0).scenario
         }
         _ => anyhow::bail!("compare takes A.toml B.toml, or A.toml with --set PATH=VALUE to make B (not both)"),
     };
-    let trials = args.play.trials.unwrap_or(a.trials);
-    let seed = args.play.seed.unwrap_or(a.seed);
+    let source = a.source(Some(&args.a));
+    match (&a, &b) {
+        (Loaded::Mesbg(sa), Loaded::Mesbg(sb)) => {
+            let side = |s: &Scenario| Side {
+                title: s.title.clone(),
+                file: s.file.clone(),
+                slug: s.slug(),
+                ruleset: s.ruleset(),
+            };
+            compare_plans(&args, &source, [side(sa), side(sb)], &plan::compile(sa), &plan::compile(sb))
+        }
+        (Loaded::Battle(sa), Loaded::Battle(sb)) => {
+            let side = |s: &BattleScenario| Side {
+                title: s.title.clone(),
+                file: s.file.clone(),
+                slug: s.slug(),
+                ruleset: s.rules.ruleset(),
+            };
+            let compile = crate::battle::resolve::compile;
+            compare_plans(&args, &source, [side(sa), side(sb)], &compile(sa), &compile(sb))
+        }
+        _ => Err(UnsupportedRequest(
+            "compare pairs two scenarios of one rule system (their trials share random streams); A and B are of \
+             different systems (MESBG and BATTLESYSTEM)"
+                .into(),
+        )
+        .into()),
+    }
+}
+
+/// Plays both plans on A's streams, trial by trial, and writes the paired report.
+fn compare_plans<S: RuleSystem>(
+    args: &CompareArgs,
+    a: &run::Source,
+    sides: [Side; 2],
+    plan_a: &S,
+    plan_b: &S,
+) -> Result<()> {
+    let (seed, trials) = a.seed_and_trials(&args.play);
     let pool = args.play.pool()?;
-    let (plan_a, plan_b) = (plan::compile(&a), plan::compile(&b));
     // Common random numbers: both play A's streams.
-    let streams = Streams::new(seed, a.hash());
-    let bar = if args.play.quiet { ProgressBar::hidden() } else { ProgressBar::new(trials) };
+    let streams = Streams::new(seed, a.hash);
+    let bar = trial_bar(trials, args.play.quiet || args.json);
     let cancel = &CANCEL;
     let started = Instant::now();
     let play = |range: TrialRange| {
-        pool.install(|| crate::paired::run(&plan_a, &plan_b, streams, range, &|n| bar.inc(n), cancel))
+        pool.install(|| crate::paired::run(plan_a, plan_b, streams, range, &|n| bar.inc(n), cancel))
             .context("the comparison was interrupted")
     };
     let mut sums = play(TrialRange { first: 0, count: trials })?;
+    let mut precision = None;
     if let Some(target) = args.precision.target_ci {
         let cap = args.precision.max_trials.unwrap_or(DEFAULT_MAX_TRIALS).max(trials);
         loop {
-            let widest =
-                crate::paired::differences(&sums).iter().map(|d| (d.ci95_hi - d.ci95_lo) / 2.0).fold(0.0, f64::max);
-            if widest < target || sums.n >= cap {
-                if !args.play.quiet {
-                    out!(
-                        "--target-ci {target}: {} after {} trials (widest half-width {widest:.6})",
-                        if widest < target { "reached" } else { "NOT reached (raise --max-trials)" },
-                        group_digits(sums.n)
-                    );
-                }
+            let widest = crate::paired::differences(&sums)
+                .into_iter()
+                .map(|d| (d.metric.name, (d.ci95_hi - d.ci95_lo) / 2.0))
+                .fold((String::new(), 0.0), |w, d| if d.1 > w.1 { d } else { w });
+            if widest.1 < target || sums.n >= cap {
+                precision = Some(report::Precision {
+                    target,
+                    reached: widest.1 < target,
+                    worst_metric: widest.0,
+                    half_width: widest.1,
+                    cap,
+                });
                 break;
             }
             let next = sums.n.saturating_mul(2).min(cap);
@@ -58,10 +122,11 @@ pub(super) fn compare(args: CompareArgs) -> Result<()> {
     let trials = sums.n;
     bar.finish_and_clear();
     let quote = |p: &Path| shell_quote(&p.display().to_string());
+    let [side_a, side_b] = sides;
     let run = crate::paired::PairedRun {
-        rulesets: [a.ruleset(), b.ruleset()],
-        titles: [a.title.clone(), b.title.clone()],
-        files: [a.file.clone(), b.file.clone()],
+        rulesets: [side_a.ruleset, side_b.ruleset],
+        titles: [side_a.title.clone(), side_b.title.clone()],
+        files: [side_a.file, side_b.file],
         trials,
         seed,
         rows: crate::paired::differences(&sums),
@@ -71,25 +136,31 @@ pub(super) fn compare(args: CompareArgs) -> Result<()> {
             args.b.as_deref().map(|b| format!(" {}", quote(b))).unwrap_or_default(),
             args.sets.iter().map(|s| format!(" --set {}", shell_quote(s))).collect::<String>()
         ),
+        precision,
     };
-    let dir = args.play.out.unwrap_or_else(|| {
-        let slug = |s: &Scenario| s.slug().chars().take(40).collect::<String>();
-        PathBuf::from("reports").join(format!("paired--{}--{}", slug(&a), slug(&b)))
+    let dir = args.play.out.clone().unwrap_or_else(|| {
+        let slug = |s: &str| s.chars().take(40).collect::<String>();
+        PathBuf::from("reports").join(format!("paired--{}--{}", slug(&side_a.slug), slug(&side_b.slug)))
     });
     let written = report::write_paired(&dir, &run)?;
-    if !args.play.quiet {
-        out!("A: {}\nB: {}", a.title, b.title);
+    if args.json {
+        out!("{}", serde_json::to_string(&run.to_json())?);
+    } else if !args.play.quiet {
+        out!("A: {}\nB: {}", side_a.title, side_b.title);
         out!(
             "{} paired trials in {:.2} s, seed {seed} (common random numbers)",
             group_digits(trials),
             started.elapsed().as_secs_f64()
         );
+        if let Some(p) = &run.precision {
+            out!("{}", precision_line(p, trials));
+        }
         out!("{:<22} {:>10} {:>10}   {:<26} {:>10}", "metric", "A", "B", "A - B (95% half-width)", "p");
         for d in &run.rows {
-            let fmt = |v: f64| if d.metric.is_flag() { format!("{:.2}%", v * 100.0) } else { format!("{v:.4}") };
+            let fmt = |v: f64| if d.metric.flag { format!("{:.2}%", v * 100.0) } else { format!("{v:.4}") };
             out!(
                 "{:<22} {:>10} {:>10}   {:<26} {:>10}",
-                d.metric.name(),
+                d.metric.name,
                 fmt(d.mean_a),
                 fmt(d.mean_b),
                 crate::document::difference_words(d),

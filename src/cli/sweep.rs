@@ -1,26 +1,31 @@
 //! `sweep`: the grid of scenario fields set with `--set`, one row per point, resumable.
 
 use super::*;
+use crate::engine::{MetricKind, RuleSystem};
 
 /// The checkpoint of a sweep in its report folder: the tallies of the points finished.
 pub(super) const SWEEP_STATE: &str = "sweep-state.json";
 
-/// What `sweep-state.json` holds.
+/// What `sweep-state.json` holds (`T`: the rule system's tally).
 #[derive(serde::Serialize, serde::Deserialize)]
-pub(super) struct SweepState {
+pub(super) struct SweepState<T> {
     /// The sweep it belongs to (scenario hash, seed, trials, sets, precision).
     key: String,
     /// (point index, its tally) for every finished point.
-    finished: Vec<(usize, crate::tally::Tally)>,
+    finished: Vec<(usize, T)>,
 }
 
-pub(super) fn read_sweep_state(path: &Path) -> Result<SweepState> {
+pub(super) fn read_sweep_state<T: serde::de::DeserializeOwned>(path: &Path) -> Result<SweepState<T>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("--resume needs {} from an interrupted sweep", path.display()))?;
     serde_json::from_str(&text).with_context(|| format!("{} is not a sweep checkpoint", path.display()))
 }
 
-pub(super) fn write_sweep_state(path: &Path, key: &str, finished: &[Option<crate::tally::Tally>]) -> Result<()> {
+pub(super) fn write_sweep_state<T: serde::Serialize + Clone>(
+    path: &Path,
+    key: &str,
+    finished: &[Option<T>],
+) -> Result<()> {
     let state = SweepState {
         key: key.to_string(),
         finished: finished.iter().enumerate().filter_map(|(i, t)| t.clone().map(|t| (i, t))).collect(),
@@ -33,11 +38,58 @@ pub(super) fn write_sweep_state(path: &Path, key: &str, finished: &[Option<crate
     Ok(())
 }
 
+/// What a sweep needs from its base scenario, whichever rule system it is.
+struct Base {
+    title: String,
+    hash: u64,
+    seed: u64,
+    trials: u64,
+    slug: String,
+    ruleset: Vec<crate::scenario::RuleOption>,
+}
+
 pub(super) fn sweep(args: SweepArgs) -> Result<()> {
-    let base = load(Some(&args.file))?;
     let text = scenario_text(Some(&args.file))?;
     let sets = args.sets.iter().map(|s| crate::sweep::parse_set(s)).collect::<Result<Vec<_>, _>>()?;
-    let points = crate::sweep::points(&text, &base.file, &sets)?;
+    match load_any(Some(&args.file))? {
+        Loaded::Mesbg(b) => {
+            let points = crate::sweep::points(&text, &b.file, &sets)?;
+            let plans = points.into_iter().map(|p| (p.values, plan::compile(&p.scenario))).collect();
+            let base = Base {
+                title: b.title.clone(),
+                hash: b.hash(),
+                seed: b.seed,
+                trials: b.trials,
+                slug: b.slug(),
+                ruleset: b.ruleset(),
+            };
+            sweep_plans(&args, &sets, &base, plans)
+        }
+        Loaded::Battle(b) => {
+            let points =
+                crate::sweep::points_of(&text, &b.file, &sets, &toml::Table::new(), crate::battle::scenario::parse)?;
+            let plans = points.into_iter().map(|p| (p.values, crate::battle::resolve::compile(&p.scenario))).collect();
+            let base = Base {
+                title: b.title.clone(),
+                hash: b.hash(),
+                seed: b.seed,
+                trials: b.trials,
+                slug: b.slug(),
+                ruleset: b.rules.ruleset(),
+            };
+            sweep_plans(&args, &sets, &base, plans)
+        }
+    }
+}
+
+/// Plays every point of a sweep (each a compiled plan with its values as text) on the base
+/// scenario's streams, resumably, and writes the report.
+fn sweep_plans<S: RuleSystem>(
+    args: &SweepArgs,
+    sets: &[crate::sweep::Assignment],
+    base: &Base,
+    points: Vec<(Vec<String>, S)>,
+) -> Result<()> {
     let trials = args.play.trials.unwrap_or(base.trials);
     let seed = args.play.seed.unwrap_or(base.seed);
     let pool = args.play.pool()?;
@@ -50,21 +102,19 @@ pub(super) fn sweep(args: SweepArgs) -> Result<()> {
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     // Common random numbers: every point plays the base scenario's streams.
-    let streams = Streams::new(seed, base.hash());
+    let streams = Streams::new(seed, base.hash);
     let cancel = &CANCEL;
     let started = Instant::now();
-    let dir = args.play.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(format!("sweep--{}", base.slug())));
+    let dir = args.play.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(format!("sweep--{}", base.slug)));
     let sets_text: String = args.sets.iter().map(|s| format!(" --set {}", shell_quote(s))).collect();
     let state_key = format!(
         "{:016x} seed {seed} trials {trials}{sets_text} target {:?} cap {:?}",
-        base.hash(),
-        args.precision.target_ci,
-        args.precision.max_trials
+        base.hash, args.precision.target_ci, args.precision.max_trials
     );
     let state_path = dir.join(SWEEP_STATE);
-    let mut finished: Vec<Option<crate::tally::Tally>> = vec![None; points.len()];
+    let mut finished: Vec<Option<S::Tally>> = vec![None; points.len()];
     if args.resume {
-        let state = read_sweep_state(&state_path)?;
+        let state: SweepState<S::Tally> = read_sweep_state(&state_path)?;
         anyhow::ensure!(
             state.key == state_key,
             "{} was written by a different sweep ({}); run the same command with --resume, or drop --resume to start again",
@@ -73,20 +123,30 @@ pub(super) fn sweep(args: SweepArgs) -> Result<()> {
         );
         for (index, tally) in state.finished {
             if let Some(slot) = finished.get_mut(index) {
-                bar.inc(tally.trials);
+                bar.inc(S::trials_in(&tally));
                 *slot = Some(tally);
             }
         }
     }
     let mut rows = Vec::with_capacity(points.len());
-    for (index, point) in points.iter().enumerate() {
-        let plan = plan::compile(&point.scenario);
+    let row = |values: &[String], plan: &S, tally: &S::Tally| crate::sweep::SweepRow {
+        values: values.to_vec(),
+        trials: S::trials_in(tally),
+        summary: crate::engine::summaries(plan, tally)
+            .into_iter()
+            .map(|s| crate::analysis::MetricSummary {
+                metric: s.metric.def(),
+                mean: s.mean,
+                sd: s.sd,
+                se: s.se,
+                ci95_lo: s.ci95_lo,
+                ci95_hi: s.ci95_hi,
+            })
+            .collect(),
+    };
+    for (index, (values, plan)) in points.iter().enumerate() {
         if let Some(tally) = &finished[index] {
-            rows.push(crate::sweep::SweepRow {
-                values: point.values.clone(),
-                trials: tally.trials,
-                summary: crate::analysis::summarize(tally, &plan.metrics),
-            });
+            rows.push(row(values, plan, tally));
             continue;
         }
         let range = TrialRange { first: 0, count: trials };
@@ -99,31 +159,31 @@ pub(super) fn sweep(args: SweepArgs) -> Result<()> {
         };
         let done_so_far = finished.iter().filter(|f| f.is_some()).count();
         let mut tally = pool
-            .install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), cancel))
+            .install(|| crate::engine::run(plan, streams, range, &|n| bar.inc(n), cancel))
             .map_err(|e| anyhow::Error::new(e).context(interrupted(done_so_far)))?;
         if let Some(target) = args.precision.target_ci {
             let cap = args.precision.max_trials.unwrap_or(DEFAULT_MAX_TRIALS).max(trials);
-            while worst_half_width(&tally, &plan.metrics).1 >= target && tally.trials < cap {
-                let next = tally.trials.saturating_mul(2).min(cap);
-                bar.inc_length(next - tally.trials);
-                let range = TrialRange { first: tally.trials, count: next - tally.trials };
-                let more = pool
-                    .install(|| resolve::run(&plan, streams, range, &|n| bar.inc(n), cancel))
-                    .map_err(|e| anyhow::Error::new(e).context(interrupted(done_so_far)))?;
-                tally.merge(&more);
-            }
+            pool.install(|| {
+                crate::engine::run_to_precision(
+                    plan,
+                    streams,
+                    &mut tally,
+                    target,
+                    cap,
+                    &|from, to| bar.inc_length(to - from),
+                    &|n| bar.inc(n),
+                    cancel,
+                )
+            })
+            .map_err(|e| anyhow::Error::new(e).context(interrupted(done_so_far)))?;
         }
         finished[index] = Some(tally.clone());
         write_sweep_state(&state_path, &state_key, &finished)?;
-        rows.push(crate::sweep::SweepRow {
-            values: point.values.clone(),
-            trials: tally.trials,
-            summary: crate::analysis::summarize(&tally, &plan.metrics),
-        });
+        rows.push(row(values, plan, &tally));
     }
     bar.finish_and_clear();
     let run = crate::sweep::SweepRun {
-        ruleset: base.ruleset(),
+        ruleset: base.ruleset.clone(),
         title: base.title.clone(),
         paths: sets.iter().map(|a| a.path.clone()).collect(),
         axes: sets.iter().map(|a| a.values.iter().map(crate::sweep::value_text).collect()).collect(),
@@ -153,14 +213,14 @@ pub(super) fn sweep(args: SweepArgs) -> Result<()> {
             group_digits(trials),
             started.elapsed().as_secs_f64()
         );
-        let metrics = crate::document::shared_headline(&run.metrics());
+        let metrics = crate::document::headline_of(&run.metrics());
         let mut header: Vec<String> = run.paths.clone();
-        header.extend(metrics.iter().map(|m| m.name().to_string()));
+        header.extend(metrics.iter().map(|m| m.name.clone()));
         out!("{}", header.iter().map(|h| format!("{h:>22}")).collect::<String>());
         for row in &run.rows {
             let mut cells = row.values.clone();
             for m in &metrics {
-                let s = row.summary.iter().find(|s| s.metric == *m);
+                let s = row.summary.iter().find(|s| s.metric.name == m.name);
                 cells.push(s.map_or_else(String::new, |s| crate::document::headline_value(s).0));
             }
             out!("{}", cells.iter().map(|c| format!("{c:>22}")).collect::<String>());

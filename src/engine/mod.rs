@@ -3,12 +3,20 @@
 //! (so a result never depends on the thread count) with progress and cancellation.
 //!
 //! MESBG ([`crate::resolve`]) and BATTLESYSTEM ([`crate::battle::resolve`]) both run on it;
-//! nothing here knows either rule system.
+//! nothing here knows either rule system: each implements [`RuleSystem`], and every tool
+//! (runs, `--target-ci`, per-trial rows, shards, paired comparisons, sweeps) is written once
+//! against that trait.
 
 use crate::dice::{RunKey, TrialKey};
+
+mod system;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
+pub use system::{
+    MetricDef, MetricKind, MetricSet, OUTCOME_CHUNK, Reached, RuleSystem, ValueSink, for_each_chunk, run,
+    run_to_precision, summaries, worst_half_width,
+};
 
 /// Trials per block: the unit of parallel work, progress and cancellation.
 pub const BLOCK: u64 = 1 << 15;

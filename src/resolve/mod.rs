@@ -14,9 +14,8 @@ use crate::rules::mesbg::{self, DuelSide, DuelWinner, FightOutcome, StrikeTarget
 use crate::rules::mesbg_duel::{self, FoeHero};
 use crate::rules::mesbg_fight::{self, FoeSupport, SplitTarget, StrikeSplit, WoundOn};
 use crate::tally::{Metric, Outcome, OutcomeCounter, Tally};
-use rayon::prelude::*;
 use serde::Serialize;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 mod event;
 mod fight;
@@ -515,38 +514,36 @@ pub fn tally_trials(plan: &Plan, streams: Streams, trials: std::ops::Range<u64>,
     tally
 }
 
-/// Receives the outcomes of consecutive trials, in order, with the index of the first.
-pub type OutcomeSink<'a, E> = dyn FnMut(u64, &[Outcome]) -> Result<(), E> + 'a;
+impl crate::engine::RuleSystem for Plan {
+    type Metric = Metric;
+    type Tally = Tally;
+    type Scratch = Scratch;
+    const SYSTEM: &'static str = "mesbg";
 
-/// Trials per chunk of [`for_each_chunk`].
-pub const OUTCOME_CHUNK: u64 = 1 << 20;
-
-/// Plays the trials of `range` again, [`OUTCOME_CHUNK`] at a time (in parallel within a
-/// chunk), and hands each chunk's outcomes to `sink` in trial order with the index of its
-/// first trial: per-trial exports stay flat in memory whatever the trial count. Stops at
-/// the first error of `sink`, or with `Ok(false)` when `cancel` is set.
-pub fn for_each_chunk<E>(
-    plan: &Plan,
-    streams: Streams,
-    range: TrialRange,
-    cancel: &AtomicBool,
-    sink: &mut OutcomeSink<'_, E>,
-) -> Result<bool, E> {
-    let end = range.first + range.count;
-    let mut first = range.first;
-    while first < end {
-        if cancel.load(Ordering::Relaxed) {
-            return Ok(false);
-        }
-        let last = (first + OUTCOME_CHUNK).min(end);
-        let outcomes: Vec<Outcome> = (first..last)
-            .into_par_iter()
-            .map_init(Scratch::default, |scratch, t| trial(plan, streams, t, scratch, &mut Silent))
-            .collect();
-        sink(first, &outcomes)?;
-        first = last;
+    fn metrics(&self) -> Vec<Metric> {
+        self.metrics.clone()
     }
-    Ok(true)
+    fn empty_tally(&self) -> Tally {
+        new_tally(self)
+    }
+    fn tally_block(&self, streams: Streams, trials: std::ops::Range<u64>, scratch: &mut Scratch) -> Tally {
+        tally_trials(self, streams, trials, scratch)
+    }
+    fn merge_tally(into: &mut Tally, other: &Tally) {
+        into.merge(other);
+    }
+    fn trials_in(tally: &Tally) -> u64 {
+        tally.trials
+    }
+    fn histogram<'t>(&self, tally: &'t Tally, index: usize) -> &'t [u64] {
+        tally.histogram(self.metrics[index])
+    }
+    fn play_values(&self, streams: Streams, trial: u64, scratch: &mut Scratch, values: &mut Vec<u16>) {
+        let mut out = Outcome::default();
+        play(self, streams, trial, scratch, &mut Silent, &mut out);
+        values.clear();
+        values.extend(self.metrics.iter().map(|&m| out.get(m)));
+    }
 }
 
 /// Replays one trial with its full event trace.

@@ -618,8 +618,8 @@ pub fn tally_trials(
     tally
 }
 
-/// Plays the trials of `range` on the current rayon pool and tallies them, in the same
-/// fixed blocks as MESBG runs (so the tally does not depend on the thread count).
+/// Plays the trials of `range` on the current rayon pool and tallies them, in the engine's
+/// fixed blocks (so the tally does not depend on the thread count).
 pub fn run(
     plan: &BattlePlan,
     streams: Streams,
@@ -627,15 +627,38 @@ pub fn run(
     progress: &(dyn Fn(u64) + Sync),
     cancel: &AtomicBool,
 ) -> Result<BattleTally, Interrupted> {
-    crate::engine::run_in_blocks(
-        range,
-        progress,
-        cancel,
-        || new_tally(plan),
-        |scratch: &mut Scratch, trials| tally_trials(plan, streams, trials, scratch),
-        |a, b| a.merge(b),
-        |t| t.trials,
-    )
+    crate::engine::run(plan, streams, range, progress, cancel)
+}
+
+impl crate::engine::RuleSystem for BattlePlan {
+    type Metric = crate::engine::MetricDef;
+    type Tally = BattleTally;
+    type Scratch = Scratch;
+    const SYSTEM: &'static str = "battlesystem";
+
+    fn metrics(&self) -> Vec<crate::engine::MetricDef> {
+        self.metrics.defs.clone()
+    }
+    fn empty_tally(&self) -> BattleTally {
+        new_tally(self)
+    }
+    fn tally_block(&self, streams: Streams, trials: std::ops::Range<u64>, scratch: &mut Scratch) -> BattleTally {
+        tally_trials(self, streams, trials, scratch)
+    }
+    fn merge_tally(into: &mut BattleTally, other: &BattleTally) {
+        into.merge(other);
+    }
+    fn trials_in(tally: &BattleTally) -> u64 {
+        tally.trials
+    }
+    fn histogram<'t>(&self, tally: &'t BattleTally, index: usize) -> &'t [u64] {
+        tally.histogram(index)
+    }
+    fn play_values(&self, streams: Streams, trial: u64, scratch: &mut Scratch, values: &mut Vec<u16>) {
+        play(self, streams, trial, scratch, &mut None);
+        values.clear();
+        values.extend_from_slice(&scratch.values);
+    }
 }
 
 /// Replays one trial: its metric values (in plan order) and its events.
