@@ -109,6 +109,40 @@ pub fn summarize_histogram<M>(hist: &[u64], n: u64, flag: bool, metric: M) -> Me
     MetricSummary { metric, mean, sd, se, ci95_lo, ci95_hi }
 }
 
+/// The statistics row of an exact distribution (`pmf[v]` = P(value v)): its mean and
+/// standard deviation, standard error 0 and the interval the mean itself.
+pub fn exact_summary<M>(pmf: &[f64], metric: M) -> MetricSummary<M> {
+    let mean: f64 = pmf.iter().enumerate().map(|(v, p)| v as f64 * p).sum();
+    let var: f64 = pmf.iter().enumerate().map(|(v, p)| (v as f64 - mean).powi(2) * p).sum();
+    // Rounding leaves a certain value a variance of about 1e-16: that is 0.
+    let sd = if var > 1e-12 { var.sqrt() } else { 0.0 };
+    MetricSummary { metric, mean, sd, se: 0.0, ci95_lo: mean, ci95_hi: mean }
+}
+
+/// The distribution rows of an exact distribution, in a run's shape (`count` is 0 and
+/// each interval is the value itself).
+pub fn exact_rows<M: Clone>(pmf: &[f64], metric: &M) -> Vec<DistributionRow<M>> {
+    let mut at_least: f64 = pmf.iter().sum();
+    pmf.iter()
+        .enumerate()
+        .map(|(v, &p)| {
+            let tail = at_least.clamp(0.0, 1.0);
+            at_least -= p;
+            DistributionRow {
+                metric: metric.clone(),
+                value: v as u32,
+                count: 0,
+                p,
+                p_lo: p,
+                p_hi: p,
+                p_at_least: tail,
+                p_at_least_lo: tail,
+                p_at_least_hi: tail,
+            }
+        })
+        .collect()
+}
+
 /// Headline statistics of the given metrics.
 pub fn summarize(tally: &Tally, metrics: &[Metric]) -> Vec<MetricSummary> {
     metrics.iter().map(|&m| summarize_metric(tally, m)).collect()

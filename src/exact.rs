@@ -380,37 +380,13 @@ impl ExactDistribution {
     /// Exact mean and standard deviation of a metric, in the summary's shape (the interval
     /// is the mean itself, the standard error 0).
     pub fn summary(&self, metric: Metric) -> MetricSummary {
-        let pmf = self.marginal(metric);
-        let mean: f64 = pmf.iter().enumerate().map(|(v, p)| v as f64 * p).sum();
-        let var: f64 = pmf.iter().enumerate().map(|(v, p)| (v as f64 - mean).powi(2) * p).sum();
-        // Rounding leaves a certain value a variance of about 1e-16: that is 0.
-        let sd = if var > 1e-12 { var.sqrt() } else { 0.0 };
-        MetricSummary { metric, mean, sd, se: 0.0, ci95_lo: mean, ci95_hi: mean }
+        crate::analysis::exact_summary(&self.marginal(metric), metric)
     }
 
     /// Exact distribution rows of a metric, in the run's shape (`count` is 0 and each
     /// interval is the value itself).
     pub fn distribution(&self, metric: Metric) -> Vec<DistributionRow> {
-        let pmf = self.marginal(metric);
-        let mut at_least: f64 = pmf.iter().sum();
-        pmf.iter()
-            .enumerate()
-            .map(|(v, &p)| {
-                let row = DistributionRow {
-                    metric,
-                    value: v as u32,
-                    count: 0,
-                    p,
-                    p_lo: p,
-                    p_hi: p,
-                    p_at_least: at_least.clamp(0.0, 1.0),
-                    p_at_least_lo: at_least.clamp(0.0, 1.0),
-                    p_at_least_hi: at_least.clamp(0.0, 1.0),
-                };
-                at_least -= p;
-                row
-            })
-            .collect()
+        crate::analysis::exact_rows(&self.marginal(metric), &metric)
     }
 }
 

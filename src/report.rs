@@ -243,7 +243,7 @@ pub(crate) fn write_with_markdown(
 
 /// Writes every file of a report into `dir` (atomically, one by one, after all were
 /// rendered). Returns the paths written.
-fn write_files(dir: &Path, files: Vec<ReportFile>) -> Result<Vec<PathBuf>, ReportError> {
+pub(crate) fn write_files(dir: &Path, files: Vec<ReportFile>) -> Result<Vec<PathBuf>, ReportError> {
     std::fs::create_dir_all(dir).map_err(|source| ReportError::Io { path: dir.to_path_buf(), source })?;
     let mut written = Vec::with_capacity(files.len());
     for file in files {

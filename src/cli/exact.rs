@@ -3,7 +3,10 @@
 use super::*;
 
 pub(super) fn exact(file: Option<&Path>, out: Option<PathBuf>, json: bool) -> Result<()> {
-    let scenario = load(file)?;
+    let scenario = match load_any(file)? {
+        Loaded::Mesbg(s) => *s,
+        Loaded::Battle(s) => return exact_battle(&s, out, json),
+    };
     let plan = plan::compile(&scenario);
     let started = Instant::now();
     let result = crate::exact::exact(&plan);
@@ -45,6 +48,56 @@ pub(super) fn exact(file: Option<&Path>, out: Option<PathBuf>, json: bool) -> Re
         let s = distribution.summary(m);
         let mean = if m.is_flag() { format!("{:.4}%", 100.0 * s.mean) } else { format!("{:.5}", s.mean) };
         out!("{:<22} {:>10} {:>10.5}   {}", m.name(), mean, s.sd, m.describe());
+    }
+    out!("written: {}", written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+    Ok(())
+}
+
+/// `exact` for a BATTLESYSTEM scenario: the joint distribution of a charge's metrics.
+fn exact_battle(scenario: &BattleScenario, out: Option<PathBuf>, json: bool) -> Result<()> {
+    let plan = crate::battle::resolve::compile(scenario);
+    let started = Instant::now();
+    let joint = match crate::battle::exact::charge_joint(&plan) {
+        Ok(joint) => joint,
+        Err(reason) => {
+            let names: Vec<&str> = plan.metrics.defs.iter().map(|d| d.name.as_str()).collect();
+            if json {
+                let value = serde_json::json!({
+                    "schema": report::EXACT_SCHEMA,
+                    "system": "battlesystem",
+                    "title": scenario.title,
+                    "unavailable": reason,
+                    "not_computed": names,
+                });
+                out!("{}", serde_json::to_string_pretty(&value)?);
+            } else {
+                out!("{}", scenario.title);
+                out!("{reason}");
+                out!("not computed exactly: {} (use `charioteer run`)", names.join(", "));
+            }
+            return Ok(());
+        }
+    };
+    let elapsed = started.elapsed().as_secs_f64();
+    let dir = out.unwrap_or_else(|| PathBuf::from("reports").join(scenario.slug()));
+    let written = crate::battle::report::write_exact(&dir, &plan, &joint, elapsed)?;
+    if json {
+        out!("{}", serde_json::to_string_pretty(&crate::battle::report::exact_json(&plan, &joint, elapsed))?);
+        return Ok(());
+    }
+    out!("{}", scenario.title);
+    out!(
+        "exact joint distribution of every metric in {:.3} ms ({} distinct outcomes)",
+        elapsed * 1e3,
+        joint.outcomes.len()
+    );
+    out!("{:<24} {:>10} {:>10}   meaning", "metric", "mean", "sd");
+    for (s, d) in crate::battle::report::exact_summaries(&plan, &joint).iter().zip(&plan.metrics.defs) {
+        if !d.labels.is_empty() {
+            continue;
+        }
+        let mean = if d.flag { format!("{:.4}%", 100.0 * s.mean) } else { format!("{:.5}", s.mean) };
+        out!("{:<24} {:>10} {:>10.5}   {}", d.name, mean, s.sd, d.description);
     }
     out!("written: {}", written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
     Ok(())

@@ -31,20 +31,20 @@ pub const MAX_CONTACTS: u32 = 64;
 /// The metric indices of a charge.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ChargeSlots {
-    volley_hits: usize,
-    volley_kills: usize,
-    hits_on_target: usize,
-    target_figures_lost: usize,
-    hits_on_charger: usize,
-    platform_figures_lost: usize,
-    crew_lost: usize,
-    target_morale: usize,
-    target_held: usize,
-    target_fell_back: usize,
-    target_routed: usize,
-    target_destroyed: usize,
-    charger_destroyed: usize,
-    platform_uncontrolled: usize,
+    pub(crate) volley_hits: usize,
+    pub(crate) volley_kills: usize,
+    pub(crate) hits_on_target: usize,
+    pub(crate) target_figures_lost: usize,
+    pub(crate) hits_on_charger: usize,
+    pub(crate) platform_figures_lost: usize,
+    pub(crate) crew_lost: usize,
+    pub(crate) target_morale: usize,
+    pub(crate) target_held: usize,
+    pub(crate) target_fell_back: usize,
+    pub(crate) target_routed: usize,
+    pub(crate) target_destroyed: usize,
+    pub(crate) charger_destroyed: usize,
+    pub(crate) platform_uncontrolled: usize,
 }
 
 /// The metric indices of a rout.
@@ -443,6 +443,14 @@ fn defenders_in_contact(defender: &Unit, state: &UnitState, attacker: &Block) ->
     };
     let fit = ((overlap / base_along) - 1e-9).ceil().max(1.0) as u32;
     fit.min(on_face).min(state.figures)
+}
+
+/// Figures of a charge's target that strike back while it has every figure (with fewer
+/// left, the fewer of this and those left): the exact engine's view of
+/// [`defenders_in_contact`], whose stretch of contact does not change during a charge.
+pub(crate) fn charge_target_in_contact(plan: &BattlePlan, charger: usize, target: usize) -> u32 {
+    let units = &plan.scenario.units;
+    defenders_in_contact(&units[target], &UnitState::fresh(&units[target]), &units[charger].block)
 }
 
 /// A simultaneous melee between the unit that moved into contact and the unit it struck.

@@ -4,6 +4,8 @@
 //! each unit's chance of being trampled.
 
 use super::exact;
+
+mod exact_files;
 use super::resolve::BattlePlan;
 use super::scenario::{Action, BattleScenario, Role};
 use super::tally::BattleTally;
@@ -13,6 +15,7 @@ use crate::document::{Figure, group_digits, percent};
 use crate::report::{
     BATTLE_RUN_SCHEMA, Contents, FrameFormat, ReportError, ReportFile, capitalise, push_chart, write_with_markdown,
 };
+pub use exact_files::{exact_json, exact_summaries, write_exact};
 use polars::prelude::*;
 use serde_json::{Map, Value, json};
 use std::fmt::Write;
@@ -81,15 +84,24 @@ impl BattleRecord {
             .enumerate()
             .flat_map(|(m, d)| analysis::histogram_distribution(tally.histogram(m), tally.trials, &d.name))
             .collect();
-        let exact = exact::charge_hits_on_target(plan).map(|pmf| {
-            let value = exact::mean_of(&pmf);
+        let exact = exact::charge_joint(plan).map(|joint| {
             summary
                 .iter()
-                .filter(|s| s.metric == "hits_on_target")
-                .map(|s| ExactValue {
-                    metric: s.metric.clone(),
-                    exact: value,
-                    z: if s.se > 0.0 { (s.mean - value) / s.se } else { f64::NAN },
+                .enumerate()
+                .filter(|(m, _)| defs[*m].labels.is_empty())
+                .map(|(m, s)| {
+                    let (value, _) = joint.mean_sd(m);
+                    ExactValue {
+                        metric: s.metric.clone(),
+                        exact: value,
+                        z: if s.se > 0.0 {
+                            (s.mean - value) / s.se
+                        } else if (s.mean - value).abs() < 1e-12 {
+                            0.0
+                        } else {
+                            f64::INFINITY
+                        },
+                    }
                 })
                 .collect()
         });
