@@ -197,7 +197,7 @@ fn target_ci_and_per_trial_rows_work_for_battlesystem() {
     assert_eq!(precision["reached"], true, "{precision}");
     assert!(precision["half_width"].as_f64().unwrap() < 0.01);
     let trials = json["trials"].as_u64().unwrap();
-    assert!(trials > 10_000 && trials % 10_000 == 0 && (trials / 10_000).is_power_of_two(), "doublings: {trials}");
+    assert!(trials > 10_000 && trials.is_multiple_of(10_000) && (trials / 10_000).is_power_of_two(), "doublings: {trials}");
     // Every reported (not categorical) metric is within the target.
     for (name, m) in json["metrics"].as_object().unwrap() {
         if name == "target_morale" {
