@@ -247,9 +247,11 @@ pub struct SweepArgs {
 pub struct BalanceArgs {
     /// Scenario to price (TOML).
     pub file: PathBuf,
-    /// The field holding its price; `chariot.points` (plus the Hero's points when one rides).
-    #[arg(long, default_value = "chariot.points")]
-    pub price: String,
+    /// The field holding its price: MESBG `chariot.points` (plus the Hero's points when one
+    /// rides); BATTLESYSTEM `units[K].points` of the charging or routing unit (points per
+    /// figure). Default: that field.
+    #[arg(long)]
+    pub price: Option<String>,
     /// Reference scenario whose efficiency the fair price matches.
     #[arg(long, conflicts_with = "target_efficiency", required_unless_present = "target_efficiency")]
     pub against: Option<PathBuf>,
@@ -259,6 +261,9 @@ pub struct BalanceArgs {
     /// Trials, seed, threads, report folder (default: reports/balance--<slug>/), quiet.
     #[command(flatten)]
     pub play: PlayOptions,
+    /// Print the balance as one JSON object instead of the summary.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The default cap of `--target-ci`.
@@ -358,22 +363,6 @@ fn load_any(file: Option<&Path>) -> Result<Loaded, ScenarioError> {
                 field: "system".into(),
                 line: scenario::locate(&text, "system"),
                 message: format!("unknown system {found}; allowed: \"mesbg\", \"battlesystem\""),
-            }],
-        }),
-    }
-}
-
-/// Reads a MESBG scenario, for the commands that cover MESBG only (a BATTLESYSTEM file
-/// is refused with the commands it works with).
-fn load(file: Option<&Path>) -> Result<Scenario, ScenarioError> {
-    match load_any(file)? {
-        Loaded::Mesbg(s) => Ok(*s),
-        Loaded::Battle(s) => Err(ScenarioError::Invalid {
-            file: s.file.clone(),
-            problems: vec![scenario::Problem {
-                field: "system".into(),
-                line: file.and_then(|f| std::fs::read_to_string(f).ok()).and_then(|t| scenario::locate(&t, "system")),
-                message: scenario::BATTLESYSTEM_COMMANDS.into(),
             }],
         }),
     }

@@ -562,8 +562,8 @@ pub fn balance_markdown(run: &crate::balance::BalanceRun, figures: &[Figure], fi
     let _ = writeln!(out, "# What is it worth? {title}\n");
     let _ = writeln!(
         out,
-        "At **{:.0} points**, the chariot destroys **{:.2}** enemy points per charge (95% CI {:.2} to {:.2}): \
-         **{:.3}** points per point spent, or **{:.2}** models slain per 100 points.\n",
+        "At **{:.0} points**, it destroys **{:.2}** enemy points per trial (one charge or rout; 95% CI {:.2} to {:.2}): \
+         **{:.3}** points per point spent, or **{:.2}** models or figures destroyed per 100 points.\n",
         s.price,
         s.points_destroyed,
         s.points_destroyed - Z95_TEXT * s.points_destroyed_se,
@@ -571,11 +571,17 @@ pub fn balance_markdown(run: &crate::balance::BalanceRun, figures: &[Figure], fi
         s.efficiency,
         s.kills_per_100_points
     );
+    let worth: Vec<String> = run.pricing.worth.iter().map(|(m, p)| format!("`{m}` x {p}")).collect();
+    let _ = writeln!(
+        out,
+        "Value model: a trial is worth the enemy points it destroys, {}; its own losses are not counted.\n",
+        worth.join(" + ")
+    );
     match (&fair.reference, reference) {
         (Some(r), Some(name)) => {
             let _ = writeln!(
                 out,
-                "The reference, {name}, costs {:.0} points and destroys {:.2} per charge: **{:.3}** per point.\n",
+                "The reference, {name}, costs {:.0} points and destroys {:.2} per trial: **{:.3}** per point.\n",
                 r.price, r.points_destroyed, r.efficiency
             );
         }

@@ -68,8 +68,20 @@ pub fn shared_metrics<S: RuleSystem>(a: &S, b: &S) -> Vec<(MetricDef, usize, usi
         .collect()
 }
 
+/// One column of a paired run: a metric, or a weighted sum of metrics, on each side
+/// (`(metric index, weight)` in that side's plan).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Column {
+    /// What the column holds.
+    pub def: MetricDef,
+    /// A's metrics and weights.
+    pub a: Vec<(usize, u64)>,
+    /// B's metrics and weights.
+    pub b: Vec<(usize, u64)>,
+}
+
 /// Plays trials `range` of both plans (of one rule system) on the same streams and sums
-/// the paired values. Returns `None` when `cancel` was set.
+/// the paired values of every metric both report. Returns `None` when `cancel` was set.
 pub fn run<S: RuleSystem>(
     a: &S,
     b: &S,
@@ -78,8 +90,29 @@ pub fn run<S: RuleSystem>(
     progress: &(dyn Fn(u64) + Sync),
     cancel: &AtomicBool,
 ) -> Option<PairedSums> {
-    let shared = shared_metrics(a, b);
-    let metrics: Vec<MetricDef> = shared.iter().map(|(m, _, _)| m.clone()).collect();
+    let columns: Vec<Column> = shared_metrics(a, b)
+        .into_iter()
+        .map(|(def, ia, ib)| Column { def, a: vec![(ia, 1)], b: vec![(ib, 1)] })
+        .collect();
+    run_columns(a, Some(b), &columns, streams, range, progress, cancel)
+}
+
+/// Plays trials `range` of `a` and `b` on the same streams and sums each column's paired
+/// values exactly. Without `b`, B's side of each column is read from A's own trial (one
+/// plan played once, as a balance against a target efficiency needs).
+pub fn run_columns<S: RuleSystem>(
+    a: &S,
+    b: Option<&S>,
+    columns: &[Column],
+    streams: Streams,
+    range: TrialRange,
+    progress: &(dyn Fn(u64) + Sync),
+    cancel: &AtomicBool,
+) -> Option<PairedSums> {
+    let metrics: Vec<MetricDef> = columns.iter().map(|c| c.def.clone()).collect();
+    let value = |weights: &[(usize, u64)], values: &[u16]| -> u128 {
+        weights.iter().map(|&(i, w)| u128::from(values[i]) * u128::from(w)).sum()
+    };
     let blocks = range.count.div_ceil(BLOCK);
     let sums = (0..blocks)
         .into_par_iter()
@@ -94,9 +127,15 @@ pub fn run<S: RuleSystem>(
                 let mut sums = PairedSums::new(&metrics);
                 for t in start..end {
                     a.play_values(streams, t, scratch_a, va);
-                    b.play_values(streams, t, scratch_b, vb);
-                    for (i, &(_, ia, ib)) in shared.iter().enumerate() {
-                        let (x, y) = (u128::from(va[ia]), u128::from(vb[ib]));
+                    let vb: &[u16] = match b {
+                        Some(b) => {
+                            b.play_values(streams, t, scratch_b, vb);
+                            vb
+                        }
+                        None => va,
+                    };
+                    for (i, column) in columns.iter().enumerate() {
+                        let (x, y) = (value(&column.a, va), value(&column.b, vb));
                         sums.sum_a[i] += x;
                         sums.sum_b[i] += y;
                         sums.sum_a2[i] += x * x;

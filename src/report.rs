@@ -538,7 +538,7 @@ pub fn write_balance(dir: &Path, run: &crate::balance::BalanceRun) -> Result<Vec
     let figure = Figure {
         stem: "cost-sweep".into(),
         caption:
-            "The chariot's efficiency (enemy points destroyed per point) as its price changes, with its 95% band; \
+            "The priced piece's efficiency (enemy points destroyed per point) as its price changes, with its 95% band; \
                   the fair price is where it meets the efficiency to match."
                 .into(),
         alt: format!(

@@ -197,7 +197,10 @@ fn target_ci_and_per_trial_rows_work_for_battlesystem() {
     assert_eq!(precision["reached"], true, "{precision}");
     assert!(precision["half_width"].as_f64().unwrap() < 0.01);
     let trials = json["trials"].as_u64().unwrap();
-    assert!(trials > 10_000 && trials.is_multiple_of(10_000) && (trials / 10_000).is_power_of_two(), "doublings: {trials}");
+    assert!(
+        trials > 10_000 && trials.is_multiple_of(10_000) && (trials / 10_000).is_power_of_two(),
+        "doublings: {trials}"
+    );
     // Every reported (not categorical) metric is within the target.
     for (name, m) in json["metrics"].as_object().unwrap() {
         if name == "target_morale" {
@@ -342,4 +345,51 @@ fn battlesystem_charges_follow_their_exact_joint_distribution() {
     for (v, p) in closed.iter().enumerate() {
         assert!((p - marginal.get(v).copied().unwrap_or(0.0)).abs() < 1e-12, "hits_on_target = {v}");
     }
+}
+
+#[test]
+fn balance_prices_a_battlesystem_unit_by_hand_worked_value() {
+    use charioteer::balance::{battle_pricing, fair_price_against, fair_price_for, play};
+    // The Worthless and Free refusals name the field to set.
+    let plan = charge("", WEAK_CHARIOTS, STRONG_FOOT, 2);
+    let err = battle_pricing(&plan.scenario, &plan, None).unwrap_err().to_string();
+    assert!(err.contains("units[0].points is 0"), "{err}");
+    let priced = |charger_points: u32, foot_points: u32| {
+        charge(
+            "",
+            &format!("{WEAK_CHARIOTS}\npoints = {charger_points}"),
+            &format!("{STRONG_FOOT}\npoints = {foot_points}"),
+            2,
+        )
+    };
+    let worthless = priced(50, 0);
+    let err = battle_pricing(&worthless.scenario, &worthless, None).unwrap_err().to_string();
+    assert!(err.contains("worth 0 points") && err.contains("points"), "{err}");
+    let a = priced(50, 6);
+    let pa = battle_pricing(&a.scenario, &a, None).unwrap();
+    assert_eq!(pa.price, 150.0, "three chariots at 50 points each");
+    assert_eq!(pa.worth, vec![("target_figures_lost".to_string(), 6)]);
+    let err = battle_pricing(&a.scenario, &a, Some("units[1].points")).unwrap_err().to_string();
+    assert!(err.contains("only units[0].points can be priced"), "{err}");
+    // Against a target efficiency, the value is 6 points per figure lost: the exact mean of
+    // target_figures_lost (from the joint) times 6, within 5 standard errors.
+    let streams = Streams::new(5, a.scenario.hash());
+    let range = TrialRange { first: 0, count: 200_000 };
+    let sums = play(&a, &pa, None, streams, range, &|_| {}, &AtomicBool::new(false)).unwrap();
+    let fair = fair_price_for(&sums, &pa, 0.25);
+    let (mean, sd) = charge_joint(&a).unwrap().mean_sd(a.metrics.index("target_figures_lost").unwrap());
+    let exact_value = 6.0 * mean;
+    assert!(
+        (fair.scenario.points_destroyed - exact_value).abs() < 5.0 * 6.0 * sd / (range.count as f64).sqrt(),
+        "{} vs {exact_value}",
+        fair.scenario.points_destroyed
+    );
+    assert!((fair.fair_price - fair.scenario.points_destroyed / 0.25).abs() < 1e-9);
+    // Against itself at a different price, the fair price is exactly the reference's price
+    // (the same trials on both sides), with no uncertainty.
+    let b = priced(80, 6);
+    let pb = battle_pricing(&b.scenario, &b, None).unwrap();
+    let sums = play(&a, &pa, Some((&b, &pb)), streams, range, &|_| {}, &AtomicBool::new(false)).unwrap();
+    let fair = fair_price_against(&sums, &pa, &pb).unwrap();
+    assert!((fair.fair_price - 240.0).abs() < 1e-9 && fair.fair_price_se < 1e-6, "{fair:?}");
 }

@@ -69,19 +69,20 @@ fn the_fair_price_against_itself_is_its_own_price_and_reruns_agree() {
     let plan = compile(&s);
     let p = pricing(&s, &plan, "chariot.points").unwrap();
     assert_eq!(p.price, 40.0);
-    let price = |seed: u64, other: &charioteer::plan::Plan, q| {
-        let sums = paired::run(
+    let price = |seed: u64, other: &charioteer::plan::Plan, q: &charioteer::balance::Pricing| {
+        let sums = charioteer::balance::play(
             &plan,
-            other,
+            &p,
+            Some((other, q)),
             Streams::new(seed, s.hash()),
             TrialRange { first: 0, count: 100_000 },
             &|_| {},
             &AtomicBool::new(false),
         )
         .unwrap();
-        fair_price_against(&sums, p, q).unwrap()
+        fair_price_against(&sums, &p, q).unwrap()
     };
-    let own = price(1, &plan, p);
+    let own = price(1, &plan, &p);
     assert!((own.fair_price - 40.0).abs() < 1e-9, "{}", own.fair_price);
     assert!(own.fair_price_se < 1e-6);
     // Against a stronger reference (Impact Strength 5, wounding on 4+ instead of 5+, same
@@ -90,11 +91,11 @@ fn the_fair_price_against_itself_is_its_own_price_and_reruns_agree() {
     let weaker = parse(&DEFAULT_SCENARIO.replacen("strength = 4 }", "strength = 5 }", 1), "b").unwrap();
     let weaker_plan = compile(&weaker);
     let q = pricing(&weaker, &weaker_plan, "chariot.points").unwrap();
-    let first = price(1, &weaker_plan, q);
-    let again = price(1, &weaker_plan, q);
+    let first = price(1, &weaker_plan, &q);
+    let again = price(1, &weaker_plan, &q);
     assert_eq!(first, again);
     assert!(first.fair_price < 40.0, "{}", first.fair_price);
-    let other = price(2, &weaker_plan, q);
+    let other = price(2, &weaker_plan, &q);
     assert!(
         (other.fair_price - first.fair_price).abs() < 5.0 * first.fair_price_se,
         "{} vs {}",

@@ -13,6 +13,13 @@ use super::resolve::{BattlePlan, MAX_CREW_GROUPS, Slots, charge_target_in_contac
 use super::scenario::{Action, ChargeDoubles, PlatformHits, Role, Unit};
 use crate::rules::battlesystem::{AttackDie, PlatformRoll, convolve, dice_count};
 use std::collections::HashMap;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::BuildHasherDefault;
+
+/// A map with a fixed hasher: the same insertions visit in the same order in every
+/// process, so sums of probabilities (and every exact value written) are identical bit for
+/// bit from run to run.
+type Map<K> = HashMap<K, f64, BuildHasherDefault<DefaultHasher>>;
 
 /// The exact distribution of `hits_on_target` (`pmf[h]` = P(h hits)), or why there is none.
 pub fn charge_hits_on_target(plan: &BattlePlan) -> Result<Vec<f64>, String> {
@@ -188,7 +195,7 @@ struct Took {
     crew: u32,
 }
 
-fn add<K: std::hash::Hash + Eq>(map: &mut HashMap<K, f64>, key: K, p: f64) {
+fn add<K: std::hash::Hash + Eq>(map: &mut Map<K>, key: K, p: f64) {
     *map.entry(key).or_insert(0.0) += p;
 }
 
@@ -199,12 +206,12 @@ fn add<K: std::hash::Hash + Eq>(map: &mut HashMap<K, f64>, key: K, p: f64) {
 fn take_hits_upto(plan: &BattlePlan, unit: &Unit, start: Held, most: usize) -> Vec<Vec<(Took, f64)>> {
     let rules = &plan.scenario.rules;
     let crew_first = unit.is_platform() && rules.platform_hits == PlatformHits::CrewFirst;
-    let mut now: HashMap<Took, f64> = HashMap::new();
+    let mut now: Map<Took> = Map::default();
     now.insert(Took { held: start, through: 0, figures: 0, crew: 0 }, 1.0);
     let mut out = Vec::with_capacity(most + 1);
     out.push(now.iter().map(|(k, p)| (*k, *p)).collect());
     for _ in 0..most {
-        let mut next = HashMap::with_capacity(now.len() * 2);
+        let mut next = Map::with_capacity_and_hasher(now.len() * 2, Default::default());
         for (t, p) in &now {
             let crew_target = if crew_first {
                 let fighting = unit.crew.iter().enumerate().filter(|(_, c)| c.role != Role::Rider);
@@ -317,7 +324,7 @@ pub fn charge_joint(plan: &BattlePlan) -> Result<ChargeJoint, String> {
     };
     let charger = Held::fresh(c);
     // Volleys: archers aboard shoot at the gap, then at half of it.
-    let mut stage: HashMap<(Held, u32, u32), f64> = HashMap::new();
+    let mut stage: Map<(Held, u32, u32)> = Map::default();
     stage.insert((Held::fresh(t), 0, 0), 1.0);
     for v in 0..volleys {
         let range = if v == 0 { gap } else { gap / 2.0 };
@@ -328,7 +335,7 @@ pub fn charge_joint(plan: &BattlePlan) -> Result<ChargeJoint, String> {
                 raw = convolve(&raw, &power(&table.hits_pmf(&crew.ad.pmf()), count));
             }
         }
-        let mut next = HashMap::new();
+        let mut next = Map::default();
         for ((held, hits, kills), p) in stage {
             if held.figures == 0 {
                 add(&mut next, (held, hits, kills), p);
@@ -351,7 +358,7 @@ pub fn charge_joint(plan: &BattlePlan) -> Result<ChargeJoint, String> {
     let full_contact = charge_target_in_contact(plan, unit, target);
     let morale = sc.rules.morale.distribution(t.stats.ml);
     let width = plan.metrics.len();
-    let mut outcomes: HashMap<Vec<u16>, f64> = HashMap::new();
+    let mut outcomes: Map<Vec<u16>> = Map::default();
     for ((held, volley_hits, volley_kills), p) in stage {
         let mut values = vec![0u16; width];
         values[s.volley_hits] = to_u16(volley_hits);
@@ -367,7 +374,7 @@ pub fn charge_joint(plan: &BattlePlan) -> Result<ChargeJoint, String> {
         }
         // The target's side of the exchange, reduced to what the metrics need.
         let target_after = take_hits_upto(plan, t, held, on_target_raw.len() - 1);
-        let mut on_target: HashMap<(u32, u32, bool), f64> = HashMap::new();
+        let mut on_target: Map<(u32, u32, bool)> = Map::default();
         for (r, pr) in on_target_raw.iter().enumerate().filter(|(_, p)| **p > 0.0) {
             for (took, pt) in &target_after[r] {
                 add(&mut on_target, (took.through, took.figures, took.held.figures > 0), pr * pt);
@@ -375,7 +382,7 @@ pub fn charge_joint(plan: &BattlePlan) -> Result<ChargeJoint, String> {
         }
         let on_charger_raw = melee_raw(plan, t, &held, full_contact.min(held.figures), false);
         let charger_after = take_hits_upto(plan, c, charger, on_charger_raw.len() - 1);
-        let mut on_charger: HashMap<(u32, u32, u32, bool, bool), f64> = HashMap::new();
+        let mut on_charger: Map<(u32, u32, u32, bool, bool)> = Map::default();
         for (r, pr) in on_charger_raw.iter().enumerate().filter(|(_, p)| **p > 0.0) {
             for (took, pt) in &charger_after[r] {
                 let left = took.held.figures;

@@ -1,73 +1,133 @@
-//! `balance`: a chariot's points efficiency and fair price against a reference.
+//! `balance`: the points efficiency and fair price of a chariot, a battle platform or a
+//! routing beast, against a reference scenario or a target efficiency.
 
 use super::*;
+use crate::balance::Pricing;
+use crate::engine::RuleSystem;
+
+/// What a balance needs from each scenario, whichever rule system it is.
+struct Priced<'a, S> {
+    title: String,
+    slug: String,
+    ruleset: Vec<crate::scenario::RuleOption>,
+    plan: S,
+    pricing: Pricing,
+    source: run::Source<'a>,
+}
+
+/// Compiles and prices a scenario of either system (`price`: the field, or the system's
+/// default when `None`).
+fn priced_mesbg<'a>(s: &Scenario, file: &'a Path, price: Option<&str>) -> Result<Priced<'a, Plan>> {
+    let plan = plan::compile(s);
+    let pricing = crate::balance::pricing(s, &plan, price.unwrap_or("chariot.points"))?;
+    let source = Loaded::Mesbg(Box::new(s.clone())).source(Some(file));
+    Ok(Priced { title: s.title.clone(), slug: s.slug(), ruleset: s.ruleset(), plan, pricing, source })
+}
+
+fn priced_battle<'a>(
+    s: &BattleScenario,
+    file: &'a Path,
+    price: Option<&str>,
+) -> Result<Priced<'a, crate::battle::resolve::BattlePlan>> {
+    let plan = crate::battle::resolve::compile(s);
+    let pricing = crate::balance::battle_pricing(s, &plan, price)?;
+    let source = Loaded::Battle(Box::new(s.clone())).source(Some(file));
+    Ok(Priced { title: s.title.clone(), slug: s.slug(), ruleset: s.rules.ruleset(), plan, pricing, source })
+}
 
 pub(super) fn balance(args: BalanceArgs) -> Result<()> {
-    let a = load(Some(&args.file))?;
-    let trials = args.play.trials.unwrap_or(a.trials);
-    let seed = args.play.seed.unwrap_or(a.seed);
+    let price = args.price.as_deref();
+    let reference = args.against.as_deref().map(|p| load_any(Some(p)).map(|l| (l, p))).transpose()?;
+    match (load_any(Some(&args.file))?, reference) {
+        (Loaded::Mesbg(a), None) => balance_of(&args, priced_mesbg(&a, &args.file, price)?, None),
+        (Loaded::Mesbg(a), Some((Loaded::Mesbg(r), path))) => {
+            balance_of(&args, priced_mesbg(&a, &args.file, price)?, Some(priced_mesbg(&r, path, price)?))
+        }
+        (Loaded::Battle(a), None) => balance_of(&args, priced_battle(&a, &args.file, price)?, None),
+        (Loaded::Battle(a), Some((Loaded::Battle(r), path))) => {
+            // Each side prices its own acting unit (an explicit field names A's).
+            let own = priced_battle(&r, path, None)?;
+            balance_of(&args, priced_battle(&a, &args.file, price)?, Some(own))
+        }
+        _ => Err(UnsupportedRequest(
+            "balance prices a scenario against a reference of the same rule system (their trials share random \
+             streams); the two files are of different systems (MESBG and BATTLESYSTEM)"
+                .into(),
+        )
+        .into()),
+    }
+}
+
+fn balance_of<S: RuleSystem>(args: &BalanceArgs, a: Priced<S>, reference: Option<Priced<S>>) -> Result<()> {
+    let (seed, trials) = a.source.seed_and_trials(&args.play);
     let pool = args.play.pool()?;
-    let plan_a = plan::compile(&a);
-    let pricing_a = crate::balance::pricing(&a, &plan_a, &args.price)?;
-    let streams = Streams::new(seed, a.hash());
-    let bar = if args.play.quiet { ProgressBar::hidden() } else { ProgressBar::new(trials) };
+    let streams = Streams::new(seed, a.source.hash);
+    let bar = trial_bar(trials, args.play.quiet || args.json);
     let cancel = &CANCEL;
     let range = TrialRange { first: 0, count: trials };
     let quote = |p: &Path| shell_quote(&p.display().to_string());
-    let (fair, reference_title, command) = match (&args.against, args.target_efficiency) {
-        (Some(path), _) => {
-            let r = load(Some(path))?;
-            let plan_r = plan::compile(&r);
-            let pricing_r = crate::balance::pricing(&r, &plan_r, &args.price)?;
-            let sums = pool
-                .install(|| crate::paired::run(&plan_a, &plan_r, streams, range, &|n| bar.inc(n), cancel))
-                .context("the balance run was interrupted")?;
-            let fair = crate::balance::fair_price_against(&sums, pricing_a, pricing_r)
-                .context("the reference slays nothing, so no price matches its efficiency")?;
+    let price_arg = args.price.as_deref().map(|p| format!(" --price {}", shell_quote(p))).unwrap_or_default();
+    let sums = pool
+        .install(|| {
+            crate::balance::play(
+                &a.plan,
+                &a.pricing,
+                reference.as_ref().map(|r| (&r.plan, &r.pricing)),
+                streams,
+                range,
+                &|n| bar.inc(n),
+                cancel,
+            )
+        })
+        .context("the balance run was interrupted")?;
+    let (fair, command) = match (&reference, args.target_efficiency) {
+        (Some(r), _) => {
+            let fair = crate::balance::fair_price_against(&sums, &a.pricing, &r.pricing).context(
+                "the reference destroys nothing worth points, so no price matches its efficiency: choose another reference",
+            )?;
             let command = format!(
-                "charioteer balance {} --price {} --against {} --seed {seed} --trials {trials}",
+                "charioteer balance {}{price_arg} --against {} --seed {seed} --trials {trials}",
                 quote(&args.file),
-                args.price,
-                quote(path)
+                quote(args.against.as_deref().unwrap_or(Path::new("?")))
             );
-            (fair, Some((r.title.clone(), r.ruleset())), command)
+            (fair, command)
         }
         (None, Some(target)) => {
-            let tally = pool.install(|| resolve::run(&plan_a, streams, range, &|n| bar.inc(n), cancel))?;
-            let kills = crate::analysis::summarize_metric(&tally, Metric::Kills);
-            let fair = crate::balance::fair_price_for(&kills, tally.trials, pricing_a, target);
+            let fair = crate::balance::fair_price_for(&sums, &a.pricing, target);
             let command = format!(
-                "charioteer balance {} --price {} --target-efficiency {target} --seed {seed} --trials {trials}",
-                quote(&args.file),
-                args.price
+                "charioteer balance {}{price_arg} --target-efficiency {target} --seed {seed} --trials {trials}",
+                quote(&args.file)
             );
-            (fair, None, command)
+            (fair, command)
         }
         (None, None) => anyhow::bail!("balance needs --against REFERENCE.toml or --target-efficiency X"),
     };
     bar.finish_and_clear();
     anyhow::ensure!(
         fair.fair_price.is_finite(),
-        "the reference slays nothing, so no price matches its efficiency: choose another reference"
+        "the reference destroys nothing, so no price matches its efficiency: choose another reference"
     );
-    let dir = args.play.out.unwrap_or_else(|| PathBuf::from("reports").join(format!("balance--{}", a.slug())));
-    let mut rulesets = vec![(a.title.clone(), a.ruleset())];
-    rulesets.extend(reference_title.clone());
+    let dir = args.play.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(format!("balance--{}", a.slug)));
+    let mut rulesets = vec![(a.title.clone(), a.ruleset.clone())];
+    rulesets.extend(reference.as_ref().map(|r| (r.title.clone(), r.ruleset.clone())));
     let run = crate::balance::BalanceRun {
         rulesets,
         title: a.title.clone(),
-        reference: reference_title.map(|r| r.0),
+        reference: reference.as_ref().map(|r| r.title.clone()),
         fair: fair.clone(),
+        pricing: a.pricing.clone(),
         trials,
         seed,
         command,
     };
     let written = report::write_balance(&dir, &run)?;
-    if !args.play.quiet {
+    if args.json {
+        out!("{}", serde_json::to_string(&run.to_json())?);
+    } else if !args.play.quiet {
         let s = &fair.scenario;
         out!("{}", a.title);
         out!(
-            "price {:.0} points: {:.3} enemy points destroyed per charge (+/- {:.3}), efficiency {:.4} per point, {:.2} models per 100 points",
+            "price {:.0} points: {:.3} enemy points destroyed per trial (+/- {:.3}), efficiency {:.4} per point, {:.2} models or figures per 100 points",
             s.price,
             s.points_destroyed,
             crate::analysis::Z95 * s.points_destroyed_se,

@@ -805,9 +805,9 @@ struct Checker<'a> {
     library: RawLibrary,
 }
 
-/// What a BATTLESYSTEM scenario can be used with, for commands that cover MESBG only.
-pub const BATTLESYSTEM_COMMANDS: &str = "a \"battlesystem\" scenario works with `charioteer run`, `validate` and `replay`; \
-     this command (exact, compare, sweep, balance, merge, run --shard/--trials-out/--target-ci) covers MESBG scenarios only so far";
+/// Why the MESBG reader refuses a BATTLESYSTEM scenario (the library's callers may mix them up).
+pub const BATTLESYSTEM_COMMANDS: &str = "a \"battlesystem\" scenario is read by `charioteer::battle::scenario::parse`, \
+     not the MESBG reader; every `charioteer` command reads either system";
 
 const NOT_YET: &str = "is not supported yet in this version of charioteer; remove it (the scenario is refused rather than simulated without it)";
 

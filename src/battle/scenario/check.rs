@@ -172,6 +172,7 @@ impl Checker<'_> {
             self.fail(&f("name"), "a unit's name must be 1 to 60 characters");
         }
         let figures = self.whole(&f("figures"), raw.figures, 1, MAX_FIGURES, "the number of figures");
+        let points = self.whole(&f("points"), raw.points, 0, 100_000, "points per figure");
         let frontage = match raw.frontage {
             None => figures.min(10),
             Some(n) => self.whole(&f("frontage"), n, 1, i64::from(figures.max(1)), "the frontage (figures across)"),
@@ -232,6 +233,7 @@ impl Checker<'_> {
             stats,
             crew,
             beast: raw.beast,
+            points,
         })
     }
 

@@ -130,6 +130,14 @@ pub struct Unit {
     pub crew: Vec<Crew>,
     /// Elephants or other large beasts: they rout in a d12 clock direction (the seed).
     pub beast: bool,
+    /// Points per figure (a platform with its crew), for `balance`; 0 when not given.
+    /// Points change no roll, so a unit without them hashes as before.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub points: u32,
+}
+
+fn is_zero(x: &u32) -> bool {
+    *x == 0
 }
 
 impl Unit {
@@ -615,6 +623,8 @@ struct RawUnit {
     crew: Vec<RawCrew>,
     #[serde(default)]
     beast: bool,
+    #[serde(default)]
+    points: i64,
 }
 
 #[derive(Deserialize)]
