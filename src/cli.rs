@@ -62,18 +62,18 @@ pub enum Command {
         /// Scenario files (TOML).
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// `--out` (writes validation.json there), `--quiet`, `--json`.
+        #[command(flatten)]
+        output: OutputOptions,
     },
     /// Compute the exact distribution of every metric (no sampling) where the rules allow.
     Exact {
         /// Scenario file (TOML); without it, the bundled default.
         file: Option<PathBuf>,
-        /// Folder for exact_summary.csv, exact_distribution.csv and exact.json (default:
-        /// reports/<scenario-slug>/).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Print the JSON document instead of the table.
-        #[arg(long)]
-        json: bool,
+        /// `--out` (exact_summary.csv, exact_distribution.csv and exact.json go there;
+        /// default reports/<scenario-slug>/), `--quiet`, `--json`.
+        #[command(flatten)]
+        output: OutputOptions,
     },
     /// Compare two scenarios on common random numbers: each metric's paired difference
     /// (A - B) with its 95% interval and p-value.
@@ -88,15 +88,10 @@ pub enum Command {
         /// Shard files, or folders holding `shard-*.json`.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// Report folder (default: reports/<scenario-slug>/).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Print nothing but errors.
-        #[arg(long, short)]
-        quiet: bool,
-        /// Print the merged run as one JSON object (as `run --json`) instead of the table.
-        #[arg(long)]
-        json: bool,
+        /// `--out` (the report folder; default reports/<scenario-slug>/), `--quiet`,
+        /// `--json` (the merged run, as `run --json`).
+        #[command(flatten)]
+        output: OutputOptions,
     },
     /// Replay one trial of a run with every event it rolled.
     Replay {
@@ -108,9 +103,10 @@ pub enum Command {
         /// Seed (default: the scenario's).
         #[arg(long)]
         seed: Option<u64>,
-        /// Print the events as JSON.
-        #[arg(long)]
-        json: bool,
+        /// `--out` (writes replay-<trial>.json there), `--quiet`, `--json` (the events and
+        /// metrics as one object).
+        #[command(flatten)]
+        output: OutputOptions,
     },
 }
 
@@ -122,9 +118,6 @@ pub struct RunArgs {
     /// Trials, seed, threads, report folder, quiet.
     #[command(flatten)]
     pub play: PlayOptions,
-    /// Print one JSON object per scenario on standard output instead of the table.
-    #[arg(long)]
-    pub json: bool,
     /// Also write every trial's metrics as Parquet rows to FILE (one scenario only; the
     /// trials are played a second time, in chunks, so memory stays flat).
     #[arg(long, value_name = "FILE")]
@@ -144,8 +137,7 @@ impl RunArgs {
     fn quiet_or_json(quiet: bool, json: bool) -> Self {
         Self {
             files: Vec::new(),
-            play: PlayOptions { trials: None, seed: None, threads: None, out: None, quiet },
-            json,
+            play: PlayOptions { trials: None, seed: None, threads: None, out: None, quiet, json },
             trials_out: None,
             shard: None,
             precision: PrecisionOptions { target_ci: None, max_trials: None },
@@ -171,6 +163,26 @@ pub struct PlayOptions {
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Print one JSON object per result on standard output instead of the text
+    /// (docs/json-schema.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What every command that plays no trials takes: where its files go, and how much it
+/// prints.
+#[derive(Args, Debug, Clone)]
+pub struct OutputOptions {
+    /// Folder for the command's files (default: a folder under reports/ named after the
+    /// scenario).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Print one JSON object on standard output instead of the text (docs/json-schema.md).
+    #[arg(long)]
+    pub json: bool,
 }
 
 impl PlayOptions {
@@ -215,9 +227,6 @@ pub struct CompareArgs {
     /// (default: reports/paired--<slug A>--<slug B>/), quiet.
     #[command(flatten)]
     pub play: PlayOptions,
-    /// Print the comparison as one JSON object instead of the table.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// Options of `sweep`.
@@ -261,9 +270,6 @@ pub struct BalanceArgs {
     /// Trials, seed, threads, report folder (default: reports/balance--<slug>/), quiet.
     #[command(flatten)]
     pub play: PlayOptions,
-    /// Print the balance as one JSON object instead of the summary.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// The default cap of `--target-ci`.
@@ -305,10 +311,10 @@ pub fn main_with(cli: Cli) -> Result<()> {
     handle_interrupts();
     match cli.command {
         Command::Run(args) => run(args),
-        Command::Validate { files } => validate(&files),
-        Command::Replay { file, trial, seed, json } => replay(file.as_deref(), trial, seed, json),
-        Command::Exact { file, out, json } => exact(file.as_deref(), out, json),
-        Command::Merge { paths, out, quiet, json } => merge(&paths, out, quiet, json),
+        Command::Validate { files, output } => validate(&files, &output),
+        Command::Replay { file, trial, seed, output } => replay(file.as_deref(), trial, seed, &output),
+        Command::Exact { file, output } => exact(file.as_deref(), &output),
+        Command::Merge { paths, output } => merge(&paths, &output),
         Command::Compare(args) => compare(args),
         Command::Balance(args) => balance(args),
         Command::Sweep(args) => sweep(args),

@@ -346,7 +346,42 @@ pub struct SweepRun {
     pub ruleset: Vec<crate::scenario::RuleOption>,
 }
 
+/// The version of a sweep's JSON object (`sweep --json`).
+pub const SWEEP_SCHEMA: &str = "charioteer.sweep/1";
+
 impl SweepRun {
+    /// The sweep as one JSON object (`sweep --json`, docs/json-schema.md): the swept
+    /// fields, and per point its values, trials and every metric's mean and interval.
+    pub fn to_json(&self) -> serde_json::Value {
+        let points: Vec<serde_json::Value> = self
+            .rows
+            .iter()
+            .map(|r| {
+                let metrics: serde_json::Map<String, serde_json::Value> = r
+                    .summary
+                    .iter()
+                    .map(|s| {
+                        let v = serde_json::json!({
+                            "mean": s.mean, "se": s.se, "ci95_lo": s.ci95_lo, "ci95_hi": s.ci95_hi, "flag": s.metric.flag,
+                        });
+                        (s.metric.name.clone(), v)
+                    })
+                    .collect();
+                serde_json::json!({ "values": r.values, "trials": r.trials, "metrics": metrics })
+            })
+            .collect();
+        serde_json::json!({
+            "schema": SWEEP_SCHEMA,
+            "version": env!("CARGO_PKG_VERSION"),
+            "title": self.title,
+            "fields": self.paths,
+            "trials": self.trials,
+            "seed": self.seed,
+            "command": self.command,
+            "points": points,
+        })
+    }
+
     /// The metrics every point reports, in the first point's order.
     pub fn metrics(&self) -> Vec<MetricDef> {
         let Some(first) = self.rows.first() else { return Vec::new() };

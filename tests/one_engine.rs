@@ -393,3 +393,42 @@ fn balance_prices_a_battlesystem_unit_by_hand_worked_value() {
     let fair = fair_price_against(&sums, &pa, &pb).unwrap();
     assert!((fair.fair_price - 240.0).abs() < 1e-9 && fair.fair_price_se < 1e-6, "{fair:?}");
 }
+
+#[test]
+fn every_command_takes_out_quiet_and_json_for_both_systems() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (mesbg, charge) = (example(MESBG), example(BATTLE_CHARGE));
+    // Shards to merge, for each system.
+    for (name, file) in [("m", &mesbg), ("b", &charge)] {
+        ok(&["run", file, "--trials", "2000", "--shard", "1/1", "--out", &format!("shards-{name}"), "-q"], d);
+    }
+    for (name, file) in [("m", &mesbg), ("b", &charge)] {
+        let shards = format!("shards-{name}");
+        let commands: Vec<(&str, Vec<&str>)> = vec![
+            ("charioteer.run/2", vec!["run", file, "--trials", "2000"]),
+            ("charioteer.validate/1", vec!["validate", file]),
+            ("charioteer.replay/1", vec!["replay", file, "--trial", "4"]),
+            ("charioteer.exact/2", vec!["exact", file]),
+            ("charioteer.paired/1", vec!["compare", file, file, "--trials", "2000"]),
+            ("charioteer.sweep/1", vec!["sweep", file, "--set", "seed=1,2", "--trials", "2000"]),
+            ("charioteer.balance/1", vec!["balance", file, "--target-efficiency", "0.1", "--trials", "2000"]),
+            ("charioteer.run/2", vec!["merge", &shards]),
+        ];
+        for (i, (schema, args)) in commands.iter().enumerate() {
+            let json_out = format!("{name}-json-{i}");
+            let mut with_json = args.clone();
+            with_json.extend(["--json", "--out", &json_out]);
+            let out = ok(&with_json, d);
+            let value: serde_json::Value = serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|e| panic!("{args:?} --json: not one JSON object ({e})"));
+            assert_eq!(value["schema"], *schema, "{args:?}");
+            assert!(d.join(&json_out).is_dir(), "{args:?}: --out {json_out} was not written");
+            let quiet_out = format!("{name}-quiet-{i}");
+            let mut quiet = args.clone();
+            quiet.extend(["--quiet", "--out", &quiet_out]);
+            let out = ok(&quiet, d);
+            assert!(out.stdout.is_empty(), "{args:?} --quiet printed {}", String::from_utf8_lossy(&out.stdout));
+        }
+    }
+}

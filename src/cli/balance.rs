@@ -62,7 +62,7 @@ fn balance_of<S: RuleSystem>(args: &BalanceArgs, a: Priced<S>, reference: Option
     let (seed, trials) = a.source.seed_and_trials(&args.play);
     let pool = args.play.pool()?;
     let streams = Streams::new(seed, a.source.hash);
-    let bar = trial_bar(trials, args.play.quiet || args.json);
+    let bar = trial_bar(trials, args.play.quiet || args.play.json);
     let cancel = &CANCEL;
     let range = TrialRange { first: 0, count: trials };
     let quote = |p: &Path| shell_quote(&p.display().to_string());
@@ -121,7 +121,7 @@ fn balance_of<S: RuleSystem>(args: &BalanceArgs, a: Priced<S>, reference: Option
         command,
     };
     let written = report::write_balance(&dir, &run)?;
-    if args.json {
+    if args.play.json {
         out!("{}", serde_json::to_string(&run.to_json())?);
     } else if !args.play.quiet {
         let s = &fair.scenario;

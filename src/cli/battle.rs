@@ -38,7 +38,7 @@ pub(super) fn finish(record: &BattleRecord, source: &super::run::Source, out: &P
             a.metric, a.exact, a.z, record.seed
         );
     }
-    if args.json {
+    if args.play.json {
         out!("{}", serde_json::to_string(&record.to_json())?);
     } else if !args.play.quiet {
         print_table(record);
@@ -95,16 +95,28 @@ fn print_table(record: &BattleRecord) {
 }
 
 /// Replays one trial of a BATTLESYSTEM scenario.
-pub(super) fn replay(scenario: &BattleScenario, trial: u64, seed: Option<u64>, json: bool) -> Result<()> {
+pub(super) fn replay(
+    scenario: &BattleScenario,
+    trial: u64,
+    seed: Option<u64>,
+    output: &super::OutputOptions,
+) -> Result<()> {
     let seed = seed.unwrap_or(scenario.seed);
     let plan = battle_resolve::compile(scenario);
     let streams = Streams::new(seed, scenario.hash());
     let (values, events) = battle_resolve::replay(&plan, streams, trial);
-    if json {
-        let metrics: serde_json::Map<String, serde_json::Value> =
-            plan.metrics.defs.iter().zip(&values).map(|(d, v)| (d.name.clone(), (*v).into())).collect();
-        let value = serde_json::json!({ "trial": trial, "seed": seed, "events": events, "metrics": metrics });
-        out!("{}", serde_json::to_string_pretty(&value)?);
+    let metrics: serde_json::Map<String, serde_json::Value> =
+        plan.metrics.defs.iter().zip(&values).map(|(d, v)| (d.name.clone(), (*v).into())).collect();
+    let value = serde_json::json!({
+        "schema": super::replay::REPLAY_SCHEMA,
+        "system": "battlesystem",
+        "title": scenario.title,
+        "trial": trial,
+        "seed": seed,
+        "events": events,
+        "metrics": metrics,
+    });
+    if !super::replay::finish_replay(&value, trial, output)? {
         return Ok(());
     }
     out!("{} - trial {trial}, seed {seed}", scenario.title);

@@ -87,7 +87,7 @@ fn compare_plans<S: RuleSystem>(
     let pool = args.play.pool()?;
     // Common random numbers: both play A's streams.
     let streams = Streams::new(seed, a.hash);
-    let bar = trial_bar(trials, args.play.quiet || args.json);
+    let bar = trial_bar(trials, args.play.quiet || args.play.json);
     let cancel = &CANCEL;
     let started = Instant::now();
     let play = |range: TrialRange| {
@@ -143,7 +143,7 @@ fn compare_plans<S: RuleSystem>(
         PathBuf::from("reports").join(format!("paired--{}--{}", slug(&side_a.slug), slug(&side_b.slug)))
     });
     let written = report::write_paired(&dir, &run)?;
-    if args.json {
+    if args.play.json {
         out!("{}", serde_json::to_string(&run.to_json())?);
     } else if !args.play.quiet {
         out!("A: {}\nB: {}", side_a.title, side_b.title);

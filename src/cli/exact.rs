@@ -2,10 +2,11 @@
 
 use super::*;
 
-pub(super) fn exact(file: Option<&Path>, out: Option<PathBuf>, json: bool) -> Result<()> {
+pub(super) fn exact(file: Option<&Path>, output: &OutputOptions) -> Result<()> {
+    let (out, json, quiet) = (output.out.clone(), output.json, output.quiet);
     let scenario = match load_any(file)? {
         Loaded::Mesbg(s) => *s,
-        Loaded::Battle(s) => return exact_battle(&s, out, json),
+        Loaded::Battle(s) => return exact_battle(&s, output),
     };
     let plan = plan::compile(&scenario);
     let started = Instant::now();
@@ -24,7 +25,7 @@ pub(super) fn exact(file: Option<&Path>, out: Option<PathBuf>, json: bool) -> Re
                     "not_computed": names,
                 });
                 out!("{}", serde_json::to_string_pretty(&value)?);
-            } else {
+            } else if !quiet {
                 out!("{}", scenario.title);
                 out!("{reason}");
                 out!("not computed exactly: {} (use `charioteer run`)", names.join(", "));
@@ -35,6 +36,9 @@ pub(super) fn exact(file: Option<&Path>, out: Option<PathBuf>, json: bool) -> Re
     let written = report::write_exact(&dir, &scenario, &plan, &distribution, elapsed)?;
     if json {
         out!("{}", serde_json::to_string_pretty(&report::exact_json(&scenario, &plan, &distribution, elapsed))?);
+        return Ok(());
+    }
+    if quiet {
         return Ok(());
     }
     out!("{}", scenario.title);
@@ -54,7 +58,8 @@ pub(super) fn exact(file: Option<&Path>, out: Option<PathBuf>, json: bool) -> Re
 }
 
 /// `exact` for a BATTLESYSTEM scenario: the joint distribution of a charge's metrics.
-fn exact_battle(scenario: &BattleScenario, out: Option<PathBuf>, json: bool) -> Result<()> {
+fn exact_battle(scenario: &BattleScenario, output: &OutputOptions) -> Result<()> {
+    let (out, json, quiet) = (output.out.clone(), output.json, output.quiet);
     let plan = crate::battle::resolve::compile(scenario);
     let started = Instant::now();
     let joint = match crate::battle::exact::charge_joint(&plan) {
@@ -70,7 +75,7 @@ fn exact_battle(scenario: &BattleScenario, out: Option<PathBuf>, json: bool) -> 
                     "not_computed": names,
                 });
                 out!("{}", serde_json::to_string_pretty(&value)?);
-            } else {
+            } else if !quiet {
                 out!("{}", scenario.title);
                 out!("{reason}");
                 out!("not computed exactly: {} (use `charioteer run`)", names.join(", "));
@@ -83,6 +88,9 @@ fn exact_battle(scenario: &BattleScenario, out: Option<PathBuf>, json: bool) -> 
     let written = crate::battle::report::write_exact(&dir, &plan, &joint, elapsed)?;
     if json {
         out!("{}", serde_json::to_string_pretty(&crate::battle::report::exact_json(&plan, &joint, elapsed))?);
+        return Ok(());
+    }
+    if quiet {
         return Ok(());
     }
     out!("{}", scenario.title);

@@ -2,20 +2,30 @@
 
 use super::*;
 
-pub(super) fn replay(file: Option<&Path>, trial: u64, seed: Option<u64>, json: bool) -> Result<()> {
+/// The version of a replay's JSON object (`replay --json`, `replay-<trial>.json`).
+pub(super) const REPLAY_SCHEMA: &str = "charioteer.replay/1";
+
+pub(super) fn replay(file: Option<&Path>, trial: u64, seed: Option<u64>, output: &OutputOptions) -> Result<()> {
     let scenario = match load_any(file)? {
-        Loaded::Battle(s) => return battle::replay(&s, trial, seed, json),
+        Loaded::Battle(s) => return battle::replay(&s, trial, seed, output),
         Loaded::Mesbg(s) => *s,
     };
     let seed = seed.unwrap_or(scenario.seed);
     let plan = plan::compile(&scenario);
     let streams = Streams::new(seed, scenario.hash());
     let (outcome, events) = resolve::replay(&plan, streams, trial);
-    if json {
-        let metrics: serde_json::Map<String, serde_json::Value> =
-            Metric::ALL.iter().map(|m| (m.name().to_string(), outcome.get(*m).into())).collect();
-        let value = serde_json::json!({ "trial": trial, "seed": seed, "events": events, "metrics": metrics });
-        out!("{}", serde_json::to_string_pretty(&value)?);
+    let metrics: serde_json::Map<String, serde_json::Value> =
+        Metric::ALL.iter().map(|m| (m.name().to_string(), outcome.get(*m).into())).collect();
+    let value = serde_json::json!({
+        "schema": REPLAY_SCHEMA,
+        "system": "mesbg",
+        "title": scenario.title,
+        "trial": trial,
+        "seed": seed,
+        "events": events,
+        "metrics": metrics,
+    });
+    if !finish_replay(&value, trial, output)? {
         return Ok(());
     }
     out!("{} - trial {trial}, seed {seed}", scenario.title);
@@ -26,6 +36,21 @@ pub(super) fn replay(file: Option<&Path>, trial: u64, seed: Option<u64>, json: b
         out!("  {:<22} {}", m.name(), outcome.get(m));
     }
     Ok(())
+}
+
+/// Writes a replay's JSON object into `--out` (as `replay-<trial>.json`) and prints it
+/// under `--json`. Returns whether the text should still be printed.
+pub(super) fn finish_replay(value: &serde_json::Value, trial: u64, output: &OutputOptions) -> Result<bool> {
+    let text = serde_json::to_string_pretty(value)?;
+    if let Some(dir) = &output.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let path = dir.join(format!("replay-{trial}.json"));
+        report::write_atomic(&path, |f| std::io::Write::write_all(f, text.as_bytes()))?;
+    }
+    if output.json {
+        out!("{text}");
+    }
+    Ok(!output.json && !output.quiet)
 }
 
 pub(super) fn describe_event(plan: &Plan, event: &Event) -> String {

@@ -130,7 +130,7 @@ pub(super) fn run(args: RunArgs) -> Result<()> {
             None => PathBuf::from("reports").join(comparison_slug(&scenarios)),
         };
         let written = report::write_comparison(&dir, &records)?;
-        if !args.play.quiet && !args.json {
+        if !args.play.quiet && !args.play.json {
             out!("comparison: {} ({} files)", dir.join("report.md").display(), written.len());
         }
     }
@@ -165,7 +165,7 @@ fn finish_mesbg(
             record.seed,
         );
     }
-    if args.json {
+    if args.play.json {
         out!("{}", serde_json::to_string(&record.to_json())?);
     } else if !args.play.quiet {
         print_table(record);
@@ -186,7 +186,7 @@ pub(super) fn play<S: RuleSystem>(
 ) -> Result<Played<S::Tally>> {
     let (seed, trials) = source.seed_and_trials(&args.play);
     let streams = Streams::new(seed, source.hash);
-    let bar = trial_bar(trials, args.play.quiet || args.json);
+    let bar = trial_bar(trials, args.play.quiet || args.play.json);
     let cancel = &CANCEL;
     let started = Instant::now();
     let mut tally = pool.install(|| {
@@ -302,7 +302,8 @@ pub(super) fn run_shard<S: RuleSystem>(
 
 /// `merge`: adds every shard of one run (of either system) into the report one run of all
 /// the trials would have written.
-pub(super) fn merge(paths: &[PathBuf], out: Option<PathBuf>, quiet: bool, json: bool) -> Result<()> {
+pub(super) fn merge(paths: &[PathBuf], output: &OutputOptions) -> Result<()> {
+    let (out, quiet, json) = (output.out.clone(), output.quiet, output.json);
     let files = crate::shard::find_shard_files(paths)?;
     let first = files.first().ok_or_else(|| {
         anyhow::anyhow!(

@@ -94,7 +94,7 @@ fn sweep_plans<S: RuleSystem>(
     let seed = args.play.seed.unwrap_or(base.seed);
     let pool = args.play.pool()?;
     let total = trials.saturating_mul(points.len() as u64);
-    let bar = if args.play.quiet { ProgressBar::hidden() } else { ProgressBar::new(total) };
+    let bar = if args.play.quiet || args.play.json { ProgressBar::hidden() } else { ProgressBar::new(total) };
     bar.set_style(
         ProgressStyle::with_template(
             "{spinner} {wide_bar} {human_pos}/{human_len} trials over the grid, {per_sec}, eta {eta}",
@@ -205,7 +205,9 @@ fn sweep_plans<S: RuleSystem>(
     let written = report::write_sweep(&dir, &run)?;
     // The report holds everything now; the checkpoint would only mislead a later --resume.
     let _ = std::fs::remove_file(&state_path);
-    if !args.play.quiet {
+    if args.play.json {
+        out!("{}", serde_json::to_string(&run.to_json())?);
+    } else if !args.play.quiet {
         out!("{}", base.title);
         out!(
             "{} points x {} trials in {:.2} s, seed {seed} (common random numbers)",

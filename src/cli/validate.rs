@@ -3,29 +3,58 @@
 
 use super::*;
 
-pub(super) fn validate(files: &[PathBuf]) -> Result<()> {
+/// The version of the validation's JSON object (`validate --json`, `validation.json`).
+pub(super) const VALIDATE_SCHEMA: &str = "charioteer.validate/1";
+
+pub(super) fn validate(files: &[PathBuf], output: &OutputOptions) -> Result<()> {
     let mut failed = None;
+    let mut results = Vec::new();
     for file in files {
-        match load_any(Some(file)) {
-            Ok(Loaded::Battle(s)) => out!("{}: {}", file.display(), battle::describe(&s)),
+        let name = file.display().to_string();
+        let (summary, details, system) = match load_any(Some(file)) {
+            Ok(Loaded::Battle(s)) => (battle::describe(&s), Vec::new(), "battlesystem"),
             Ok(Loaded::Mesbg(s)) => {
                 let plan = plan::compile(&s);
-                out!(
-                    "{}: ok ({} models, {} on the chariot's path{})",
-                    file.display(),
+                let summary = format!(
+                    "ok ({} models, {} on the chariot's path{})",
                     plan.models.len(),
                     plan.models_on_path(),
                     if plan.breakthrough_possible { ", breakthrough possible" } else { "" }
                 );
-                for line in support_lines(&plan) {
-                    out!("  {line}");
-                }
+                (summary, support_lines(&plan), "mesbg")
             }
             Err(e) => {
+                let problems = match &e {
+                    ScenarioError::Invalid { problems, .. } => problems.clone(),
+                    ScenarioError::Read { .. } => {
+                        vec![scenario::Problem { field: String::new(), line: None, message: e.to_string() }]
+                    }
+                };
                 eprintln!("{e}");
+                results.push(serde_json::json!({ "file": name, "ok": false, "problems": problems }));
                 failed = Some(e);
+                continue;
+            }
+        };
+        if !output.json && !output.quiet {
+            out!("{name}: {summary}");
+            for line in &details {
+                out!("  {line}");
             }
         }
+        results.push(serde_json::json!({
+            "file": name, "ok": true, "system": system, "summary": summary, "details": details, "problems": [],
+        }));
+    }
+    let value =
+        serde_json::json!({ "schema": VALIDATE_SCHEMA, "version": env!("CARGO_PKG_VERSION"), "files": results });
+    let text = serde_json::to_string_pretty(&value)?;
+    if let Some(dir) = &output.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        report::write_atomic(&dir.join("validation.json"), |f| std::io::Write::write_all(f, text.as_bytes()))?;
+    }
+    if output.json {
+        out!("{text}");
     }
     match failed {
         Some(e) => Err(e.into()),

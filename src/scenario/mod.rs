@@ -37,7 +37,7 @@ pub const MAX_FILE_BYTES: u64 = 1 << 20;
 pub const RULES_VERSION: u32 = 2;
 
 /// One thing wrong with a scenario file.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Problem {
     /// Dotted path of the field, e.g. `formations[0].profile.wounds` (empty for syntax).
     pub field: String,
