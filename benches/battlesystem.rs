@@ -3,13 +3,13 @@
 //! map), and the howdah charge. Run with `cargo bench --bench battlesystem`; throughput is
 //! printed as elements (trials) per second.
 
-use charioteer::battle::resolve::{Scratch, compile, run, tally_trials};
-use charioteer::battle::scenario::parse;
-use charioteer::resolve::{Streams, TrialRange};
+use charioteer::battlesystem::resolve::{Scratch, compile, run, tally_trials};
+use charioteer::battlesystem::scenario::parse;
+use charioteer::mesbg::resolve::{Streams, TrialRange};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::sync::atomic::AtomicBool;
 
-fn plan(file: &str) -> charioteer::battle::resolve::BattlePlan {
+fn plan(file: &str) -> charioteer::battlesystem::resolve::BattlePlan {
     let path = format!("scenarios/battlesystem/{file}");
     let text = std::fs::read_to_string(&path).expect("example scenario");
     compile(&parse(&text, &path).expect("valid example"))

@@ -7,10 +7,10 @@
 
 use charioteer::analysis;
 use charioteer::dice::{Phase, trial_dice};
-use charioteer::plan::compile;
+use charioteer::mesbg::plan::compile;
+use charioteer::mesbg::resolve::{self, Scratch, Streams, TrialRange};
+use charioteer::mesbg::scenario::{DEFAULT_SCENARIO, load, parse};
 use charioteer::report::{RunRecord, write_report};
-use charioteer::resolve::{self, Scratch, Streams, TrialRange};
-use charioteer::scenario::{DEFAULT_SCENARIO, load, parse};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::path::Path;
@@ -117,10 +117,10 @@ fn exact_engine(c: &mut Criterion) {
     let plan = compile(&scenario);
     let mut group = c.benchmark_group("exact");
     group.bench_function("king_on_chariot_compile_and_exact", |b| {
-        b.iter(|| charioteer::exact::exact(&compile(black_box(&scenario))).unwrap().outcomes.len())
+        b.iter(|| charioteer::mesbg::exact::exact(&compile(black_box(&scenario))).unwrap().outcomes.len())
     });
     group.bench_function("king_on_chariot_exact_only", |b| {
-        b.iter(|| charioteer::exact::exact(black_box(&plan)).unwrap().outcomes.len())
+        b.iter(|| charioteer::mesbg::exact::exact(black_box(&plan)).unwrap().outcomes.len())
     });
     group.finish();
 }

@@ -1,8 +1,8 @@
 //! Times the pieces of a trial separately (profiling aid): `cargo run --release --example pieces`.
 use charioteer::dice::{Phase, RunKey};
-use charioteer::plan::compile;
-use charioteer::resolve::{Scratch, Silent, Streams, trial};
-use charioteer::scenario::load;
+use charioteer::mesbg::plan::compile;
+use charioteer::mesbg::resolve::{Scratch, Silent, Streams, trial};
+use charioteer::mesbg::scenario::load;
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
@@ -30,7 +30,7 @@ fn main() {
     });
     let mut scratch = Scratch::default();
     time("trial (no tally)", n, |t| u64::from(trial(&plan, streams, t, &mut scratch, &mut Silent).values[0]));
-    let mut tally = charioteer::resolve::new_tally(&plan);
+    let mut tally = charioteer::mesbg::resolve::new_tally(&plan);
     time("trial + tally", n, |t| {
         tally.record(&trial(&plan, streams, t, &mut scratch, &mut Silent));
         0

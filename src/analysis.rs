@@ -2,7 +2,7 @@
 //! probabilities, and the full distribution of every metric, as plain rows and as polars
 //! frames. Renderers and exporters read these; they never compute statistics themselves.
 
-use crate::tally::{Metric, Tally};
+use crate::mesbg::tally::{Metric, Tally};
 use polars::prelude::*;
 use serde::Serialize;
 
@@ -362,7 +362,7 @@ pub fn distribution_frame<M: MetricName>(rows: &[DistributionRow<M>]) -> PolarsR
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tally::Outcome;
+    use crate::mesbg::tally::Outcome;
 
     fn tally_of(values: &[(u16, u16)]) -> Tally {
         let mut t = Tally::new(&[1; Metric::ALL.len()]);

@@ -1,12 +1,15 @@
 //! charioteer: odds for tabletop-wargame chariots by seeded Monte Carlo simulation and
 //! exact probability.
 //!
-//! Data flows one way (see `docs/architecture.md`):
-//! scenario file -> [`scenario::load`] -> [`plan::compile`] -> [`resolve::run`] ->
-//! [`analysis`] -> [`report`].
+//! One engine, two rule systems (see `docs/architecture.md`): [`engine`] runs trials of
+//! any [`engine::RuleSystem`] in seeded, thread-count-independent blocks; [`mesbg`] and
+//! [`battlesystem`] each implement it; [`tools`] (compare, sweep, balance, shards) and
+//! [`report`] are written once against it; [`cli`] is the command line. [`dice`] and
+//! [`geometry`] are shared by both systems.
 //!
 //! ```no_run
-//! use charioteer::{plan, resolve, scenario, analysis};
+//! use charioteer::analysis;
+//! use charioteer::mesbg::{plan, resolve, scenario};
 //! use std::sync::atomic::AtomicBool;
 //! let s = scenario::load(std::path::Path::new("scenarios/mesbg/khandish-vs-minas-tirith.toml")).unwrap();
 //! let plan = plan::compile(&s);
@@ -21,22 +24,11 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
-pub mod balance;
-pub mod battle;
-pub mod chart;
+pub mod battlesystem;
 pub mod cli;
 pub mod dice;
-pub mod document;
 pub mod engine;
-pub mod exact;
 pub mod geometry;
-pub mod paired;
-pub mod plan;
-pub mod record;
+pub mod mesbg;
 pub mod report;
-pub mod resolve;
-pub mod rules;
-pub mod scenario;
-pub mod shard;
-pub mod sweep;
-pub mod tally;
+pub mod tools;

@@ -3,11 +3,11 @@
 //! checks of the reference; the command line writes the promised report and refuses what
 //! it does not cover.
 
-use charioteer::battle::exact::{charge_hits_on_target, mean_of};
-use charioteer::battle::resolve::{BattlePlan, compile, new_tally, replay, run};
-use charioteer::battle::scenario::parse;
-use charioteer::battle::tally::BattleTally;
-use charioteer::resolve::{Streams, TrialRange};
+use charioteer::battlesystem::exact::{charge_hits_on_target, mean_of};
+use charioteer::battlesystem::resolve::{BattlePlan, compile, new_tally, replay, run};
+use charioteer::battlesystem::scenario::parse;
+use charioteer::battlesystem::tally::BattleTally;
+use charioteer::mesbg::resolve::{Streams, TrialRange};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::AtomicBool;
@@ -279,7 +279,7 @@ fn share(plan: &BattlePlan, tally: &BattleTally, name: &str, value: usize) -> f6
 /// Checks a hand-derived P(metric = value) against the Monte Carlo tally (within 5
 /// standard errors) and against the exact engine's joint distribution (to 1e-12).
 fn assert_share(plan: &BattlePlan, tally: &BattleTally, name: &str, value: usize, exact: f64) {
-    let joint = charioteer::battle::exact::charge_joint(plan).expect("a charge has an exact joint");
+    let joint = charioteer::battlesystem::exact::charge_joint(plan).expect("a charge has an exact joint");
     let m = plan.metrics.index(name).unwrap();
     let marginal = joint.marginal(m);
     let computed = marginal.get(value).copied().unwrap_or(0.0);

@@ -6,15 +6,15 @@
 //! with itself. The *rules* are checked by the hand-derived values here and in
 //! `tests/readings.rs`, and by the independent oracle (`tests/oracle/`, `tests/rules_oracle.rs`).
 
-use charioteer::exact;
-use charioteer::plan::compile;
-use charioteer::resolve::{self, Streams, TrialRange};
-use charioteer::scenario::{load, parse};
-use charioteer::tally::Metric;
+use charioteer::mesbg::exact;
+use charioteer::mesbg::plan::compile;
+use charioteer::mesbg::resolve::{self, Streams, TrialRange};
+use charioteer::mesbg::scenario::{load, parse};
+use charioteer::mesbg::tally::Metric;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-fn plan_of(file: &str) -> charioteer::plan::Plan {
+fn plan_of(file: &str) -> charioteer::mesbg::plan::Plan {
     compile(&load(Path::new(file)).expect("scenario"))
 }
 

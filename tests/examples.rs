@@ -1,9 +1,9 @@
 //! Every example scenario users copy from `scenarios/` loads, plans and runs, and every
 //! trial replays exactly as it counted in the run.
 
-use charioteer::plan::compile;
-use charioteer::resolve::{Streams, TrialRange, replay, run};
-use charioteer::scenario::load;
+use charioteer::mesbg::plan::compile;
+use charioteer::mesbg::resolve::{Streams, TrialRange, replay, run};
+use charioteer::mesbg::scenario::load;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
@@ -39,7 +39,7 @@ fn every_example_runs_and_replays_exactly() {
         let streams = Streams::new(scenario.seed, scenario.hash());
         let n = 3_000;
         let tally = run(&plan, streams, TrialRange { first: 0, count: n }, &|_| {}, &AtomicBool::new(false)).unwrap();
-        let mut replayed = charioteer::resolve::new_tally(&plan);
+        let mut replayed = charioteer::mesbg::resolve::new_tally(&plan);
         for t in 0..n {
             let (outcome, events) = replay(&plan, streams, t);
             assert!(!events.is_empty(), "{}: trial {t} has no events", file.display());

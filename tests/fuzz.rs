@@ -8,7 +8,8 @@
 
 mod support;
 
-use charioteer::{battle, plan, resolve, scenario};
+use charioteer::battlesystem;
+use charioteer::mesbg::{plan, resolve, scenario};
 use proptest::prelude::*;
 use std::sync::atomic::AtomicBool;
 
@@ -114,13 +115,13 @@ proptest! {
             let plan = plan::compile(&s);
             let streams = resolve::Streams::new(s.seed, s.hash());
             resolve::run(&plan, streams, range, &|_| {}, &never).unwrap();
-            let _ = charioteer::exact::exact(&plan);
+            let _ = charioteer::mesbg::exact::exact(&plan);
         }
-        if let Ok(s) = battle::scenario::parse(&text, "fuzz.toml") {
-            let plan = battle::resolve::compile(&s);
+        if let Ok(s) = battlesystem::scenario::parse(&text, "fuzz.toml") {
+            let plan = battlesystem::resolve::compile(&s);
             let streams = resolve::Streams::new(s.seed, s.hash());
-            battle::resolve::run(&plan, streams, range, &|_| {}, &never).unwrap();
-            let _ = battle::exact::charge_hits_on_target(&plan);
+            battlesystem::resolve::run(&plan, streams, range, &|_| {}, &never).unwrap();
+            let _ = battlesystem::exact::charge_hits_on_target(&plan);
         }
     }
 }

@@ -3,11 +3,11 @@
 //! clearer than algebra), never read back from the engine; the exact engine and the Monte
 //! Carlo are both held to it.
 
-use charioteer::exact::exact;
-use charioteer::plan::compile;
-use charioteer::resolve::{Event, Streams, TrialRange, replay, run};
-use charioteer::scenario::parse;
-use charioteer::tally::Metric;
+use charioteer::mesbg::exact::exact;
+use charioteer::mesbg::plan::compile;
+use charioteer::mesbg::resolve::{Event, Streams, TrialRange, replay, run};
+use charioteer::mesbg::scenario::parse;
+use charioteer::mesbg::tally::Metric;
 use std::sync::atomic::AtomicBool;
 
 /// A Fight 4, Strength 10 chariot (Evil, 1 Attack, +1 charging: two duel dice) whose one
@@ -372,7 +372,7 @@ fn fate_saves_an_enemy_hero_from_impact_hits_and_counts_when_the_chariot_drives_
     let text = hero_in_front(troll);
     let plan = compile(&parse(&text, "t.toml").unwrap());
     assert_eq!(plan.foe_heroes.len(), 1);
-    let joint = |o: &charioteer::tally::Outcome| {
+    let joint = |o: &charioteer::mesbg::tally::Outcome| {
         o.get(Metric::Contacts) == 2 && o.get(Metric::FoeHeroesSlain) == 1 && o.get(Metric::FoeFateSpent) == 1
     };
     let e: f64 = exact(&plan).unwrap().outcomes.iter().filter(|(o, _)| joint(o)).map(|(_, p)| p).sum();
@@ -380,10 +380,16 @@ fn fate_saves_an_enemy_hero_from_impact_hits_and_counts_when_the_chariot_drives_
     let s = parse(&text, "t.toml").unwrap();
     let streams = Streams::new(9, s.hash());
     let n = 200_000u64;
-    let mut scratch = charioteer::resolve::Scratch::default();
+    let mut scratch = charioteer::mesbg::resolve::Scratch::default();
     let hits = (0..n)
         .filter(|&t| {
-            joint(&charioteer::resolve::trial(&plan, streams, t, &mut scratch, &mut charioteer::resolve::Silent))
+            joint(&charioteer::mesbg::resolve::trial(
+                &plan,
+                streams,
+                t,
+                &mut scratch,
+                &mut charioteer::mesbg::resolve::Silent,
+            ))
         })
         .count() as f64
         / n as f64;
@@ -519,8 +525,10 @@ fn ovals_stand_in_ranks_by_width_and_length_and_support_their_friends() {
     // whose oval touches its own end to end.
     let plan = compile(&s);
     let group = &plan.groups[0];
-    let all =
-        vec![charioteer::plan::support::Presence { in_fight: true, rider: true, prone: false }; group.models.len()];
+    let all = vec![
+        charioteer::mesbg::plan::support::Presence { in_fight: true, rider: true, prone: false };
+        group.models.len()
+    ];
     let support = plan.foe_support(0, &all);
     assert_eq!(support.supporters.len(), group.models.len(), "{support:?}");
     // A gap of 2 mm between the ranks and nobody touches: the spears are refused.

@@ -7,9 +7,9 @@
 //! variants that reach every branch (platforms lost, crew first, per-figure platform rolls,
 //! a platform target, a target destroyed by volleys).
 
-use charioteer::battle::exact::charge_joint;
-use charioteer::battle::resolve::{BattlePlan, compile};
-use charioteer::battle::scenario::parse;
+use charioteer::battlesystem::exact::charge_joint;
+use charioteer::battlesystem::resolve::{BattlePlan, compile};
+use charioteer::battlesystem::scenario::parse;
 use charioteer::engine::{RuleSystem, Streams, TrialRange};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -57,8 +57,8 @@ fn tally_on<S: RuleSystem>(plan: &S, streams: Streams, trials: u64, threads: usi
 
 #[test]
 fn the_thread_count_never_changes_a_tally_of_either_system() {
-    let mesbg = charioteer::scenario::load(Path::new(MESBG)).unwrap();
-    let plan = charioteer::plan::compile(&mesbg);
+    let mesbg = charioteer::mesbg::scenario::load(Path::new(MESBG)).unwrap();
+    let plan = charioteer::mesbg::plan::compile(&mesbg);
     let streams = Streams::new(1, mesbg.hash());
     // More than two blocks of 32768 trials, so the split over threads matters.
     assert_eq!(tally_on(&plan, streams, 100_001, 1), tally_on(&plan, streams, 100_001, 3));
@@ -339,7 +339,7 @@ fn battlesystem_charges_follow_their_exact_joint_distribution() {
     assert!(p(&variants[2].1, "target_figures_lost", 1) > 0.01);
     assert!(p(&variants[3].1, "target_destroyed", 1) > 0.01);
     // The joint's marginal of hits_on_target equals the closed form where that exists.
-    let closed = charioteer::battle::exact::charge_hits_on_target(&variants[0].1).unwrap();
+    let closed = charioteer::battlesystem::exact::charge_hits_on_target(&variants[0].1).unwrap();
     let marginal =
         charge_joint(&variants[0].1).unwrap().marginal(variants[0].1.metrics.index("hits_on_target").unwrap());
     for (v, p) in closed.iter().enumerate() {
@@ -349,7 +349,7 @@ fn battlesystem_charges_follow_their_exact_joint_distribution() {
 
 #[test]
 fn balance_prices_a_battlesystem_unit_by_hand_worked_value() {
-    use charioteer::balance::{battle_pricing, fair_price_against, fair_price_for, play};
+    use charioteer::tools::balance::{battle_pricing, fair_price_against, fair_price_for, play};
     // The Worthless and Free refusals name the field to set.
     let plan = charge("", WEAK_CHARIOTS, STRONG_FOOT, 2);
     let err = battle_pricing(&plan.scenario, &plan, None).unwrap_err().to_string();

@@ -2,12 +2,12 @@
 //! exactly zero, and a known change (+1 Strength on the Impact Hits) matches the exact
 //! engine's difference within its interval.
 
-use charioteer::exact;
-use charioteer::paired::{self, differences};
-use charioteer::plan::compile;
-use charioteer::resolve::{Streams, TrialRange};
-use charioteer::scenario::{DEFAULT_SCENARIO, parse};
-use charioteer::tally::Metric;
+use charioteer::mesbg::exact;
+use charioteer::mesbg::plan::compile;
+use charioteer::mesbg::resolve::{Streams, TrialRange};
+use charioteer::mesbg::scenario::{DEFAULT_SCENARIO, parse};
+use charioteer::mesbg::tally::Metric;
+use charioteer::tools::paired::{self, differences};
 use std::sync::atomic::AtomicBool;
 
 fn run(a: &str, b: &str, trials: u64) -> Vec<paired::Difference> {
@@ -45,7 +45,7 @@ fn plus_one_strength_matches_its_exact_difference() {
     let exact_b = exact::exact(&compile(&parse(DEFAULT_SCENARIO, "b").unwrap())).unwrap();
     let mut checked = 0;
     for d in &rows {
-        let metric = charioteer::tally::Metric::from_name(&d.metric.name).expect("a MESBG metric");
+        let metric = charioteer::mesbg::tally::Metric::from_name(&d.metric.name).expect("a MESBG metric");
         let truth = exact_a.summary(metric).mean - exact_b.summary(metric).mean;
         if d.se == 0.0 {
             assert!((d.diff - truth).abs() < 1e-9, "{}", d.metric.name);
@@ -64,13 +64,13 @@ fn plus_one_strength_matches_its_exact_difference() {
 
 #[test]
 fn the_fair_price_against_itself_is_its_own_price_and_reruns_agree() {
-    use charioteer::balance::{fair_price_against, pricing};
+    use charioteer::tools::balance::{fair_price_against, pricing};
     let s = parse(DEFAULT_SCENARIO, "a").unwrap();
     let plan = compile(&s);
     let p = pricing(&s, &plan, "chariot.points").unwrap();
     assert_eq!(p.price, 40.0);
-    let price = |seed: u64, other: &charioteer::plan::Plan, q: &charioteer::balance::Pricing| {
-        let sums = charioteer::balance::play(
+    let price = |seed: u64, other: &charioteer::mesbg::plan::Plan, q: &charioteer::tools::balance::Pricing| {
+        let sums = charioteer::tools::balance::play(
             &plan,
             &p,
             Some((other, q)),

@@ -7,12 +7,12 @@
 
 mod support;
 
-use charioteer::battle;
-use charioteer::battle::resolve::BattleEvent;
-use charioteer::plan::compile;
-use charioteer::resolve::{Streams, TrialRange, new_tally, replay, run};
-use charioteer::scenario::parse;
-use charioteer::tally::Metric;
+use charioteer::battlesystem;
+use charioteer::battlesystem::resolve::BattleEvent;
+use charioteer::mesbg::plan::compile;
+use charioteer::mesbg::resolve::{Streams, TrialRange, new_tally, replay, run};
+use charioteer::mesbg::scenario::parse;
+use charioteer::mesbg::tally::Metric;
 use proptest::prelude::*;
 use std::sync::atomic::AtomicBool;
 
@@ -124,15 +124,15 @@ proptest! {
 
     #[test]
     fn rout_invariants(text in rout_text()) {
-        let parsed = battle::scenario::parse(&text, "random.toml");
+        let parsed = battlesystem::scenario::parse(&text, "random.toml");
         prop_assume!(parsed.is_ok(), "invalid draw (overlap, off the board)");
         let scenario = parsed.unwrap();
-        let plan = battle::resolve::compile(&scenario);
+        let plan = battlesystem::resolve::compile(&scenario);
         let streams = Streams::new(scenario.seed, scenario.hash());
         let range = TrialRange { first: 0, count: TRIALS };
         let never = AtomicBool::new(false);
-        let one = in_pool(1, || battle::resolve::run(&plan, streams, range, &|_| {}, &never).unwrap());
-        let two = in_pool(2, || battle::resolve::run(&plan, streams, range, &|_| {}, &never).unwrap());
+        let one = in_pool(1, || battlesystem::resolve::run(&plan, streams, range, &|_| {}, &never).unwrap());
+        let two = in_pool(2, || battlesystem::resolve::run(&plan, streams, range, &|_| {}, &never).unwrap());
         prop_assert_eq!(&one, &two);
         for (m, d) in plan.metrics.defs.iter().enumerate() {
             prop_assert_eq!(one.histogram(m).iter().sum::<u64>(), TRIALS, "{} does not sum to 1", &d.name);
@@ -143,7 +143,7 @@ proptest! {
         }
         let index = |name: &str| plan.metrics.index(name).unwrap();
         for t in 0..300 {
-            let (values, events) = battle::resolve::replay(&plan, streams, t);
+            let (values, events) = battlesystem::resolve::replay(&plan, streams, t);
             for e in &events {
                 match e {
                     // A contact only where the move goes into the unit: a turn in place,
@@ -159,7 +159,7 @@ proptest! {
                         for (i, a) in blocks.iter().enumerate() {
                             for b in blocks.iter().skip(i + 1) {
                                 if let (Some(a), Some(b)) = (a, b) {
-                                    let gap = battle::board::separation(a, b);
+                                    let gap = battlesystem::board::separation(a, b);
                                     prop_assert!(gap > -1e-6, "trial {}: {:?} overlaps {:?} by {}", t, a, b, -gap);
                                 }
                             }

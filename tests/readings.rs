@@ -3,11 +3,11 @@
 //! by hand in the comment beside it, never read back from the engine; the engine's exact
 //! distribution and its Monte Carlo are both held to it where both apply.
 
-use charioteer::exact::exact;
-use charioteer::plan::{SAME_TIME_INCHES, SAME_TIME_MM, compile};
-use charioteer::resolve::{Event, Streams, TrialRange, replay, run};
-use charioteer::scenario::{BreakPoint, CavalryPassed, MesbgRules, parse};
-use charioteer::tally::Metric;
+use charioteer::mesbg::exact::exact;
+use charioteer::mesbg::plan::{SAME_TIME_INCHES, SAME_TIME_MM, compile};
+use charioteer::mesbg::resolve::{Event, Streams, TrialRange, replay, run};
+use charioteer::mesbg::scenario::{BreakPoint, CavalryPassed, MesbgRules, parse};
+use charioteer::mesbg::tally::Metric;
 use std::sync::atomic::AtomicBool;
 
 /// A chariot at the origin facing north, with the given extra chariot fields, hero table,

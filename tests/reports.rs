@@ -3,12 +3,12 @@
 //! whose numbers are the ones in `summary.csv`, Parquet equal to CSV, per-trial rows that
 //! are the run's own trials, and the side-by-side comparison of several scenarios.
 
-use charioteer::chart;
-use charioteer::document::{headline_value, percent};
-use charioteer::plan::compile;
+use charioteer::mesbg::plan::compile;
+use charioteer::mesbg::resolve::{self, Streams, TrialRange};
+use charioteer::mesbg::scenario::load;
+use charioteer::report::charts as chart;
+use charioteer::report::document::{headline_value, percent};
 use charioteer::report::{RunRecord, write_report};
-use charioteer::resolve::{self, Streams, TrialRange};
-use charioteer::scenario::load;
 use polars::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -219,7 +219,7 @@ fn per_trial_rows_are_the_runs_own_trials() {
     for i in [0usize, 1, 17, 999, 2999] {
         assert_eq!(trial.get(i), Some(i as u64));
         let (outcome, _) = resolve::replay(&plan, streams, i as u64);
-        assert_eq!(kills.get(i), Some(u32::from(outcome.get(charioteer::tally::Metric::Kills))), "trial {i}");
+        assert_eq!(kills.get(i), Some(u32::from(outcome.get(charioteer::mesbg::tally::Metric::Kills))), "trial {i}");
     }
     // The rows' histogram of kills is the report's distribution.
     let dist = std::fs::read_to_string(dir.path().join("rep/distribution.csv")).unwrap();

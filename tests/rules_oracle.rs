@@ -8,11 +8,11 @@
 mod oracle;
 mod support;
 
-use charioteer::rules::mesbg::{FightOutcome, Side, StrikeAllocation, to_wound};
-use charioteer::rules::mesbg_fight::{
+use charioteer::mesbg::rules::fight::{
     ChariotFighter, Combatant, FatePolicy, FateRule, FightRules, FoeSupport, HeroInFight, MountCombatant, Saves,
     StrikeSplit, fight_distribution,
 };
+use charioteer::mesbg::rules::{FightOutcome, Side, StrikeAllocation, to_wound};
 use oracle::{Chariot, FateUse, Foe, Hero, Horse, Prob, Ratio, Rules};
 use proptest::prelude::*;
 use std::collections::BTreeMap;

@@ -3,10 +3,10 @@
 //! are derived by hand in the comments, so these tests check rules as well as sampling.
 
 use charioteer::analysis::{distribution_of, summarize_metric};
-use charioteer::plan::compile;
-use charioteer::resolve::{Streams, TrialRange, run};
-use charioteer::scenario::{Scenario, load, parse};
-use charioteer::tally::{Metric, Tally};
+use charioteer::mesbg::plan::compile;
+use charioteer::mesbg::resolve::{Streams, TrialRange, run};
+use charioteer::mesbg::scenario::{Scenario, load, parse};
+use charioteer::mesbg::tally::{Metric, Tally};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
@@ -303,7 +303,8 @@ fn army_broken_counts_the_charges_kills() {
 
 /// The default charge with extra TOML inserted before its formations.
 fn default_with(extra: &str) -> Scenario {
-    let text = charioteer::scenario::DEFAULT_SCENARIO.replace("[[formations]]", &format!("{extra}\n\n[[formations]]"));
+    let text =
+        charioteer::mesbg::scenario::DEFAULT_SCENARIO.replace("[[formations]]", &format!("{extra}\n\n[[formations]]"));
     parse(&text, "terrain").unwrap()
 }
 
@@ -347,7 +348,7 @@ fn an_obstacle_stops_the_chariot_with_three_strength_six_hits() {
 fn chariot_against_chariot_the_smaller_backs_away() {
     // An enemy chariot cannot be slain by two S4 hits (D7, 3 Wounds): every charge fights.
     let enemy = |base_mm: u32| {
-        let text = charioteer::scenario::DEFAULT_SCENARIO
+        let text = charioteer::mesbg::scenario::DEFAULT_SCENARIO
             .replace("count = 12", "count = 1")
             .replace("ranks = 2", "ranks = 1")
             .replace("base = { round_mm = 25 }", &format!("base = {{ round_mm = {base_mm} }}"))
@@ -376,7 +377,7 @@ fn chariot_against_chariot_the_smaller_backs_away() {
 
 /// The default chariot against one Rider of Rohan (rider D5, horse D4) standing alone.
 fn lone_rider(mount: &str, rules: &str) -> Scenario {
-    let text = charioteer::scenario::DEFAULT_SCENARIO
+    let text = charioteer::mesbg::scenario::DEFAULT_SCENARIO
         .replace("count = 12", "count = 1")
         .replace("ranks = 2", "ranks = 1")
         .replace("base = { round_mm = 25 }", "base = { round_mm = 40 }")

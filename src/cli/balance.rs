@@ -2,14 +2,14 @@
 //! routing beast, against a reference scenario or a target efficiency.
 
 use super::*;
-use crate::balance::Pricing;
 use crate::engine::RuleSystem;
+use crate::tools::balance::Pricing;
 
 /// What a balance needs from each scenario, whichever rule system it is.
 struct Priced<'a, S> {
     title: String,
     slug: String,
-    ruleset: Vec<crate::scenario::RuleOption>,
+    ruleset: Vec<crate::mesbg::scenario::RuleOption>,
     plan: S,
     pricing: Pricing,
     source: run::Source<'a>,
@@ -19,19 +19,19 @@ struct Priced<'a, S> {
 /// default when `None`).
 fn priced_mesbg<'a>(s: &Scenario, file: &'a Path, price: Option<&str>) -> Result<Priced<'a, Plan>> {
     let plan = plan::compile(s);
-    let pricing = crate::balance::pricing(s, &plan, price.unwrap_or("chariot.points"))?;
+    let pricing = crate::tools::balance::pricing(s, &plan, price.unwrap_or("chariot.points"))?;
     let source = Loaded::Mesbg(Box::new(s.clone())).source(Some(file));
     Ok(Priced { title: s.title.clone(), slug: s.slug(), ruleset: s.ruleset(), plan, pricing, source })
 }
 
-fn priced_battle<'a>(
+fn priced_battlesystem<'a>(
     s: &BattleScenario,
     file: &'a Path,
     price: Option<&str>,
-) -> Result<Priced<'a, crate::battle::resolve::BattlePlan>> {
-    let plan = crate::battle::resolve::compile(s);
-    let pricing = crate::balance::battle_pricing(s, &plan, price)?;
-    let source = Loaded::Battle(Box::new(s.clone())).source(Some(file));
+) -> Result<Priced<'a, crate::battlesystem::resolve::BattlePlan>> {
+    let plan = crate::battlesystem::resolve::compile(s);
+    let pricing = crate::tools::balance::battle_pricing(s, &plan, price)?;
+    let source = Loaded::Battlesystem(Box::new(s.clone())).source(Some(file));
     Ok(Priced { title: s.title.clone(), slug: s.slug(), ruleset: s.rules.ruleset(), plan, pricing, source })
 }
 
@@ -43,11 +43,11 @@ pub(super) fn balance(args: BalanceArgs) -> Result<()> {
         (Loaded::Mesbg(a), Some((Loaded::Mesbg(r), path))) => {
             balance_of(&args, priced_mesbg(&a, &args.file, price)?, Some(priced_mesbg(&r, path, price)?))
         }
-        (Loaded::Battle(a), None) => balance_of(&args, priced_battle(&a, &args.file, price)?, None),
-        (Loaded::Battle(a), Some((Loaded::Battle(r), path))) => {
+        (Loaded::Battlesystem(a), None) => balance_of(&args, priced_battlesystem(&a, &args.file, price)?, None),
+        (Loaded::Battlesystem(a), Some((Loaded::Battlesystem(r), path))) => {
             // Each side prices its own acting unit (an explicit field names A's).
-            let own = priced_battle(&r, path, None)?;
-            balance_of(&args, priced_battle(&a, &args.file, price)?, Some(own))
+            let own = priced_battlesystem(&r, path, None)?;
+            balance_of(&args, priced_battlesystem(&a, &args.file, price)?, Some(own))
         }
         _ => Err(UnsupportedRequest(
             "balance prices a scenario against a reference of the same rule system (their trials share random \
@@ -69,7 +69,7 @@ fn balance_of<S: RuleSystem>(args: &BalanceArgs, a: Priced<S>, reference: Option
     let price_arg = args.price.as_deref().map(|p| format!(" --price {}", shell_quote(p))).unwrap_or_default();
     let sums = pool
         .install(|| {
-            crate::balance::play(
+            crate::tools::balance::play(
                 &a.plan,
                 &a.pricing,
                 reference.as_ref().map(|r| (&r.plan, &r.pricing)),
@@ -82,7 +82,7 @@ fn balance_of<S: RuleSystem>(args: &BalanceArgs, a: Priced<S>, reference: Option
         .context("the balance run was interrupted")?;
     let (fair, command) = match (&reference, args.target_efficiency) {
         (Some(r), _) => {
-            let fair = crate::balance::fair_price_against(&sums, &a.pricing, &r.pricing).context(
+            let fair = crate::tools::balance::fair_price_against(&sums, &a.pricing, &r.pricing).context(
                 "the reference destroys nothing worth points, so no price matches its efficiency: choose another reference",
             )?;
             let command = format!(
@@ -93,7 +93,7 @@ fn balance_of<S: RuleSystem>(args: &BalanceArgs, a: Priced<S>, reference: Option
             (fair, command)
         }
         (None, Some(target)) => {
-            let fair = crate::balance::fair_price_for(&sums, &a.pricing, target);
+            let fair = crate::tools::balance::fair_price_for(&sums, &a.pricing, target);
             let command = format!(
                 "charioteer balance {}{price_arg} --target-efficiency {target} --seed {seed} --trials {trials}",
                 quote(&args.file)
@@ -110,7 +110,7 @@ fn balance_of<S: RuleSystem>(args: &BalanceArgs, a: Priced<S>, reference: Option
     let dir = args.play.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(format!("balance--{}", a.slug)));
     let mut rulesets = vec![(a.title.clone(), a.ruleset.clone())];
     rulesets.extend(reference.as_ref().map(|r| (r.title.clone(), r.ruleset.clone())));
-    let run = crate::balance::BalanceRun {
+    let run = crate::tools::balance::BalanceRun {
         rulesets,
         title: a.title.clone(),
         reference: reference.as_ref().map(|r| r.title.clone()),

@@ -9,14 +9,14 @@ struct Side {
     title: String,
     file: String,
     slug: String,
-    ruleset: Vec<crate::scenario::RuleOption>,
+    ruleset: Vec<crate::mesbg::scenario::RuleOption>,
 }
 
 pub(super) fn compare(args: CompareArgs) -> Result<()> {
     let a = load_any(Some(&args.a))?;
-    let sets = args.sets.iter().map(|s| crate::sweep::parse_set(s)).collect::<Result<Vec<_>, _>>()?;
+    let sets = args.sets.iter().map(|s| crate::tools::sweep::parse_set(s)).collect::<Result<Vec<_>, _>>()?;
     if let Some(many) = sets.iter().find(|s| s.values.len() != 1) {
-        return Err(crate::sweep::SweepError::BadSet {
+        return Err(crate::tools::sweep::SweepError::BadSet {
             text: many.path.clone(),
             reason: "compare sets one value per field (use sweep for several)".into(),
         }
@@ -28,15 +28,15 @@ pub(super) fn compare(args: CompareArgs) -> Result<()> {
             let text = scenario_text(Some(&args.a))?;
             match &a {
                 Loaded::Mesbg(s) => {
-                    Loaded::Mesbg(Box::new(crate::sweep::points(&text, &s.file, &sets)?.remove(0).scenario))
+                    Loaded::Mesbg(Box::new(crate::tools::sweep::points(&text, &s.file, &sets)?.remove(0).scenario))
                 }
-                Loaded::Battle(s) => Loaded::Battle(Box::new(
-                    crate::sweep::points_of(
+                Loaded::Battlesystem(s) => Loaded::Battlesystem(Box::new(
+                    crate::tools::sweep::points_of(
                         &text,
                         &s.file,
                         &sets,
                         &toml::Table::new(),
-                        crate::battle::scenario::parse,
+                        crate::battlesystem::scenario::parse,
                     )?
                     .remove(0)
                     .scenario,
@@ -56,14 +56,14 @@ pub(super) fn compare(args: CompareArgs) -> Result<()> {
             };
             compare_plans(&args, &source, [side(sa), side(sb)], &plan::compile(sa), &plan::compile(sb))
         }
-        (Loaded::Battle(sa), Loaded::Battle(sb)) => {
+        (Loaded::Battlesystem(sa), Loaded::Battlesystem(sb)) => {
             let side = |s: &BattleScenario| Side {
                 title: s.title.clone(),
                 file: s.file.clone(),
                 slug: s.slug(),
                 ruleset: s.rules.ruleset(),
             };
-            let compile = crate::battle::resolve::compile;
+            let compile = crate::battlesystem::resolve::compile;
             compare_plans(&args, &source, [side(sa), side(sb)], &compile(sa), &compile(sb))
         }
         _ => Err(UnsupportedRequest(
@@ -91,7 +91,7 @@ fn compare_plans<S: RuleSystem>(
     let cancel = &CANCEL;
     let started = Instant::now();
     let play = |range: TrialRange| {
-        pool.install(|| crate::paired::run(plan_a, plan_b, streams, range, &|n| bar.inc(n), cancel))
+        pool.install(|| crate::tools::paired::run(plan_a, plan_b, streams, range, &|n| bar.inc(n), cancel))
             .context("the comparison was interrupted")
     };
     let mut sums = play(TrialRange { first: 0, count: trials })?;
@@ -99,7 +99,7 @@ fn compare_plans<S: RuleSystem>(
     if let Some(target) = args.precision.target_ci {
         let cap = args.precision.max_trials.unwrap_or(DEFAULT_MAX_TRIALS).max(trials);
         loop {
-            let widest = crate::paired::differences(&sums)
+            let widest = crate::tools::paired::differences(&sums)
                 .into_iter()
                 .map(|d| (d.metric.name, (d.ci95_hi - d.ci95_lo) / 2.0))
                 .fold((String::new(), 0.0), |w, d| if d.1 > w.1 { d } else { w });
@@ -123,13 +123,13 @@ fn compare_plans<S: RuleSystem>(
     bar.finish_and_clear();
     let quote = |p: &Path| shell_quote(&p.display().to_string());
     let [side_a, side_b] = sides;
-    let run = crate::paired::PairedRun {
+    let run = crate::tools::paired::PairedRun {
         rulesets: [side_a.ruleset, side_b.ruleset],
         titles: [side_a.title.clone(), side_b.title.clone()],
         files: [side_a.file, side_b.file],
         trials,
         seed,
-        rows: crate::paired::differences(&sums),
+        rows: crate::tools::paired::differences(&sums),
         command: format!(
             "charioteer compare {}{}{} --seed {seed} --trials {trials}",
             quote(&args.a),
@@ -163,8 +163,8 @@ fn compare_plans<S: RuleSystem>(
                 d.metric.name,
                 fmt(d.mean_a),
                 fmt(d.mean_b),
-                crate::document::difference_words(d),
-                crate::document::p_words(d.p_value)
+                crate::report::document::difference_words(d),
+                crate::report::document::p_words(d.p_value)
             );
         }
         out!("report: {} ({} files)", dir.join("report.md").display(), written.len());

@@ -6,11 +6,11 @@ pub(super) fn exact(file: Option<&Path>, output: &OutputOptions) -> Result<()> {
     let (out, json, quiet) = (output.out.clone(), output.json, output.quiet);
     let scenario = match load_any(file)? {
         Loaded::Mesbg(s) => *s,
-        Loaded::Battle(s) => return exact_battle(&s, output),
+        Loaded::Battlesystem(s) => return exact_battlesystem(&s, output),
     };
     let plan = plan::compile(&scenario);
     let started = Instant::now();
-    let result = crate::exact::exact(&plan);
+    let result = crate::mesbg::exact::exact(&plan);
     let elapsed = started.elapsed().as_secs_f64();
     let dir = out.unwrap_or_else(|| PathBuf::from("reports").join(scenario.slug()));
     let distribution = match result {
@@ -58,11 +58,11 @@ pub(super) fn exact(file: Option<&Path>, output: &OutputOptions) -> Result<()> {
 }
 
 /// `exact` for a BATTLESYSTEM scenario: the joint distribution of a charge's metrics.
-fn exact_battle(scenario: &BattleScenario, output: &OutputOptions) -> Result<()> {
+fn exact_battlesystem(scenario: &BattleScenario, output: &OutputOptions) -> Result<()> {
     let (out, json, quiet) = (output.out.clone(), output.json, output.quiet);
-    let plan = crate::battle::resolve::compile(scenario);
+    let plan = crate::battlesystem::resolve::compile(scenario);
     let started = Instant::now();
-    let joint = match crate::battle::exact::charge_joint(&plan) {
+    let joint = match crate::battlesystem::exact::charge_joint(&plan) {
         Ok(joint) => joint,
         Err(reason) => {
             let names: Vec<&str> = plan.metrics.defs.iter().map(|d| d.name.as_str()).collect();
@@ -85,9 +85,9 @@ fn exact_battle(scenario: &BattleScenario, output: &OutputOptions) -> Result<()>
     };
     let elapsed = started.elapsed().as_secs_f64();
     let dir = out.unwrap_or_else(|| PathBuf::from("reports").join(scenario.slug()));
-    let written = crate::battle::report::write_exact(&dir, &plan, &joint, elapsed)?;
+    let written = crate::report::battlesystem::write_exact(&dir, &plan, &joint, elapsed)?;
     if json {
-        out!("{}", serde_json::to_string_pretty(&crate::battle::report::exact_json(&plan, &joint, elapsed))?);
+        out!("{}", serde_json::to_string_pretty(&crate::report::battlesystem::exact_json(&plan, &joint, elapsed))?);
         return Ok(());
     }
     if quiet {
@@ -100,7 +100,7 @@ fn exact_battle(scenario: &BattleScenario, output: &OutputOptions) -> Result<()>
         joint.outcomes.len()
     );
     out!("{:<24} {:>10} {:>10}   meaning", "metric", "mean", "sd");
-    for (s, d) in crate::battle::report::exact_summaries(&plan, &joint).iter().zip(&plan.metrics.defs) {
+    for (s, d) in crate::report::battlesystem::exact_summaries(&plan, &joint).iter().zip(&plan.metrics.defs) {
         if !d.labels.is_empty() {
             continue;
         }

@@ -7,7 +7,7 @@ pub(super) const REPLAY_SCHEMA: &str = "charioteer.replay/1";
 
 pub(super) fn replay(file: Option<&Path>, trial: u64, seed: Option<u64>, output: &OutputOptions) -> Result<()> {
     let scenario = match load_any(file)? {
-        Loaded::Battle(s) => return battle::replay(&s, trial, seed, output),
+        Loaded::Battlesystem(s) => return battlesystem::replay(&s, trial, seed, output),
         Loaded::Mesbg(s) => *s,
     };
     let seed = seed.unwrap_or(scenario.seed);

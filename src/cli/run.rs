@@ -41,7 +41,7 @@ impl Loaded {
             Loaded::Mesbg(s) => {
                 Source { file, name: s.file.clone(), hash: s.hash(), seed: s.seed, trials: s.trials, slug: s.slug() }
             }
-            Loaded::Battle(s) => {
+            Loaded::Battlesystem(s) => {
                 Source { file, name: s.file.clone(), hash: s.hash(), seed: s.seed, trials: s.trials, slug: s.slug() }
             }
         }
@@ -74,7 +74,9 @@ pub(super) fn run(args: RunArgs) -> Result<()> {
         let source = loaded[0].source(files[0]);
         return match &loaded[0] {
             Loaded::Mesbg(s) => run_shard(&plan::compile(s), &source, shard, &args, &pool),
-            Loaded::Battle(s) => run_shard(&crate::battle::resolve::compile(s), &source, shard, &args, &pool),
+            Loaded::Battlesystem(s) => {
+                run_shard(&crate::battlesystem::resolve::compile(s), &source, shard, &args, &pool)
+            }
         };
     }
     let mut records = Vec::with_capacity(loaded.len());
@@ -105,10 +107,10 @@ pub(super) fn run(args: RunArgs) -> Result<()> {
                 records.push(record);
                 scenarios.push((**s).clone());
             }
-            Loaded::Battle(s) => {
-                let plan = crate::battle::resolve::compile(s);
+            Loaded::Battlesystem(s) => {
+                let plan = crate::battlesystem::resolve::compile(s);
                 let played = play(&plan, &source, &args, &pool)?;
-                let mut record = crate::battle::report::BattleRecord::new(
+                let mut record = crate::report::battlesystem::BattleRecord::new(
                     &plan,
                     played.tally,
                     played.seed,
@@ -120,7 +122,7 @@ pub(super) fn run(args: RunArgs) -> Result<()> {
                 if let Some(path) = &args.trials_out {
                     write_trials(&plan, Streams::new(record.seed, source.hash), record.trials, path, &pool)?;
                 }
-                battle::finish(&record, &source, &out, &args)?;
+                battlesystem::finish(&record, &source, &out, &args)?;
             }
         }
     }
@@ -258,7 +260,7 @@ pub(super) fn run_shard<S: RuleSystem>(
     let started = Instant::now();
     let tally = pool.install(|| crate::engine::run(plan, Streams::new(seed, source.hash), range, &|_| {}, cancel))?;
     let record = ShardFile {
-        schema: crate::shard::SHARD_SCHEMA.to_string(),
+        schema: crate::tools::shard::SHARD_SCHEMA.to_string(),
         system: S::SYSTEM.to_string(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         scenario_file: source.name.clone(),
@@ -304,26 +306,26 @@ pub(super) fn run_shard<S: RuleSystem>(
 /// the trials would have written.
 pub(super) fn merge(paths: &[PathBuf], output: &OutputOptions) -> Result<()> {
     let (out, quiet, json) = (output.out.clone(), output.quiet, output.json);
-    let files = crate::shard::find_shard_files(paths)?;
+    let files = crate::tools::shard::find_shard_files(paths)?;
     let first = files.first().ok_or_else(|| {
         anyhow::anyhow!(
             "no shard files found in {}",
             paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
         )
     })?;
-    let system = crate::shard::shard_system(first)?;
+    let system = crate::tools::shard::shard_system(first)?;
     let command = |file: &str, seed: u64, trials: u64| {
         let file_arg =
             if file == scenario::DEFAULT_SCENARIO_NAME { String::new() } else { format!(" {}", shell_quote(file)) };
         format!("charioteer run{file_arg} --seed {seed} --trials {trials}")
     };
-    if system == crate::battle::resolve::BattlePlan::SYSTEM {
-        let merged = crate::shard::merge::<crate::battle::resolve::BattlePlan>(&files, |text, file| {
-            crate::battle::scenario::parse(text, file).map(|s| s.hash())
+    if system == crate::battlesystem::resolve::BattlePlan::SYSTEM {
+        let merged = crate::tools::shard::merge::<crate::battlesystem::resolve::BattlePlan>(&files, |text, file| {
+            crate::battlesystem::scenario::parse(text, file).map(|s| s.hash())
         })?;
-        let scenario = crate::battle::scenario::parse(&merged.scenario_text, &merged.scenario_file)?;
-        let plan = crate::battle::resolve::compile(&scenario);
-        let record = crate::battle::report::BattleRecord::new(
+        let scenario = crate::battlesystem::scenario::parse(&merged.scenario_text, &merged.scenario_file)?;
+        let plan = crate::battlesystem::resolve::compile(&scenario);
+        let record = crate::report::battlesystem::BattleRecord::new(
             &plan,
             merged.tally,
             merged.seed,
@@ -335,11 +337,12 @@ pub(super) fn merge(paths: &[PathBuf], output: &OutputOptions) -> Result<()> {
         if !quiet && !json {
             out!("merged {} shards ({} files)", merged.shards, files.len());
         }
-        let source = Loaded::Battle(Box::new(scenario)).source(None);
+        let source = Loaded::Battlesystem(Box::new(scenario)).source(None);
         let args = RunArgs::quiet_or_json(quiet, json);
-        return battle::finish(&record, &source, &dir, &args);
+        return battlesystem::finish(&record, &source, &dir, &args);
     }
-    let merged = crate::shard::merge::<Plan>(&files, |text, file| scenario::parse(text, file).map(|s| s.hash()))?;
+    let merged =
+        crate::tools::shard::merge::<Plan>(&files, |text, file| scenario::parse(text, file).map(|s| s.hash()))?;
     let scenario = scenario::parse(&merged.scenario_text, &merged.scenario_file)?;
     let plan = plan::compile(&scenario);
     let mut record = RunRecord::new(

@@ -45,15 +45,15 @@ struct Base {
     seed: u64,
     trials: u64,
     slug: String,
-    ruleset: Vec<crate::scenario::RuleOption>,
+    ruleset: Vec<crate::mesbg::scenario::RuleOption>,
 }
 
 pub(super) fn sweep(args: SweepArgs) -> Result<()> {
     let text = scenario_text(Some(&args.file))?;
-    let sets = args.sets.iter().map(|s| crate::sweep::parse_set(s)).collect::<Result<Vec<_>, _>>()?;
+    let sets = args.sets.iter().map(|s| crate::tools::sweep::parse_set(s)).collect::<Result<Vec<_>, _>>()?;
     match load_any(Some(&args.file))? {
         Loaded::Mesbg(b) => {
-            let points = crate::sweep::points(&text, &b.file, &sets)?;
+            let points = crate::tools::sweep::points(&text, &b.file, &sets)?;
             let plans = points.into_iter().map(|p| (p.values, plan::compile(&p.scenario))).collect();
             let base = Base {
                 title: b.title.clone(),
@@ -65,10 +65,16 @@ pub(super) fn sweep(args: SweepArgs) -> Result<()> {
             };
             sweep_plans(&args, &sets, &base, plans)
         }
-        Loaded::Battle(b) => {
-            let points =
-                crate::sweep::points_of(&text, &b.file, &sets, &toml::Table::new(), crate::battle::scenario::parse)?;
-            let plans = points.into_iter().map(|p| (p.values, crate::battle::resolve::compile(&p.scenario))).collect();
+        Loaded::Battlesystem(b) => {
+            let points = crate::tools::sweep::points_of(
+                &text,
+                &b.file,
+                &sets,
+                &toml::Table::new(),
+                crate::battlesystem::scenario::parse,
+            )?;
+            let plans =
+                points.into_iter().map(|p| (p.values, crate::battlesystem::resolve::compile(&p.scenario))).collect();
             let base = Base {
                 title: b.title.clone(),
                 hash: b.hash(),
@@ -86,7 +92,7 @@ pub(super) fn sweep(args: SweepArgs) -> Result<()> {
 /// scenario's streams, resumably, and writes the report.
 fn sweep_plans<S: RuleSystem>(
     args: &SweepArgs,
-    sets: &[crate::sweep::Assignment],
+    sets: &[crate::tools::sweep::Assignment],
     base: &Base,
     points: Vec<(Vec<String>, S)>,
 ) -> Result<()> {
@@ -129,7 +135,7 @@ fn sweep_plans<S: RuleSystem>(
         }
     }
     let mut rows = Vec::with_capacity(points.len());
-    let row = |values: &[String], plan: &S, tally: &S::Tally| crate::sweep::SweepRow {
+    let row = |values: &[String], plan: &S, tally: &S::Tally| crate::tools::sweep::SweepRow {
         values: values.to_vec(),
         trials: S::trials_in(tally),
         summary: crate::engine::summaries(plan, tally)
@@ -182,11 +188,11 @@ fn sweep_plans<S: RuleSystem>(
         rows.push(row(values, plan, &tally));
     }
     bar.finish_and_clear();
-    let run = crate::sweep::SweepRun {
+    let run = crate::tools::sweep::SweepRun {
         ruleset: base.ruleset.clone(),
         title: base.title.clone(),
         paths: sets.iter().map(|a| a.path.clone()).collect(),
-        axes: sets.iter().map(|a| a.values.iter().map(crate::sweep::value_text).collect()).collect(),
+        axes: sets.iter().map(|a| a.values.iter().map(crate::tools::sweep::value_text).collect()).collect(),
         rows,
         trials,
         seed,
@@ -215,7 +221,7 @@ fn sweep_plans<S: RuleSystem>(
             group_digits(trials),
             started.elapsed().as_secs_f64()
         );
-        let metrics = crate::document::headline_of(&run.metrics());
+        let metrics = crate::report::document::headline_of(&run.metrics());
         let mut header: Vec<String> = run.paths.clone();
         header.extend(metrics.iter().map(|m| m.name.clone()));
         out!("{}", header.iter().map(|h| format!("{h:>22}")).collect::<String>());
@@ -223,7 +229,7 @@ fn sweep_plans<S: RuleSystem>(
             let mut cells = row.values.clone();
             for m in &metrics {
                 let s = row.summary.iter().find(|s| s.metric.name == m.name);
-                cells.push(s.map_or_else(String::new, |s| crate::document::headline_value(s).0));
+                cells.push(s.map_or_else(String::new, |s| crate::report::document::headline_value(s).0));
             }
             out!("{}", cells.iter().map(|c| format!("{c:>22}")).collect::<String>());
         }

@@ -12,7 +12,7 @@ pub(super) fn validate(files: &[PathBuf], output: &OutputOptions) -> Result<()> 
     for file in files {
         let name = file.display().to_string();
         let (summary, details, system) = match load_any(Some(file)) {
-            Ok(Loaded::Battle(s)) => (battle::describe(&s), Vec::new(), "battlesystem"),
+            Ok(Loaded::Battlesystem(s)) => (battlesystem::describe(&s), Vec::new(), "battlesystem"),
             Ok(Loaded::Mesbg(s)) => {
                 let plan = plan::compile(&s);
                 let summary = format!(

@@ -2,7 +2,7 @@
 //! trial range, and the parallel runner that plays fixed blocks of trials on the rayon pool
 //! (so a result never depends on the thread count) with progress and cancellation.
 //!
-//! MESBG ([`crate::resolve`]) and BATTLESYSTEM ([`crate::battle::resolve`]) both run on it;
+//! MESBG ([`crate::mesbg::resolve`]) and BATTLESYSTEM ([`crate::battlesystem::resolve`]) both run on it;
 //! nothing here knows either rule system: each implements [`RuleSystem`], and every tool
 //! (runs, `--target-ci`, per-trial rows, shards, paired comparisons, sweeps) is written once
 //! against that trait.

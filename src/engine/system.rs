@@ -33,7 +33,7 @@ pub trait MetricKind: Clone + PartialEq + Send + Sync {
     }
 }
 
-impl MetricKind for crate::tally::Metric {
+impl MetricKind for crate::mesbg::tally::Metric {
     fn metric_name(&self) -> &str {
         self.name()
     }
@@ -41,7 +41,7 @@ impl MetricKind for crate::tally::Metric {
         self.describe().to_string()
     }
     fn is_flag(&self) -> bool {
-        crate::tally::Metric::is_flag(*self)
+        crate::mesbg::tally::Metric::is_flag(*self)
     }
 }
 

@@ -1,0 +1,380 @@
+//! BATTLESYSTEM trials' tests: charges, routs, trampling and thread-count independence.
+
+use super::*;
+use crate::battlesystem::scenario::parse;
+
+fn plan_of(text: &str) -> BattlePlan {
+    compile(&parse(text, "test.toml").expect("valid scenario"))
+}
+
+fn tally(plan: &BattlePlan, trials: u64) -> BattleTally {
+    let streams = Streams::new(plan.scenario.seed, plan.scenario.hash());
+    tally_trials(plan, streams, 0..trials, &mut Scratch::default())
+}
+
+fn mean(t: &BattleTally, plan: &BattlePlan, name: &str) -> f64 {
+    let m = plan.metrics.index(name).unwrap_or_else(|| panic!("no metric {name}"));
+    let h = t.histogram(m);
+    h.iter().enumerate().map(|(v, c)| v as f64 * *c as f64).sum::<f64>() / t.trials as f64
+}
+
+const HEADER: &str = "title = \"t\"\nsystem = \"battlesystem\"\nseed = 5\n[board]\nwidth = 48\ndepth = 48\n";
+
+fn beast(at: [f64; 2], extra: &str) -> String {
+    format!(
+        "[[units]]\nname = \"Beast\"\nside = \"a\"\nfigures = 1\nbeast = true\nat = [{}, {}]\nbase = [2.0, 2.0]\nstats = {{ ad = \"d10\", ar = 10, hits = 50, ml = 14, mv = 12 }}\n{extra}",
+        at[0], at[1]
+    )
+}
+
+fn block_unit(name: &str, side: &str, at: [f64; 2], figures: u32, frontage: u32, ml: u32) -> String {
+    format!(
+        "[[units]]\nname = \"{name}\"\nside = \"{side}\"\nfigures = {figures}\nfrontage = {frontage}\nat = [{}, {}]\nstats = {{ ad = \"d4\", ar = 10, hits = 50, ml = {ml}, mv = 30 }}\n",
+        at[0], at[1]
+    )
+}
+
+/// A unit block with an explicit base, facing, and stats line.
+#[allow(clippy::too_many_arguments)]
+fn unit_at(
+    name: &str,
+    side: &str,
+    figures: u32,
+    frontage: u32,
+    at: [f64; 2],
+    facing: f64,
+    base: [f64; 2],
+    ml: u32,
+) -> String {
+    format!(
+        "[[units]]\nname = \"{name}\"\nside = \"{side}\"\nfigures = {figures}\nfrontage = {frontage}\nfacing = {facing}\n\
+         at = [{}, {}]\nbase = [{}, {}]\nstats = {{ ad = \"d4\", ar = 10, hits = 50, ml = {ml}, mv = 6 }}\n",
+        at[0], at[1], base[0], base[1]
+    )
+}
+
+/// The defender figures of the first melee of trial 0.
+fn first_melee_defenders(text: &str) -> u32 {
+    let plan = plan_of(text);
+    let (_, events) = replay(&plan, Streams::new(1, plan.scenario.hash()), 0);
+    events
+        .iter()
+        .find_map(|e| match e {
+            BattleEvent::Melee { defender_figures, .. } => Some(*defender_figures),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no melee: {events:?}"))
+}
+
+#[test]
+fn only_the_figures_along_the_contact_fight_back() {
+    let dragon = |base: [f64; 2]| {
+        format!(
+            "[[units]]\nname = \"Dragon\"\nside = \"a\"\nfigures = 1\nbeast = true\nat = [24.0, 10.0]\nbase = [{}, {}]\n\
+             stats = {{ ad = \"d12\", ar = 10, hits = 50, ml = 14, mv = 12 }}\n",
+            base[0], base[1]
+        )
+    };
+    let go_north = "[rout]\nunit = \"Dragon\"\nfirst_hour = 12\n[rules]\nveer_degrees = 0\n";
+    // A column two figures wide (1" bases) meets a 4"-wide dragon along 2": 2 figures.
+    let column = unit_at("Column", "b", 20, 2, [24.0, 20.0], 180.0, [1.0, 1.0], 20);
+    assert_eq!(first_melee_defenders(&format!("{HEADER}{}{column}{go_north}", dragon([4.0, 3.0]))), 2);
+    // A line ten wide meets a 2"-wide beast along 2": 2 figures; a 4"-wide one, 4.
+    let line = unit_at("Line", "b", 20, 10, [24.0, 20.0], 180.0, [1.0, 1.0], 20);
+    assert_eq!(first_melee_defenders(&format!("{HEADER}{}{line}{go_north}", dragon([2.0, 3.0]))), 2);
+    assert_eq!(first_melee_defenders(&format!("{HEADER}{}{line}{go_north}", dragon([4.0, 3.0]))), 4);
+    // The line's flank (it faces east; two ranks deep, 2") meets a 4"-wide dragon
+    // along 2": only its 2 ranks' end figures.
+    let flank = unit_at("Flank", "b", 20, 10, [24.0, 20.0], 90.0, [1.0, 1.0], 20);
+    assert_eq!(first_melee_defenders(&format!("{HEADER}{}{flank}{go_north}", dragon([4.0, 3.0]))), 2);
+    // Offset half off the column: the 4" dragon centred 1.5" east of a 2"-wide column
+    // overlaps it by 1.5": 2 figures (a part of a base fights).
+    let side = unit_at("Column", "b", 20, 2, [22.5, 20.0], 180.0, [1.0, 1.0], 20);
+    assert_eq!(first_melee_defenders(&format!("{HEADER}{}{side}{go_north}", dragon([4.0, 3.0]))), 2);
+}
+
+#[test]
+fn a_turn_in_place_is_not_a_contact() {
+    // The beast (2" x 2") starts 4" south of a line that never breaks (ML 20), drives
+    // north into it, and re-rolls. A southward re-roll (4 to 8 o'clock) leads away from
+    // the line: it must move off (a move of more than 1") with no new contact with it.
+    let text = format!(
+        "{HEADER}{}{}[rout]\nunit = \"Beast\"\nfirst_hour = 12\n[rules]\nveer_degrees = 0\nmax_rerolls = 1\n",
+        beast([24.0, 10.0], ""),
+        block_unit("Wall", "b", [24.0, 15.5], 20, 10, 20)
+    );
+    let plan = plan_of(&text);
+    let streams = Streams::new(1, plan.scenario.hash());
+    let mut away = 0;
+    for trial in 0..200 {
+        let (_, events) = replay(&plan, streams, trial);
+        let Some(k) = events.iter().position(|e| matches!(e, BattleEvent::Heading { reroll: true, .. })) else {
+            continue;
+        };
+        let BattleEvent::Heading { hour, .. } = events[k] else { unreachable!() };
+        if (4..=8).contains(&hour) {
+            away += 1;
+            match &events[k + 1] {
+                BattleEvent::Move { distance, .. } => assert!(*distance > 1.0, "{events:?}"),
+                other => panic!("expected a move away, got {other:?}"),
+            }
+            assert!(!matches!(events.get(k + 2), Some(BattleEvent::Contact { unit: 1, .. })), "{events:?}");
+        }
+        for e in &events {
+            if let BattleEvent::Contact { into, .. } = e {
+                assert!(*into > 1e-9, "a contact not going into its unit: {events:?}");
+            }
+        }
+    }
+    assert!(away > 20, "{away} southward re-rolls");
+}
+
+#[test]
+fn a_pushed_unit_moves_straight_away_or_aside() {
+    // The beast (2" wide, x 23 to 25) drives north into a small unit 2" wide at x = 24.5
+    // (x 23.5 to 25.5) that always fails (ML 2: 99 in 100). Straight: it is pushed north
+    // and the gap grows by exactly the push. Aside: stepping east 1.5" clears the
+    // beast's path (west would take 2.5"), shorter than any push.
+    let small = unit_at("Small", "b", 2, 2, [24.5, 14.0], 180.0, [1.0, 1.0], 2);
+    for (moves, expect_aside) in [("straight", false), ("aside", true)] {
+        let text = format!(
+            "{HEADER}{}{small}[rout]\nunit = \"Beast\"\nfirst_hour = 12\n[rules]\nveer_degrees = 0\nstruck_unit_moves = \"{moves}\"\n",
+            beast([24.0, 10.0], "")
+        );
+        let plan = plan_of(&text);
+        let streams = Streams::new(1, plan.scenario.hash());
+        let mut seen = 0;
+        for trial in 0..100 {
+            let (_, events) = replay(&plan, streams, trial);
+            let Some(BattleEvent::Displaced { distance, gap_before, gap_after, still_blocking, .. }) =
+                events.iter().find(|e| matches!(e, BattleEvent::Displaced { .. }))
+            else {
+                continue;
+            };
+            seen += 1;
+            assert!(gap_before.abs() < 1e-6, "touching when pushed: {gap_before}");
+            if expect_aside {
+                assert!((distance - 1.5).abs() < 1e-5, "{events:?}");
+                assert!(!still_blocking);
+            } else if let Some(after) = gap_after {
+                assert!((after - gap_before - distance).abs() < 1e-6, "{events:?}");
+            }
+        }
+        assert!(seen > 80, "{moves}: {seen}");
+    }
+}
+
+#[test]
+fn veering_round_what_it_can_avoid() {
+    // A small unit A 3" ahead (x 23 to 25, y 13.5 to 14.5) and a long line B across the
+    // board 20" ahead. No veer within 45 degrees clears the whole 30" move (B spans the
+    // board). whole_move keeps the line and meets A; avoid_what_it_can veers round A
+    // (the smallest turn that does, clockwise first) and meets only B.
+    let a = unit_at("A", "b", 2, 2, [24.0, 14.0], 180.0, [1.0, 1.0], 20);
+    let b = unit_at("B", "b", 44, 44, [24.0, 30.0], 180.0, [1.0, 1.0], 20);
+    let first_contact = |veer: &str| {
+        let text = format!(
+            "{HEADER}{}{a}{b}[rout]\nunit = \"Beast\"\nfirst_hour = 12\n[rules]\nveer = \"{veer}\"\nrout_distance = 30\n",
+            beast([24.0, 10.0], "")
+        );
+        let plan = plan_of(&text);
+        let (_, events) = replay(&plan, Streams::new(1, plan.scenario.hash()), 0);
+        let contact = events.iter().find_map(|e| match e {
+            BattleEvent::Contact { unit, .. } => Some(*unit),
+            _ => None,
+        });
+        let veer = events.iter().find_map(|e| match e {
+            BattleEvent::Move { veer, .. } => Some(*veer),
+            _ => None,
+        });
+        (contact, veer)
+    };
+    assert_eq!(first_contact("whole_move"), (Some(1), Some(0.0)));
+    let (unit, veer) = first_contact("avoid_what_it_can");
+    assert_eq!(unit, Some(2));
+    // The beast's corner must pass A's corner: at 35 degrees its path (2" wide) clears
+    // x = 25 by y = 13.5; at 30 it does not. Clockwise first: +35.
+    let veer = veer.unwrap();
+    assert!(veer > 0.0 && veer <= 45.0, "veer {veer}");
+}
+
+#[test]
+fn cells_crossed_follow_the_segment_exactly() {
+    // By hand: from (0.5, 0.5) to (2.5, 1.5), the line y = x / 2 + 0.25 crosses x = 1 at
+    // y = 0.75, y = 1 at x = 1.5, x = 2 at y = 1.25.
+    assert_eq!(cells_crossed(Vec2::new(0.5, 0.5), Vec2::new(2.5, 1.5)), vec![(0, 0), (1, 0), (1, 1), (2, 1)]);
+    // Through a corner exactly: straight into the diagonal cell.
+    assert_eq!(cells_crossed(Vec2::new(0.5, 0.5), Vec2::new(1.5, 1.5)), vec![(0, 0), (1, 1)]);
+    // Ending on a boundary does not enter the next cell; going west and south works.
+    assert_eq!(cells_crossed(Vec2::new(0.5, 0.5), Vec2::new(2.0, 0.5)), vec![(0, 0), (1, 0)]);
+    assert_eq!(cells_crossed(Vec2::new(3.2, 2.7), Vec2::new(0.6, 0.1)).last(), Some(&(0, 0)));
+    // Against dense sampling of random segments: the same cells (sampling can only miss
+    // a sliver, never add a cell).
+    let mut dice = crate::dice::trial_dice(4, 4, 4, Phase::Charge);
+    for _ in 0..500 {
+        let mut r = || f64::from(dice.d6()) * 1.37 + f64::from(dice.d6()) * 0.291;
+        let (a, b) = (Vec2::new(r(), r()), Vec2::new(r(), r()));
+        let exact = cells_crossed(a, b);
+        let n = 20_000;
+        let mut sampled: Vec<(i64, i64)> = Vec::new();
+        for k in 1..n {
+            let p = a + (b - a).scale(k as f64 / n as f64);
+            let c = (p.x.floor() as i64, p.y.floor() as i64);
+            if !sampled.contains(&c) {
+                sampled.push(c);
+            }
+        }
+        for c in &sampled {
+            assert!(exact.contains(c), "{a:?} -> {b:?}: {c:?} sampled, not in {exact:?}");
+        }
+        assert!(exact.len() <= sampled.len() + 2, "{a:?} -> {b:?}: {exact:?} vs {sampled:?}");
+    }
+}
+
+#[test]
+fn veering_round_a_small_unit_and_not_round_a_long_line() {
+    // Heading north from (24, 10); a 2"-wide unit ahead at (24, 18). Turning 15 degrees
+    // clears it; a 20"-wide line cannot be avoided within 45 degrees.
+    let small = format!(
+        "{HEADER}{}{}[rout]\nunit = \"Beast\"\nfirst_hour = 12\n",
+        beast([24.0, 10.0], ""),
+        block_unit("Scouts", "b", [24.0, 18.0], 2, 2, 20)
+    );
+    let plan = plan_of(&small);
+    let streams = Streams::new(1, plan.scenario.hash());
+    let (values, events) = replay(&plan, streams, 0);
+    let veer = events.iter().find_map(|e| match e {
+        BattleEvent::Move { veer, .. } => Some(*veer),
+        _ => None,
+    });
+    // Clockwise first, in 5-degree steps, the smallest turn that clears it.
+    let veer = veer.expect("moved");
+    assert!(veer > 0.0 && veer <= 45.0 && (veer / 5.0).fract() == 0.0, "{events:?}");
+    assert_eq!(values[plan.metrics.index("contacts").unwrap()], 0);
+    assert_eq!(values[plan.metrics.index("distance").unwrap()], 12);
+    // Allowed less than that turn, it strikes them.
+    let tight =
+        small.replace("first_hour = 12\n", &format!("first_hour = 12\n[rules]\nveer_degrees = {}\n", veer - 5.0));
+    let plan_tight = plan_of(&tight);
+    let (values, _) = replay(&plan_tight, streams, 0);
+    assert_eq!(values[plan_tight.metrics.index("contacted.scouts").unwrap()], 1);
+    let long = small.replace("figures = 2\nfrontage = 2", "figures = 20\nfrontage = 20");
+    let plan = plan_of(&long);
+    let (values, events) = replay(&plan, streams, 0);
+    assert!(events.iter().any(|e| matches!(e, BattleEvent::Contact { unit: 1, .. })), "{events:?}");
+    // Contact after 6.5": the beast's front at 11, the line's near edge at 17.5.
+    let first_move = events.iter().find_map(|e| match e {
+        BattleEvent::Move { distance, veer, .. } => Some((*distance, *veer)),
+        _ => None,
+    });
+    let (distance, veer) = first_move.expect("moved");
+    assert!((distance - 6.5).abs() < 1e-6 && veer == 0.0, "{events:?}");
+    assert_eq!(values[plan.metrics.index("contacted.scouts").unwrap()], 1);
+}
+
+#[test]
+fn a_unit_that_holds_forces_a_reroll_and_a_ring_stops_the_beast() {
+    // Boxed in on all four sides by units that never fail morale (ML 20) and never
+    // lose a figure: every direction is blocked, so every rout uses all three re-rolls
+    // and stops.
+    // The corner gaps (1") are narrower than the beast (2"); the rout distance (96")
+    // always reaches the next unit.
+    let ring = format!(
+        "{HEADER}{}{}{}{}{}[rout]\nunit = \"Beast\"\n[rules]\nrout_distance = 96\n",
+        beast([24.0, 24.0], ""),
+        block_unit("North", "b", [24.0, 29.0], 16, 16, 20),
+        block_unit("South", "b", [24.0, 19.0], 16, 16, 20),
+        block_unit("East", "b", [33.5, 24.0], 16, 1, 20),
+        block_unit("West", "b", [14.5, 24.0], 16, 1, 20),
+    );
+    let plan = plan_of(&ring);
+    let t = tally(&plan, 2000);
+    assert_eq!(mean(&t, &plan, "rerolls"), 3.0);
+    assert_eq!(mean(&t, &plan, "stopped"), 1.0);
+    assert_eq!(mean(&t, &plan, "contacts"), 4.0);
+    assert_eq!(mean(&t, &plan, "left_board"), 0.0);
+    assert_eq!(mean(&t, &plan, "displaced.north"), 0.0);
+}
+
+#[test]
+fn a_displaced_unit_clears_the_path() {
+    // A line ahead with ML 2 (2d10 of 7 or more fails by 5+: it routs, 86 times in 100)
+    // that runs 30" away from the beast when it routs at the first contact: the beast
+    // goes on with the distance left, no re-roll, and the Levy's figures are lost off
+    // the board.
+    let text = format!(
+        "{HEADER}{}{}[rout]\nunit = \"Beast\"\nfirst_hour = 12\n[rules]\nveer_degrees = 0\n",
+        beast([24.0, 10.0], ""),
+        block_unit("Levy", "b", [24.0, 18.0], 20, 20, 2).replace("mv = 30", "mv = 40")
+    );
+    let plan = plan_of(&text);
+    let streams = Streams::new(1, plan.scenario.hash());
+    let mut routed_and_cleared = 0;
+    for trial in 0..50 {
+        let (values, events) = replay(&plan, streams, trial);
+        let displaced = events.iter().find_map(|e| match e {
+            BattleEvent::Displaced { distance, still_blocking, .. } => Some((*distance, *still_blocking)),
+            _ => None,
+        });
+        let first_morale = events.iter().find_map(|e| match e {
+            BattleEvent::Morale { result, .. } => Some(*result),
+            _ => None,
+        });
+        if first_morale == Some(MoraleResult::Routed) {
+            // Pushed 40" north from y = 18, it leaves the 48" board after 30".
+            let (distance, blocking) = displaced.expect("displaced");
+            assert!(!blocking && (distance - 30.0).abs() < 1e-9, "{events:?}");
+            assert_eq!(values[plan.metrics.index("rerolls").unwrap()], 0);
+            assert_eq!(values[plan.metrics.index("distance").unwrap()], 12, "{events:?}");
+            assert_eq!(values[plan.metrics.index("units_off_board").unwrap()], 1);
+            assert_eq!(values[plan.metrics.index("figures_lost.levy").unwrap()], 20, "all 20 lost");
+            assert_eq!(values[plan.metrics.index("enemy_figures_lost").unwrap()], 20);
+            routed_and_cleared += 1;
+        }
+    }
+    assert!(routed_and_cleared > 30, "{routed_and_cleared}");
+}
+
+#[test]
+fn leaving_the_board_is_lost_and_headings_are_uniform() {
+    // Alone near the east edge: hours 1 to 5 take it off within its 12" move.
+    let text = format!("{HEADER}{}[rout]\nunit = \"Beast\"\n", beast([40.0, 24.0], ""));
+    let plan = plan_of(&text);
+    let n = 120_000;
+    let t = tally(&plan, n);
+    let heading = t.histogram(plan.metrics.index("heading").unwrap());
+    let expected = n as f64 / 12.0;
+    let chi2: f64 = (1..=12).map(|h| (heading[h] as f64 - expected).powi(2) / expected).sum();
+    assert!(chi2 < 45.0, "chi-square {chi2} with 11 df");
+    assert_eq!(heading[0], 0);
+    // The centre is 8" from the east edge: hour 3 leaves after 8", hours 2 and 4 after
+    // 8 / sin(60) = 9.2", hours 1 and 5 would need 8 / sin(30) = 16" (more than 12").
+    let p = mean(&t, &plan, "left_board");
+    let se = (3.0 / 12.0 * 9.0 / 12.0 / n as f64).sqrt();
+    assert!((p - 3.0 / 12.0).abs() < 5.0 * se, "{p}");
+    // The path map: the start cell in every trial.
+    assert_eq!(t.path[24 * 48 + 40], n);
+}
+
+/// The step memo only saves time: trials played each with a fresh scratch (nothing
+/// remembered) tally exactly as trials played with one scratch that remembers steps,
+/// under both veer readings.
+#[test]
+fn remembered_rout_steps_are_the_steps_computed() {
+    for veer in ["whole_move", "avoid_what_it_can"] {
+        let path = "scenarios/battlesystem/routing-elephants-in-battle-line.toml";
+        let text = std::fs::read_to_string(path)
+            .expect("bundled example")
+            .replace("[rules]\n", &format!("[rules]\nveer = \"{veer}\"\n"));
+        let plan = plan_of(&text);
+        let streams = Streams::new(3, plan.scenario.hash());
+        let mut remembering = Scratch::default();
+        let together = tally_trials(&plan, streams, 0..4_000, &mut remembering);
+        assert!(remembering.steps.steps.len() > 10, "the memo is used");
+        let mut apart = new_tally(&plan);
+        for t in 0..4_000 {
+            apart.merge(&tally_trials(&plan, streams, t..t + 1, &mut Scratch::default()));
+        }
+        assert_eq!(together, apart, "veer = {veer}");
+    }
+}

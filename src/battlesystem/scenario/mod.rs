@@ -1,0 +1,700 @@
+//! BATTLESYSTEM scenario files (`system = "battlesystem"`): the TOML schema, its defaults
+//! (those of `../shared/rules/battlesystem.md`, never presented as the book's), and
+//! validation with the same messages as MESBG scenarios: file, line, field and fix.
+//!
+//! A [`BattleScenario`] that leaves [`parse`] has every unit on the board, no two units
+//! overlapping, a platform with a rider, and a charge target the charger can reach, so the
+//! resolver never meets bad input.
+
+use super::board::{self, Block};
+use crate::battlesystem::rules::{ArmourRoll, AttackDie, AttackRules, HitsTable, MoraleRule, PlatformRoll};
+use crate::geometry::Vec2;
+use crate::mesbg::scenario::{Problem, RuleOption, ScenarioError, fnv1a};
+
+/// Version of the BATTLESYSTEM rules code; part of the scenario hash, so a rules change
+/// changes streams (each rule system keeps its own, so a change to one leaves the other's
+/// results as they were).
+pub const RULES_VERSION: u32 = 1;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+mod check;
+
+/// The most units a scenario may hold (each adds three per-unit metrics).
+pub const MAX_UNITS: usize = 16;
+/// The most figures in one unit (the rules' largest unit is 48).
+pub const MAX_FIGURES: i64 = 48;
+/// The most crew groups a platform may carry.
+pub const MAX_CREW_GROUPS: usize = 8;
+/// The largest board side, inches (1" cells of the path map: at most 200 x 200).
+pub const MAX_BOARD_INCHES: f64 = 200.0;
+
+/// Which side a unit fights for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Army {
+    /// Side A.
+    A,
+    /// Side B.
+    B,
+}
+
+impl Army {
+    /// The side's letter.
+    pub fn name(self) -> &'static str {
+        match self {
+            Army::A => "a",
+            Army::B => "b",
+        }
+    }
+}
+
+/// A figure's statistics.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Stats {
+    /// Attack die.
+    pub ad: AttackDie,
+    /// Armour rating (a d10 above it cancels a hit, by default).
+    pub ar: u32,
+    /// Hits one figure absorbs.
+    pub hits: u32,
+    /// Morale rating (a 2d10 at or below it passes).
+    pub ml: u32,
+    /// Movement, inches per turn.
+    pub mv: f64,
+}
+
+/// What a crew figure does aboard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Controls the platform; the one rider a platform needs does not fight.
+    Rider,
+    /// Fights in melee.
+    Fighter,
+    /// Shoots (and fights in melee).
+    Archer,
+}
+
+/// One range band of a missile crew: targets from `from` to `to` inches (gap between the
+/// blocks) are shot at with the dice multiplied by `multiplier`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RangeBand {
+    /// Nearest range, inches (inclusive).
+    pub from: f64,
+    /// Farthest range, inches (exclusive).
+    pub to: f64,
+    /// Dice multiplier in hundredths (100 = x1): exact rounding up of the dice count.
+    pub hundredths: u32,
+}
+
+/// A group of figures carried on each platform figure.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Crew {
+    /// Name in reports.
+    pub name: String,
+    /// What they do.
+    pub role: Role,
+    /// Figures of this group on each platform figure.
+    pub count: u32,
+    /// Attack die.
+    pub ad: AttackDie,
+    /// Armour rating.
+    pub ar: u32,
+    /// Hits one figure absorbs.
+    pub hits: u32,
+    /// Range bands when they shoot (archers only).
+    pub bands: Vec<RangeBand>,
+}
+
+/// A unit on the board.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Unit {
+    /// Unique name.
+    pub name: String,
+    /// A name-safe form of it for metric names.
+    pub key: String,
+    /// Side.
+    pub side: Army,
+    /// Figures at the start.
+    pub figures: u32,
+    /// Figures across the front rank.
+    pub frontage: u32,
+    /// One figure's base: width, depth (inches).
+    pub base: [f64; 2],
+    /// Where it stands.
+    pub block: Block,
+    /// Figure statistics (of the beast or platform, for a platform unit).
+    pub stats: Stats,
+    /// The crew carried on each figure, if it is a battle platform.
+    pub crew: Vec<Crew>,
+    /// Elephants or other large beasts: they rout in a d12 clock direction (the seed).
+    pub beast: bool,
+    /// Points per figure (a platform with its crew), for `balance`; 0 when not given.
+    /// Points change no roll, so a unit without them hashes as before.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub points: u32,
+}
+
+fn is_zero(x: &u32) -> bool {
+    *x == 0
+}
+
+impl Unit {
+    /// Whether the unit's figures are battle platforms.
+    pub fn is_platform(&self) -> bool {
+        !self.crew.is_empty()
+    }
+}
+
+/// Which attack dice a charge doubles [configurable].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChargeDoubles {
+    /// The carried figures' dice.
+    Crew,
+    /// The platform's own dice (when it attacks on its own).
+    Platform,
+    /// Both (default).
+    #[default]
+    Both,
+    /// Neither: the charge is not doubled (a what-if, or a platform that does not count as
+    /// charging cavalry).
+    None,
+}
+
+/// Where hits on a battle platform unit fall [configurable].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlatformHits {
+    /// On the platform figure (the beast or vehicle); its crew fall with it (default).
+    #[default]
+    PlatformFirst,
+    /// On the crew first (fighters and archers, riders last), then the platform.
+    CrewFirst,
+}
+
+/// How far a routing unit moves [configurable].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoutDistance {
+    /// Its full MV (default).
+    #[default]
+    Mv,
+    /// A fixed distance, inches.
+    Inches(f64),
+}
+
+/// How a routing unit veers when the whole move along its line is not clear.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Veer {
+    /// Take a veer only if the whole remaining move along it is clear; otherwise keep the
+    /// line and meet what is on it.
+    #[default]
+    WholeMove,
+    /// When no veer clears the whole move, take the one within the allowance that goes
+    /// farthest before its first contact (veering round what it can avoid) and meet only
+    /// that unit.
+    AvoidWhatItCan,
+}
+
+/// How a unit struck by routing beasts moves when its morale displaces it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StruckUnitMoves {
+    /// Straight along the beasts' heading, the full displacement (stopping against other
+    /// units and lost off the board).
+    #[default]
+    Straight,
+    /// Sideways out of the beasts' path, when that is shorter than the displacement and
+    /// not blocked; otherwise straight.
+    Aside,
+}
+
+/// The BATTLESYSTEM ruleset values in force; reports print every one.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BattleRules {
+    /// The hits table and the armour roll.
+    #[serde(skip)]
+    pub attack: AttackRules,
+    /// Shared or per-die platform roll.
+    pub platform_roll: PlatformRoll,
+    /// Whether the platform also attacks with its own dice.
+    pub platform_attacks_alone: bool,
+    /// Which dice a charge doubles.
+    pub charge_doubles: ChargeDoubles,
+    /// Where hits on a platform unit fall.
+    pub platform_hits: PlatformHits,
+    /// Morale failure margins and the fall-back distance.
+    pub morale: MoraleRule,
+    /// How far routing units move.
+    pub rout_distance: RoutDistance,
+    /// Largest veer off the rolled line, degrees.
+    pub veer_degrees: f64,
+    /// Veer angles are tried in steps of this many degrees.
+    pub veer_step_degrees: f64,
+    /// New d12 directions a routing unit may roll when a struck unit does not clear its path.
+    pub max_rerolls: u32,
+    /// How a routing unit veers when the whole move is not clear.
+    pub veer: Veer,
+    /// How a struck unit that is displaced moves.
+    pub struck_unit_moves: StruckUnitMoves,
+}
+
+impl Default for BattleRules {
+    fn default() -> Self {
+        Self {
+            attack: AttackRules::default(),
+            platform_roll: PlatformRoll::Shared,
+            platform_attacks_alone: false,
+            charge_doubles: ChargeDoubles::Both,
+            platform_hits: PlatformHits::PlatformFirst,
+            morale: MoraleRule::default(),
+            rout_distance: RoutDistance::Mv,
+            veer_degrees: 45.0,
+            veer_step_degrees: 5.0,
+            max_rerolls: 3,
+            veer: Veer::WholeMove,
+            struck_unit_moves: StruckUnitMoves::Straight,
+        }
+    }
+}
+
+impl BattleRules {
+    /// Every `[rules]` option with its value, the simulator's reference default and what the
+    /// value means, for reports (the same layout as MESBG's).
+    pub fn ruleset(&self) -> Vec<RuleOption> {
+        let d = BattleRules::default();
+        let table = |t: &HitsTable| t.bands.clone();
+        let distance = |r: &RoutDistance| match r {
+            RoutDistance::Mv => serde_json::Value::String("mv".into()),
+            RoutDistance::Inches(x) => serde_json::json!(x),
+        };
+        vec![
+            RuleOption::of(
+                "hits_table",
+                &table(&self.attack.hits_table),
+                &table(&d.attack.hits_table),
+                "each [lowest roll, hits] band turns an attack die's total into hits",
+            ),
+            RuleOption::of(
+                "armour_roll",
+                &self.attack.armour,
+                &d.attack.armour,
+                match self.attack.armour {
+                    ArmourRoll::Greater => "a hit is cancelled by a d10 greater than the figure's AR",
+                    ArmourRoll::GreaterOrEqual => {
+                        "a hit is cancelled by a d10 equal to or greater than the figure's AR"
+                    }
+                },
+            ),
+            RuleOption::of(
+                "platform_roll",
+                &self.platform_roll,
+                &d.platform_roll,
+                match self.platform_roll {
+                    PlatformRoll::Shared => "one platform attack roll per melee, added to every carried figure's die",
+                    PlatformRoll::PerFigure => "a platform attack roll of its own for each carried figure's die",
+                },
+            ),
+            RuleOption::of(
+                "platform_attacks_alone",
+                &self.platform_attacks_alone,
+                &d.platform_attacks_alone,
+                if self.platform_attacks_alone {
+                    "the platform also attacks with its own dice"
+                } else {
+                    "the platform's roll is only added to its crew's dice"
+                },
+            ),
+            RuleOption::of(
+                "charge_doubles",
+                &self.charge_doubles,
+                &d.charge_doubles,
+                match self.charge_doubles {
+                    ChargeDoubles::Both => "a charge doubles the crew's dice and the platform's own",
+                    ChargeDoubles::Crew => "a charge doubles the crew's dice",
+                    ChargeDoubles::Platform => "a charge doubles the platform's own dice",
+                    ChargeDoubles::None => "a charge doubles no dice",
+                },
+            ),
+            RuleOption::of(
+                "platform_hits",
+                &self.platform_hits,
+                &d.platform_hits,
+                match self.platform_hits {
+                    PlatformHits::PlatformFirst => {
+                        "hits on a platform unit fall on the platform, its crew falling with it"
+                    }
+                    PlatformHits::CrewFirst => {
+                        "hits fall on fighters and archers first, riders last, then the platform"
+                    }
+                },
+            ),
+            RuleOption::of(
+                "morale_rout_margin",
+                &self.morale.rout_margin,
+                &d.morale.rout_margin,
+                format!(
+                    "a morale check failed by {} or more routs; by less, the unit falls back",
+                    self.morale.rout_margin
+                ),
+            ),
+            RuleOption::of(
+                "fall_back_inches",
+                &self.morale.fall_back_inches,
+                &d.morale.fall_back_inches,
+                format!("a unit that falls back moves {}\"", self.morale.fall_back_inches),
+            ),
+            RuleOption::of(
+                "rout_distance",
+                &distance(&self.rout_distance),
+                &distance(&d.rout_distance),
+                match self.rout_distance {
+                    RoutDistance::Mv => "a routing unit moves its MV".to_string(),
+                    RoutDistance::Inches(x) => format!("a routing unit moves {x}\""),
+                },
+            ),
+            RuleOption::of(
+                "veer_degrees",
+                &self.veer_degrees,
+                &d.veer_degrees,
+                format!("routing beasts veer up to {} degrees off their rolled line", self.veer_degrees),
+            ),
+            RuleOption::of(
+                "veer_step_degrees",
+                &self.veer_step_degrees,
+                &d.veer_step_degrees,
+                format!("veers are tried {} degrees apart, clockwise first", self.veer_step_degrees),
+            ),
+            RuleOption::of(
+                "max_rerolls",
+                &self.max_rerolls,
+                &d.max_rerolls,
+                format!("after {} new directions the beasts stop", self.max_rerolls),
+            ),
+            RuleOption::of(
+                "veer",
+                &self.veer,
+                &d.veer,
+                match self.veer {
+                    Veer::WholeMove => "a veer is taken only if the whole remaining move is clear",
+                    Veer::AvoidWhatItCan => {
+                        "the beasts veer round what they can and meet only the unit they cannot avoid"
+                    }
+                },
+            ),
+            RuleOption::of(
+                "struck_unit_moves",
+                &self.struck_unit_moves,
+                &d.struck_unit_moves,
+                match self.struck_unit_moves {
+                    StruckUnitMoves::Straight => "a displaced unit is pushed along the beasts' heading",
+                    StruckUnitMoves::Aside => {
+                        "a displaced unit steps aside out of the beasts' path when that is shorter"
+                    }
+                },
+            ),
+        ]
+    }
+}
+
+/// What the scenario asks.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// A battle platform charges a unit, its missile crew shooting on the way in.
+    Charge {
+        /// Index of the charging unit.
+        unit: usize,
+        /// Index of the target.
+        target: usize,
+        /// Volleys the missile crew shoot (at the start of the charge and halfway in).
+        volleys: u32,
+        /// The gap between the blocks at the start, inches.
+        gap: f64,
+    },
+    /// A unit of beasts routs in a d12 direction.
+    Rout {
+        /// Index of the routing unit.
+        unit: usize,
+        /// Only for tests and what-ifs: the first d12 roll is this hour instead of random.
+        first_hour: Option<u32>,
+    },
+}
+
+/// A validated BATTLESYSTEM scenario.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BattleScenario {
+    /// The file it came from.
+    #[serde(skip)]
+    pub file: String,
+    /// Title for reports.
+    pub title: String,
+    /// The question it answers.
+    pub question: Option<String>,
+    /// Trials asked for.
+    pub trials: u64,
+    /// Seed.
+    pub seed: u64,
+    /// Board width (x) and depth (y), inches; the origin is the south-west corner.
+    pub board: [f64; 2],
+    /// The units.
+    pub units: Vec<Unit>,
+    /// The ruleset values.
+    pub rules: BattleRules,
+    /// The hits table, as written (part of the hash).
+    pub hits_table: HitsTable,
+    /// The armour roll (part of the hash).
+    pub armour_roll: ArmourRoll,
+    /// What happens.
+    pub action: Action,
+}
+
+impl BattleScenario {
+    /// A stable hash of everything that changes the answer (not title, trials or seed): it
+    /// keys the random streams and stamps reports.
+    pub fn hash(&self) -> u64 {
+        #[derive(Serialize)]
+        struct Keyed<'a> {
+            rules_version: u32,
+            system: &'static str,
+            board: [f64; 2],
+            units: &'a [Unit],
+            rules: &'a BattleRules,
+            hits_table: &'a HitsTable,
+            armour_roll: ArmourRoll,
+            action: &'a Action,
+        }
+        let keyed = Keyed {
+            rules_version: RULES_VERSION,
+            system: "battlesystem",
+            board: self.board,
+            units: &self.units,
+            rules: &self.rules,
+            hits_table: &self.hits_table,
+            armour_roll: self.armour_roll,
+            action: &self.action,
+        };
+        fnv1a(serde_json::to_string(&keyed).unwrap_or_default().as_bytes())
+    }
+
+    /// A file-name-safe slug of the title, for the default report folder.
+    pub fn slug(&self) -> String {
+        slug_of(&self.title, "scenario")
+    }
+
+    /// The rout distance of a unit under the rules in force.
+    pub fn rout_distance(&self, unit: usize) -> f64 {
+        match self.rules.rout_distance {
+            RoutDistance::Mv => self.units[unit].stats.mv,
+            RoutDistance::Inches(d) => d,
+        }
+    }
+}
+
+/// Lower-case letters and digits of `text`, other runs as one `-`, at most 60 characters.
+pub fn slug_of(text: &str, empty: &str) -> String {
+    let mut slug = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') && !slug.is_empty() {
+            slug.push('-');
+        }
+        if slug.len() >= 60 {
+            break;
+        }
+    }
+    let slug = slug.trim_end_matches('-').to_string();
+    if slug.is_empty() { empty.to_string() } else { slug }
+}
+
+/// What a scenario text says in its `system` field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SystemField {
+    /// `"mesbg"`, or no `system` field (the MESBG validator then names it as missing).
+    Mesbg,
+    /// `"battlesystem"`.
+    Battlesystem,
+    /// Anything else, as written.
+    Other(String),
+    /// The text is not TOML (the MESBG validator names the syntax error).
+    Unreadable,
+}
+
+/// The `system` a scenario text declares.
+pub fn system_of(text: &str) -> SystemField {
+    let Ok(table) = toml::from_str::<toml::Table>(text) else { return SystemField::Unreadable };
+    match table.get("system") {
+        None => SystemField::Mesbg,
+        Some(toml::Value::String(s)) if s == "mesbg" => SystemField::Mesbg,
+        Some(toml::Value::String(s)) if s == "battlesystem" => SystemField::Battlesystem,
+        Some(other) => SystemField::Other(other.to_string().chars().take(60).collect()),
+    }
+}
+
+// ----- the file format, as written -------------------------------------------------
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBattle {
+    title: String,
+    #[serde(default)]
+    question: Option<String>,
+    #[allow(dead_code)]
+    system: String,
+    #[serde(default)]
+    trials: Option<i64>,
+    #[serde(default)]
+    seed: Option<i64>,
+    #[serde(default)]
+    board: Option<RawBoard>,
+    #[serde(default)]
+    rules: RawRules,
+    #[serde(default)]
+    units: Vec<RawUnit>,
+    #[serde(default)]
+    charge: Option<RawCharge>,
+    #[serde(default)]
+    rout: Option<RawRout>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBoard {
+    width: f64,
+    depth: f64,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawRules {
+    hits_table: Option<Vec<[i64; 2]>>,
+    armour_roll: Option<ArmourRoll>,
+    platform_roll: Option<PlatformRoll>,
+    platform_attacks_alone: Option<bool>,
+    charge_doubles: Option<ChargeDoubles>,
+    platform_hits: Option<PlatformHits>,
+    morale_rout_margin: Option<i64>,
+    fall_back_inches: Option<i64>,
+    rout_distance: Option<RawDistance>,
+    veer_degrees: Option<f64>,
+    veer_step_degrees: Option<f64>,
+    max_rerolls: Option<i64>,
+    figure_base: Option<[f64; 2]>,
+    veer: Option<Veer>,
+    struck_unit_moves: Option<StruckUnitMoves>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawDistance {
+    Inches(f64),
+    Word(String),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStats {
+    ad: String,
+    ar: i64,
+    hits: i64,
+    ml: i64,
+    mv: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawUnit {
+    name: String,
+    side: Army,
+    figures: i64,
+    #[serde(default)]
+    frontage: Option<i64>,
+    at: [f64; 2],
+    #[serde(default)]
+    facing: f64,
+    #[serde(default)]
+    base: Option<[f64; 2]>,
+    stats: RawStats,
+    #[serde(default)]
+    crew: Vec<RawCrew>,
+    #[serde(default)]
+    beast: bool,
+    #[serde(default)]
+    points: i64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCrew {
+    name: String,
+    role: Role,
+    #[serde(default = "one")]
+    count: i64,
+    ad: String,
+    #[serde(default)]
+    ar: Option<i64>,
+    #[serde(default = "one")]
+    hits: i64,
+    #[serde(default)]
+    range_bands: Vec<[f64; 3]>,
+}
+
+fn one() -> i64 {
+    1
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCharge {
+    unit: String,
+    target: String,
+    #[serde(default)]
+    volleys: Option<i64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRout {
+    unit: String,
+    #[serde(default)]
+    first_hour: Option<i64>,
+}
+
+// ----- validation -------------------------------------------------------------------
+
+/// Validates BATTLESYSTEM scenario text; `file` names it in messages.
+pub fn parse(text: &str, file: &str) -> Result<BattleScenario, ScenarioError> {
+    let invalid = |problems| ScenarioError::Invalid { file: file.to_string(), problems };
+    let raw: RawBattle = match toml::from_str(text) {
+        Ok(raw) => raw,
+        Err(e) => {
+            let span = e.span();
+            let line = span.as_ref().map(|s| crate::mesbg::scenario::line_of(text, s.start));
+            let field = span.map(|s| crate::mesbg::scenario::field_at(text, s.start)).unwrap_or_default();
+            let message = crate::mesbg::scenario::plain_words(e.message());
+            return Err(invalid(vec![Problem { field, line, message }]));
+        }
+    };
+    let mut check = Checker { text, problems: Vec::new() };
+    let scenario = check.scenario(raw, file);
+    match scenario {
+        Some(s) if check.problems.is_empty() => Ok(s),
+        _ => {
+            let mut problems = check.problems;
+            problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
+            Err(invalid(problems))
+        }
+    }
+}
+
+struct Checker<'a> {
+    text: &'a str,
+    problems: Vec<Problem>,
+}
+
+#[cfg(test)]
+mod tests;

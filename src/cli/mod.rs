@@ -1,0 +1,546 @@
+//! The `charioteer` command line: clap definitions, then validated options, then the
+//! library. Bad input (a scenario error) exits with code 2, other failures with 1.
+
+/// Writes a line (as `println!`) to standard output through [`emit`].
+macro_rules! out {
+    () => {
+        $crate::cli::emit(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::emit(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+mod balance;
+mod battlesystem;
+mod compare;
+mod exact;
+mod replay;
+mod run;
+mod sweep;
+mod validate;
+
+use crate::battlesystem::scenario::{BattleScenario, SystemField, system_of};
+use crate::mesbg::plan::{self, Plan};
+use crate::mesbg::resolve::{self, Event, Streams, TrialRange};
+use crate::mesbg::scenario::{self, MAX_TRIALS, Scenario, ScenarioError};
+use crate::mesbg::tally::Metric;
+use crate::report::document::group_digits;
+use crate::report::{self, RunRecord};
+use crate::tools::shard::{ShardFile, ShardSpec};
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use balance::balance;
+use compare::compare;
+use exact::exact;
+use replay::replay;
+use run::{merge, run};
+use sweep::sweep;
+use validate::validate;
+
+/// Odds for tabletop-wargame chariots by Monte Carlo simulation.
+#[derive(Parser, Debug)]
+#[command(name = "charioteer", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Simulate scenarios and write a report folder for each.
+    Run(RunArgs),
+    /// Check scenario files without running them.
+    Validate {
+        /// Scenario files (TOML).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// `--out` (writes validation.json there), `--quiet`, `--json`.
+        #[command(flatten)]
+        output: OutputOptions,
+    },
+    /// Compute the exact distribution of every metric (no sampling) where the rules allow.
+    Exact {
+        /// Scenario file (TOML); without it, the bundled default.
+        file: Option<PathBuf>,
+        /// `--out` (exact_summary.csv, exact_distribution.csv and exact.json go there;
+        /// default reports/<scenario-slug>/), `--quiet`, `--json`.
+        #[command(flatten)]
+        output: OutputOptions,
+    },
+    /// Compare two scenarios on common random numbers: each metric's paired difference
+    /// (A - B) with its 95% interval and p-value.
+    Compare(CompareArgs),
+    /// Run the cartesian grid of scenario fields set with --set, one row per point.
+    Sweep(SweepArgs),
+    /// Price a chariot: its points efficiency and the fair price at which it matches a
+    /// reference scenario (or a target efficiency), with a confidence interval.
+    Balance(BalanceArgs),
+    /// Merge the partial tallies of `run --shard K/N` into the report a single run gives.
+    Merge {
+        /// Shard files, or folders holding `shard-*.json`.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// `--out` (the report folder; default reports/<scenario-slug>/), `--quiet`,
+        /// `--json` (the merged run, as `run --json`).
+        #[command(flatten)]
+        output: OutputOptions,
+    },
+    /// Replay one trial of a run with every event it rolled.
+    Replay {
+        /// Scenario file (TOML); without it, the bundled default.
+        file: Option<PathBuf>,
+        /// The trial index to replay (0-based, as in the run).
+        #[arg(long)]
+        trial: u64,
+        /// Seed (default: the scenario's).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// `--out` (writes replay-<trial>.json there), `--quiet`, `--json` (the events and
+        /// metrics as one object).
+        #[command(flatten)]
+        output: OutputOptions,
+    },
+}
+
+/// Options of `run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Scenario files (TOML); without any, the bundled default scenario.
+    pub files: Vec<PathBuf>,
+    /// Trials, seed, threads, report folder, quiet.
+    #[command(flatten)]
+    pub play: PlayOptions,
+    /// Also write every trial's metrics as Parquet rows to FILE (one scenario only; the
+    /// trials are played a second time, in chunks, so memory stays flat).
+    #[arg(long, value_name = "FILE")]
+    pub trials_out: Option<PathBuf>,
+    /// Play only shard K of N of the trial indices (e.g. 2/8) and write a partial tally
+    /// (`shard-K-of-N.json`) for `charioteer merge` instead of a report.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<ShardSpec>,
+    /// `--target-ci` and `--max-trials`.
+    #[command(flatten)]
+    pub precision: PrecisionOptions,
+}
+
+impl RunArgs {
+    /// The options of a report written without playing trials (`merge`): only how much to
+    /// print.
+    fn quiet_or_json(quiet: bool, json: bool) -> Self {
+        Self {
+            files: Vec::new(),
+            play: PlayOptions { trials: None, seed: None, threads: None, out: None, quiet, json },
+            trials_out: None,
+            shard: None,
+            precision: PrecisionOptions { target_ci: None, max_trials: None },
+        }
+    }
+}
+
+/// Options every command that plays trials shares.
+#[derive(Args, Debug, Clone)]
+pub struct PlayOptions {
+    /// Number of trials (default: the scenario's `trials`).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TRIALS))]
+    pub trials: Option<u64>,
+    /// Seed (default: the scenario's `seed`).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads (default: all cores, or RAYON_NUM_THREADS). Results do not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
+    /// Report folder (default: a folder under reports/ named after the scenario or scenarios).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Print one JSON object per result on standard output instead of the text
+    /// (docs/json-schema.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What every command that plays no trials takes: where its files go, and how much it
+/// prints.
+#[derive(Args, Debug, Clone)]
+pub struct OutputOptions {
+    /// Folder for the command's files (default: a folder under reports/ named after the
+    /// scenario).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Print one JSON object on standard output instead of the text (docs/json-schema.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl PlayOptions {
+    /// The worker pool: `--threads`, or rayon's default (all cores, or RAYON_NUM_THREADS).
+    fn pool(&self) -> Result<rayon::ThreadPool> {
+        let builder = rayon::ThreadPoolBuilder::new();
+        let builder = match self.threads {
+            Some(n) => builder.num_threads(n as usize),
+            None => builder,
+        };
+        builder.build().context("cannot start worker threads")
+    }
+}
+
+/// Precision targets: add trials until every interval is narrow enough.
+#[derive(Args, Debug, Clone)]
+pub struct PrecisionOptions {
+    /// Add trials in doubling batches until every reported 95% half-width is below X
+    /// (probabilities as fractions, counts in their own units).
+    #[arg(long, value_name = "X", value_parser = parse_target)]
+    pub target_ci: Option<f64>,
+    /// The most trials `--target-ci` may play (per point for `sweep`; default 100,000,000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TRIALS))]
+    pub max_trials: Option<u64>,
+}
+
+/// Options of `compare`.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Scenario A (TOML).
+    pub a: PathBuf,
+    /// Scenario B (TOML); without it, B is A with the `--set` fields changed.
+    pub b: Option<PathBuf>,
+    /// PATH=VALUE: make B from A by setting a field (one value each), e.g.
+    /// `--set chariot.impact.strength=5`.
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub sets: Vec<String>,
+    /// `--target-ci` (on every difference) and `--max-trials`.
+    #[command(flatten)]
+    pub precision: PrecisionOptions,
+    /// Trials (default: A's), seed (default: A's), threads, report folder
+    /// (default: reports/paired--<slug A>--<slug B>/), quiet.
+    #[command(flatten)]
+    pub play: PlayOptions,
+}
+
+/// Options of `sweep`.
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    /// Scenario file (TOML).
+    pub file: PathBuf,
+    /// PATH=VALUES: a field and the values to try: `a..b` (integers), `a..b:step`, a
+    /// comma-separated list, or TOML arrays or inline tables, e.g. `--set
+    /// chariot.impact.strength=3..7 --set chariot.move=8,10,12 --set 'formations[0].hero.at=[1,4],[1,1]'`.
+    #[arg(long = "set", value_name = "PATH=VALUES", required = true)]
+    pub sets: Vec<String>,
+    /// `--target-ci` (at each point) and `--max-trials`.
+    #[command(flatten)]
+    pub precision: PrecisionOptions,
+    /// Trials per point, seed, threads, report folder (default: reports/sweep--<slug>/), quiet.
+    #[command(flatten)]
+    pub play: PlayOptions,
+    /// Continue an interrupted sweep: keep the points it finished (saved in the report
+    /// folder's `sweep-state.json`) and play only the rest. The same command is required.
+    #[arg(long)]
+    pub resume: bool,
+}
+
+/// Options of `balance`.
+#[derive(Args, Debug)]
+pub struct BalanceArgs {
+    /// Scenario to price (TOML).
+    pub file: PathBuf,
+    /// The field holding its price: MESBG `chariot.points` (plus the Hero's points when one
+    /// rides); BATTLESYSTEM `units[K].points` of the charging or routing unit (points per
+    /// figure). Default: that field.
+    #[arg(long)]
+    pub price: Option<String>,
+    /// Reference scenario whose efficiency the fair price matches.
+    #[arg(long, conflicts_with = "target_efficiency", required_unless_present = "target_efficiency")]
+    pub against: Option<PathBuf>,
+    /// Efficiency to match instead (enemy points destroyed per point spent).
+    #[arg(long, value_parser = parse_target)]
+    pub target_efficiency: Option<f64>,
+    /// Trials, seed, threads, report folder (default: reports/balance--<slug>/), quiet.
+    #[command(flatten)]
+    pub play: PlayOptions,
+}
+
+/// The default cap of `--target-ci`.
+pub const DEFAULT_MAX_TRIALS: u64 = 100_000_000;
+
+fn parse_target(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 && x < 1e6 => Ok(x),
+        _ => Err(format!("--target-ci takes a positive half-width such as 0.001, not {text:?}")),
+    }
+}
+
+/// Set by Ctrl-C (SIGINT): runs stop at the next block of trials and write nothing partial.
+static CANCEL: AtomicBool = AtomicBool::new(false);
+
+/// The exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells expect).
+pub const INTERRUPTED_EXIT: u8 = 130;
+
+/// Makes Ctrl-C stop runs at the next block (within a second); a second Ctrl-C exits at once.
+fn handle_interrupts() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let installed = ctrlc::set_handler(|| {
+            if CANCEL.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                std::process::exit(i32::from(INTERRUPTED_EXIT));
+            }
+            eprintln!("\ninterrupted: stopping at the next block of trials (Ctrl-C again to quit at once)");
+        });
+        // Without a handler Ctrl-C still ends the process, and atomic writes still leave
+        // nothing half-written; only the tidy stop is lost.
+        if let Err(e) = installed {
+            eprintln!("warning: cannot handle Ctrl-C ({e}); it will end runs abruptly");
+        }
+    });
+}
+
+/// Runs the parsed command line.
+pub fn main_with(cli: Cli) -> Result<()> {
+    handle_interrupts();
+    match cli.command {
+        Command::Run(args) => run(args),
+        Command::Validate { files, output } => validate(&files, &output),
+        Command::Replay { file, trial, seed, output } => replay(file.as_deref(), trial, seed, &output),
+        Command::Exact { file, output } => exact(file.as_deref(), &output),
+        Command::Merge { paths, output } => merge(&paths, &output),
+        Command::Compare(args) => compare(args),
+        Command::Balance(args) => balance(args),
+        Command::Sweep(args) => sweep(args),
+    }
+}
+
+/// A request this version cannot carry out for that scenario (an option its rule system
+/// does not have yet): bad input, exit code 2, never a silent approximation.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UnsupportedRequest(pub String);
+
+/// The exit code for an error: 2 for bad input (a scenario, a `--set`, a price field, an
+/// option the scenario's rule system does not have), 130 for Ctrl-C, 1 for anything else.
+pub fn exit_code(error: &anyhow::Error) -> u8 {
+    if error.chain().any(|e| e.downcast_ref::<resolve::Interrupted>().is_some()) {
+        return INTERRUPTED_EXIT;
+    }
+    let bad_input = |e: &(dyn std::error::Error + 'static)| {
+        e.downcast_ref::<ScenarioError>().is_some()
+            || e.downcast_ref::<crate::tools::sweep::SweepError>().is_some()
+            || e.downcast_ref::<crate::tools::balance::BalanceError>().is_some()
+            || e.downcast_ref::<UnsupportedRequest>().is_some()
+    };
+    if error.chain().any(bad_input) { 2 } else { 1 }
+}
+
+/// A scenario of either rule system.
+enum Loaded {
+    /// Middle-earth SBG.
+    Mesbg(Box<Scenario>),
+    /// BATTLESYSTEM.
+    Battlesystem(Box<BattleScenario>),
+}
+
+/// Reads a scenario of either system (the bundled default without a file).
+fn load_any(file: Option<&Path>) -> Result<Loaded, ScenarioError> {
+    let Some(path) = file else {
+        return scenario::parse(scenario::DEFAULT_SCENARIO, scenario::DEFAULT_SCENARIO_NAME)
+            .map(|s| Loaded::Mesbg(Box::new(s)));
+    };
+    let text = scenario::read(path)?;
+    let name = path.display().to_string();
+    match system_of(&text) {
+        SystemField::Battlesystem => {
+            crate::battlesystem::scenario::parse(&text, &name).map(|s| Loaded::Battlesystem(Box::new(s)))
+        }
+        SystemField::Mesbg | SystemField::Unreadable => {
+            scenario::parse(&text, &name).map(|s| Loaded::Mesbg(Box::new(s)))
+        }
+        SystemField::Other(found) => Err(ScenarioError::Invalid {
+            file: name,
+            problems: vec![scenario::Problem {
+                field: "system".into(),
+                line: scenario::locate(&text, "system"),
+                message: format!("unknown system {found}; allowed: \"mesbg\", \"battlesystem\""),
+            }],
+        }),
+    }
+}
+
+/// The folder name of a comparison: `compare-` and the scenarios' slugs, kept short.
+fn comparison_slug(scenarios: &[Scenario]) -> String {
+    let mut slug = String::from("compare");
+    for s in scenarios {
+        slug.push_str("--");
+        slug.extend(s.slug().chars().take(24));
+    }
+    slug.chars().take(120).collect()
+}
+
+/// The text of a scenario file (the bundled default's text without a file).
+fn scenario_text(file: Option<&Path>) -> Result<String> {
+    match file {
+        Some(path) => std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display())),
+        None => Ok(scenario::DEFAULT_SCENARIO.to_string()),
+    }
+}
+
+/// The progress bar of a run of `trials` trials (hidden when quiet).
+fn trial_bar(trials: u64, hidden: bool) -> ProgressBar {
+    let bar = if hidden { ProgressBar::hidden() } else { ProgressBar::new(trials) };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {wide_bar} {human_pos}/{human_len} trials, {per_sec}, eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+fn shell_quote(s: &str) -> String {
+    if s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c)) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The rule options and policies in force on one line (`name=value`, a changed default
+/// marked `*`); report.md and run.json give each one's meaning.
+fn ruleset_line(ruleset: &[crate::mesbg::scenario::RuleOption]) -> String {
+    ruleset
+        .iter()
+        .map(|o| {
+            let name = o.name.strip_prefix("chariot.hero.").unwrap_or(&o.name);
+            let changed = if o.value == o.default { "" } else { "*" };
+            format!("{name}={}{changed}", o.value)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn print_table(record: &RunRecord) {
+    out!("{}", record.title);
+    out!(
+        "{} trials in {:.2} s ({:.1} M trials/s on {}), seed {}, scenario {:016x}",
+        group_digits(record.trials),
+        record.elapsed_s,
+        record.trials_per_second() / 1e6,
+        record.played_on(),
+        record.seed,
+        record.scenario_hash
+    );
+    let pivots: Vec<String> = record.plan.pivots.iter().map(|p| format!("{p:+.0}")).collect();
+    out!(
+        "path: pivots [{}] deg, {:.1}\" driven, {} models in reach, {} contacts{}{}",
+        pivots.join(", "),
+        record.plan.path_length,
+        record.plan.models_on_path,
+        record.plan.contacts.len(),
+        record.plan.obstacle.as_ref().map(|o| format!(", ends at obstacle \"{o}\"")).unwrap_or_default(),
+        if record.plan.breakthrough_possible { ", breakthrough possible" } else { ", no breakthrough possible" }
+    );
+    out!("ruleset: {}", ruleset_line(&record.ruleset));
+    let exact = record.exact.as_ref().ok();
+    match &record.exact {
+        Ok(_) => {
+            out!("{:<22} {:>10}   {:<22} {:>10} {:>7}  meaning", "metric", "mean", "95% interval", "exact", "z")
+        }
+        Err(_) => out!("{:<22} {:>10}   {:<22} meaning", "metric", "mean", "95% interval"),
+    }
+    for s in &record.summary {
+        let (mean, lo, hi) = if s.metric.is_flag() {
+            (
+                format!("{:.2}%", 100.0 * s.mean),
+                format!("{:.2}%", 100.0 * s.ci95_lo),
+                format!("{:.2}%", 100.0 * s.ci95_hi),
+            )
+        } else {
+            (format!("{:.4}", s.mean), format!("{:.4}", s.ci95_lo), format!("{:.4}", s.ci95_hi))
+        };
+        let interval = format!("{lo} - {hi}");
+        match exact.and_then(|rows| rows.iter().find(|a| a.metric == s.metric)) {
+            Some(a) => {
+                let value =
+                    if s.metric.is_flag() { format!("{:.2}%", 100.0 * a.exact) } else { format!("{:.4}", a.exact) };
+                out!(
+                    "{:<22} {:>10}   {:<22} {:>10} {:>+7.2}  {}",
+                    s.metric.name(),
+                    mean,
+                    interval,
+                    value,
+                    a.z,
+                    s.metric.describe()
+                );
+            }
+            None => out!("{:<22} {:>10}   {:<22} {}", s.metric.name(), mean, interval, s.metric.describe()),
+        }
+    }
+    if let Err(reason) = &record.exact {
+        out!("({reason})");
+    }
+    if let Some(p) = &record.precision {
+        out!("{}", precision_line(p, record.trials));
+    }
+}
+
+/// The terminal's line on how `--target-ci` went.
+fn precision_line(p: &report::Precision, trials: u64) -> String {
+    format!(
+        "--target-ci {}: {} after {} trials (widest: {} +/- {:.6}{})",
+        p.target,
+        if p.reached { "reached" } else { "NOT reached" },
+        group_digits(trials),
+        p.worst_metric,
+        p.half_width,
+        if p.reached {
+            String::new()
+        } else {
+            format!("; capped at {} trials, raise --max-trials", group_digits(p.cap))
+        }
+    )
+}
+
+/// Set once standard output can no longer be written (its reader went away).
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Writes to standard output. A reader that has gone away (`charioteer ... | head`) is not
+/// an error: the rest of the output is dropped quietly and the command finishes its work,
+/// reports included. Any other failure to write is said once on standard error.
+pub(crate) fn emit(text: std::fmt::Arguments) {
+    use std::io::Write;
+    use std::sync::atomic::Ordering;
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    if let Err(error) = std::io::stdout().lock().write_fmt(text) {
+        STDOUT_CLOSED.store(true, Ordering::Relaxed);
+        if error.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("warning: cannot write to standard output ({error}); the rest is dropped");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn digits_are_grouped() {
+        assert_eq!(super::group_digits(0), "0");
+        assert_eq!(super::group_digits(999), "999");
+        assert_eq!(super::group_digits(1000), "1,000");
+        assert_eq!(super::group_digits(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn shell_quoting() {
+        assert_eq!(super::shell_quote("scenarios/a.toml"), "scenarios/a.toml");
+        assert_eq!(super::shell_quote("my file's.toml"), "'my file'\\''s.toml'");
+    }
+}

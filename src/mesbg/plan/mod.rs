@@ -1,0 +1,756 @@
+//! Compiling a scenario into a plan: geometry and tables resolved once, so that a trial
+//! only walks an ordered list rolling dice.
+//!
+//! A chariot's path and the order of the models it meets do not depend on the dice: a
+//! slain model is simply passed and a survivor stops the chariot. So the pivots, the pushes
+//! they cause, and every contact along the full Move are worked out here, and each contact
+//! carries the exact distribution of what its Impact Hits do.
+
+use crate::dice::{Chance, CumulativeTable, Dice, DiceExpr};
+use crate::geometry::{self, Disc, Footprint, Pose, Vec2};
+use crate::mesbg::rules::duel::{FoeHero, wounds_on_foe_hero};
+use crate::mesbg::rules::fight::{
+    self as mesbg_fight, ChariotFighter, Combatant, FatePolicy, FightRules, HeroInFight, MountCombatant, Saves,
+};
+use crate::mesbg::rules::{self as mesbg, FightOutcome, Side, WoundRoll};
+use crate::mesbg::scenario::{
+    Army, CavalryPassed, Heroism, MesbgRules, MightPolicy, Mount, Objective, PathChoice, Profile, Scenario, Terrain,
+    TerrainMeasure,
+};
+use crate::mesbg::tally::Metric;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Hits an obstacle and a chariot driving into it inflict on each other.
+pub const OBSTACLE_HITS: u8 = 3;
+/// Their Strength.
+pub const OBSTACLE_STRENGTH: u8 = 6;
+
+/// The area of a footprint, square inches (to compare chariot sizes).
+pub fn footprint_area(f: &Footprint) -> f64 {
+    f.area()
+}
+
+/// Strength of the hit a Hero takes when thrown from his slain chariot (Knocked Flying).
+pub const THROWN_STRENGTH: u8 = 3;
+
+/// The length of drive after which the chariot may pivot again, inches.
+pub const PIVOT_EVERY: f64 = 4.0;
+
+/// Models the chariot first touches within this much drive of each other (millimetres)
+/// are touched at the same time: they form one contact group and all take their hits.
+/// A hundredth of a millimetre is far below what a tape measure resolves, and far above
+/// the geometry's rounding (1e-7 inch), so models placed symmetrically about the path
+/// are simultaneous while a model a visible hair further away is not.
+pub const SAME_TIME_MM: f64 = 0.01;
+
+/// [`SAME_TIME_MM`] in inches.
+pub const SAME_TIME_INCHES: f64 = SAME_TIME_MM / geometry::MM_PER_INCH;
+
+mod path;
+pub mod support;
+mod tables;
+#[cfg(test)]
+mod tests;
+
+use path::*;
+pub use path::{BEST_PATH_CANDIDATES, BEST_PATH_CANDIDATES_PUSHING, MAX_PIVOT, distance_for_move};
+pub use tables::{ContactOutcome, FightTable, ImpactTables};
+
+use support::{Polearm, Presence, SupportMap};
+
+/// The most survivor configurations of one contact group whose fights are tabulated
+/// exactly; larger groups fight die by die (same rules, slower).
+pub const MAX_FIGHT_TABLES: usize = 4096;
+
+/// One model on the board as the trials need it.
+#[derive(Clone, Debug)]
+pub struct PlannedModel {
+    /// Index of its formation in the scenario.
+    pub formation: usize,
+    /// 1-based number within its formation, rank by rank.
+    pub number: usize,
+    /// Where it stands when contacted (after any pushes).
+    pub centre: Vec2,
+    /// Fight value.
+    pub fight: u8,
+    /// Attacks.
+    pub attacks: u8,
+    /// Wounds.
+    pub wounds: u8,
+    /// Defence.
+    pub defence: u8,
+    /// Points.
+    pub points: u32,
+    /// A Monster (never knocked Prone).
+    pub monster: bool,
+    /// Its mount, for cavalry.
+    pub mount: Option<MountInFight>,
+    /// What the Strength 3 hit of being Knocked Flying needs against it.
+    pub thrown_hit: WoundRoll,
+    /// An enemy chariot: never Prone; `Some(true)` when our chariot's base is the larger,
+    /// `Some(false)` when smaller, `None` when the same size.
+    pub chariot: Option<Option<bool>>,
+    /// What Impact Hits do to it: outcomes and their exact distribution.
+    pub impact: ImpactTables,
+    /// What the chariot's Strikes need against it.
+    pub struck_by_chariot: WoundRoll,
+    /// What its Strikes need against the chariot.
+    pub strikes_chariot: WoundRoll,
+    /// An enemy Hero: his Might and Fate (all of them, before the charge) and how he
+    /// spends them.
+    pub hero: Option<FoeHero>,
+}
+
+/// A cavalry model's mount as the fight needs it.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct MountInFight {
+    /// Attacks (added to the rider's dice and Strikes while mounted).
+    pub attacks: u8,
+    /// Fight value.
+    pub fight: u8,
+    /// Defence.
+    pub defence: u8,
+    /// What the chariot's Strikes need against it.
+    pub struck_by_chariot: WoundRoll,
+    /// What its Strikes need against the chariot.
+    pub strikes_chariot: WoundRoll,
+}
+
+/// Models first touched at the same distance along the path: all take their hits.
+#[derive(Clone, Debug, Serialize)]
+pub struct ContactGroup {
+    /// Distance driven when they are touched, inches.
+    pub distance: f64,
+    /// Indices into [`Plan::models`].
+    pub models: Vec<usize>,
+    /// For each model in order: the chance the chariot would drive on past it, given that
+    /// it stops at this group (not all passed) and it drove on past every earlier model of
+    /// the group. Once one
+    /// survives, the rest are unconditioned.
+    #[serde(skip)]
+    pub passed_given_stop: Vec<Chance>,
+    /// Models touched before this group (all slain if the chariot got here).
+    pub models_before: usize,
+    /// Per model in order: the weight of its Wounds left in a survivor configuration's
+    /// index (mixed radix: Wounds + 1 per model).
+    #[serde(skip)]
+    pub config_strides: Vec<usize>,
+    /// Per model in order: the weight of an enemy Hero's Fate left after the Impact Hits
+    /// in the configuration's index (Fate + 1 values), 0 for a model without Fate.
+    #[serde(skip)]
+    pub fate_strides: Vec<usize>,
+    /// Exact fight outcome tables by survivor configuration index (empty when the group
+    /// has more than [`MAX_FIGHT_TABLES`] configurations).
+    #[serde(skip)]
+    pub fights: Vec<Option<FightTable>>,
+}
+
+impl ContactGroup {
+    /// The survivor configuration `index` stands for: per model, (Wounds left, Fate left).
+    pub fn decode(&self, index: usize, models: &[PlannedModel]) -> Vec<(u8, u8)> {
+        self.models
+            .iter()
+            .zip(self.config_strides.iter().zip(&self.fate_strides))
+            .map(|(&m, (&stride, &fate_stride))| {
+                let left = ((index / stride) % (usize::from(models[m].wounds) + 1)) as u8;
+                let fate = models[m].hero.map_or(0, |h| h.fate);
+                let fate_left = index.checked_div(fate_stride).map_or(fate, |q| (q % (usize::from(fate) + 1)) as u8);
+                (left, fate_left)
+            })
+            .collect()
+    }
+
+    /// The index of a survivor configuration: model `i` of the group has `left` Wounds and
+    /// spent `fate_spent` Fate (a Hero's) on its Impact Hits.
+    #[inline]
+    pub fn config_part(&self, i: usize, left: u8, fate_spent: u8, models: &[PlannedModel]) -> usize {
+        let fate_part = match self.fate_strides.get(i) {
+            Some(&fs) if fs > 0 => {
+                let fate = models[self.models[i]].hero.map_or(0, |h| h.fate);
+                usize::from(fate - fate_spent) * fs
+            }
+            _ => 0,
+        };
+        usize::from(left) * self.config_strides[i] + fate_part
+    }
+}
+
+/// Where the chariot stops, compiled: a slain model is passed and a survivor stops it, so
+/// the group it stops at has an exact distribution, drawn with one word per trial.
+#[derive(Clone, Debug)]
+pub struct ImpactChain {
+    /// Index of the stopping group; `groups.len()` means it drove through.
+    pub stop: CumulativeTable,
+    /// P(stopping at group g), and last P(driving through), for reports and tests.
+    pub stop_probabilities: Vec<f64>,
+}
+
+/// A model moved aside by a pivot (it takes no hits).
+#[derive(Clone, Debug, Serialize)]
+pub struct Push {
+    /// Distance driven before the pivot, inches.
+    pub at_distance: f64,
+    /// Index into [`Plan::models`].
+    pub model: usize,
+    /// Where it stood.
+    pub from: Vec2,
+    /// Where it was pushed.
+    pub to: Vec2,
+}
+
+/// The chariot drives into an obstacle.
+#[derive(Clone, Debug, Serialize)]
+pub struct ObstacleContact {
+    /// The obstacle's name.
+    pub name: String,
+    /// Distance driven when it touches it, inches.
+    pub distance: f64,
+}
+
+/// A straight stretch of the path.
+#[derive(Clone, Debug, Serialize)]
+pub struct Leg {
+    /// Pose at the start of the stretch (after its pivot).
+    pub start: Pose,
+    /// Distance driven before this stretch, inches.
+    pub from_distance: f64,
+    /// Length of the stretch, inches.
+    pub length: f64,
+}
+
+/// The chariot as the fight needs it, with the Hero riding it folded in: his Fight and
+/// Strength where better, his Attacks added.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct FightingChariot {
+    /// Fight value.
+    pub fight: u8,
+    /// Strength.
+    pub strength: u8,
+    /// Defence.
+    pub defence: u8,
+    /// Attacks in the fight after the charge (the +1 for charging included).
+    pub attacks: u8,
+    /// Wounds.
+    pub wounds: u8,
+    /// Allegiance.
+    pub side: Side,
+    /// The Hero riding it.
+    pub hero: Option<RidingHero>,
+    /// How its Hero saves its Wounds (no Fate or Might without a Hero).
+    #[serde(skip)]
+    pub saves: Saves,
+}
+
+/// What the rules need of a Hero riding a chariot.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct RidingHero {
+    /// Might points.
+    pub might: u8,
+    /// Fate points.
+    pub fate: u8,
+    /// When Might is spent in the fight.
+    pub might_policy: MightPolicy,
+    /// Which Wounds get Fate.
+    pub fate_policy: FatePolicy,
+    /// Might also saves Wounds (terrain D6, Fate rolls).
+    pub might_on_saves: bool,
+    /// His own Wounds.
+    pub wounds: u8,
+    /// What the Strength 3 hit of being thrown from the slain chariot needs against him.
+    pub thrown_hit: WoundRoll,
+}
+
+/// The compiled scenario.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Every model on the board.
+    pub models: Vec<PlannedModel>,
+    /// Contacts along the full Move, in order.
+    pub groups: Vec<ContactGroup>,
+    /// Where the chariot stops.
+    pub chain: ImpactChain,
+    /// Models pushed aside by pivots.
+    pub pushes: Vec<Push>,
+    /// The path, stretch by stretch.
+    pub legs: Vec<Leg>,
+    /// Where the chariot ends if nothing stops it.
+    pub end: Pose,
+    /// True when the full Move ends wholly past the last rank of every formation it
+    /// touches (and it touches at least one): breakthrough then only needs every model
+    /// on the path slain.
+    pub breakthrough_possible: bool,
+    /// Names of the formations on the path.
+    pub formations_on_path: Vec<String>,
+    /// The chariot in the fight.
+    pub chariot: FightingChariot,
+    /// Ruleset options.
+    pub rules: MesbgRules,
+    /// Names of the formations, by index.
+    pub formation_names: Vec<String>,
+    /// Models per full rank of each formation (to name a model by rank and file).
+    pub formation_files: Vec<usize>,
+    /// The metrics this scenario reports.
+    pub metrics: Vec<Metric>,
+    /// Distance driven when the chariot first enters difficult terrain (as the ruleset
+    /// measures it): reaching it means the difficult-terrain test, rolled there and then.
+    pub difficult_from: Option<f64>,
+    /// The first contact group the chariot reaches only after that test (touched at or
+    /// after the point of entry): a chariot slain by the test never reaches it.
+    /// `groups.len()` when every group comes before it, or there is no test.
+    pub terrain_group: usize,
+    /// Where the chariot drives into an obstacle, if it does.
+    pub obstacle: Option<ObstacleContact>,
+    /// Times the chariot was moved away from an obstacle to finish a pivot.
+    pub moved_off_obstacles: Vec<Push>,
+    /// Move value spent along the full path (difficult terrain costs double).
+    pub move_spent: f64,
+    /// Distance driven along the full path, inches.
+    pub path_length: f64,
+    /// The pivot made at each chance (chosen by the path policy), degrees.
+    pub pivots: Vec<f64>,
+    /// What the obstacle's three Strength 6 hits need against the chariot.
+    pub obstacle_hit: WoundRoll,
+    /// The Break Point of the army charged.
+    pub army: Option<Army>,
+    /// Whether the path meets difficult terrain or an obstacle (so trials must check).
+    pub has_hazards: bool,
+    /// Whether any enemy model is a chariot (so fights must check who Backs Away).
+    pub has_enemy_chariot: bool,
+    /// Spears, pikes and banners on the board, for the fights they help.
+    pub support: SupportMap,
+    /// The enemy Heroes on the path as (contact group, model), in path order (empty in
+    /// most scenarios, so trials without Heroes skip their bookkeeping).
+    pub foe_heroes: Vec<(usize, usize)>,
+    /// The Heroes placed among warriors as (formation, 1-based number, name), so labels
+    /// name them.
+    pub hero_names: Vec<(usize, usize, String)>,
+}
+
+impl Plan {
+    /// The enemy Heroes the chariot touches (model indices), in path order.
+    pub fn foe_heroes_on_path(&self) -> Vec<usize> {
+        self.foe_heroes.iter().map(|&(_, m)| m).collect()
+    }
+
+    /// The enemy Heroes in contact groups before `g`: the chariot drove past them, so
+    /// Impact Hits slew them (perhaps after they spent Fate).
+    pub fn foe_heroes_before(&self, g: usize) -> impl Iterator<Item = usize> + '_ {
+        self.foe_heroes.iter().take_while(move |&&(group, _)| group < g).map(|&(_, m)| m)
+    }
+
+    /// Number of models on the full path.
+    pub fn models_on_path(&self) -> usize {
+        self.groups.iter().map(|g| g.models.len()).sum()
+    }
+
+    /// The largest group of simultaneous contacts.
+    pub fn largest_group(&self) -> usize {
+        self.groups.iter().map(|g| g.models.len()).max().unwrap_or(0)
+    }
+
+    /// A short label for a model by its formation, rank and file (files from the
+    /// formation's own left), e.g. `Warriors of Minas Tirith (rank 1, file 3)`.
+    pub fn model_label(&self, model: usize) -> String {
+        let m = &self.models[model];
+        let files = self.formation_files.get(m.formation).copied().unwrap_or(1).max(1);
+        let (rank, file) = ((m.number - 1) / files + 1, (m.number - 1) % files + 1);
+        let formation = &self.formation_names[m.formation];
+        match self.hero_names.iter().find(|(f, n, _)| *f == m.formation && *n == m.number) {
+            Some((_, _, name)) => format!("{name} ({formation}, rank {rank}, file {file})"),
+            None => format!("{formation} (rank {rank}, file {file})"),
+        }
+    }
+}
+
+impl FightingChariot {
+    /// The chariot as a fight sees it, with all its Wounds.
+    pub fn fighter(&self) -> ChariotFighter {
+        ChariotFighter { fight: self.fight, attacks: self.attacks, wounds_left: self.wounds, side: self.side }
+    }
+
+    /// What its Hero brings to a fight with all his Might and Fate.
+    pub fn hero_in_fight(&self) -> HeroInFight {
+        self.hero.map_or(HeroInFight::NONE, |h| HeroInFight {
+            might: h.might,
+            fate: h.fate,
+            might_on_duel: h.might_policy.on_duel(),
+            might_on_wounds: h.might_policy.on_wounds(),
+            saves: self.saves,
+        })
+    }
+}
+
+impl PlannedModel {
+    /// The model as a fight sees it, with `wounds_left` Wounds.
+    pub fn combatant(&self, wounds_left: u8) -> Combatant {
+        Combatant {
+            fight: self.fight,
+            attacks: self.attacks,
+            defence: self.defence,
+            wounds_left,
+            struck_by_chariot: self.struck_by_chariot,
+            strikes_chariot: self.strikes_chariot,
+            never_prone: self.monster || self.chariot.is_some(),
+            chariot: self.chariot.is_some(),
+            mount: None,
+            prone: false,
+            strikes: true,
+            knocked_flying: self.thrown_hit,
+            hero: self.hero,
+        }
+    }
+
+    /// The model as a fight sees it after its Impact Hits: the rider's Wounds, its mount
+    /// while it stands, Prone, and no Strikes from a rider thrown this turn.
+    pub fn combatant_after(&self, outcome: &ContactOutcome) -> Combatant {
+        Combatant {
+            mount: self.mount.filter(|_| outcome.mount_left > 0).map(|m| MountCombatant {
+                fight: m.fight,
+                attacks: m.attacks,
+                defence: m.defence,
+                wounds_left: outcome.mount_left,
+                struck_by_chariot: m.struck_by_chariot,
+                strikes_chariot: m.strikes_chariot,
+            }),
+            prone: outcome.prone,
+            strikes: !outcome.prone && !matches!(outcome.thrown, Some(2..=5)),
+            hero: self.hero.map(|h| FoeHero { fate: h.fate - outcome.fate_spent, ..h }),
+            ..self.combatant(outcome.left)
+        }
+    }
+}
+
+/// How an enemy Hero saves Wounds: Fate by the ruleset and his policy, Might on the Fate
+/// roll when both the rules and his profile allow it.
+pub fn foe_saves(h: &Heroism, rules: &MesbgRules) -> Saves {
+    Saves {
+        fate_rule: rules.fate,
+        fate_policy: h.fate_policy.as_fate_policy(),
+        might_on_fate: rules.might_on_fate && h.might_on_saves,
+        might_on_terrain: false,
+    }
+}
+
+/// The fight rules in force.
+pub fn fight_rules(rules: &MesbgRules) -> FightRules {
+    FightRules {
+        trapped: rules.prone_counts_as_trapped,
+        allocation: rules.strike_allocation,
+        split: rules.strike_split,
+    }
+}
+
+/// Tabulates the exact fight of every survivor configuration of group `g`, with the
+/// spears, pikes and banners that help each one.
+fn compile_fights(
+    groups: &mut [ContactGroup],
+    g: usize,
+    models: &[PlannedModel],
+    chariot: &FightingChariot,
+    rules: &MesbgRules,
+    map: &SupportMap,
+) {
+    let group = &mut groups[g];
+    let mut strides = Vec::with_capacity(group.models.len());
+    let mut fate_strides = Vec::with_capacity(group.models.len());
+    let mut configs: usize = 1;
+    for &m in &group.models {
+        strides.push(configs);
+        configs = configs.saturating_mul(usize::from(models[m].wounds) + 1);
+        match models[m].hero.filter(|h| h.fate > 0) {
+            Some(h) => {
+                fate_strides.push(configs);
+                configs = configs.saturating_mul(usize::from(h.fate) + 1);
+            }
+            None => fate_strides.push(0),
+        }
+    }
+    group.config_strides = strides;
+    group.fate_strides = fate_strides;
+    // Cavalry (rider, mount and the Thrown Rider chart) fight die by die. A Hero's
+    // fights are tabulated with all his Might and Fate: a trial in which terrain took
+    // some of them first fights die by die. An enemy Hero's fights are tabulated for each
+    // Fate the Impact Hits may have left him.
+    if configs > MAX_FIGHT_TABLES || group.models.iter().any(|&m| models[m].mount.is_some()) {
+        return;
+    }
+    let fight_rules = fight_rules(rules);
+    let fighter = chariot.fighter();
+    let hero = chariot.hero_in_fight();
+    let decoded: Vec<Vec<(u8, u8)>> = (0..configs).map(|index| group.decode(index, models)).collect();
+    group.fights = decoded
+        .into_iter()
+        .map(|state| {
+            let left: Vec<u8> = state.iter().map(|&(l, _)| l).collect();
+            let survivors: Vec<Combatant> = group
+                .models
+                .iter()
+                .zip(&state)
+                .filter(|(_, (l, _))| *l > 0)
+                .map(|(&m, &(l, fate_left))| {
+                    let mut c = models[m].combatant(l);
+                    c.hero = c.hero.map(|h| FoeHero { fate: fate_left, ..h });
+                    c
+                })
+                .collect();
+            let presence: Vec<Presence> =
+                left.iter().map(|&l| Presence { in_fight: l > 0, rider: l > 0, prone: false }).collect();
+            let support = support::foe_support(models, map, &group.models, g, &presence, rules);
+            (!survivors.is_empty()).then(|| {
+                FightTable::new(mesbg_fight::fight_distribution(&fighter, &survivors, fight_rules, hero, &support))
+            })
+        })
+        .collect();
+}
+
+/// The spears, pikes and banners of a scenario, with the bases that touch (only computed
+/// when some model can support).
+fn support_map(scenario: &Scenario, models: &[PlannedModel], groups: &[ContactGroup]) -> SupportMap {
+    let mut map = SupportMap::default();
+    for m in models {
+        let f = &scenario.formations[m.formation];
+        let profile = f.profile_of(m.number - 1);
+        map.shielded.push(profile.pike && profile.shield);
+        map.polearm.push(if profile.pike {
+            Some(Polearm::Pike)
+        } else if profile.spear {
+            Some(Polearm::Spear)
+        } else {
+            None
+        });
+        map.bases.push(f.disc_at(m.centre));
+        if f.banner == Some(m.number - 1) {
+            map.bearers.push(map.bases.len() - 1);
+        }
+    }
+    map.group_of = vec![usize::MAX; models.len()];
+    for (g, group) in groups.iter().enumerate() {
+        for &m in &group.models {
+            map.group_of[m] = g;
+        }
+    }
+    if map.polearm.iter().any(Option::is_some) {
+        map.touching = support::touching(&map.bases);
+    }
+    map.active = !map.bearers.is_empty() || map.polearm.iter().any(Option::is_some);
+    map
+}
+
+impl Plan {
+    /// The help the enemy gets in a fight at group `g` (see [`support::foe_support`]).
+    pub fn foe_support(&self, g: usize, presence: &[Presence]) -> mesbg_fight::FoeSupport {
+        support::foe_support(&self.models, &self.support, &self.groups[g].models, g, presence, &self.rules)
+    }
+}
+
+/// Compiles where the chariot stops, and each group's conditional chances.
+fn compile_chain(groups: &mut [ContactGroup], models: &[PlannedModel]) -> ImpactChain {
+    let mut reach = 1.0; // P(every earlier group slain)
+    let mut before = 0;
+    let mut stop_probabilities = Vec::with_capacity(groups.len() + 1);
+    for g in groups.iter_mut() {
+        let p: Vec<f64> = g.models.iter().map(|&m| models[m].impact.p_passed).collect();
+        // suffix[i] = P(models i.. of the group all slain).
+        let mut suffix = vec![1.0; p.len() + 1];
+        for i in (0..p.len()).rev() {
+            suffix[i] = suffix[i + 1] * p[i];
+        }
+        g.passed_given_stop = (0..p.len())
+            .map(|i| {
+                let not_all = 1.0 - suffix[i];
+                if not_all <= 0.0 { Chance::new(1.0) } else { Chance::new(p[i] * (1.0 - suffix[i + 1]) / not_all) }
+            })
+            .collect();
+        g.models_before = before;
+        before += g.models.len();
+        stop_probabilities.push(reach * (1.0 - suffix[0]));
+        reach *= suffix[0];
+    }
+    stop_probabilities.push(reach);
+    ImpactChain { stop: CumulativeTable::new(&stop_probabilities), stop_probabilities }
+}
+
+/// Compiles a validated scenario.
+pub fn compile(scenario: &Scenario) -> Plan {
+    let c = &scenario.chariot;
+    let footprint: Footprint = c.base.footprint();
+    let chariot = FightingChariot {
+        fight: c.fight.max(c.hero.as_ref().map_or(0, |h| h.fight)),
+        strength: c.strength.max(c.hero.as_ref().map_or(0, |h| h.strength)),
+        defence: c.defence,
+        attacks: c.attacks + c.hero.as_ref().map_or(0, |h| h.attacks) + 1,
+        wounds: c.wounds,
+        side: c.side,
+        hero: c.hero.as_ref().map(|h| RidingHero {
+            might: h.might,
+            fate: h.fate,
+            might_policy: h.might_policy,
+            wounds: h.wounds,
+            fate_policy: h.fate_policy,
+            might_on_saves: h.might_on_saves,
+            thrown_hit: mesbg::to_wound(THROWN_STRENGTH, h.defence),
+        }),
+        saves: Saves {
+            fate_rule: scenario.rules.fate,
+            fate_policy: c.hero.as_ref().map_or(FatePolicy::default(), |h| h.fate_policy),
+            might_on_fate: scenario.rules.might_on_fate && c.hero.as_ref().is_some_and(|h| h.might_on_saves),
+            might_on_terrain: c.hero.as_ref().is_some_and(|h| h.might_on_saves),
+        },
+    };
+    let mut models = Vec::new();
+    let mut discs = Vec::new();
+    for (fi, f) in scenario.formations.iter().enumerate() {
+        let impact_of = |p: &Profile| match (&p.mount, p.hero) {
+            (Some(mount), _) => {
+                ImpactTables::cavalry(c.impact.hits, c.impact.strength, p, mount, scenario.rules.cavalry_passed_when)
+            }
+            (None, Some(h)) => ImpactTables::heroic(
+                c.impact.hits,
+                c.impact.strength,
+                p.defence,
+                p.wounds,
+                h.fate,
+                foe_saves(&h, &scenario.rules),
+            ),
+            (None, None) => ImpactTables::new(c.impact.hits, c.impact.strength, p.defence, p.wounds),
+        };
+        let warriors_impact = impact_of(&f.profile);
+        for (mi, centre) in f.centres.iter().enumerate() {
+            let p = f.profile_of(mi);
+            let impact = if std::ptr::eq(p, &f.profile) { warriors_impact.clone() } else { impact_of(p) };
+            models.push(PlannedModel {
+                formation: fi,
+                number: mi + 1,
+                centre: *centre,
+                fight: p.fight,
+                attacks: p.attacks,
+                wounds: p.wounds,
+                defence: p.defence,
+                points: p.points,
+                monster: p.monster,
+                mount: p.mount.map(|mount| MountInFight {
+                    attacks: mount.attacks,
+                    fight: mount.fight,
+                    defence: mount.defence,
+                    struck_by_chariot: mesbg::to_wound(chariot.strength, mount.defence),
+                    strikes_chariot: mesbg::to_wound(mount.strength, c.defence),
+                }),
+                thrown_hit: mesbg::to_wound(THROWN_STRENGTH, p.defence),
+                chariot: p.chariot.then(|| {
+                    let ours = footprint_area(&footprint);
+                    let theirs = std::f64::consts::PI * f.radius() * f.radius();
+                    if (ours - theirs).abs() < 1e-9 { None } else { Some(ours > theirs) }
+                }),
+                impact,
+                struck_by_chariot: mesbg::to_wound(chariot.strength, p.defence),
+                strikes_chariot: mesbg::to_wound(p.strength, c.defence),
+                hero: p.hero.map(|h| FoeHero {
+                    might: h.might,
+                    fate: h.fate,
+                    might_on_duel: h.might_policy.on_duel(),
+                    might_on_wounds: h.might_policy.on_wounds(),
+                    saves: foe_saves(&h, &scenario.rules),
+                }),
+            });
+            discs.push(f.disc_at(*centre));
+        }
+    }
+
+    let policy = PathPolicy::of(scenario);
+    let pivots = match &policy {
+        PathPolicy::Best(objective) => best_pivots(scenario, &footprint, &discs, &models, *objective),
+        _ => Vec::new(),
+    };
+    let drive = drive(scenario, &footprint, discs, |chance, pose| policy.pivot(chance, pose, &pivots));
+    let Drive {
+        mut groups,
+        pushes,
+        moved_off_obstacles,
+        legs,
+        end: pose,
+        driven,
+        spent,
+        difficult_from,
+        obstacle,
+        discs,
+        pivots_used,
+    } = drive;
+    for (m, d) in models.iter_mut().zip(&discs) {
+        m.centre = d.centre;
+    }
+    let chain = compile_chain(&mut groups, &models);
+    let support = support_map(scenario, &models, &groups);
+    for g in 0..groups.len() {
+        compile_fights(&mut groups, g, &models, &chariot, &scenario.rules, &support);
+    }
+    let has_hazards = difficult_from.is_some() || obstacle.is_some();
+    // The test is rolled on entering; a model touched at the same point is touched after it.
+    let terrain_group = difficult_from.map_or(groups.len(), |from| {
+        groups.iter().position(|g| g.distance >= from - SAME_TIME_INCHES).unwrap_or(groups.len())
+    });
+    let has_enemy_chariot = models.iter().any(|m| m.chariot.is_some());
+    let mut metrics = Metric::CHARGE.to_vec();
+    if chariot.hero.is_some() {
+        metrics.extend(Metric::HERO);
+    }
+    if scenario.army.is_some() {
+        metrics.push(Metric::ArmyBroken);
+    }
+    if difficult_from.is_some() {
+        metrics.push(Metric::TerrainWound);
+    }
+    if obstacle.is_some() {
+        metrics.push(Metric::ObstacleStruck);
+    }
+    if models.iter().any(|m| m.chariot.is_some()) {
+        metrics.push(Metric::ChariotBackedAway);
+    }
+    let foe_heroes: Vec<(usize, usize)> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(g, group)| group.models.iter().map(move |&m| (g, m)))
+        .filter(|&(_, m)| models[m].hero.is_some())
+        .collect();
+    if !foe_heroes.is_empty() {
+        metrics.extend(Metric::FOE_HEROES);
+    }
+
+    let on_path = formations_on_path(&groups, &models);
+    let breakthrough_possible = breaks_through(&groups, &models, scenario, &footprint, &pose);
+
+    Plan {
+        models,
+        groups,
+        chain,
+        pushes,
+        legs,
+        end: pose,
+        breakthrough_possible,
+        formations_on_path: on_path.iter().map(|&fi| scenario.formations[fi].name.clone()).collect(),
+        chariot,
+        rules: scenario.rules.clone(),
+        formation_names: scenario.formations.iter().map(|f| f.name.clone()).collect(),
+        formation_files: scenario.formations.iter().map(|f| f.centres.len().div_ceil(f.ranks.max(1))).collect(),
+        metrics,
+        army: scenario.army,
+        difficult_from,
+        terrain_group,
+        obstacle,
+        moved_off_obstacles,
+        move_spent: spent,
+        has_hazards,
+        has_enemy_chariot,
+        path_length: driven,
+        pivots: pivots_used,
+        obstacle_hit: mesbg::to_wound(OBSTACLE_STRENGTH, c.defence),
+        support,
+        foe_heroes,
+        hero_names: scenario
+            .formations
+            .iter()
+            .enumerate()
+            .filter_map(|(fi, f)| f.hero.as_ref().map(|h| (fi, h.index + 1, h.name.clone())))
+            .collect(),
+    }
+}

@@ -1,0 +1,441 @@
+//! The fight after the charge, die by die: the duel (with supporters, a banner and enemy
+//! Heroes' own dice and Might), the winner's Strikes, enemy Heroes' Fate, and the dice a
+//! replay shows for a fight drawn from its exact table.
+
+use super::*;
+
+/// Finds dice for a replayed fight that give `result`, the outcome its trial drew from the
+/// exact table: dice-level fights on a stream of their own until one matches (rejection
+/// sampling, so the dice shown follow their exact distribution given the outcome).
+pub(super) fn reconstruct_fight<O: Observer>(
+    plan: &Plan,
+    scratch: &mut Scratch,
+    dice: &mut Dice,
+    result: FightOutcome,
+    obs: &mut O,
+) {
+    for _ in 0..MAX_RECONSTRUCTION_TRIES {
+        let mut trace = Trace::default();
+        if fight_by_dice(plan, scratch, &mut ChariotState::fresh(plan), dice, &mut trace) == result {
+            for event in trace.0 {
+                obs.note(|| event);
+            }
+            return;
+        }
+    }
+    obs.note(|| Event::Note {
+        text: format!("no dice found for this rare fight outcome in {MAX_RECONSTRUCTION_TRIES} tries"),
+    });
+}
+
+/// The spears, pikes and banner helping the models in `scratch`'s fight: their dice (and,
+/// by the ruleset, their Fight) join the enemy's side of the duel, and replays name them.
+#[inline(never)]
+pub(super) fn support_in_fight<O: Observer>(
+    plan: &Plan,
+    scratch: &Scratch,
+    enemy: &mut DuelSide,
+    obs: &mut O,
+) -> FoeSupport {
+    let presence: Vec<Presence> = plan.groups[scratch.group]
+        .models
+        .iter()
+        .map(|&m| match scratch.survivors.iter().find(|s| s.model == m) {
+            Some(s) => Presence { in_fight: true, rider: s.left > 0, prone: s.prone },
+            None => Presence { in_fight: false, rider: false, prone: false },
+        })
+        .collect();
+    let support = plan.foe_support(scratch.group, &presence);
+    support.join(enemy);
+    if !support.supporters.is_empty() || support.banner {
+        obs.note(|| Event::Support {
+            supporters: support.supporters.iter().map(|s| s.model).collect(),
+            banner: support.banner,
+        });
+    }
+    support
+}
+
+/// Each supporter's one Strike at the chariot after the enemy won the duel (until it is
+/// slain).
+#[inline(never)]
+pub(super) fn supporters_strike<O: Observer>(
+    plan: &Plan,
+    support: &FoeSupport,
+    state: &mut ChariotState,
+    dice: &mut Dice,
+    obs: &mut O,
+) {
+    for supporter in &support.supporters {
+        if state.wounds_left == 0 {
+            break;
+        }
+        let hit = supporter.strikes_chariot.roll(dice);
+        let wounds = u8::from(hit && state.suffer_wound(plan, dice, obs));
+        obs.note(|| Event::Strike {
+            by: Some(supporter.model),
+            target: None,
+            rolls: 1,
+            wounds,
+            slain: state.wounds_left == 0,
+        });
+    }
+}
+
+/// One enemy Hero in a die-by-die fight and what he has left.
+#[derive(Clone, Copy, Debug)]
+struct FoeInFight {
+    /// His index among the fight's survivors (and targets).
+    survivor: usize,
+    /// His model.
+    model: usize,
+    /// His duel dice (Attacks).
+    attacks: u8,
+    /// His Might and Fate when the fight began, and his policies.
+    hero: FoeHero,
+    might_left: u8,
+    fate_left: u8,
+}
+
+/// The standing enemy Heroes of a die-by-die fight, in the order they stand in it.
+#[derive(Default)]
+struct FoeHeroes {
+    heroes: Vec<FoeInFight>,
+}
+
+impl FoeHeroes {
+    /// The standing Heroes among `scratch`'s survivors, with the Fate the Impact Hits left.
+    fn of(plan: &Plan, scratch: &Scratch) -> Self {
+        let heroes = scratch
+            .survivors
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.left > 0)
+            .filter_map(|(i, s)| {
+                let m = &plan.models[s.model];
+                m.hero.map(|h| {
+                    let hero = FoeHero { fate: h.fate - s.fate_spent, ..h };
+                    FoeInFight {
+                        survivor: i,
+                        model: s.model,
+                        attacks: m.attacks,
+                        hero,
+                        might_left: hero.might,
+                        fate_left: hero.fate,
+                    }
+                })
+            })
+            .collect();
+        Self { heroes }
+    }
+
+    /// The Hero who is target (survivor) `i`, by his place in the list.
+    fn at(&self, i: usize) -> Option<usize> {
+        self.heroes.iter().position(|f| f.survivor == i)
+    }
+
+    fn might_spent(&self) -> u8 {
+        self.heroes.iter().map(|f| f.hero.might - f.might_left).sum()
+    }
+
+    fn fate_spent(&self) -> u8 {
+        self.heroes.iter().map(|f| f.hero.fate - f.fate_left).sum()
+    }
+
+    /// The enemy's duel roll with Heroes in it: each Hero's dice kept apart from the
+    /// warriors', the banner's re-roll, then Might both ways
+    /// ([`mesbg_duel::settle_duel_might`]). Raises `chariot_high` by the chariot's Might and
+    /// returns the enemy's highest.
+    #[allow(clippy::too_many_arguments)]
+    fn duel<O: Observer>(
+        &mut self,
+        attacker: &DuelSide,
+        enemy: &DuelSide,
+        support: &FoeSupport,
+        chariot_high: &mut u8,
+        (policy, state): (crate::mesbg::scenario::MightPolicy, &mut ChariotState),
+        dice: &mut Dice,
+        obs: &mut O,
+    ) -> u8 {
+        let heroes: Vec<u32> = self.heroes.iter().map(|f| u32::from(f.attacks)).collect();
+        let split = mesbg_fight::split_duel_dice(heroes, enemy, support);
+        let highs = mesbg_duel::settle_foe_highs(&split, *chariot_high, || dice.d6());
+        let chariot_might = if policy.on_duel() { state.might_left } else { 0 };
+        let foe_might: Vec<u8> =
+            self.heroes.iter().map(|f| if f.hero.might_on_duel { f.might_left } else { 0 }).collect();
+        let m = mesbg_duel::settle_duel_might(
+            *chariot_high,
+            attacker.fight,
+            chariot_might,
+            &highs,
+            &foe_might,
+            enemy.fight,
+        );
+        if m.chariot_spent > 0 {
+            state.might_left -= m.chariot_spent;
+            obs.note(|| Event::Might { points: m.chariot_spent, on: "duel" });
+        }
+        for (f, &points) in self.heroes.iter_mut().zip(&m.foe_spent) {
+            if points > 0 {
+                f.might_left -= points;
+                let model = f.model;
+                obs.note(|| Event::FoeMight { model, points, on: "duel" });
+            }
+        }
+        *chariot_high = m.chariot_high;
+        m.foe_high
+    }
+
+    /// Hero `k` suffers `wounds` Wounds one at a time, each perhaps prevented by his Fate
+    /// (and Might on the Fate roll); returns the Wounds he lost.
+    fn suffer<O: Observer>(&mut self, k: usize, wounds_left: &mut u8, wounds: u8, dice: &mut Dice, obs: &mut O) -> u8 {
+        let f = &mut self.heroes[k];
+        let mut lost = 0;
+        for _ in 0..wounds {
+            if *wounds_left == 0 {
+                break;
+            }
+            let on = WoundOn::Hero { wounds_left: *wounds_left };
+            let p = mesbg_fight::settle_prevention(f.hero.saves, on, f.fate_left, f.might_left, || dice.d6());
+            f.fate_left -= p.fate_spent;
+            f.might_left -= p.might_spent;
+            let model = f.model;
+            if p.might_spent > 0 {
+                obs.note(|| Event::FoeMight { model, points: p.might_spent, on: "Fate" });
+            }
+            if p.fate_spent > 0 {
+                obs.note(|| Event::FoeFate { model, points: p.fate_spent, saved: p.prevented });
+            }
+            if !p.prevented {
+                *wounds_left -= 1;
+                lost += 1;
+            }
+        }
+        lost
+    }
+}
+
+/// The fight after the charge against the survivors in `scratch`, die by die, with the
+/// Hero's Might (by his policy) and Fate, and cavalry (rider and mount).
+pub(super) fn fight_by_dice<O: Observer>(
+    plan: &Plan,
+    scratch: &mut Scratch,
+    state: &mut ChariotState,
+    dice: &mut Dice,
+    obs: &mut O,
+) -> FightOutcome {
+    let chariot = plan.chariot.fighter();
+    let policy = plan.chariot.hero.map_or(crate::mesbg::scenario::MightPolicy::None, |h| h.might_policy);
+    let rules = fight_rules(&plan.rules);
+    let wounds_at_start = state.wounds_left;
+    let (might_at_start, fate_at_start) = (state.might_left, state.fate_left);
+    let attacker = DuelSide { dice: u32::from(chariot.attacks), fight: chariot.fight, side: chariot.side };
+    let mut enemy = DuelSide { dice: 0, fight: 0, side: chariot.side.opponent() };
+    for s in &scratch.survivors {
+        let m = &plan.models[s.model];
+        if s.left > 0 {
+            enemy.dice += u32::from(m.attacks);
+            enemy.fight = enemy.fight.max(m.fight);
+        }
+        if let Some(mount) = m.mount.filter(|_| s.mount_left > 0) {
+            enemy.dice += u32::from(mount.attacks);
+            enemy.fight = enemy.fight.max(mount.fight);
+        }
+    }
+    // Spears, pikes and banners helping the models in the fight (worked out of line: most
+    // scenarios have none).
+    let support = if plan.support.any() { support_in_fight(plan, scratch, &mut enemy, obs) } else { FoeSupport::NONE };
+    let mut foes = if plan.foe_heroes.is_empty() { FoeHeroes::default() } else { FoeHeroes::of(plan, scratch) };
+    let mut chariot_high = dice.highest_d6(attacker.dice);
+    let enemy_high = if !foes.heroes.is_empty() {
+        foes.duel(&attacker, &enemy, &support, &mut chariot_high, (policy, state), dice, obs)
+    } else if support.plain_dice() {
+        dice.highest_d6(enemy.dice)
+    } else {
+        mesbg_fight::settle_defender_high(mesbg_fight::defender_dice(&enemy, &support), chariot_high, || dice.d6())
+    };
+    if foes.heroes.is_empty()
+        && policy.on_duel()
+        && let Some(points) =
+            mesbg::might_to_win_duel(chariot_high, enemy_high, attacker.fight, enemy.fight, state.might_left)
+    {
+        state.might_left -= points;
+        chariot_high += points;
+        obs.note(|| Event::Might { points, on: "duel" });
+    }
+    let duel = mesbg::settle_duel(attacker, enemy, chariot_high, enemy_high, dice);
+    let won = duel.winner == DuelWinner::Attacker;
+    obs.note(|| Event::Duel {
+        chariot_dice: attacker.dice,
+        enemy_dice: enemy.dice,
+        chariot_high: duel.attacker_high,
+        enemy_high: duel.defender_high,
+        roll_off: duel.roll_off,
+        chariot_won: won,
+    });
+    if won {
+        // The beaten Infantry are knocked Prone, beaten Cavalry Knocked Flying (the rider
+        // takes a Strength 3 hit and is Prone); never Monsters or chariots. Models knocked
+        // down count as Trapped when the ruleset says so; a model already Prone when it
+        // loses is always Trapped. Strikes go to riders (and infantry); a mount only when
+        // its rider is already gone.
+        let mut kills = 0;
+        scratch.targets.clear();
+        scratch.target_is_rider.clear();
+        for s in &scratch.survivors {
+            let m = &plan.models[s.model];
+            let never_prone = m.monster || m.chariot.is_some();
+            if s.left > 0 {
+                let mut left = s.left;
+                let mounted = m.mount.is_some() && s.mount_left > 0;
+                let trapped = if s.prone {
+                    true
+                } else if mounted {
+                    let wounded = m.thrown_hit.roll(dice);
+                    left -= u8::from(wounded);
+                    kills += u8::from(left == 0);
+                    obs.note(|| Event::KnockedFlying { model: s.model, wounded });
+                    rules.trapped
+                } else {
+                    rules.trapped && !never_prone
+                };
+                scratch.targets.push(StrikeTarget {
+                    roll: m.struck_by_chariot,
+                    trapped,
+                    wounds_left: left,
+                    defence: m.defence,
+                });
+                scratch.target_is_rider.push(true);
+            } else if let Some(mount) = m.mount.filter(|_| s.mount_left > 0) {
+                scratch.targets.push(StrikeTarget {
+                    roll: mount.struck_by_chariot,
+                    trapped: false,
+                    wounds_left: s.mount_left,
+                    defence: mount.defence,
+                });
+                scratch.target_is_rider.push(false);
+            }
+        }
+        let declared = rules.split == StrikeSplit::Declared;
+        let mut order = std::mem::take(&mut scratch.order);
+        order.clear();
+        if declared {
+            order.extend_from_slice(scratch.declared_order(chariot.attacks));
+            if O::ENABLED {
+                let split: Vec<(usize, u8)> = (0..scratch.targets.len())
+                    .map(|i| (scratch.survivors[i].model, order.iter().filter(|&&k| k == i).count() as u8))
+                    .collect();
+                obs.note(|| Event::StrikesDeclared { split });
+            }
+        }
+        let mut at_start = std::mem::take(&mut scratch.at_start);
+        at_start.clear();
+        at_start.extend(scratch.targets.iter().map(|t| t.wounds_left));
+        let might_on_wounds = policy.on_wounds();
+        for j in 0..usize::from(chariot.attacks) {
+            let pick = if declared {
+                order.get(j).copied().filter(|&i| scratch.targets[i].wounds_left > 0)
+            } else {
+                mesbg::pick_target(&scratch.targets, rules.allocation)
+            };
+            let Some(i) = pick else {
+                continue; // declared at a model already slain, or nobody stands
+            };
+            let target = scratch.targets[i];
+            let might = if might_on_wounds { state.might_left } else { 0 };
+            // Against a Hero with Fate left every Wound of the Strike may matter.
+            let foe = foes.at(i).filter(|&k| foes.heroes[k].fate_left > 0);
+            let counted = if foe.is_some() { target.wounds_left.max(2) } else { target.wounds_left };
+            let (wounds, spent) = mesbg_fight::settle_strike(target.roll, target.trapped, counted, might, || dice.d6());
+            if spent > 0 {
+                state.might_left -= spent;
+                obs.note(|| Event::Might { points: spent, on: "wound" });
+            }
+            let wounds = match foe {
+                Some(k) => foes.suffer(k, &mut scratch.targets[i].wounds_left, wounds, dice, obs),
+                None => {
+                    scratch.targets[i].wounds_left -= wounds;
+                    wounds
+                }
+            };
+            let slain = scratch.targets[i].wounds_left == 0;
+            kills += u8::from(slain && scratch.target_is_rider[i]);
+            let model = scratch.survivors[i].model;
+            let rolls = 1 + u8::from(target.trapped);
+            obs.note(|| Event::Strike { by: None, target: Some(model), rolls, wounds, slain });
+        }
+        let foe_chariot_slain = scratch.targets.iter().zip(&at_start).enumerate().any(|(i, (t, &start))| {
+            start > 0 && t.wounds_left == 0 && plan.models[scratch.survivors[i].model].chariot.is_some()
+        });
+        let foe_heroes_slain =
+            foes.heroes.iter().filter(|f| scratch.targets[f.survivor].wounds_left == 0).count() as u8;
+        scratch.order = order;
+        scratch.at_start = at_start;
+        FightOutcome {
+            won: true,
+            kills,
+            wounds_lost: 0,
+            might_spent: might_at_start - state.might_left,
+            fate_spent: 0,
+            foe_chariot_slain,
+            foe_might_spent: foes.might_spent(),
+            foe_fate_spent: foes.fate_spent(),
+            foe_heroes_slain,
+        }
+    } else {
+        // A chariot is never Trapped: each enemy Strike is one roll; the Hero's Fate (and
+        // Might on the Fate roll) may prevent each Wound. Prone models and riders thrown
+        // this turn make no Strikes.
+        'strikes: for s in &scratch.survivors {
+            let m = &plan.models[s.model];
+            let rider = (s.left > 0 && s.strikes).then_some((m.attacks, m.strikes_chariot));
+            let mount = m.mount.filter(|_| s.mount_left > 0).map(|mt| (mt.attacks, mt.strikes_chariot));
+            let foe = foes.heroes.iter().position(|f| f.model == s.model && f.hero.might_on_wounds);
+            for (attacks, roll) in rider.into_iter().chain(mount) {
+                for _ in 0..attacks {
+                    // An enemy Hero may spend Might to turn his failed To Wound roll.
+                    let hit = match foe.filter(|&k| foes.heroes[k].might_left > 0) {
+                        Some(k) => {
+                            let f = &mut foes.heroes[k];
+                            let (wounded, spent) =
+                                mesbg_fight::settle_strike(roll, false, 1, f.might_left, || dice.d6());
+                            f.might_left -= spent;
+                            let model = f.model;
+                            if spent > 0 {
+                                obs.note(|| Event::FoeMight { model, points: spent, on: "wound" });
+                            }
+                            wounded > 0
+                        }
+                        None => roll.roll(dice),
+                    };
+                    let wounds = u8::from(hit && state.suffer_wound(plan, dice, obs));
+                    obs.note(|| Event::Strike {
+                        by: Some(s.model),
+                        target: None,
+                        rolls: 1,
+                        wounds,
+                        slain: state.wounds_left == 0,
+                    });
+                    if state.wounds_left == 0 {
+                        break 'strikes;
+                    }
+                }
+            }
+        }
+        // Then each supporter's one Strike.
+        if !support.supporters.is_empty() {
+            supporters_strike(plan, &support, state, dice, obs);
+        }
+        FightOutcome {
+            won: false,
+            kills: 0,
+            wounds_lost: wounds_at_start - state.wounds_left,
+            might_spent: might_at_start - state.might_left,
+            fate_spent: fate_at_start - state.fate_left,
+            foe_chariot_slain: false,
+            foe_might_spent: foes.might_spent(),
+            foe_fate_spent: 0,
+            foe_heroes_slain: 0,
+        }
+    }
+}

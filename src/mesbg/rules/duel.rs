@@ -1,0 +1,386 @@
+//! The duel roll when the enemy has Heroes in the fight: each Hero's own dice kept apart
+//! from his warriors' (a Hero's Might raises only his own dice), a banner's re-roll, and
+//! Might spent by both sides until the side behind cannot or will not answer; and an
+//! enemy Hero's Fate against the Wounds he suffers.
+//!
+//! Like the rest of the fight, each rule is one function reading its dice from a source it
+//! is given, so the dice-level trial and the exact engine follow one reading.
+
+use super::fight::{DefenderDice, FatePolicy, Prevention, Saves, WoundOn, prevention_distribution};
+use super::might_to_win_duel;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Which Wounds an enemy Hero spends Fate on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FoeFatePolicy {
+    /// Every Wound he suffers, Impact Hits included, while Fate is left.
+    #[default]
+    EveryWound,
+    /// Only a Wound that would slay him.
+    LethalOnly,
+}
+
+impl FoeFatePolicy {
+    /// The riding Hero's policy that spends Fate on the same Wounds of a Hero.
+    pub fn as_fate_policy(self) -> FatePolicy {
+        match self {
+            FoeFatePolicy::EveryWound => FatePolicy::ChariotThenHero,
+            FoeFatePolicy::LethalOnly => FatePolicy::LethalOnly,
+        }
+    }
+}
+
+/// An enemy Hero in the fight: the Might and Fate he has left, when he spends Might, and
+/// how he saves Wounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FoeHero {
+    /// Might points left.
+    pub might: u8,
+    /// Fate points left.
+    pub fate: u8,
+    /// Might is spent to win the duel.
+    pub might_on_duel: bool,
+    /// Might is spent to turn his failed To Wound rolls against the chariot.
+    pub might_on_wounds: bool,
+    /// How his Wounds are saved (Fate rule and policy, Might on the Fate roll; never Might
+    /// on Impact Hits).
+    pub saves: Saves,
+}
+
+/// The enemy's duel dice by owner: the warriors' (plain, at -1, banner) and each Hero's own
+/// (plain), in the order the Heroes stand in the fight.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FoeDuelDice {
+    /// Every die that is not a Hero's: models, mounts, supporters (the banner re-roll is
+    /// the side's, flagged here).
+    pub warriors: DefenderDice,
+    /// Each Hero's own dice.
+    pub heroes: Vec<u32>,
+}
+
+impl FoeDuelDice {
+    fn total(&self) -> u32 {
+        self.warriors.plain + self.warriors.minus_one + self.heroes.iter().sum::<u32>()
+    }
+
+    /// Dice rolled by `owner` (0 the warriors, then each Hero).
+    fn owned_by(&self, owner: usize) -> u32 {
+        match owner {
+            0 => self.warriors.plain + self.warriors.minus_one,
+            h => self.heroes.get(h - 1).copied().unwrap_or(0),
+        }
+    }
+
+    /// Who rolls die `i` (in rolling order: warriors' plain, warriors' at -1, then each
+    /// Hero's), and whether it is plain.
+    fn die(&self, mut i: u32) -> (usize, bool) {
+        if i < self.warriors.plain {
+            return (0, true);
+        }
+        i -= self.warriors.plain;
+        if i < self.warriors.minus_one {
+            return (0, false);
+        }
+        i -= self.warriors.minus_one;
+        for (h, &n) in self.heroes.iter().enumerate() {
+            if i < n {
+                return (h + 1, true);
+            }
+            i -= n;
+        }
+        (0, true)
+    }
+}
+
+/// The value a face shows on a die, plain or at -1 (never below 1).
+fn shown(face: u8, plain: bool) -> u8 {
+    if plain { face } else { face.saturating_sub(1).max(1) }
+}
+
+/// The highest die of each owner (`[warriors, Hero 1, ...]`, 0 for no dice), settled from
+/// dice read off `next`: every die in rolling order, then, with a banner, the re-roll of the
+/// side's lowest die when its highest is no better than the chariot's `chariot_high`
+/// (before any Might). Among equal lowest dice a plain one goes before one at -1, and the
+/// first rolled (a warrior's before a Hero's) before later ones. The new die replaces the
+/// old in its owner's hand.
+pub fn settle_foe_highs(dice: &FoeDuelDice, chariot_high: u8, mut next: impl FnMut() -> u8) -> Vec<u8> {
+    let mut highs = vec![0u8; dice.heroes.len() + 1];
+    let (mut low, mut low_plain, mut low_owner) = (7u8, true, 0usize);
+    for i in 0..dice.total() {
+        let (owner, plain) = dice.die(i);
+        let value = shown(next(), plain);
+        highs[owner] = highs[owner].max(value);
+        if value < low || (value == low && plain && !low_plain) {
+            (low, low_plain, low_owner) = (value, plain, owner);
+        }
+    }
+    let side_high = highs.iter().copied().max().unwrap_or(0);
+    if !dice.warriors.banner || dice.total() == 0 || side_high > chariot_high {
+        return highs;
+    }
+    let again = shown(next(), low_plain);
+    highs[low_owner] = if dice.owned_by(low_owner) >= 2 { highs[low_owner].max(again) } else { again };
+    highs
+}
+
+/// The exact distribution of [`settle_foe_highs`] given the chariot's highest die: each
+/// owner's highest with its probability. The dice are folded one at a time into (highs,
+/// lowest, lowest is plain, lowest's owner), so many dice cost few states.
+pub fn foe_highs_distribution(dice: &FoeDuelDice, chariot_high: u8) -> Vec<(Vec<u8>, f64)> {
+    type State = (Vec<u8>, u8, bool, usize);
+    let owners = dice.heroes.len() + 1;
+    let mut states: BTreeMap<State, f64> = BTreeMap::from([((vec![0u8; owners], 7, true, 0), 1.0)]);
+    for i in 0..dice.total() {
+        let (owner, plain) = dice.die(i);
+        let mut next: BTreeMap<State, f64> = BTreeMap::new();
+        for ((highs, low, low_plain, low_owner), p) in states {
+            for face in 1..=6u8 {
+                let value = shown(face, plain);
+                let mut h = highs.clone();
+                h[owner] = h[owner].max(value);
+                let lowest = if value < low || (value == low && plain && !low_plain) {
+                    (value, plain, owner)
+                } else {
+                    (low, low_plain, low_owner)
+                };
+                *next.entry((h, lowest.0, lowest.1, lowest.2)).or_default() += p / 6.0;
+            }
+        }
+        states = next;
+    }
+    let mut out: BTreeMap<Vec<u8>, f64> = BTreeMap::new();
+    for ((highs, _, low_plain, low_owner), p) in states {
+        let side_high = highs.iter().copied().max().unwrap_or(0);
+        if !dice.warriors.banner || dice.total() == 0 || side_high > chariot_high {
+            *out.entry(highs).or_default() += p;
+            continue;
+        }
+        for face in 1..=6u8 {
+            let again = shown(face, low_plain);
+            let mut h = highs.clone();
+            h[low_owner] = if dice.owned_by(low_owner) >= 2 { h[low_owner].max(again) } else { again };
+            *out.entry(h).or_default() += p / 6.0;
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// What Might did to a duel: the points each side spent and the highest dice after them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DuelMight {
+    /// Points the chariot's Hero spent.
+    pub chariot_spent: u8,
+    /// Points each enemy Hero spent, in the order of [`FoeDuelDice::heroes`].
+    pub foe_spent: Vec<u8>,
+    /// The chariot's highest die after Might.
+    pub chariot_high: u8,
+    /// The enemy side's highest die after Might.
+    pub foe_high: u8,
+}
+
+/// Who leads a duel on its dice and Fight values: `Some(true)` the chariot outright,
+/// `Some(false)` the enemy outright, `None` a roll-off.
+fn leader(chariot_high: u8, chariot_fight: u8, foe_high: u8, foe_fight: u8) -> Option<bool> {
+    if chariot_high != foe_high {
+        Some(chariot_high > foe_high)
+    } else if chariot_fight != foe_fight {
+        Some(chariot_fight > foe_fight)
+    } else {
+        None
+    }
+}
+
+/// Might in the duel, after every die (and any banner re-roll) is seen: the side that
+/// does not lead spends the least that wins outright (or, when nothing wins outright and
+/// it is losing, the least that reaches a roll-off), and the other may answer the same
+/// way, until the side behind cannot or will not. At a roll-off the chariot, which
+/// charged, spends first. The chariot's Hero raises the chariot's highest die; an enemy
+/// Hero only his own, the cheapest of them spending. `chariot_might` and `foe_might` are
+/// what each may spend on the duel (0 when the policy keeps Might for other rolls). A die
+/// never goes above 6.
+pub fn settle_duel_might(
+    chariot_high: u8,
+    chariot_fight: u8,
+    chariot_might: u8,
+    highs: &[u8],
+    foe_might: &[u8],
+    foe_fight: u8,
+) -> DuelMight {
+    let mut ch = chariot_high;
+    let mut own: Vec<u8> = highs.iter().skip(1).copied().collect();
+    let warriors = highs.first().copied().unwrap_or(0);
+    let mut chariot_left = chariot_might;
+    let mut foe_left: Vec<u8> = foe_might.to_vec();
+    let foe_high = |own: &[u8]| own.iter().copied().fold(warriors, u8::max);
+    loop {
+        let fh = foe_high(&own);
+        let lead = leader(ch, chariot_fight, fh, foe_fight);
+        if lead != Some(true)
+            && chariot_left > 0
+            && let Some(k) = might_to_win_duel(ch, fh, chariot_fight, foe_fight, chariot_left)
+        {
+            ch += k;
+            chariot_left -= k;
+            continue;
+        }
+        if lead != Some(false) {
+            // The cheapest Hero that wins outright; failing that, when losing outright, the
+            // cheapest that reaches a roll-off.
+            let mut best: Option<(bool, u8, usize)> = None; // (outright, cost, hero)
+            for (h, (&high, &left)) in own.iter().zip(&foe_left).enumerate() {
+                let tie = ch.saturating_sub(high);
+                if high > ch {
+                    continue; // he already leads on his own die: nothing to raise
+                }
+                let outright = if foe_fight > chariot_fight { tie } else { tie + 1 };
+                let option = if high + outright <= 6 && outright <= left && outright > 0 {
+                    Some((true, outright))
+                } else if lead == Some(true) && foe_fight == chariot_fight && tie > 0 && tie <= left {
+                    Some((false, tie))
+                } else {
+                    None
+                };
+                if let Some((out, cost)) = option {
+                    let better = match best {
+                        None => true,
+                        Some((b_out, b_cost, _)) => (out && !b_out) || (out == b_out && cost < b_cost),
+                    };
+                    if better {
+                        best = Some((out, cost, h));
+                    }
+                }
+            }
+            if let Some((_, cost, h)) = best {
+                own[h] += cost;
+                foe_left[h] -= cost;
+                continue;
+            }
+        }
+        break;
+    }
+    DuelMight {
+        chariot_spent: chariot_might - chariot_left,
+        foe_spent: foe_might.iter().zip(&foe_left).map(|(a, b)| a - b).collect(),
+        chariot_high: ch,
+        foe_high: foe_high(&own),
+    }
+}
+
+/// An enemy Hero's standing after Wounds: (Wounds left, Fate left, Might left).
+pub type HeroStanding = (u8, u8, u8);
+
+/// The exact outcomes of `wounds` Wounds suffered one at a time by an enemy Hero with
+/// `standing`: each may be prevented by his Fate (retried by the ruleset) and Might on the
+/// Fate roll when his saves allow; none matter once he is slain.
+pub fn wounds_on_foe_hero(saves: Saves, standing: HeroStanding, wounds: u8) -> Vec<(HeroStanding, f64)> {
+    let mut states: BTreeMap<HeroStanding, f64> = BTreeMap::from([(standing, 1.0)]);
+    for _ in 0..wounds {
+        let mut next: BTreeMap<HeroStanding, f64> = BTreeMap::new();
+        for ((left, fate, might), p) in states {
+            if left == 0 {
+                *next.entry((left, fate, might)).or_default() += p;
+                continue;
+            }
+            for (pr, q) in prevention_distribution(saves, WoundOn::Hero { wounds_left: left }, fate, might) {
+                let Prevention { prevented, fate_spent, might_spent } = pr;
+                let l = if prevented { left } else { left - 1 };
+                *next.entry((l, fate - fate_spent, might - might_spent)).or_default() += p * q;
+            }
+        }
+        states = next;
+    }
+    states.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesbg::rules::fight::FateRule;
+
+    fn plain(n: u32) -> DefenderDice {
+        DefenderDice { plain: n, minus_one: 0, banner: false }
+    }
+
+    #[test]
+    fn owners_keep_their_own_highest_die() {
+        // One warrior die and a Hero's two: by hand, P(Hero's highest = 6) = 11/36 and
+        // independent of the warrior's.
+        let dice = FoeDuelDice { warriors: plain(1), heroes: vec![2] };
+        let d = foe_highs_distribution(&dice, 6);
+        let p: f64 = d.iter().filter(|(h, _)| h[1] == 6).map(|x| x.1).sum();
+        assert!((p - 11.0 / 36.0).abs() < 1e-15);
+        let p: f64 = d.iter().filter(|(h, _)| h[0] == 1 && h[1] == 1).map(|x| x.1).sum();
+        assert!((p - 1.0 / 216.0).abs() < 1e-15);
+        // The dice-level settle agrees face for face.
+        let mut faces = [2u8, 5, 3].into_iter();
+        assert_eq!(settle_foe_highs(&dice, 6, || faces.next().unwrap()), vec![2, 5]);
+    }
+
+    #[test]
+    fn the_banner_re_rolls_the_lowest_die_into_its_owners_hand() {
+        // Warrior rolls 1, Hero rolls 3 against the chariot's 4: the side would lose, so the
+        // warrior's 1 is re-rolled (a 6).
+        let dice = FoeDuelDice { warriors: DefenderDice { plain: 1, minus_one: 0, banner: true }, heroes: vec![1] };
+        let mut faces = [1u8, 3, 6].into_iter();
+        assert_eq!(settle_foe_highs(&dice, 4, || faces.next().unwrap()), vec![6, 3]);
+        // Hero's die lowest: his is re-rolled.
+        let mut faces = [5u8, 2, 4].into_iter();
+        assert_eq!(settle_foe_highs(&dice, 5, || faces.next().unwrap()), vec![5, 4]);
+        // By hand: a warrior and a Hero, one die each, banner, chariot's 6: always re-roll
+        // the lower die. P(Hero ends on 6) = P(Hero first 6 and kept) + P(Hero's die the
+        // lower (strictly, or tied at a value) and re-rolled to 6). Hero keeps his die when
+        // the warrior's is lower or equal: P(warrior <= hero) = 21/36; Hero's die is 6 then
+        // w.p. 6/21 of those; re-rolled otherwise (15/36), ending 6 w.p. 1/6.
+        let d = foe_highs_distribution(&dice, 6);
+        let p: f64 = d.iter().filter(|(h, _)| h[1] == 6).map(|x| x.1).sum();
+        assert!((p - (6.0 / 36.0 + 15.0 / 36.0 / 6.0)).abs() < 1e-15, "{p}");
+        assert!((d.iter().map(|x| x.1).sum::<f64>() - 1.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn might_goes_back_and_forth_until_the_side_behind_cannot_answer() {
+        // Chariot 4 (F4, 2 Might) against a Hero's 5 (F5, 1 Might): the chariot spends 2
+        // to reach 6 (a tie loses on Fight, so 6 it must be); the Hero answers with 1 (a
+        // tie at 6 he wins on Fight), and the chariot has nothing left.
+        let m = settle_duel_might(4, 4, 2, &[0, 5], &[1], 5);
+        assert_eq!((m.chariot_spent, m.foe_spent.clone(), m.chariot_high, m.foe_high), (2, vec![1], 6, 6));
+        // Without his Might point the Hero cannot answer.
+        let m = settle_duel_might(4, 4, 2, &[0, 5], &[0], 5);
+        assert_eq!((m.chariot_spent, m.foe_spent.clone(), m.chariot_high, m.foe_high), (2, vec![0], 6, 5));
+        // Chariot 4 (F5, 1 Might) against the Hero's 4 (F5, 3 Might): a roll-off; the
+        // chariot spends 1 (5), the Hero answers with 2 (6), the chariot cannot.
+        let m = settle_duel_might(4, 5, 1, &[0, 4], &[3], 5);
+        assert_eq!((m.chariot_spent, m.foe_spent.clone(), m.chariot_high, m.foe_high), (1, vec![2], 5, 6));
+        // A warrior's 6 already wins: the Hero keeps his Might, the chariot cannot win.
+        let m = settle_duel_might(5, 4, 0, &[6, 2], &[3], 4);
+        assert_eq!(m.foe_spent, vec![0]);
+        // The Hero raises only his own die: warrior 5, Hero 2 with 2 Might against the
+        // chariot's 5 at higher Fight: the Hero cannot reach 6 (needs 4), so the duel is lost.
+        let m = settle_duel_might(5, 5, 0, &[5, 2], &[2], 4);
+        assert_eq!((m.foe_spent.clone(), m.foe_high), (vec![0], 5));
+        // Of two Heroes the cheaper spends.
+        let m = settle_duel_might(5, 5, 0, &[0, 3, 4], &[3, 3], 5);
+        assert_eq!(m.foe_spent, vec![0, 2]);
+    }
+
+    #[test]
+    fn fate_saves_a_hero_wound_by_wound() {
+        let saves = Saves {
+            fate_rule: FateRule::Retry,
+            fate_policy: FatePolicy::ChariotThenHero,
+            might_on_fate: false,
+            might_on_terrain: false,
+        };
+        // Two Wounds on a 1-Wound Hero with 1 Fate: survives only if the first is saved
+        // (1/2) and then... the second finds no Fate left: slain. So always slain; Fate
+        // spent always 1.
+        let d = wounds_on_foe_hero(saves, (1, 1, 0), 2);
+        assert_eq!(d, vec![((0, 0, 0), 1.0)]);
+        // One Wound, 2 Wounds left, 2 Fate retried: unhurt with 3/4.
+        let d = wounds_on_foe_hero(saves, (2, 2, 0), 1);
+        let unhurt: f64 = d.iter().filter(|((l, _, _), _)| *l == 2).map(|x| x.1).sum();
+        assert!((unhurt - 0.75).abs() < 1e-15);
+    }
+}

@@ -1,0 +1,677 @@
+//! The fight after a Chariot Charge, and the rolls that save a chariot's Wounds: the duel
+//! with the riding Hero's Might, the winner's Strikes (declared before rolling, or one at a
+//! time), the loser's Wounds with Fate (retried) and Might on the Fate roll.
+//!
+//! Each rule is settled by one function that reads its dice from a source it is given
+//! ([`settle_prevention`], [`settle_strike`]): the dice-level trial hands it real dice, and
+//! the exact engine hands it every sequence of faces through [`enumerate_d6`], so both
+//! follow one reading by construction. Whether that reading is the game's is checked
+//! elsewhere, by an oracle that shares none of this code (`tests/oracle/`).
+
+use super::duel::{FoeDuelDice, FoeHero, HeroStanding, foe_highs_distribution, settle_duel_might, wounds_on_foe_hero};
+use super::{
+    DuelSide, FightOutcome, Side, StrikeAllocation, StrikeTarget, WoundRoll, binomial_pmf, pick_target,
+    settle_wound_with_might,
+};
+use crate::dice::Dice;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+
+mod distribution;
+
+pub use distribution::{
+    FightTarget, fight_distribution, foe_duel_dice, heroes_in_duel, split_duel_dice, split_for, target_of_strike,
+    targets_after_knock_down,
+};
+
+/// Whether a failed Fate roll may be followed by another Fate point on the same Wound.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FateRule {
+    /// Spend Fate on the same Wound until it is prevented or Fate runs out (the rules
+    /// reference, corrected 2026-12-01).
+    #[default]
+    Retry,
+    /// One Fate point per Wound (the earlier reading).
+    Once,
+}
+
+/// Which Wounds the riding Hero spends Fate on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FatePolicy {
+    /// Every Wound on the chariot as it comes, then what is left on his own hit when thrown.
+    #[default]
+    ChariotThenHero,
+    /// Only a Wound that would slay the chariot (its last) or the Hero (his last).
+    LethalOnly,
+    /// Never on the chariot: all of it kept for his own hit when thrown.
+    HeroOnly,
+}
+
+/// How a winner facing several models (or rider and mount) aims its Strikes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StrikeSplit {
+    /// All Strikes are assigned before any To Wound roll, by [`declared_split`] (the rules
+    /// reference, corrected 2026-12-01); a Strike at a model already slain is lost.
+    #[default]
+    Declared,
+    /// Each Strike is aimed after the previous one is rolled, by the allocation policy
+    /// (the earlier reading).
+    OneAtATime,
+}
+
+/// What the riding Hero may spend to prevent a Wound, and when.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Saves {
+    /// Fate retried or once per Wound.
+    pub fate_rule: FateRule,
+    /// Which Wounds get Fate.
+    pub fate_policy: FatePolicy,
+    /// Might may raise the last failed Fate roll of a Wound to a 4 (the rules allow it and
+    /// the Hero's policy spends it).
+    pub might_on_fate: bool,
+    /// Might may turn a 1 on the difficult-terrain D6 into a 2.
+    pub might_on_terrain: bool,
+}
+
+/// Whose Wound is being prevented, with the Wounds they have left before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WoundOn {
+    /// The chariot.
+    Chariot {
+        /// Its Wounds left before this one.
+        wounds_left: u8,
+    },
+    /// The Hero himself (his hit when thrown).
+    Hero {
+        /// His Wounds left before this one.
+        wounds_left: u8,
+    },
+}
+
+/// What an attempt to prevent one Wound came to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Prevention {
+    /// The Wound was prevented.
+    pub prevented: bool,
+    /// Fate points spent on it.
+    pub fate_spent: u8,
+    /// Might points spent on its Fate roll.
+    pub might_spent: u8,
+}
+
+/// Whether the Fate policy spends Fate on this Wound.
+pub fn fate_allowed(policy: FatePolicy, on: WoundOn) -> bool {
+    match (policy, on) {
+        (FatePolicy::ChariotThenHero, _) => true,
+        (FatePolicy::LethalOnly, WoundOn::Chariot { wounds_left } | WoundOn::Hero { wounds_left }) => wounds_left <= 1,
+        (FatePolicy::HeroOnly, WoundOn::Hero { .. }) => true,
+        (FatePolicy::HeroOnly, WoundOn::Chariot { .. }) => false,
+    }
+}
+
+/// The score a Fate roll needs to prevent the Wound.
+pub const FATE_NEEDS: u8 = 4;
+
+/// Settles one Wound's prevention from the Fate rolls `d6` gives: a Fate point and a D6 at
+/// a time, 4+ preventing it; after a failure another point ([`FateRule::Retry`]) while any
+/// are left; Might raises the last failed roll to a 4 when it is enough (Fate first, Might
+/// last: Might is also the duel's and the Strikes' resource, Fate is not).
+pub fn settle_prevention(saves: Saves, on: WoundOn, fate: u8, might: u8, mut d6: impl FnMut() -> u8) -> Prevention {
+    if fate == 0 || !fate_allowed(saves.fate_policy, on) {
+        return Prevention::default();
+    }
+    let mut spent = 0;
+    let mut last = 0;
+    while spent < fate {
+        spent += 1;
+        last = d6();
+        if last >= FATE_NEEDS {
+            return Prevention { prevented: true, fate_spent: spent, might_spent: 0 };
+        }
+        if saves.fate_rule == FateRule::Once {
+            break;
+        }
+    }
+    let short = FATE_NEEDS - last;
+    if saves.might_on_fate && short <= might {
+        return Prevention { prevented: true, fate_spent: spent, might_spent: short };
+    }
+    Prevention { prevented: false, fate_spent: spent, might_spent: 0 }
+}
+
+/// Rolls the prevention of one Wound.
+pub fn prevent_wound(saves: Saves, on: WoundOn, fate: u8, might: u8, dice: &mut Dice) -> Prevention {
+    settle_prevention(saves, on, fate, might, || dice.d6())
+}
+
+/// A Wound's prevention: (whether it was prevented, Fate spent, Might spent) by chance.
+type PreventionOutcomes = Vec<(Prevention, f64)>;
+
+/// Prevention distributions by (saves, whose Wound, their Wounds left, Fate, Might).
+type PreventionCache = HashMap<(Saves, u8, u8, u8, u8), PreventionOutcomes>;
+
+thread_local! {
+    static PREVENTIONS: std::cell::RefCell<PreventionCache> = std::cell::RefCell::new(HashMap::new());
+    static STRIKES: std::cell::RefCell<HashMap<(WoundRoll, bool, u8, u8), StrikeOutcomes>> =
+        std::cell::RefCell::new(HashMap::new());
+}
+
+/// The exact distribution of one Wound's prevention (enumerated once per thread for each
+/// set of arguments: it is a pure function of them).
+pub fn prevention_distribution(saves: Saves, on: WoundOn, fate: u8, might: u8) -> PreventionOutcomes {
+    let (whose, left) = match on {
+        WoundOn::Chariot { wounds_left } => (0, wounds_left),
+        WoundOn::Hero { wounds_left } => (1, wounds_left),
+    };
+    PREVENTIONS.with(|cache| {
+        cache
+            .borrow_mut()
+            .entry((saves, whose, left, fate, might))
+            .or_insert_with(|| merge(enumerate_d6(|d6| settle_prevention(saves, on, fate, might, d6))))
+            .clone()
+    })
+}
+
+/// Every sequence of D6 faces that `settle` reads, with the result it settles to and its
+/// probability (6^-length). `settle` must read its dice one at a time and decide from the
+/// faces read so far whether to read another (every rule here does), so the sequences it
+/// reads are exactly the ones enumerated.
+pub fn enumerate_d6<R>(mut settle: impl FnMut(&mut dyn FnMut() -> u8) -> R) -> Vec<(R, f64)> {
+    let mut out = Vec::new();
+    let mut pending: Vec<Vec<u8>> = vec![Vec::new()];
+    while let Some(prefix) = pending.pop() {
+        let mut read = 0;
+        let mut wanted_more = false;
+        let result = settle(&mut || {
+            let face = prefix.get(read).copied().unwrap_or_else(|| {
+                wanted_more = true;
+                1
+            });
+            read += 1;
+            face
+        });
+        if wanted_more {
+            for face in 1..=6 {
+                let mut longer = prefix.clone();
+                longer.push(face);
+                pending.push(longer);
+            }
+        } else {
+            out.push((result, 6f64.powi(-(prefix.len() as i32))));
+        }
+    }
+    out
+}
+
+/// Adds up the probabilities of equal results.
+fn merge<R: Ord>(pairs: Vec<(R, f64)>) -> Vec<(R, f64)> {
+    let mut merged: BTreeMap<R, f64> = BTreeMap::new();
+    for (r, p) in pairs {
+        *merged.entry(r).or_default() += p;
+    }
+    merged.into_iter().collect()
+}
+
+/// Settles one Strike of the chariot from the dice `d6` gives: one To Wound roll, two
+/// against a Trapped model. Every die of the Strike is seen before Might is decided, and
+/// Might (up to `might`) turns failures into Wounds only while a Wound can still matter
+/// (never past the target's `wounds_left`), cheapest first. On a "6 then n" roll the first
+/// dice of both rolls are seen, the cheaper is settled first, and Might put on a first die
+/// carries over to its second (rolled after that Might is committed, as the game plays it).
+/// Returns (Wounds caused, Might spent).
+pub fn settle_strike(
+    roll: WoundRoll,
+    trapped: bool,
+    wounds_left: u8,
+    might: u8,
+    mut d6: impl FnMut() -> u8,
+) -> (u8, u8) {
+    let rolls = 1 + usize::from(trapped);
+    if might == 0 {
+        // Nothing to decide: each roll wounds or not (the same dice as below, read in turn).
+        let mut wounds = 0u8;
+        for _ in 0..rolls {
+            wounds += u8::from(match roll {
+                WoundRoll::Needs(n) => d6() >= n,
+                WoundRoll::SixThen(n) => d6() == 6 && d6() >= n,
+                WoundRoll::Impossible => false,
+            });
+        }
+        return (wounds.min(wounds_left), 0);
+    }
+    match roll {
+        WoundRoll::Impossible => (0, 0),
+        WoundRoll::Needs(n) => {
+            let mut faces = [0u8; 2];
+            for face in faces.iter_mut().take(rolls) {
+                *face = d6();
+            }
+            let faces = &mut faces[..rolls];
+            let mut wounds = faces.iter().filter(|&&f| f >= n).count() as u8;
+            let useful = wounds_left.min(rolls as u8);
+            let mut spent = 0;
+            // Cheapest failure first: the highest failed face.
+            faces.sort_unstable_by(|a, b| b.cmp(a));
+            for &face in faces.iter().filter(|&&f| f < n) {
+                let cost = n - face;
+                if wounds >= useful || spent + cost > might {
+                    break;
+                }
+                spent += cost;
+                wounds += 1;
+            }
+            (wounds.min(wounds_left), spent)
+        }
+        WoundRoll::SixThen(_) => {
+            let mut firsts = [0u8; 2];
+            for face in firsts.iter_mut().take(rolls) {
+                *face = d6();
+            }
+            let firsts = &mut firsts[..rolls];
+            firsts.sort_unstable_by(|a, b| b.cmp(a));
+            let (mut wounds, mut spent) = (0u8, 0u8);
+            for &first in firsts.iter() {
+                if wounds >= wounds_left {
+                    break;
+                }
+                let (hit, cost) = settle_wound_with_might(roll, might - spent, first, &mut d6);
+                wounds += u8::from(hit);
+                spent += cost;
+            }
+            (wounds.min(wounds_left), spent)
+        }
+    }
+}
+
+/// A Strike's settlement: (Wounds caused, Might spent) with its probability.
+pub type StrikeOutcomes = Vec<((u8, u8), f64)>;
+
+/// The exact distribution of one Strike: ((Wounds, Might spent), probability).
+pub fn strike_distribution(roll: WoundRoll, trapped: bool, wounds_left: u8, might: u8) -> StrikeOutcomes {
+    STRIKES.with(|cache| {
+        cache
+            .borrow_mut()
+            .entry((roll, trapped, wounds_left, might))
+            .or_insert_with(|| merge(enumerate_d6(|d6| settle_strike(roll, trapped, wounds_left, might, d6))))
+            .clone()
+    })
+}
+
+/// A model the winner may aim Strikes at, as [`declared_split`] weighs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SplitTarget {
+    /// What each To Wound roll needs.
+    pub roll: WoundRoll,
+    /// Two rolls per Strike.
+    pub trapped: bool,
+    /// Wounds left (more than 0).
+    pub wounds_left: u8,
+    /// Slaying it is a kill (false for a riderless mount).
+    pub counts_as_kill: bool,
+}
+
+/// Probabilities closer than this are a tie when comparing splits.
+const SPLIT_TIE: f64 = 1e-12;
+
+/// What `k` Strikes at `t` are worth: (P(slain), expected Wounds caused, capped).
+fn split_value(t: &SplitTarget, k: u8) -> (f64, f64) {
+    let rolls = usize::from(k) * (1 + usize::from(t.trapped));
+    let pmf = binomial_pmf(rolls, t.roll.probability());
+    let w = usize::from(t.wounds_left);
+    let slain: f64 = pmf.iter().skip(w).sum();
+    let wounds: f64 = pmf.iter().enumerate().map(|(x, p)| x.min(w) as f64 * p).sum();
+    (if t.counts_as_kill { slain } else { 0.0 }, wounds)
+}
+
+fn better(a: (f64, f64), b: (f64, f64)) -> bool {
+    a.0 > b.0 + SPLIT_TIE || ((a.0 - b.0).abs() <= SPLIT_TIE && a.1 > b.1 + SPLIT_TIE)
+}
+
+/// The declared split of `strikes` Strikes over `targets` (in contact order): the one that
+/// maximises the expected number of models slain, then the expected Wounds caused, then
+/// gives more Strikes to the earlier target. Might is not counted when choosing (it is
+/// spent as the dice fall). A target already slain gets none. Returns the Strikes per
+/// target.
+pub fn declared_split(strikes: u8, targets: &[SplitTarget]) -> Vec<u8> {
+    let living: Vec<usize> = (0..targets.len()).filter(|&i| targets[i].wounds_left > 0).collect();
+    let mut split = vec![0; targets.len()];
+    if living.len() < targets.len() {
+        let weighed: Vec<SplitTarget> = living.iter().map(|&i| targets[i]).collect();
+        for (&i, k) in living.iter().zip(declared_split(strikes, &weighed)) {
+            split[i] = k;
+        }
+        return split;
+    }
+    let n = targets.len();
+    let s = usize::from(strikes);
+    if n == 0 {
+        return Vec::new();
+    }
+    let values: Vec<Vec<(f64, f64)>> =
+        targets.iter().map(|t| (0..=strikes).map(|k| split_value(t, k)).collect()).collect();
+    // best[i][r]: the best value of giving r Strikes to targets i.. (all of them used).
+    let impossible = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+    let mut best = vec![vec![impossible; s + 1]; n + 1];
+    best[n][0] = (0.0, 0.0);
+    for i in (0..n).rev() {
+        for r in 0..=s {
+            for k in 0..=r {
+                let rest = best[i + 1][r - k];
+                if rest.0 == f64::NEG_INFINITY {
+                    continue;
+                }
+                let v = (values[i][k].0 + rest.0, values[i][k].1 + rest.1);
+                if better(v, best[i][r]) || best[i][r].0 == f64::NEG_INFINITY {
+                    best[i][r] = v;
+                }
+            }
+        }
+    }
+    split.clear();
+    let mut r = s;
+    for i in 0..n {
+        let take = (0..=r)
+            .rev()
+            .find(|&k| {
+                let rest = best[i + 1][r - k];
+                rest.0 != f64::NEG_INFINITY && !better(best[i][r], (values[i][k].0 + rest.0, values[i][k].1 + rest.1))
+            })
+            .unwrap_or(r);
+        split.push(take as u8);
+        r -= take;
+    }
+    split
+}
+
+/// The order in which a declared split's Strikes are rolled: target by target in contact
+/// order.
+pub fn declared_order(split: &[u8]) -> Vec<usize> {
+    split.iter().enumerate().flat_map(|(i, &k)| std::iter::repeat_n(i, usize::from(k))).collect()
+}
+
+/// What the Hero riding the chariot brings to a fight: the Might and Fate he has left, when
+/// his Might policy spends Might, and how he saves Wounds. [`HeroInFight::NONE`] is a
+/// chariot without a Hero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HeroInFight {
+    /// Might points left.
+    pub might: u8,
+    /// Fate points left.
+    pub fate: u8,
+    /// Might is spent to win the duel.
+    pub might_on_duel: bool,
+    /// Might is spent to turn failed To Wound rolls.
+    pub might_on_wounds: bool,
+    /// How Wounds on the chariot are saved.
+    pub saves: Saves,
+}
+
+impl HeroInFight {
+    /// No Hero: no Might, no Fate.
+    pub const NONE: Self = Self {
+        might: 0,
+        fate: 0,
+        might_on_duel: false,
+        might_on_wounds: false,
+        saves: Saves {
+            fate_rule: FateRule::Retry,
+            fate_policy: FatePolicy::ChariotThenHero,
+            might_on_fate: false,
+            might_on_terrain: false,
+        },
+    };
+}
+
+/// A model fighting the chariot, as the fight needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Combatant {
+    /// Fight value.
+    pub fight: u8,
+    /// Attacks (dice in the duel, Strikes if it wins).
+    pub attacks: u8,
+    /// Defence (for allocation policies).
+    pub defence: u8,
+    /// Wounds it has left.
+    pub wounds_left: u8,
+    /// What the chariot's Strikes need against it.
+    pub struck_by_chariot: WoundRoll,
+    /// What its Strikes need against the chariot.
+    pub strikes_chariot: WoundRoll,
+    /// A Monster or a chariot: never knocked Prone, so never Trapped by the chariot's win.
+    pub never_prone: bool,
+    /// An enemy chariot (its slaying ends the question of who Backs Away).
+    pub chariot: bool,
+    /// Its mount, while the mount stands (cavalry). With it, `wounds_left` is the rider's
+    /// and may be 0 (a riderless mount that stays).
+    pub mount: Option<MountCombatant>,
+    /// Already Prone (a rider Knocked Flying by the Impact Hits): Trapped if beaten.
+    pub prone: bool,
+    /// Makes its Strikes if its side wins: not Prone, and not a rider thrown this turn.
+    pub strikes: bool,
+    /// What the Strength 3 hit of being Knocked Flying needs against the rider (when the
+    /// chariot beats him while he is still mounted).
+    pub knocked_flying: WoundRoll,
+    /// An enemy Hero: his Might and Fate left, and how he spends them.
+    pub hero: Option<FoeHero>,
+}
+
+/// A cavalry model's mount in a fight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MountCombatant {
+    /// Fight value.
+    pub fight: u8,
+    /// Attacks (dice in the duel, Strikes if its side wins).
+    pub attacks: u8,
+    /// Defence.
+    pub defence: u8,
+    /// Wounds it has left (more than 0).
+    pub wounds_left: u8,
+    /// What the chariot's Strikes need against it.
+    pub struck_by_chariot: WoundRoll,
+    /// What its Strikes need against the chariot.
+    pub strikes_chariot: WoundRoll,
+}
+
+/// The chariot in a fight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChariotFighter {
+    /// Fight value.
+    pub fight: u8,
+    /// Attacks, charge bonus included.
+    pub attacks: u8,
+    /// Wounds it has left.
+    pub wounds_left: u8,
+    /// Allegiance (for the roll-off).
+    pub side: Side,
+}
+
+/// The ruleset options that shape a fight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FightRules {
+    /// Beaten models (knocked Prone) are Trapped for the chariot's Strikes.
+    pub trapped: bool,
+    /// How the chariot aims Strikes one at a time ([`StrikeSplit::OneAtATime`]).
+    pub allocation: StrikeAllocation,
+    /// Declared before rolling, or one at a time.
+    pub split: StrikeSplit,
+}
+
+/// A spear or pike model supporting a model in the fight: not part of the fight (never
+/// struck, never knocked Prone), it adds one die to its side's duel at its own Fight, and
+/// one Strike at its own Strength if its side wins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Supporter {
+    /// Which model it is (an index the caller understands; for replays).
+    pub model: usize,
+    /// Fight value (for ties, when `[rules] supporter_fight_counts`).
+    pub fight: u8,
+    /// What its Strike needs against the chariot.
+    pub strikes_chariot: WoundRoll,
+    /// -1 on its die: the banner bearer itself, or a pike with a shield.
+    pub minus_one: bool,
+}
+
+/// What the enemy side has in a fight beyond its fighting models: spear and pike
+/// supporters, a standing banner within 3" of the fight, and the bearer's own -1.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FoeSupport {
+    /// The supporting models, one die and (if their side wins) one Strike each.
+    pub supporters: Vec<Supporter>,
+    /// A standing banner bearer is within 3" of a model in the fight: the side may re-roll
+    /// one duel die ([`defender_high`] says which and when).
+    pub banner: bool,
+    /// Duel dice rolled at -1 by models in the fight itself: the banner bearer's and those
+    /// of pikes with shields (their Attacks).
+    pub minus_one_dice: u32,
+    /// Whether supporters' Fight counts for the side's highest Fight in a tie.
+    pub supporter_fight_counts: bool,
+}
+
+impl FoeSupport {
+    /// No help at all: the fight is the fighting models' alone.
+    pub const NONE: FoeSupport =
+        FoeSupport { supporters: Vec::new(), banner: false, minus_one_dice: 0, supporter_fight_counts: true };
+
+    /// Adds the supporters to the enemy's side of the duel: a die each, and their Fight for
+    /// ties when `supporter_fight_counts`.
+    pub fn join(&self, side: &mut DuelSide) {
+        for s in &self.supporters {
+            side.dice += 1;
+            if self.supporter_fight_counts {
+                side.fight = side.fight.max(s.fight);
+            }
+        }
+    }
+
+    /// Whether the enemy's duel dice are all plain (no -1, no re-roll): then the highest is
+    /// rolled as before, die for die.
+    pub fn plain_dice(&self) -> bool {
+        !self.banner && self.minus_one_dice == 0 && self.supporters.iter().all(|s| !s.minus_one)
+    }
+}
+
+/// The enemy's duel dice: `plain` unmodified and `minus_one` at -1 (the banner bearer's),
+/// never below 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DefenderDice {
+    /// Dice without modifier.
+    pub plain: u32,
+    /// Dice at -1.
+    pub minus_one: u32,
+    /// One may be re-rolled (a banner in range).
+    pub banner: bool,
+}
+
+/// The enemy side's highest duel die, settled from dice read off `next`: all dice first
+/// (plain, then those at -1), then, with a banner, the re-roll by the reference's policy:
+/// when the side would otherwise lose or tie (its highest no better than the chariot's
+/// `chariot_high`, before any Might), it re-rolls its lowest die (a plain one before one
+/// at -1 of the same value). Re-rolling happens before Might, so the chariot's Hero sees
+/// the result. 0 with no dice.
+pub fn settle_defender_high(dice: DefenderDice, chariot_high: u8, mut next: impl FnMut() -> u8) -> u8 {
+    let total = dice.plain + dice.minus_one;
+    if total == 0 {
+        return 0;
+    }
+    let (mut high, mut low, mut low_plain) = (0u8, 7u8, true);
+    for i in 0..total {
+        let plain = i < dice.plain;
+        let value = if plain { next() } else { next().saturating_sub(1).max(1) };
+        high = high.max(value);
+        if value < low || (value == low && plain && !low_plain) {
+            (low, low_plain) = (value, plain);
+        }
+    }
+    if !dice.banner || high > chariot_high {
+        return high;
+    }
+    let roll = next();
+    let again = if low_plain { roll } else { roll.saturating_sub(1).max(1) };
+    if total >= 2 { high.max(again) } else { again }
+}
+
+/// The exact distribution of [`settle_defender_high`]: `p[d]` for d in 0..=6, given the
+/// chariot's highest die. The dice are folded one at a time into (highest, lowest, lowest
+/// is plain), so any number of dice costs the same few states.
+pub fn defender_high(dice: DefenderDice, chariot_high: u8) -> [f64; 7] {
+    let mut out = [0.0; 7];
+    let total = dice.plain + dice.minus_one;
+    if total == 0 {
+        out[0] = 1.0;
+        return out;
+    }
+    // (high, low, low_plain) -> probability
+    let mut states: BTreeMap<(u8, u8, bool), f64> = BTreeMap::from([((0, 7, true), 1.0)]);
+    for i in 0..total {
+        let plain = i < dice.plain;
+        let mut next: BTreeMap<(u8, u8, bool), f64> = BTreeMap::new();
+        for (&(high, low, low_plain), &p) in &states {
+            for face in 1..=6u8 {
+                let value = if plain { face } else { face.saturating_sub(1).max(1) };
+                let (l, lp) = if value < low || (value == low && plain && !low_plain) {
+                    (value, plain)
+                } else {
+                    (low, low_plain)
+                };
+                *next.entry((high.max(value), l, lp)).or_default() += p / 6.0;
+            }
+        }
+        states = next;
+    }
+    for ((high, _, low_plain), p) in states {
+        if !dice.banner || high > chariot_high {
+            out[usize::from(high)] += p;
+            continue;
+        }
+        for face in 1..=6u8 {
+            let again = if low_plain { face } else { face.saturating_sub(1).max(1) };
+            let d = if total >= 2 { high.max(again) } else { again };
+            out[usize::from(d)] += p / 6.0;
+        }
+    }
+    out
+}
+
+/// The two sides of the duel of a fight: every standing rider or model rolls its Attacks
+/// (Prone ones too), every standing mount its own.
+pub fn duel_sides(chariot: &ChariotFighter, enemies: &[Combatant], support: &FoeSupport) -> (DuelSide, DuelSide) {
+    let attacker = DuelSide { dice: u32::from(chariot.attacks), fight: chariot.fight, side: chariot.side };
+    let mut defender = DuelSide { dice: 0, fight: 0, side: chariot.side.opponent() };
+    for e in enemies {
+        if e.wounds_left > 0 {
+            defender.dice += u32::from(e.attacks);
+            defender.fight = defender.fight.max(e.fight);
+        }
+        if let Some(m) = e.mount {
+            defender.dice += u32::from(m.attacks);
+            defender.fight = defender.fight.max(m.fight);
+        }
+    }
+    support.join(&mut defender);
+    (attacker, defender)
+}
+
+/// The enemy's duel dice in a fight: every die of the side, the bearer's (in the fight or
+/// supporting) at -1, and whether a banner lets it re-roll one.
+pub fn defender_dice(defender: &DuelSide, support: &FoeSupport) -> DefenderDice {
+    let minus = support.minus_one_dice + support.supporters.iter().filter(|s| s.minus_one).count() as u32;
+    let minus_one = minus.min(defender.dice);
+    DefenderDice { plain: defender.dice - minus_one, minus_one, banner: support.banner }
+}
+
+/// P(the highest of `n` D6 is `k`), with `k = 0` for no dice at all.
+pub fn highest_d6_probability(n: u32, k: u8) -> f64 {
+    if n == 0 {
+        return if k == 0 { 1.0 } else { 0.0 };
+    }
+    if k == 0 {
+        return 0.0;
+    }
+    (f64::from(k) / 6.0).powi(n as i32) - (f64::from(k - 1) / 6.0).powi(n as i32)
+}
+
+#[cfg(test)]
+mod tests;

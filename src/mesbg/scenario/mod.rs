@@ -1,0 +1,874 @@
+//! Scenario files: the TOML schema, its defaults, and validation.
+//!
+//! Every user error stops here, with a message naming the file, the line, the field and
+//! what is allowed. A [`Scenario`] that leaves [`load`] is geometrically possible and in
+//! range, so later stages never fail because of user input.
+
+use crate::dice::DiceExpr;
+use crate::geometry::{self, Disc, Footprint, Polygon, Pose, Vec2};
+use crate::mesbg::rules::duel::FoeFatePolicy;
+use crate::mesbg::rules::fight::{FatePolicy, FateRule, StrikeSplit};
+use crate::mesbg::rules::{Side, StrikeAllocation};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::Path;
+
+mod check;
+mod locate;
+mod options;
+mod raw;
+#[cfg(test)]
+mod tests;
+
+pub use locate::locate;
+pub(crate) use locate::{field_at, line_of};
+use raw::*;
+pub use raw::{BUNDLED_PROFILES, bundled_profile_names};
+
+/// The largest number of trials a scenario may ask for (about nine hours at 30 M/s).
+pub const MAX_TRIALS: u64 = 1_000_000_000_000;
+/// The largest number of models all formations together may hold.
+pub const MAX_MODELS: usize = 2_000;
+/// The largest scenario file read, in bytes.
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+/// Version of the MESBG rules code; part of the scenario hash, so a rules change changes
+/// streams. 2: Fate retried, declared Strikes, Might on saves, the immediate terrain Wound
+/// (2026-12-01).
+pub const RULES_VERSION: u32 = 2;
+
+/// One thing wrong with a scenario file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// Dotted path of the field, e.g. `formations[0].profile.wounds` (empty for syntax).
+    pub field: String,
+    /// 1-based line in the file, when known.
+    pub line: Option<usize>,
+    /// What is wrong and what is allowed.
+    pub message: String,
+}
+
+/// Why a scenario could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    /// The file could not be read.
+    #[error("cannot read scenario file {file}: {source}")]
+    Read {
+        /// The path as given.
+        file: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The file was read but is not a valid scenario.
+    #[error("{}", render_problems(file, problems))]
+    Invalid {
+        /// The path as given.
+        file: String,
+        /// Everything found wrong, in file order where lines are known.
+        problems: Vec<Problem>,
+    },
+}
+
+fn render_problems(file: &str, problems: &[Problem]) -> String {
+    let mut out = format!("{file} is not a valid scenario ({} problem{}):", problems.len(), plural(problems.len()));
+    for p in problems {
+        out.push_str("\n  ");
+        match p.line {
+            Some(line) => out.push_str(&format!("{file}:{line}: ")),
+            None => out.push_str(&format!("{file}: ")),
+        }
+        if !p.field.is_empty() {
+            out.push_str(&format!("field `{}`: ", p.field));
+        }
+        out.push_str(&p.message);
+    }
+    out
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// Which rule system a scenario plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum System {
+    /// Middle-earth Strategy Battle Game.
+    Mesbg,
+}
+
+/// A Courage (or Intelligence) target number: pass on 2D6 >= target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(into = "String")]
+pub struct Target(pub u8);
+
+impl From<Target> for String {
+    fn from(t: Target) -> String {
+        format!("{}+", t.0)
+    }
+}
+
+/// A chariot's base.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Base {
+    /// A round base of this diameter (mm).
+    Round {
+        /// Diameter in millimetres.
+        diameter_mm: f64,
+    },
+    /// A rectangular base (mm), width across and length along the heading.
+    Rect {
+        /// Width in millimetres.
+        width_mm: f64,
+        /// Length in millimetres.
+        length_mm: f64,
+    },
+    /// An oval base (mm), width across and length along the heading.
+    Oval {
+        /// Width in millimetres.
+        width_mm: f64,
+        /// Length in millimetres.
+        length_mm: f64,
+    },
+}
+
+impl Base {
+    /// The footprint in inches.
+    pub fn footprint(&self) -> Footprint {
+        match *self {
+            Base::Round { diameter_mm } => Footprint::round_mm(diameter_mm),
+            Base::Rect { width_mm, length_mm } => Footprint::rect_mm(width_mm, length_mm),
+            Base::Oval { width_mm, length_mm } => Footprint::oval_mm(width_mm, length_mm),
+        }
+    }
+}
+
+/// The chariot's Impact Hits: how many, and at what Strength.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Impact {
+    /// Number of hits per model contacted.
+    pub hits: DiceExpr,
+    /// Strength of each hit.
+    pub strength: u8,
+}
+
+/// The charging chariot.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Chariot {
+    /// Display name.
+    pub name: String,
+    /// Allegiance.
+    pub side: Side,
+    /// Move value, inches.
+    pub move_inches: f64,
+    /// Fight value.
+    pub fight: u8,
+    /// Strength.
+    pub strength: u8,
+    /// Defence.
+    pub defence: u8,
+    /// Attacks (before the +1 for charging).
+    pub attacks: u8,
+    /// Wounds.
+    pub wounds: u8,
+    /// Courage target.
+    pub courage: Target,
+    /// Impact Hits.
+    pub impact: Impact,
+    /// Base.
+    pub base: Base,
+    /// Where it starts and which way it faces.
+    pub start: Pose,
+    /// Points cost.
+    pub points: u32,
+    /// A Hero riding the chariot, if any.
+    pub hero: Option<Hero>,
+}
+
+/// When a Hero riding a chariot spends Might (never on Impact Hits).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MightPolicy {
+    /// Never.
+    None,
+    /// Only to win a duel the chariot would lose.
+    WinDuel,
+    /// Only to turn a failed To Wound roll of the chariot's Strikes into a success.
+    Wound,
+    /// To win the duel first, then with what is left on To Wound rolls.
+    #[default]
+    WinDuelThenWound,
+}
+
+impl MightPolicy {
+    /// Whether Might may be spent on the duel.
+    pub fn on_duel(self) -> bool {
+        matches!(self, MightPolicy::WinDuel | MightPolicy::WinDuelThenWound)
+    }
+
+    /// Whether Might may be spent on To Wound rolls.
+    pub fn on_wounds(self) -> bool {
+        matches!(self, MightPolicy::Wound | MightPolicy::WinDuelThenWound)
+    }
+}
+
+/// A Hero riding the chariot.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Hero {
+    /// Name.
+    pub name: String,
+    /// Fight value.
+    pub fight: u8,
+    /// Strength.
+    pub strength: u8,
+    /// Defence (against the hit of being dismounted).
+    pub defence: u8,
+    /// Attacks, added to the chariot's.
+    pub attacks: u8,
+    /// The Hero's own Wounds.
+    pub wounds: u8,
+    /// Courage target.
+    pub courage: Target,
+    /// Might points.
+    pub might: u8,
+    /// Will points.
+    pub will: u8,
+    /// Fate points.
+    pub fate: u8,
+    /// When Might is spent in the fight.
+    pub might_policy: MightPolicy,
+    /// Which Wounds get Fate.
+    pub fate_policy: FatePolicy,
+    /// Might also saves Wounds: it turns a 1 on the difficult-terrain D6 into a 2 and
+    /// raises a failed Fate roll to a 4 (when the rules allow it) whenever it is enough.
+    pub might_on_saves: bool,
+    /// Points cost.
+    pub points: u32,
+}
+
+/// A piece of terrain.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Terrain {
+    /// Difficult terrain: Move is halved within it, and a charge that spent any of its
+    /// drive within it rolls a D6, a 1 costing the chariot a Wound.
+    Difficult {
+        /// Name for reports.
+        name: String,
+        /// Its outline.
+        area: Polygon,
+    },
+    /// An obstacle (a wall, a fence): a chariot that touches it stops, inflicting three
+    /// Strength 6 hits on it and suffering three in return.
+    Obstacle {
+        /// Name for reports.
+        name: String,
+        /// One end, inches.
+        from: Vec2,
+        /// The other end, inches.
+        to: Vec2,
+    },
+}
+
+/// The army of the models charged, for its Break Point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Army {
+    /// Models the army started the game with.
+    pub models: u32,
+    /// Casualties it had before the charge.
+    pub casualties: u32,
+}
+
+/// How the chariot drives: the pivot at the start and after each full 4" of Move.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Charge {
+    /// How the pivots are chosen.
+    pub path: PathChoice,
+}
+
+/// How the pivots of a Chariot Charge are chosen.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PathChoice {
+    /// Listed, in degrees, clockwise positive, each within 45 (missing ones are 0).
+    Pivots(Vec<f64>),
+    /// Towards a point (inches), by up to 45 degrees at each chance while it lies ahead
+    /// (once passed, the chariot drives on straight).
+    AimAt(Vec2),
+    /// Towards the centre of a formation (by index), by up to 45 degrees at each chance.
+    AimAtFormation(usize),
+    /// Whatever pivots maximise the objective, searched when the plan is compiled.
+    Best(Objective),
+}
+
+/// What `plan = "best"` maximises.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Objective {
+    /// The expected number of models slain by Impact Hits.
+    #[default]
+    ExpectedImpactKills,
+    /// The chance of driving through every formation on the path.
+    Breakthrough,
+}
+
+/// A model profile.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Profile {
+    /// Fight value.
+    pub fight: u8,
+    /// Strength.
+    pub strength: u8,
+    /// Defence.
+    pub defence: u8,
+    /// Attacks.
+    pub attacks: u8,
+    /// Wounds.
+    pub wounds: u8,
+    /// Courage target.
+    pub courage: Target,
+    /// Points cost per model.
+    pub points: u32,
+    /// A Monster: never knocked Prone.
+    pub monster: bool,
+    /// A chariot (Immovable Object): never Prone, never Trapped; against our chariot the
+    /// smaller Backs Away.
+    pub chariot: bool,
+    /// For cavalry: the mount.
+    pub mount: Option<Mount>,
+    /// Carries a spear: supports a friendly model it touches in a fight (one die, one
+    /// Strike if its side wins). Not serialised when false, so scenario hashes without
+    /// spears are unchanged.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub spear: bool,
+    /// Carries a pike: supports as a spear does, and also through a pike already supporting
+    /// (a line three deep).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pike: bool,
+    /// A pike carried with a shield: -1 on the model's own duel dice (meaningful with a
+    /// pike only).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub shield: bool,
+    /// An enemy Hero: his Might, Will and Fate and how he spends them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hero: Option<Heroism>,
+}
+
+impl Profile {
+    /// A spear or a pike: the model can support a friend in a fight.
+    pub fn supports(&self) -> bool {
+        self.spear || self.pike
+    }
+}
+
+/// What makes an enemy model a Hero: Might, Will and Fate, and when he spends them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Heroism {
+    /// Might points: to win the duel or turn his failed To Wound rolls (by `might_policy`),
+    /// and on his Fate rolls (by `might_on_saves`), never against Impact Hits.
+    pub might: u8,
+    /// Will points (kept for completeness: no test in a charge spends them).
+    pub will: u8,
+    /// Fate points, against any Wound he suffers, Impact Hits included.
+    pub fate: u8,
+    /// When he spends Might in the fight.
+    pub might_policy: MightPolicy,
+    /// Which Wounds get Fate.
+    pub fate_policy: FoeFatePolicy,
+    /// Might raises a failed Fate roll to a 4 (when the rules allow Might on Fate) against
+    /// the chariot's Strikes.
+    pub might_on_saves: bool,
+}
+
+/// One Hero standing among a formation's warriors, at a named place.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlacedHero {
+    /// Display name (the profile's name when it is named).
+    pub name: String,
+    /// His index among the formation's models (rank by rank, files from its left).
+    pub index: usize,
+    /// His profile (with `hero` set).
+    pub profile: Profile,
+}
+
+/// A cavalry model's mount.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Mount {
+    /// Defence.
+    pub defence: u8,
+    /// Wounds.
+    pub wounds: u8,
+    /// Attacks (a mount with none flees when its rider is slain).
+    pub attacks: u8,
+    /// Fight value.
+    pub fight: u8,
+    /// Strength.
+    pub strength: u8,
+}
+
+/// When the chariot drives on past a cavalry model it hit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CavalryPassed {
+    /// The rider is slain and the mount slain or fled (the earlier reading).
+    RiderSlainAndMountGone,
+    /// The rider is slain: a cavalry model is a casualty when its rider dies (2024), so
+    /// the chariot drives on even past a riderless mount with Attacks.
+    #[default]
+    RiderSlain,
+}
+
+/// When the army charged is Broken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BreakPoint {
+    /// Half or more of its starting models lost (the rules reference, corrected 2026-12-01).
+    #[default]
+    HalfOrMore,
+    /// More than half lost (the earlier reading).
+    MoreThanHalf,
+}
+
+impl BreakPoint {
+    /// Whether an army of `models` with `casualties` is Broken.
+    pub fn broken(self, casualties: u64, models: u64) -> bool {
+        match self {
+            BreakPoint::HalfOrMore => 2 * casualties >= models,
+            BreakPoint::MoreThanHalf => 2 * casualties > models,
+        }
+    }
+}
+
+/// What "within difficult terrain" measures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TerrainMeasure {
+    /// Any part of the chariot's base inside the area.
+    #[default]
+    AnyPart,
+    /// The centre of the chariot's base inside the area.
+    Centre,
+}
+
+/// A block of identical infantry models.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Formation {
+    /// Display name.
+    pub name: String,
+    /// Allegiance (by default the chariot's enemy).
+    pub side: Side,
+    /// Base diameter, mm (an oval base's width).
+    pub base_mm: f64,
+    /// An oval base: [width, length] in mm, its length along the formation's facing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oval_mm: Option<[f64; 2]>,
+    /// Base centres, rank by rank.
+    pub centres: Vec<Vec2>,
+    /// Number of ranks.
+    pub ranks: usize,
+    /// Heading the formation faces.
+    pub facing: f64,
+    /// Front rank's centre.
+    pub front_centre: Vec2,
+    /// Gap between neighbouring bases, mm.
+    pub gap_mm: f64,
+    /// Every model's profile.
+    pub profile: Profile,
+    /// The banner bearer, if the formation has one: its index in `centres`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub banner: Option<usize>,
+    /// A Hero standing among the warriors, if the formation has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hero: Option<PlacedHero>,
+}
+
+impl Formation {
+    /// The base of a model of the formation standing at `centre`.
+    pub fn disc_at(&self, centre: Vec2) -> Disc {
+        match self.oval_mm {
+            Some([w, l]) => Disc::oval(centre, w / geometry::MM_PER_INCH, l / geometry::MM_PER_INCH, self.facing),
+            None => Disc::round(centre, self.radius()),
+        }
+    }
+
+    /// How far a model's base reaches from its centre along the formation's facing, inches
+    /// (half an oval's length; a round base's radius).
+    pub fn depth(&self) -> f64 {
+        self.oval_mm.map_or(self.radius(), |[_, l]| l / geometry::MM_PER_INCH / 2.0)
+    }
+
+    /// The profile of the formation's model `index` (the placed Hero's or the warriors').
+    pub fn profile_of(&self, index: usize) -> &Profile {
+        match &self.hero {
+            Some(h) if h.index == index => &h.profile,
+            _ => &self.profile,
+        }
+    }
+
+    /// Base radius in inches.
+    pub fn radius(&self) -> f64 {
+        self.base_mm / geometry::MM_PER_INCH / 2.0
+    }
+
+    /// Distance between the centres of neighbouring ranks, inches.
+    pub fn spacing(&self) -> f64 {
+        (self.oval_mm.map_or(self.base_mm, |[_, l]| l) + self.gap_mm) / geometry::MM_PER_INCH
+    }
+}
+
+/// Ruleset options whose reading is uncertain or a matter of choice. Reports print them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MesbgRules {
+    /// Models knocked Prone by a winning chariot count as Trapped for its Strikes.
+    pub prone_counts_as_trapped: bool,
+    /// Strikes declared before rolling, or aimed one at a time.
+    pub strike_split: StrikeSplit,
+    /// How Strikes aimed one at a time are spread over several beaten models.
+    pub strike_allocation: StrikeAllocation,
+    /// When the chariot drives on past a cavalry model.
+    pub cavalry_passed_when: CavalryPassed,
+    /// Fate retried on the same Wound, or once.
+    pub fate: FateRule,
+    /// Might may raise a Fate roll.
+    pub might_on_fate: bool,
+    /// When the army charged is Broken.
+    pub break_point: BreakPoint,
+    /// What "within difficult terrain" measures.
+    pub difficult_terrain_measure: TerrainMeasure,
+    /// Whether a supporting spear's or pike's Fight counts for its side's highest Fight in a
+    /// tied duel (not serialised at its default, so older scenario hashes stand).
+    #[serde(skip_serializing_if = "is_true")]
+    pub supporter_fight_counts: bool,
+    /// When a banner's re-roll is taken (not serialised at its default, so older scenario
+    /// hashes stand).
+    #[serde(skip_serializing_if = "BannerReroll::is_default")]
+    pub banner_reroll: BannerReroll,
+}
+
+/// When the side with a banner in range re-rolls one of its duel dice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BannerReroll {
+    /// The reference's policy: its lowest die, when it would otherwise lose or tie.
+    #[default]
+    LowestWhenLosingOrTied,
+    /// Never: banners give nothing (their bearers still roll at -1).
+    Never,
+}
+
+impl BannerReroll {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+/// One rule option or policy in force, as every report prints it: its name as a scenario
+/// writes it, its value and default, and what that value means in the rules reference's
+/// terms.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RuleOption {
+    /// Where it is written: a `[rules]` key, `chariot.hero.<field>` for the riding Hero's
+    /// policy, or the path of an enemy Hero's profile field.
+    pub name: std::borrow::Cow<'static, str>,
+    /// The value in force, as written.
+    pub value: String,
+    /// The reference's default, as written.
+    pub default: String,
+    /// What the value in force means.
+    pub reads: std::borrow::Cow<'static, str>,
+}
+
+impl RuleOption {
+    /// An option from its value and default (written as a scenario writes them) and what
+    /// the value means.
+    pub fn of<T: Serialize>(
+        name: impl Into<std::borrow::Cow<'static, str>>,
+        value: &T,
+        default: &T,
+        reads: impl Into<std::borrow::Cow<'static, str>>,
+    ) -> Self {
+        Self { name: name.into(), value: as_written(value), default: as_written(default), reads: reads.into() }
+    }
+}
+
+/// A value as a scenario file writes it (a unit enum's snake_case name, unquoted).
+fn as_written<T: Serialize>(value: &T) -> String {
+    serde_json::to_value(value).map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)).unwrap_or_default()
+}
+
+impl Default for MesbgRules {
+    fn default() -> Self {
+        Self {
+            prone_counts_as_trapped: true,
+            strike_split: StrikeSplit::default(),
+            strike_allocation: StrikeAllocation::MostWoundedFirst,
+            cavalry_passed_when: CavalryPassed::default(),
+            fate: FateRule::default(),
+            might_on_fate: true,
+            break_point: BreakPoint::default(),
+            difficult_terrain_measure: TerrainMeasure::default(),
+            supporter_fight_counts: true,
+            banner_reroll: BannerReroll::default(),
+        }
+    }
+}
+
+/// A validated scenario.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Scenario {
+    /// The file it came from (or `<bundled default>`).
+    #[serde(skip)]
+    pub file: String,
+    /// Title for reports.
+    pub title: String,
+    /// The question the scenario answers, in one sentence.
+    pub question: Option<String>,
+    /// Rule system.
+    pub system: System,
+    /// Trials asked for.
+    pub trials: u64,
+    /// Seed.
+    pub seed: u64,
+    /// The chariot.
+    pub chariot: Chariot,
+    /// Its path.
+    pub charge: Charge,
+    /// The models on the board.
+    pub formations: Vec<Formation>,
+    /// Ruleset options.
+    pub rules: MesbgRules,
+    /// The Break Point of the army charged, if given.
+    pub army: Option<Army>,
+    /// Terrain on the board.
+    pub terrain: Vec<Terrain>,
+}
+
+impl Scenario {
+    /// Every rule option and policy in force (the `[rules]` options, then the riding
+    /// Hero's policies when one rides), as every report prints them.
+    pub fn ruleset(&self) -> Vec<RuleOption> {
+        let mut all = self.rules.options();
+        if let Some(hero) = &self.chariot.hero {
+            all.extend(hero.policies(&self.rules));
+        }
+        for (i, f) in self.formations.iter().enumerate() {
+            if let Some(h) = f.profile.hero {
+                all.extend(h.policies(&format!("formations[{i}].profile"), &self.rules));
+            }
+            if let Some(h) = f.hero.as_ref().and_then(|h| h.profile.hero) {
+                all.extend(h.policies(&format!("formations[{i}].hero.profile"), &self.rules));
+            }
+        }
+        all
+    }
+
+    /// A stable 64-bit hash of everything that changes the answer (not the title, trials or
+    /// seed): it keys the random streams and stamps reports.
+    pub fn hash(&self) -> u64 {
+        #[derive(Serialize)]
+        struct Keyed<'a> {
+            rules_version: u32,
+            system: System,
+            chariot: &'a Chariot,
+            charge: &'a Charge,
+            formations: &'a [Formation],
+            rules: &'a MesbgRules,
+            army: &'a Option<Army>,
+            terrain: &'a [Terrain],
+        }
+        let keyed = Keyed {
+            rules_version: RULES_VERSION,
+            system: self.system,
+            chariot: &self.chariot,
+            charge: &self.charge,
+            formations: &self.formations,
+            rules: &self.rules,
+            army: &self.army,
+            terrain: &self.terrain,
+        };
+        let text = serde_json::to_string(&keyed).unwrap_or_default();
+        fnv1a(text.as_bytes())
+    }
+
+    /// A file-name-safe slug of the title, for the default report folder.
+    pub fn slug(&self) -> String {
+        let mut slug = String::new();
+        for c in self.title.chars() {
+            if c.is_ascii_alphanumeric() {
+                slug.push(c.to_ascii_lowercase());
+            } else if !slug.ends_with('-') && !slug.is_empty() {
+                slug.push('-');
+            }
+            if slug.len() >= 60 {
+                break;
+            }
+        }
+        let slug = slug.trim_end_matches('-').to_string();
+        if slug.is_empty() { "scenario".to_string() } else { slug }
+    }
+}
+
+/// FNV-1a, 64 bit: tiny, stable across Rust versions and platforms.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The bundled default scenario: a Khandish charioteer into a Minas Tirith shield wall.
+pub const DEFAULT_SCENARIO: &str = include_str!("../../../scenarios/mesbg/khandish-vs-minas-tirith.toml");
+/// The name shown for the bundled default scenario.
+pub const DEFAULT_SCENARIO_NAME: &str = "scenarios/mesbg/khandish-vs-minas-tirith.toml";
+
+/// Reads and validates a scenario file.
+pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    let text = read(path)?;
+    parse(&text, &path.display().to_string())
+}
+
+/// Reads a scenario file's text, refusing files too large or not UTF-8.
+pub fn read(path: &Path) -> Result<String, ScenarioError> {
+    let file = path.display().to_string();
+    let read_error = |source| ScenarioError::Read { file: file.clone(), source };
+    let size = std::fs::metadata(path).map_err(read_error)?.len();
+    if size > MAX_FILE_BYTES {
+        return Err(ScenarioError::Invalid {
+            file: file.clone(),
+            problems: vec![Problem {
+                field: String::new(),
+                line: None,
+                message: format!("the file is {size} bytes; a scenario may be at most {MAX_FILE_BYTES} bytes"),
+            }],
+        });
+    }
+    let bytes = std::fs::read(path).map_err(read_error)?;
+    let text = String::from_utf8(bytes).map_err(|e| ScenarioError::Invalid {
+        file: file.clone(),
+        problems: vec![Problem {
+            field: String::new(),
+            line: None,
+            message: format!("the file is not UTF-8 text (bad byte at offset {})", e.utf8_error().valid_up_to()),
+        }],
+    })?;
+    Ok(text)
+}
+
+/// Validates scenario text; `file` names it in messages.
+pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+    let invalid = |problems| ScenarioError::Invalid { file: file.to_string(), problems };
+    let raw: RawScenario = match toml::from_str(text) {
+        Ok(raw) => raw,
+        Err(e) => {
+            let span = e.span();
+            let line = span.as_ref().map(|s| line_of(text, s.start));
+            let field = span.map(|s| field_at(text, s.start)).unwrap_or_default();
+            let message = plain_words(e.message());
+            return Err(invalid(vec![Problem { field, line, message }]));
+        }
+    };
+    let mut check = Checker { text, problems: Vec::new(), library: bundled_library() };
+    let scenario = check.scenario(raw, file);
+    if check.problems.is_empty()
+        && let Some(scenario) = scenario
+    {
+        return Ok(scenario);
+    }
+    let mut problems = check.problems;
+    problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
+    Err(invalid(problems))
+}
+
+/// Serde's messages speak of Rust types; users write TOML.
+pub(crate) fn plain_words(message: &str) -> String {
+    let mut text = message.trim().replace('\n', " ");
+    for (rust, toml) in [
+        ("expected i64", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected a boolean", "expected true or false"),
+        ("expected a sequence", "expected an array like [1, 2]"),
+        ("expected an array of length 2", "expected an array of two numbers like [0.0, 6.0]"),
+        ("expected struct Raw", "expected a table "),
+        ("expected a string", "expected a string in quotes"),
+    ] {
+        text = text.replace(rust, toml);
+    }
+    text
+}
+
+// ----- validation -------------------------------------------------------------------
+
+struct Checker<'a> {
+    text: &'a str,
+    problems: Vec<Problem>,
+    library: RawLibrary,
+}
+
+/// Why the MESBG reader refuses a BATTLESYSTEM scenario (the library's callers may mix them up).
+pub const BATTLESYSTEM_COMMANDS: &str = "a \"battlesystem\" scenario is read by `charioteer::battlesystem::scenario::parse`, \
+     not the MESBG reader; every `charioteer` command reads either system";
+
+const NOT_YET: &str = "is not supported yet in this version of charioteer; remove it (the scenario is refused rather than simulated without it)";
+
+/// Records a problem with `field`, located on its line in `text`.
+pub(crate) fn record(text: &str, problems: &mut Vec<Problem>, field: &str, message: impl fmt::Display) {
+    problems.push(Problem { field: field.to_string(), line: locate(text, field), message: message.to_string() });
+}
+
+/// `value` if it is finite and within `lo..=hi`; otherwise records why (naming it `what`)
+/// and returns `lo`, so validation goes on to report every problem at once.
+pub(crate) fn checked_float(
+    text: &str,
+    problems: &mut Vec<Problem>,
+    field: &str,
+    value: f64,
+    (lo, hi): (f64, f64),
+    what: &str,
+) -> f64 {
+    if !value.is_finite() {
+        record(text, problems, field, format!("{what} must be a finite number, not {value}"));
+        lo
+    } else if value < lo || value > hi {
+        record(text, problems, field, format!("{what} {value} is out of range; allowed {lo} to {hi}"));
+        lo
+    } else {
+        value
+    }
+}
+
+/// Checks the fields every scenario starts with (title, question, trials, seed) and
+/// returns the trials and seed, defaults filled in; problems go to `problems`.
+pub(crate) fn header_fields(
+    text: &str,
+    problems: &mut Vec<Problem>,
+    title: &str,
+    question: Option<&str>,
+    trials: Option<i64>,
+    seed: Option<i64>,
+) -> (u64, u64) {
+    let mut fail = |field: &str, message: String| record(text, problems, field, message);
+    if title.trim().is_empty() || title.len() > 200 {
+        fail("title", "the title must be 1 to 200 characters".into());
+    }
+    if question.is_some_and(|q| q.len() > 1000) {
+        fail("question", "the question must be at most 1000 characters".into());
+    }
+    let trials = match trials {
+        None => 100_000,
+        Some(t) if t >= 1 && (t as u64) <= MAX_TRIALS => t as u64,
+        Some(t) => {
+            fail("trials", format!("trials = {t} is out of range; allowed 1 to {MAX_TRIALS}"));
+            1
+        }
+    };
+    let seed = match seed {
+        None => 1,
+        Some(s) if s >= 0 => s as u64,
+        Some(s) => {
+            fail("seed", format!("seed = {s} is negative; use a whole number from 0 to {}", i64::MAX));
+            0
+        }
+    };
+    (trials, seed)
+}

@@ -1,0 +1,364 @@
+//! The scenario file as written: serde's view of the TOML (every field optional where the
+//! schema has a default or a library profile may fill it in), and the bundled profile
+//! library. [`super::check`] turns it into a [`super::Scenario`].
+
+use super::*;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawScenario {
+    pub(super) title: String,
+    #[serde(default)]
+    pub(super) question: Option<String>,
+    pub(super) system: String,
+    #[serde(default)]
+    pub(super) trials: Option<i64>,
+    #[serde(default)]
+    pub(super) seed: Option<i64>,
+    pub(super) chariot: RawChariot,
+    #[serde(default)]
+    pub(super) charge: RawCharge,
+    #[serde(default)]
+    pub(super) formations: Vec<RawFormation>,
+    #[serde(default)]
+    pub(super) rules: RawRules,
+    #[serde(default)]
+    pub(super) terrain: Vec<RawTerrain>,
+    #[serde(default)]
+    pub(super) army: Option<RawArmy>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawTerrain {
+    pub(super) name: String,
+    pub(super) kind: String,
+    #[serde(default)]
+    pub(super) polygon: Option<Vec<[f64; 2]>>,
+    #[serde(default)]
+    pub(super) from: Option<[f64; 2]>,
+    #[serde(default)]
+    pub(super) to: Option<[f64; 2]>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawArmy {
+    pub(super) models: i64,
+    #[serde(default)]
+    pub(super) casualties: i64,
+}
+
+/// A chariot's statistics, as written in a scenario or in the profile library.
+#[derive(Deserialize, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawChariotStats {
+    #[serde(rename = "move")]
+    pub(super) move_inches: Option<f64>,
+    pub(super) fight: Option<i64>,
+    pub(super) strength: Option<i64>,
+    pub(super) defence: Option<i64>,
+    pub(super) attacks: Option<i64>,
+    pub(super) wounds: Option<i64>,
+    pub(super) courage: Option<String>,
+    pub(super) impact: Option<RawImpact>,
+    pub(super) base: Option<RawBase>,
+    pub(super) points: Option<i64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawChariot {
+    #[serde(default)]
+    pub(super) profile: Option<String>,
+    #[serde(default)]
+    pub(super) name: Option<String>,
+    pub(super) side: Side,
+    #[serde(default, rename = "move")]
+    pub(super) move_inches: Option<f64>,
+    #[serde(default)]
+    pub(super) fight: Option<i64>,
+    #[serde(default)]
+    pub(super) strength: Option<i64>,
+    #[serde(default)]
+    pub(super) defence: Option<i64>,
+    #[serde(default)]
+    pub(super) attacks: Option<i64>,
+    #[serde(default)]
+    pub(super) wounds: Option<i64>,
+    #[serde(default)]
+    pub(super) courage: Option<String>,
+    #[serde(default)]
+    pub(super) impact: Option<RawImpact>,
+    #[serde(default)]
+    pub(super) base: Option<RawBase>,
+    pub(super) at: [f64; 2],
+    #[serde(default)]
+    pub(super) facing: f64,
+    #[serde(default)]
+    pub(super) points: Option<i64>,
+    #[serde(default)]
+    pub(super) hero: Option<RawHero>,
+}
+
+impl RawChariot {
+    /// The statistics written here, each falling back to the named profile's.
+    pub(super) fn stats_over(&self, base: RawChariotStats) -> RawChariotStats {
+        RawChariotStats {
+            move_inches: self.move_inches.or(base.move_inches),
+            fight: self.fight.or(base.fight),
+            strength: self.strength.or(base.strength),
+            defence: self.defence.or(base.defence),
+            attacks: self.attacks.or(base.attacks),
+            wounds: self.wounds.or(base.wounds),
+            courage: self.courage.clone().or(base.courage),
+            impact: self.impact.clone().or(base.impact),
+            base: self.base.clone().or(base.base),
+            points: self.points.or(base.points),
+        }
+    }
+}
+
+/// A Hero's statistics, as written in a scenario or in the profile library.
+#[derive(Deserialize, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawHero {
+    #[serde(default)]
+    pub(super) profile: Option<String>,
+    #[serde(default)]
+    pub(super) name: Option<String>,
+    #[serde(default)]
+    pub(super) fight: Option<i64>,
+    #[serde(default)]
+    pub(super) strength: Option<i64>,
+    #[serde(default)]
+    pub(super) defence: Option<i64>,
+    #[serde(default)]
+    pub(super) attacks: Option<i64>,
+    #[serde(default)]
+    pub(super) wounds: Option<i64>,
+    #[serde(default)]
+    pub(super) courage: Option<String>,
+    #[serde(default)]
+    pub(super) might: Option<i64>,
+    #[serde(default)]
+    pub(super) will: Option<i64>,
+    #[serde(default)]
+    pub(super) fate: Option<i64>,
+    #[serde(default)]
+    pub(super) might_policy: Option<MightPolicy>,
+    #[serde(default)]
+    pub(super) fate_policy: Option<FatePolicy>,
+    #[serde(default)]
+    pub(super) might_on_saves: Option<bool>,
+    #[serde(default)]
+    pub(super) points: Option<i64>,
+}
+
+impl RawHero {
+    pub(super) fn over(&self, base: RawHero) -> RawHero {
+        RawHero {
+            profile: self.profile.clone(),
+            name: self.name.clone().or(base.name),
+            fight: self.fight.or(base.fight),
+            strength: self.strength.or(base.strength),
+            defence: self.defence.or(base.defence),
+            attacks: self.attacks.or(base.attacks),
+            wounds: self.wounds.or(base.wounds),
+            courage: self.courage.clone().or(base.courage),
+            might: self.might.or(base.might),
+            will: self.will.or(base.will),
+            fate: self.fate.or(base.fate),
+            might_policy: self.might_policy.or(base.might_policy),
+            fate_policy: self.fate_policy.or(base.fate_policy),
+            might_on_saves: self.might_on_saves.or(base.might_on_saves),
+            points: self.points.or(base.points),
+        }
+    }
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawImpact {
+    pub(super) hits: String,
+    pub(super) strength: i64,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawBase {
+    #[serde(default)]
+    pub(super) round_mm: Option<f64>,
+    #[serde(default)]
+    pub(super) rect_mm: Option<[f64; 2]>,
+    #[serde(default)]
+    pub(super) oval_mm: Option<[f64; 2]>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCharge {
+    #[serde(default)]
+    pub(super) pivots: Option<Vec<f64>>,
+    #[serde(default)]
+    pub(super) aim: Option<toml::Value>,
+    #[serde(default)]
+    pub(super) plan: Option<String>,
+    #[serde(default)]
+    pub(super) objective: Option<Objective>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawFormation {
+    pub(super) name: String,
+    #[serde(default)]
+    pub(super) side: Option<Side>,
+    pub(super) count: i64,
+    #[serde(default = "one")]
+    pub(super) ranks: i64,
+    #[serde(default)]
+    pub(super) base: Option<RawBase>,
+    #[serde(default)]
+    pub(super) gap_mm: f64,
+    pub(super) front_centre: [f64; 2],
+    #[serde(default)]
+    pub(super) facing: f64,
+    /// A profile name (a string) or the statistics (a table).
+    pub(super) profile: toml::Value,
+    #[serde(default)]
+    pub(super) banner: Option<bool>,
+    /// Where the banner bearer stands: [rank, file], 1-based, files from the formation's left.
+    #[serde(default)]
+    pub(super) banner_at: Option<[i64; 2]>,
+    /// A Hero standing among the warriors.
+    #[serde(default)]
+    pub(super) hero: Option<RawPlacedHero>,
+}
+
+/// A Hero placed in a formation, as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPlacedHero {
+    /// A model profile name or table, with Might, Will and Fate.
+    pub(super) profile: toml::Value,
+    /// [rank, file], 1-based, files from the formation's left; by default the middle of the
+    /// front rank.
+    #[serde(default)]
+    pub(super) at: Option<[i64; 2]>,
+    #[serde(default)]
+    pub(super) name: Option<String>,
+}
+
+pub(super) fn one() -> i64 {
+    1
+}
+
+/// A model's statistics, as written in a scenario or in the profile library.
+#[derive(Deserialize, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawProfile {
+    pub(super) fight: Option<i64>,
+    pub(super) strength: Option<i64>,
+    pub(super) defence: Option<i64>,
+    pub(super) attacks: Option<i64>,
+    pub(super) wounds: Option<i64>,
+    pub(super) courage: Option<String>,
+    #[serde(default)]
+    pub(super) points: Option<i64>,
+    #[serde(default)]
+    pub(super) base_mm: Option<f64>,
+    #[serde(default)]
+    pub(super) monster: Option<bool>,
+    #[serde(default)]
+    pub(super) chariot: Option<bool>,
+    #[serde(default)]
+    pub(super) mount: Option<toml::Value>,
+    #[serde(default)]
+    pub(super) spear: Option<bool>,
+    #[serde(default)]
+    pub(super) pike: Option<bool>,
+    #[serde(default)]
+    pub(super) shield: Option<bool>,
+    #[serde(default)]
+    pub(super) might: Option<i64>,
+    #[serde(default)]
+    pub(super) will: Option<i64>,
+    #[serde(default)]
+    pub(super) fate: Option<i64>,
+    #[serde(default)]
+    pub(super) might_policy: Option<MightPolicy>,
+    #[serde(default)]
+    pub(super) fate_policy: Option<FoeFatePolicy>,
+    #[serde(default)]
+    pub(super) might_on_saves: Option<bool>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRules {
+    #[serde(default)]
+    pub(super) prone_counts_as_trapped: Option<bool>,
+    #[serde(default)]
+    pub(super) strike_allocation: Option<StrikeAllocation>,
+    #[serde(default)]
+    pub(super) cavalry_passed_when: Option<CavalryPassed>,
+    #[serde(default)]
+    pub(super) strike_split: Option<StrikeSplit>,
+    #[serde(default)]
+    pub(super) fate: Option<FateRule>,
+    #[serde(default)]
+    pub(super) might_on_fate: Option<bool>,
+    #[serde(default)]
+    pub(super) break_point: Option<BreakPoint>,
+    #[serde(default)]
+    pub(super) difficult_terrain_measure: Option<TerrainMeasure>,
+    #[serde(default)]
+    pub(super) supporter_fight_counts: Option<bool>,
+    #[serde(default)]
+    pub(super) banner_reroll: Option<BannerReroll>,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawMount {
+    pub(super) defence: i64,
+    pub(super) wounds: i64,
+    #[serde(default)]
+    pub(super) attacks: i64,
+    #[serde(default)]
+    pub(super) fight: i64,
+    #[serde(default = "one")]
+    pub(super) strength: i64,
+}
+
+/// The profile library: named chariots, heroes and models.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawLibrary {
+    #[serde(default)]
+    pub(super) chariots: std::collections::BTreeMap<String, RawChariotStats>,
+    #[serde(default)]
+    pub(super) heroes: std::collections::BTreeMap<String, RawHero>,
+    #[serde(default)]
+    pub(super) models: std::collections::BTreeMap<String, RawProfile>,
+}
+
+/// The bundled profile library (`scenarios/profiles/mesbg.toml`).
+pub const BUNDLED_PROFILES: &str = include_str!("../../../scenarios/profiles/mesbg.toml");
+
+pub(super) fn bundled_library() -> RawLibrary {
+    // The bundled file is tested to parse; an error here is a build defect, so fall back
+    // to an empty library (every profile name is then reported unknown) rather than panic.
+    toml::from_str(BUNDLED_PROFILES).unwrap_or_default()
+}
+
+/// Names of the bundled profiles, by kind (`chariots`, `heroes`, `models`).
+pub fn bundled_profile_names() -> Vec<(&'static str, String)> {
+    let lib = bundled_library();
+    let mut names: Vec<(&'static str, String)> = Vec::new();
+    names.extend(lib.chariots.keys().map(|k| ("chariots", k.clone())));
+    names.extend(lib.heroes.keys().map(|k| ("heroes", k.clone())));
+    names.extend(lib.models.keys().map(|k| ("models", k.clone())));
+    names
+}

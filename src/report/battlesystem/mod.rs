@@ -1,0 +1,649 @@
+//! The report of a BATTLESYSTEM run: the same folder shape, JSON shape and statistics as a
+//! MESBG run (summary and distribution frames, run.json, report.md, charts as PNG and
+//! SVG), plus what a rout adds: the board map of where the beasts went, the d12 rose, and
+//! each unit's chance of being trampled.
+
+use crate::battlesystem::exact;
+
+mod exact_files;
+use crate::analysis::{self, DistributionRow, MetricSummary, Z95};
+use crate::battlesystem::resolve::BattlePlan;
+use crate::battlesystem::scenario::{Action, BattleScenario, Role};
+use crate::battlesystem::tally::BattleTally;
+use crate::report::charts as chart;
+use crate::report::document::{Figure, group_digits, percent};
+use crate::report::{
+    BATTLE_RUN_SCHEMA, Contents, FrameFormat, ReportError, ReportFile, capitalise, push_chart, write_with_markdown,
+};
+pub use exact_files::{exact_json, exact_summaries, write_exact};
+use polars::prelude::*;
+use serde_json::{Map, Value, json};
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+/// An exact value beside its estimate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExactValue {
+    /// The metric.
+    pub metric: String,
+    /// Its exact mean.
+    pub exact: f64,
+    /// (estimate - exact) / se.
+    pub z: f64,
+}
+
+/// Everything known about a finished BATTLESYSTEM run.
+#[derive(Clone, Debug)]
+pub struct BattleRecord {
+    /// The scenario.
+    pub scenario: BattleScenario,
+    /// The file as given.
+    pub scenario_file: String,
+    /// Seed.
+    pub seed: u64,
+    /// Trials played.
+    pub trials: u64,
+    /// Worker threads.
+    pub threads: usize,
+    /// Wall-clock seconds of the trials.
+    pub elapsed_s: f64,
+    /// The command that reproduces the run.
+    pub command: String,
+    /// Metric descriptions and flags, in report order.
+    pub metrics: crate::engine::MetricSet,
+    /// Every metric's statistics.
+    pub summary: Vec<MetricSummary<String>>,
+    /// Every metric's distribution.
+    pub distribution: Vec<DistributionRow<String>>,
+    /// The tally (its path map is drawn and exported).
+    pub tally: BattleTally,
+    /// Exact values where the rules give them, or why not.
+    pub exact: Result<Vec<ExactValue>, String>,
+    /// How `--target-ci` chose the trial count, when it was given.
+    pub precision: Option<crate::report::record::Precision>,
+}
+
+impl BattleRecord {
+    /// Summarises a tally of `plan`.
+    pub fn new(
+        plan: &BattlePlan,
+        tally: BattleTally,
+        seed: u64,
+        threads: usize,
+        elapsed_s: f64,
+        command: String,
+    ) -> Self {
+        let defs = &plan.metrics.defs;
+        let summary: Vec<MetricSummary<String>> = defs
+            .iter()
+            .enumerate()
+            .map(|(m, d)| analysis::summarize_histogram(tally.histogram(m), tally.trials, d.flag, d.name.clone()))
+            .collect();
+        let distribution = defs
+            .iter()
+            .enumerate()
+            .flat_map(|(m, d)| analysis::histogram_distribution(tally.histogram(m), tally.trials, &d.name))
+            .collect();
+        let exact = exact::charge_joint(plan).map(|joint| {
+            summary
+                .iter()
+                .enumerate()
+                .filter(|(m, _)| defs[*m].labels.is_empty())
+                .map(|(m, s)| {
+                    let (value, _) = joint.mean_sd(m);
+                    ExactValue {
+                        metric: s.metric.clone(),
+                        exact: value,
+                        z: if s.se > 0.0 {
+                            (s.mean - value) / s.se
+                        } else if (s.mean - value).abs() < 1e-12 {
+                            0.0
+                        } else {
+                            f64::INFINITY
+                        },
+                    }
+                })
+                .collect()
+        });
+        Self {
+            scenario_file: plan.scenario.file.clone(),
+            scenario: plan.scenario.clone(),
+            seed,
+            trials: tally.trials,
+            threads,
+            elapsed_s,
+            command,
+            metrics: plan.metrics.clone(),
+            summary,
+            distribution,
+            tally,
+            exact,
+            precision: None,
+        }
+    }
+
+    /// Trials per second of wall-clock time.
+    pub fn trials_per_second(&self) -> f64 {
+        if self.elapsed_s > 0.0 { self.trials as f64 / self.elapsed_s } else { 0.0 }
+    }
+
+    fn flag(&self, metric: &str) -> bool {
+        self.metrics.defs.iter().any(|d| d.name == metric && d.flag)
+    }
+
+    fn describe(&self, metric: &str) -> &str {
+        self.metrics.defs.iter().find(|d| d.name == metric).map_or("", |d| d.description.as_str())
+    }
+
+    /// Exact values that disagree with their estimate by more than 5 standard errors.
+    pub fn disagreements(&self) -> Vec<&ExactValue> {
+        self.exact.as_ref().map(|v| v.iter().filter(|a| a.z.abs() > 5.0).collect()).unwrap_or_default()
+    }
+
+    /// The run as one JSON object (`run.json` and `--json`), in the shape of MESBG runs.
+    pub fn to_json(&self) -> Value {
+        let mut metrics = Map::new();
+        let mut distributions = Map::new();
+        for s in &self.summary {
+            metrics.insert(s.metric.clone(), serde_json::to_value(s).unwrap_or(Value::Null));
+            let index = self.metrics.index(&s.metric);
+            let rows: Vec<Value> = self
+                .distribution
+                .iter()
+                .filter(|r| r.metric == s.metric)
+                .map(|r| {
+                    let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
+                    if let (Some(i), Value::Object(o)) = (index, &mut v) {
+                        o.insert("label".into(), Value::String(self.metrics.value_label(i, r.value)));
+                    }
+                    v
+                })
+                .collect();
+            distributions.insert(s.metric.clone(), Value::Array(rows));
+        }
+        let ruleset = crate::report::ruleset_json(&self.scenario.rules.ruleset());
+        json!({
+            "schema": BATTLE_RUN_SCHEMA,
+            "system": "battlesystem",
+            "version": env!("CARGO_PKG_VERSION"),
+            "title": self.scenario.title,
+            "question": self.scenario.question,
+            "scenario_file": self.scenario_file,
+            "scenario_hash": format!("{:016x}", self.scenario.hash()),
+            "seed": self.seed,
+            "trials": self.trials,
+            "threads": self.threads,
+            "elapsed_s": self.elapsed_s,
+            "trials_per_second": self.trials_per_second(),
+            "ruleset": ruleset,
+            "plan": {
+                "board": self.scenario.board,
+                "units": self.scenario.units,
+                "action": self.scenario.action,
+                "metrics": self.metrics.defs,
+            },
+            "command": self.command,
+            "metrics": metrics,
+            "distributions": distributions,
+            "wound_split": Value::Null,
+            "impact_chain": [],
+            "path_map": if self.is_rout() {
+                json!({ "file": "path_map.csv", "cols": self.tally.cols, "rows": self.tally.rows })
+            } else {
+                Value::Null
+            },
+            "precision": self.precision,
+            "exact": match &self.exact {
+                Ok(rows) => Value::Object(
+                    rows.iter()
+                        .map(|a| {
+                            let z = if a.z.is_finite() { json!(a.z) } else { Value::Null };
+                            (a.metric.clone(), json!({ "exact": a.exact, "z": z }))
+                        })
+                        .collect(),
+                ),
+                Err(reason) => json!({ "unavailable": reason }),
+            },
+        })
+    }
+
+    fn is_rout(&self) -> bool {
+        matches!(self.scenario.action, Action::Rout { .. })
+    }
+
+    fn summary_of(&self, metric: &str) -> Option<&MetricSummary<String>> {
+        self.summary.iter().find(|s| s.metric == metric)
+    }
+
+    fn rows_of(&self, metric: &str) -> Vec<DistributionRow<String>> {
+        self.distribution.iter().filter(|r| r.metric == metric).cloned().collect()
+    }
+}
+
+/// The summary frame with the exact mean and z of each metric (null where none).
+pub fn summary_frame(record: &BattleRecord) -> PolarsResult<DataFrame> {
+    let mut frame = analysis::summary_frame(&record.summary)?;
+    let found = |s: &MetricSummary<String>| {
+        record.exact.as_ref().ok().and_then(|rows| rows.iter().find(|a| a.metric == s.metric))
+    };
+    let exact: Vec<Option<f64>> = record.summary.iter().map(|s| found(s).map(|a| a.exact)).collect();
+    let z: Vec<Option<f64>> = record.summary.iter().map(|s| found(s).map(|a| a.z).filter(|z| z.is_finite())).collect();
+    frame.with_column(Column::new("exact_mean".into(), exact))?;
+    frame.with_column(Column::new("z".into(), z))?;
+    Ok(frame)
+}
+
+/// The path map: one row per 1" cell the routing unit's centre ever crossed (`x`, `y` of
+/// the cell's south-west corner, trials, and their share with its Wilson interval).
+pub fn path_frame(tally: &BattleTally) -> PolarsResult<DataFrame> {
+    let cells: Vec<(usize, u64)> = tally.path.iter().copied().enumerate().filter(|(_, c)| *c > 0).collect();
+    let n = tally.trials;
+    let share = |c: u64| if n > 0 { c as f64 / n as f64 } else { 0.0 };
+    let bounds: Vec<(f64, f64)> = cells.iter().map(|(_, c)| analysis::wilson(*c, n, Z95)).collect();
+    df!(
+        "x" => cells.iter().map(|(i, _)| (i % tally.cols.max(1)) as u32).collect::<Vec<_>>(),
+        "y" => cells.iter().map(|(i, _)| (i / tally.cols.max(1)) as u32).collect::<Vec<_>>(),
+        "trials" => cells.iter().map(|(_, c)| *c).collect::<Vec<_>>(),
+        "p" => cells.iter().map(|(_, c)| share(*c)).collect::<Vec<_>>(),
+        "p_lo" => bounds.iter().map(|b| b.0).collect::<Vec<_>>(),
+        "p_hi" => bounds.iter().map(|b| b.1).collect::<Vec<_>>(),
+    )
+}
+
+/// One row per unit: where it stood (corners as "x y;..."), whether it is the one that
+/// moves, and for a rout its chance of being contacted and displaced and its mean losses.
+pub fn units_frame(record: &BattleRecord) -> PolarsResult<DataFrame> {
+    let sc = &record.scenario;
+    let moving = match sc.action {
+        Action::Charge { unit, .. } | Action::Rout { unit, .. } => unit,
+    };
+    let stat = |prefix: &str, key: &str, pick: fn(&MetricSummary<String>) -> f64| {
+        record.summary_of(&format!("{prefix}.{key}")).map(pick)
+    };
+    let units = &sc.units;
+    df!(
+        "name" => units.iter().map(|u| u.name.as_str()).collect::<Vec<_>>(),
+        "side" => units.iter().map(|u| u.side.name()).collect::<Vec<_>>(),
+        "figures" => units.iter().map(|u| u.figures).collect::<Vec<_>>(),
+        "moving" => units.iter().enumerate().map(|(i, _)| u32::from(i == moving)).collect::<Vec<_>>(),
+        "corners" => units
+            .iter()
+            .map(|u| u.block.corners().iter().map(|c| format!("{:.3} {:.3}", c.x, c.y)).collect::<Vec<_>>().join(";"))
+            .collect::<Vec<_>>(),
+        "p_contacted" => units.iter().map(|u| stat("contacted", &u.key, |s| s.mean)).collect::<Vec<_>>(),
+        "p_contacted_lo" => units.iter().map(|u| stat("contacted", &u.key, |s| s.ci95_lo)).collect::<Vec<_>>(),
+        "p_contacted_hi" => units.iter().map(|u| stat("contacted", &u.key, |s| s.ci95_hi)).collect::<Vec<_>>(),
+        "mean_figures_lost" => units.iter().map(|u| stat("figures_lost", &u.key, |s| s.mean)).collect::<Vec<_>>(),
+        "p_displaced" => units.iter().map(|u| stat("displaced", &u.key, |s| s.mean)).collect::<Vec<_>>(),
+    )
+}
+
+/// Writes the report folder of a BATTLESYSTEM run: report.md, charts (PNG and SVG),
+/// summary and distribution (CSV and Parquet), units.csv, path_map.csv for a rout, and
+/// run.json. Returns the files written.
+pub fn write_report(dir: &Path, record: &BattleRecord) -> Result<Vec<PathBuf>, ReportError> {
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let summary = summary_frame(record).map_err(frame_error("summary"))?;
+    let mut distribution = analysis::distribution_frame(&record.distribution).map_err(frame_error("distribution"))?;
+    // Each value by name: a morale outcome's word, a count's number.
+    let labels: Vec<String> = record
+        .distribution
+        .iter()
+        .map(|r| {
+            record
+                .metrics
+                .index(&r.metric)
+                .map_or_else(|| r.value.to_string(), |i| record.metrics.value_label(i, r.value))
+        })
+        .collect();
+    distribution
+        .with_column(polars::prelude::Column::new("label".into(), labels))
+        .map_err(frame_error("distribution"))?;
+    let units = units_frame(record).map_err(frame_error("units"))?;
+    let mut files = Vec::new();
+    let mut figures = Vec::new();
+    let mut add = |files: &mut Vec<ReportFile>, stem: &str, rendered: chart::Rendered, caption: String, alt: String| {
+        push_chart(files, stem, rendered);
+        figures.push(Figure { stem: stem.to_string(), caption, alt });
+    };
+    let frame = |name: &str, frame: &DataFrame, what, format| ReportFile {
+        name: name.to_string(),
+        contents: Contents::Frame(frame.clone(), what, format),
+    };
+    if record.is_rout() {
+        let path = path_frame(&record.tally).map_err(frame_error("path map"))?;
+        let title = format!("Where {} went", moving_name(record));
+        let map = chart::board_map::BoardMapChart::from_frames(&path, &units, &title, record.scenario.board)?;
+        let busiest: Vec<String> = {
+            let mut cells: Vec<(usize, u64)> = record.tally.path.iter().copied().enumerate().collect();
+            cells.sort_by_key(|c| std::cmp::Reverse(c.1));
+            cells
+                .iter()
+                .take(5)
+                .filter(|c| c.1 > 0)
+                .map(|(i, c)| {
+                    let cols = record.tally.cols.max(1);
+                    format!("cell ({}, {}) in {}", i % cols, i / cols, percent(*c as f64 / record.trials.max(1) as f64))
+                })
+                .collect()
+        };
+        add(
+            &mut files,
+            "board-map",
+            chart::render(&map)?,
+            "The board from above: each unit where it stood, and the share of trials in which the routing \
+             unit's centre crossed each 1-inch cell (darker: more often)."
+                .to_string(),
+            format!("Map of the board. The most crossed cells: {}.", busiest.join("; ")),
+        );
+        let heading = record.rows_of("heading");
+        let heading_frame = analysis::distribution_frame(&heading).map_err(frame_error("heading"))?;
+        let rose = chart::rose::RoseChart::from_frame(&heading_frame, "The d12 direction of the rout")?;
+        let listed: Vec<String> =
+            heading.iter().filter(|r| r.value >= 1).map(|r| format!("{}: {}", r.value, percent(r.p))).collect();
+        add(
+            &mut files,
+            "heading-rose",
+            chart::render(&rose)?,
+            "The first d12 direction rolled, as a clock (12 is the board's +y); the grey circle is 1/12.".to_string(),
+            format!("Clock rose of the rolled direction: {}.", listed.join(", ")),
+        );
+        let contacted: Vec<(String, f64, f64, f64)> = record
+            .scenario
+            .units
+            .iter()
+            .filter_map(|u| {
+                record
+                    .summary_of(&format!("contacted.{}", u.key))
+                    .map(|s| (u.name.clone(), s.mean, s.ci95_lo, s.ci95_hi))
+            })
+            .collect();
+        if !contacted.is_empty() {
+            let frame = df!(
+                "scenario" => contacted.iter().map(|c| c.0.as_str()).collect::<Vec<_>>(),
+                "mean" => contacted.iter().map(|c| c.1).collect::<Vec<_>>(),
+                "ci95_lo" => contacted.iter().map(|c| c.2).collect::<Vec<_>>(),
+                "ci95_hi" => contacted.iter().map(|c| c.3).collect::<Vec<_>>(),
+            )
+            .map_err(frame_error("contacted"))?;
+            let mut chart =
+                chart::comparison::ComparisonChart::from_frame(&frame, "Chance each unit is contacted", true)?;
+            chart.trial_word = "trial".to_string();
+            let listed: Vec<String> = contacted.iter().map(|c| format!("{} {}", c.0, percent(c.1))).collect();
+            add(
+                &mut files,
+                "units-contacted",
+                chart::render(&chart)?,
+                "The chance that the routing unit contacts each unit, with 95% whiskers.".to_string(),
+                format!("Bar chart of the chance of contact: {}.", listed.join(", ")),
+            );
+        }
+        files.push(frame("path_map.csv", &path, "path map", FrameFormat::Csv));
+    }
+    // Every count metric taking two or more values, as for MESBG (flags are in the tables;
+    // the first heading has its own chart, the heading rose).
+    let charted: Vec<&str> =
+        record.metrics.defs.iter().filter(|d| !d.flag && d.name != "heading").map(|d| d.name.as_str()).collect();
+    for name in charted {
+        let rows = record.rows_of(name);
+        if rows.iter().filter(|r| r.count > 0).count() < 2 {
+            continue;
+        }
+        let frame = analysis::distribution_frame(&rows).map_err(frame_error("distribution"))?;
+        let describe = record.describe(name).to_string();
+        let title = capitalise(&describe);
+        let mut chart = chart::distribution::DistributionChart::from_frame(&frame, &title, &describe)?;
+        chart.y_label = "share of trials".to_string();
+        let index = record.metrics.index(name);
+        let label = |v: u32| index.map_or_else(|| v.to_string(), |i| record.metrics.value_label(i, v));
+        if index.is_some_and(|i| !record.metrics.defs[i].labels.is_empty()) {
+            chart.labels = (0..=rows.iter().map(|r| r.value).max().unwrap_or(0)).map(label).collect();
+        }
+        let listed: Vec<String> = rows.iter().map(|r| format!("{} in {}", label(r.value), percent(r.p))).collect();
+        add(
+            &mut files,
+            &format!("distribution-{name}"),
+            chart::render(&chart)?,
+            format!("{title} (`{name}`): the share of trials giving each value, with 95% whiskers."),
+            format!("Bar chart of {describe}: {}.", listed.join(", ")),
+        );
+    }
+    files.push(frame("summary.csv", &summary, "summary", FrameFormat::Csv));
+    files.push(frame("summary.parquet", &summary, "summary", FrameFormat::Parquet));
+    files.push(frame("distribution.csv", &distribution, "distribution", FrameFormat::Csv));
+    files.push(frame("distribution.parquet", &distribution, "distribution", FrameFormat::Parquet));
+    files.push(frame("units.csv", &units, "units", FrameFormat::Csv));
+    let json = serde_json::to_string_pretty(&record.to_json()).unwrap_or_default();
+    files.push(ReportFile { name: "run.json".into(), contents: Contents::Bytes(json.into_bytes()) });
+    write_with_markdown(dir, files, |names| markdown(record, &figures, names))
+}
+
+fn moving_name(record: &BattleRecord) -> &str {
+    match record.scenario.action {
+        Action::Charge { unit, .. } | Action::Rout { unit, .. } => &record.scenario.units[unit].name,
+    }
+}
+
+fn row(out: &mut String, cells: &[String]) {
+    let _ = writeln!(out, "| {} |", cells.join(" | "));
+}
+
+fn value_text(record: &BattleRecord, s: &MetricSummary<String>) -> (String, String, String) {
+    if record.flag(&s.metric) {
+        (percent(s.mean), percent(s.ci95_lo), percent(s.ci95_hi))
+    } else {
+        (format!("{:.3}", s.mean), format!("{:.3}", s.ci95_lo), format!("{:.3}", s.ci95_hi))
+    }
+}
+
+/// The text of `report.md` for a BATTLESYSTEM run.
+pub fn markdown(record: &BattleRecord, figures: &[Figure], files: &[String]) -> String {
+    let sc = &record.scenario;
+    let mut out = String::new();
+    let _ = writeln!(out, "# {}\n", sc.title);
+    if let Some(q) = &sc.question {
+        let _ = writeln!(out, "*{q}*\n");
+    }
+    let what = match sc.action {
+        Action::Charge { unit, target, volleys, gap } => format!(
+            "BATTLESYSTEM: the battle platform **{}** charges **{}** ({gap:.1}\" away), {} volley{} on the way in, then \
+             one simultaneous melee and {}'s morale check.",
+            sc.units[unit].name,
+            sc.units[target].name,
+            volleys,
+            if volleys == 1 { "" } else { "s" },
+            sc.units[target].name,
+        ),
+        Action::Rout { unit, .. } => format!(
+            "BATTLESYSTEM: **{}** rout in a d12 clock direction ({}\" on a {}\" x {}\" board), veering up to {} degrees \
+             round units; what they cannot avoid they trample (melee at once, both sides), and a struck unit that \
+             does not clear the path makes them roll a new direction (at most {}).",
+            sc.units[unit].name,
+            sc.rout_distance(unit),
+            sc.board[0],
+            sc.board[1],
+            sc.rules.veer_degrees,
+            sc.rules.max_rerolls,
+        ),
+    };
+    let _ = writeln!(out, "{what}\n");
+    let _ = writeln!(out, "## Headline\n");
+    let headline: &[&str] = if record.is_rout() {
+        &[
+            "left_board",
+            "stopped",
+            "friendly_figures_lost",
+            "enemy_figures_lost",
+            "units_contacted",
+            "beasts_figures_lost",
+        ]
+    } else {
+        &[
+            "target_routed",
+            "target_fell_back",
+            "target_held",
+            "target_figures_lost",
+            "platform_figures_lost",
+            "crew_lost",
+        ]
+    };
+    for name in headline {
+        if let Some(s) = record.summary_of(name) {
+            let (v, lo, hi) = value_text(record, s);
+            let d = capitalise(record.describe(name));
+            if record.flag(name) {
+                let _ = writeln!(out, "- {d} in **{v}** of trials (95% CI {lo} to {hi}).");
+            } else {
+                let _ = writeln!(out, "- {d}: **{v}** per trial on average (95% CI {lo} to {hi}).");
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\n{} trials, seed {}, scenario hash `{:016x}`. Every number has a 95% interval (Wilson for chances).\n",
+        group_digits(record.trials),
+        record.seed,
+        sc.hash()
+    );
+    if let Some(p) = &record.precision {
+        let _ = writeln!(out, "{}\n", p.sentence());
+    }
+    match &record.exact {
+        Ok(rows) => {
+            for a in rows {
+                let _ = writeln!(
+                    out,
+                    "Exact check: `{}` has exact mean {:.4}; the estimate is {:+.2} standard errors from it.\n",
+                    a.metric, a.exact, a.z
+                );
+            }
+        }
+        Err(reason) => {
+            let _ = writeln!(out, "No exact values for this scenario: {reason}.\n");
+        }
+    }
+    for (i, f) in figures.iter().enumerate() {
+        let _ = writeln!(out, "![{}]({}.png)\n", f.alt, f.stem);
+        let _ = writeln!(out, "*Figure {}. {}* ([SVG]({}.svg))\n", i + 1, f.caption, f.stem);
+    }
+    let _ = writeln!(out, "## Units\n");
+    row(
+        &mut out,
+        &[
+            "unit".into(),
+            "side".into(),
+            "figures".into(),
+            "AD".into(),
+            "AR".into(),
+            "Hits".into(),
+            "ML".into(),
+            "MV".into(),
+            "crew per figure".into(),
+        ],
+    );
+    row(
+        &mut out,
+        &[
+            "---".into(),
+            "---".into(),
+            "---:".into(),
+            "---".into(),
+            "---:".into(),
+            "---:".into(),
+            "---:".into(),
+            "---:".into(),
+            "---".into(),
+        ],
+    );
+    for u in &sc.units {
+        let crew: Vec<String> = u
+            .crew
+            .iter()
+            .map(|c| {
+                let role = match c.role {
+                    Role::Rider => "rider",
+                    Role::Fighter => "fighter",
+                    Role::Archer => "archer",
+                };
+                format!("{} x {} ({role}, {})", c.count, c.name, c.ad.name())
+            })
+            .collect();
+        row(
+            &mut out,
+            &[
+                u.name.clone(),
+                u.side.name().to_string(),
+                u.figures.to_string(),
+                u.stats.ad.name().to_string(),
+                u.stats.ar.to_string(),
+                u.stats.hits.to_string(),
+                u.stats.ml.to_string(),
+                u.stats.mv.to_string(),
+                if crew.is_empty() { "-".to_string() } else { crew.join(", ") },
+            ],
+        );
+    }
+    let _ = writeln!(out, "\n## Every metric\n");
+    row(&mut out, &["metric".into(), "meaning".into(), "estimate".into(), "95% CI".into(), "exact".into(), "z".into()]);
+    row(&mut out, &["---".into(), "---".into(), "---:".into(), "---".into(), "---:".into(), "---:".into()]);
+    for s in &record.summary {
+        let (mut v, mut lo, mut hi) = value_text(record, s);
+        // A categorical metric reads as the share of each named outcome, not a mean code.
+        if let Some(i) = record.metrics.index(&s.metric).filter(|&i| !record.metrics.defs[i].labels.is_empty()) {
+            let shares: Vec<String> = record
+                .rows_of(&s.metric)
+                .iter()
+                .filter(|r| r.count > 0)
+                .map(|r| format!("{} {}", record.metrics.value_label(i, r.value), percent(r.p)))
+                .collect();
+            (v, lo, hi) = (shares.join(", "), String::new(), String::new());
+        }
+        let exact = record.exact.as_ref().ok().and_then(|rows| rows.iter().find(|a| a.metric == s.metric));
+        let (e, z) =
+            exact.map_or(("-".to_string(), "-".to_string()), |a| (format!("{:.4}", a.exact), format!("{:+.2}", a.z)));
+        row(
+            &mut out,
+            &[
+                format!("`{}`", s.metric),
+                record.describe(&s.metric).to_string(),
+                v,
+                if lo.is_empty() { "-".to_string() } else { format!("{lo} to {hi}") },
+                e,
+                z,
+            ],
+        );
+    }
+    let _ = writeln!(out, "\n## Distributions\n");
+    for def in record.metrics.defs.iter().filter(|d| !d.flag) {
+        let rows = record.rows_of(&def.name);
+        let index = record.metrics.index(&def.name);
+        let label = |v: u32| index.map_or_else(|| v.to_string(), |i| record.metrics.value_label(i, v));
+        crate::report::document::distribution_table(
+            &mut out,
+            &capitalise(record.describe(&def.name)),
+            &def.name,
+            &rows.iter().collect::<Vec<_>>(),
+            &label,
+        );
+    }
+    crate::report::document::ruleset_section(&mut out, &[("", &sc.rules.ruleset())]);
+    let _ = writeln!(
+        out,
+        "\nDefaults are those of the simulator's BATTLESYSTEM reference, not the rulebook's (its tables are not public); \
+         a scenario's `[rules]` table overrides them."
+    );
+    let _ = writeln!(out, "\n## Reproduce\n");
+    let _ = writeln!(out, "- charioteer {}", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(out, "- scenario file `{}`, hash `{:016x}`", record.scenario_file, sc.hash());
+    let _ = writeln!(
+        out,
+        "- seed {}, {} trials, {:.2} s on {} threads (results do not depend on the thread count)\n",
+        record.seed,
+        group_digits(record.trials),
+        record.elapsed_s,
+        record.threads
+    );
+    let _ = writeln!(out, "```sh\n{}\n```\n", record.command);
+    let _ = writeln!(out, "Files: {}", files.iter().map(|f| format!("[{f}]({f})")).collect::<Vec<_>>().join(", "));
+    out
+}

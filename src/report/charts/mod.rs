@@ -1,0 +1,190 @@
+//! Charts of a run, drawn with plotters from the analysis frames (never computing
+//! statistics here) and written as PNG and SVG. Text uses the bundled DejaVu Sans (via
+//! plotters' `ab_glyph` feature), so charts render the same on a machine without fonts.
+//!
+//! Each chart kind lives in its own module and implements [`Chart`]; [`render`] draws it
+//! once per backend and returns both files' contents (the report writes them).
+
+pub mod at_least;
+pub mod board_map;
+pub mod comparison;
+pub mod cost;
+pub mod difference;
+pub mod distribution;
+pub mod impact_chain;
+pub mod rose;
+pub mod sweep_heatmap;
+pub mod sweep_line;
+pub mod wound_split;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use polars::prelude::{DataFrame, DataType};
+use std::sync::Once;
+
+/// Width and height of every chart, pixels.
+pub const SIZE: (u32, u32) = (960, 560);
+
+/// The font family charts use (registered from the bundled files).
+pub const FONT: &str = "sans-serif";
+
+const REGULAR: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
+const BOLD: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans-Bold.ttf");
+
+/// The colour of the main series.
+pub const INK: RGBColor = RGBColor(31, 95, 153);
+/// The colour of a second series.
+pub const ACCENT: RGBColor = RGBColor(214, 104, 35);
+/// Light grey for bands and grid.
+pub const BAND: RGBColor = RGBColor(190, 208, 226);
+
+/// Why a chart could not be drawn or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ChartError {
+    /// The frame lacks a column the chart draws, or it has the wrong type.
+    #[error("the {chart} chart cannot read column `{column}`: {reason}")]
+    Column {
+        /// Which chart.
+        chart: &'static str,
+        /// The column.
+        column: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// Plotters failed while drawing.
+    #[error("drawing the {chart} chart failed: {reason}")]
+    Draw {
+        /// Which chart.
+        chart: &'static str,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The PNG could not be encoded.
+    #[error("encoding the {chart} chart as PNG failed: {reason}")]
+    Encode {
+        /// Which chart.
+        chart: &'static str,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+/// A chart: its name and how to draw it on any plotters backend.
+pub trait Chart {
+    /// A short name for messages (e.g. `distribution`).
+    const KIND: &'static str;
+
+    /// Draws the whole chart on `root`.
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>;
+}
+
+/// Registers the bundled fonts with plotters (once per process).
+fn register_fonts() {
+    static FONTS: Once = Once::new();
+    FONTS.call_once(|| {
+        // Both files are bundled and known to parse; a failure would show as missing
+        // text, which the report tests catch.
+        let _ = plotters::style::register_font(FONT, FontStyle::Normal, REGULAR);
+        let _ = plotters::style::register_font(FONT, FontStyle::Bold, BOLD);
+    });
+}
+
+/// A chart drawn for both formats.
+#[derive(Clone, Debug)]
+pub struct Rendered {
+    /// PNG file contents.
+    pub png: Vec<u8>,
+    /// SVG document (text is kept as `<text>` elements).
+    pub svg: String,
+}
+
+/// Draws `chart` once as a PNG ([`SIZE`] pixels) and once as an SVG.
+pub fn render<C: Chart>(chart: &C) -> Result<Rendered, ChartError> {
+    register_fonts();
+    let (w, h) = SIZE;
+    let draw_error = |reason: String| ChartError::Draw { chart: C::KIND, reason };
+    let mut pixels = vec![255u8; (w * h * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut pixels, SIZE).into_drawing_area();
+        chart.draw(&root).map_err(draw_error)?;
+        root.present().map_err(|e| draw_error(e.to_string()))?;
+    }
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        chart.draw(&root).map_err(draw_error)?;
+        root.present().map_err(|e| draw_error(e.to_string()))?;
+    }
+    let png = encode_png(&pixels, w, h).map_err(|reason| ChartError::Encode { chart: C::KIND, reason })?;
+    Ok(Rendered { png, svg })
+}
+
+fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>, String> {
+    use image::ImageEncoder;
+    let mut bytes = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut bytes)
+        .write_image(rgb, w, h, image::ExtendedColorType::Rgb8)
+        .map_err(|e| e.to_string())?;
+    Ok(bytes)
+}
+
+/// Reads a numeric column of `frame` as `f64`s (nulls as NaN).
+pub fn column_f64(frame: &DataFrame, chart: &'static str, name: &str) -> Result<Vec<f64>, ChartError> {
+    let err = |reason: String| ChartError::Column { chart, column: name.to_string(), reason };
+    let column = frame.column(name).map_err(|e| err(e.to_string()))?;
+    let cast = column.cast(&DataType::Float64).map_err(|e| err(e.to_string()))?;
+    let values = cast.f64().map_err(|e| err(e.to_string()))?;
+    Ok(values.iter().map(|v| v.unwrap_or(f64::NAN)).collect())
+}
+
+/// Reads a text column of `frame`.
+pub fn column_str(frame: &DataFrame, chart: &'static str, name: &str) -> Result<Vec<String>, ChartError> {
+    let err = |reason: String| ChartError::Column { chart, column: name.to_string(), reason };
+    let column = frame.column(name).map_err(|e| err(e.to_string()))?;
+    let values = column.str().map_err(|e| err(e.to_string()))?;
+    Ok(values.iter().map(|v| v.unwrap_or_default().to_string()).collect())
+}
+
+/// A percentage label for a probability axis tick (`12.5%`), with as few decimals as the
+/// axis range needs.
+pub fn percent_label(p: f64, range: f64) -> String {
+    let decimals = if range >= 0.1 {
+        0
+    } else if range >= 0.01 {
+        1
+    } else {
+        2
+    };
+    format!("{:.*}%", decimals, p * 100.0)
+}
+
+/// A caption style: the bundled font, bold.
+pub fn title_style() -> TextStyle<'static> {
+    (FONT, 24).into_font().style(FontStyle::Bold).color(&BLACK)
+}
+
+/// The style of axis labels and descriptions.
+pub fn label_style() -> TextStyle<'static> {
+    (FONT, 17).into_font().color(&BLACK)
+}
+
+/// Draws the series legend in the upper right corner, the same on every chart.
+pub fn legend<'a, DB, CT>(chart: &mut ChartContext<'a, DB, CT>) -> Result<(), String>
+where
+    DB: DrawingBackend + 'a,
+    CT: plotters::coord::CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font(label_style())
+        .draw()
+        .map_err(msg)
+}
+
+/// Converts any drawing error to its message.
+pub fn msg<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}

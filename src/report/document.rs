@@ -1,0 +1,676 @@
+//! `report.md`: the run written for a reader. Headline numbers in words with their
+//! intervals, the charts with captions and alt text, the tables, the ruleset options in
+//! force, and how to reproduce the run. Pure text from the run record; nothing here
+//! computes statistics.
+
+use crate::analysis::{DistributionRow, MetricSummary};
+use crate::mesbg::scenario::RuleOption;
+use crate::mesbg::tally::Metric;
+use crate::report::record::RunRecord;
+use std::fmt::Write;
+
+/// A chart in the report folder (`<stem>.png` and `<stem>.svg`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Figure {
+    /// File name without extension.
+    pub stem: String,
+    /// The caption under the chart.
+    pub caption: String,
+    /// Alternative text: what the chart shows, for readers who cannot see it.
+    pub alt: String,
+}
+
+/// A probability as a percentage: two decimals from 1% up, two significant digits below
+/// (so a rare event's interval still shows), and a plain "0%" for never.
+pub fn percent(p: f64) -> String {
+    let pct = p * 100.0;
+    if pct == 0.0 {
+        "0%".to_string()
+    } else if pct.abs() >= 1.0 {
+        format!("{pct:.2}%")
+    } else {
+        let decimals = (1 - pct.abs().log10().floor() as i32).clamp(2, 12) as usize;
+        format!("{pct:.decimals$}%")
+    }
+}
+
+/// 1234567 -> "1,234,567".
+pub fn group_digits(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A mean of a count, to three decimals.
+pub fn mean(value: f64) -> String {
+    format!("{value:.3}")
+}
+
+/// The value of a summary row as the report prints it (percent for probabilities).
+pub fn headline_value<M: crate::engine::MetricKind>(s: &MetricSummary<M>) -> (String, String, String) {
+    if s.metric.is_flag() {
+        (percent(s.mean), percent(s.ci95_lo), percent(s.ci95_hi))
+    } else {
+        (mean(s.mean), mean(s.ci95_lo), mean(s.ci95_hi))
+    }
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+/// One metric in a sentence, e.g. "The chariot won the fight in 31.42% of charges (95%
+/// CI 31.33-31.51%)."
+pub fn sentence(s: &MetricSummary) -> String {
+    let (value, lo, hi) = headline_value(s);
+    if s.metric.is_flag() {
+        format!("{} in **{value}** of charges (95% CI {lo} to {hi}).", capitalised(s.metric.describe()))
+    } else {
+        format!("{}: **{value}** per charge on average (95% CI {lo} to {hi}).", capitalised(s.metric.describe()))
+    }
+}
+
+/// The figures (image, caption, SVG link), then the reproduction stamp and the file list:
+/// the closing part every report shares.
+fn figures_and_stamp(
+    out: &mut String,
+    figures: &[Figure],
+    rules: &[(&str, &[RuleOption])],
+    command: &str,
+    files: &[String],
+) {
+    for (i, f) in figures.iter().enumerate() {
+        let _ = writeln!(out, "![{}]({}.png)\n", f.alt, f.stem);
+        let _ = writeln!(out, "*Figure {}. {}* ([SVG]({}.svg))\n", i + 1, f.caption, f.stem);
+    }
+    ruleset_section(out, rules);
+    let _ = writeln!(out, "\n## Reproduce\n\n- charioteer {}\n", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(out, "```sh\n{command}\n```\n");
+    let _ = writeln!(out, "Files: {}", files.iter().map(|f| format!("[{f}]({f})")).collect::<Vec<_>>().join(", "));
+}
+
+/// The metrics a reader looks at first, in this order, when the scenario reports them.
+const HEADLINE: [Metric; 8] = [
+    Metric::Breakthrough,
+    Metric::Kills,
+    Metric::ImpactKills,
+    Metric::FightWon,
+    Metric::ChariotSlain,
+    Metric::HeroSlain,
+    Metric::ArmyBroken,
+    Metric::ChariotWoundsLost,
+];
+
+fn table_row(out: &mut String, cells: &[String]) {
+    let _ = writeln!(out, "| {} |", cells.join(" | "));
+}
+
+/// A metric's distribution as a markdown table under its `title` and `name`: each value
+/// (named by `label`, e.g. a morale outcome), its share, and the chance of it or more with
+/// its Wilson interval. Both rule systems' reports print it.
+pub(crate) fn distribution_table<M>(
+    out: &mut String,
+    title: &str,
+    name: &str,
+    rows: &[&DistributionRow<M>],
+    label: &dyn Fn(u32) -> String,
+) {
+    let _ = writeln!(out, "\n**{title}** (`{name}`)\n");
+    table_row(out, &["k".into(), "P(= k)".into(), "P(at least k)".into(), "95% CI of P(at least k)".into()]);
+    table_row(out, &["---:".into(), "---:".into(), "---:".into(), "---".into()]);
+    for r in rows {
+        table_row(
+            out,
+            &[
+                label(r.value),
+                percent(r.p),
+                percent(r.p_at_least),
+                format!("{} to {}", percent(r.p_at_least_lo), percent(r.p_at_least_hi)),
+            ],
+        );
+    }
+}
+
+/// The text of `report.md` for `record`, showing `figures` and listing `files` (names in
+/// the report folder).
+pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# {}\n", record.title);
+    if let Some(question) = &record.question {
+        let _ = writeln!(out, "> {question}\n");
+    }
+    let _ = writeln!(
+        out,
+        "{} simulated charges, seed {}; every figure below is an estimate with its 95% confidence interval \
+         (Wilson for chances, normal for means).\n",
+        group_digits(record.trials),
+        record.seed
+    );
+    if let Some(p) = &record.precision {
+        let _ = writeln!(out, "{}\n", p.sentence());
+    }
+    let _ = writeln!(out, "## Headline\n");
+    for metric in HEADLINE {
+        if let Some(s) = record.summary.iter().find(|s| s.metric == metric) {
+            let _ = writeln!(out, "- {}", sentence(s));
+        }
+    }
+    let _ = writeln!(out, "\n## The charge\n");
+    let pivots: Vec<String> = record.plan.pivots.iter().map(|p| format!("{p:+.0} deg")).collect();
+    let _ = writeln!(
+        out,
+        "The chariot drives {:.1}\" (pivots: {}), with {} models in reach in {} contact{}{}. {}\n",
+        record.plan.path_length,
+        if pivots.is_empty() { "none".to_string() } else { pivots.join(", ") },
+        record.plan.models_on_path,
+        record.plan.contacts.len(),
+        if record.plan.contacts.len() == 1 { "" } else { "s" },
+        record.plan.obstacle.as_ref().map(|o| format!(", ending at the obstacle \"{o}\"")).unwrap_or_default(),
+        if record.plan.breakthrough_possible {
+            "Driving its full Move carries it through every formation it touches."
+        } else {
+            "Even its full Move does not carry it through: no charge can break through."
+        }
+    );
+    if !figures.is_empty() {
+        let _ = writeln!(out, "## Charts\n");
+        for (i, f) in figures.iter().enumerate() {
+            let _ = writeln!(out, "![{}]({}.png)\n", f.alt, f.stem);
+            let _ = writeln!(out, "*Figure {}. {}* ([SVG]({}.svg))\n", i + 1, f.caption, f.stem);
+        }
+    }
+    let _ = writeln!(out, "## All metrics\n");
+    match &record.exact {
+        Ok(_) => {
+            let _ = writeln!(
+                out,
+                "Every metric of this scenario is also computed exactly (`charioteer exact`); `z` is the estimate's \
+                 distance from the exact value in standard errors, and |z| above 5 would mean a fault.\n"
+            );
+        }
+        Err(reason) => {
+            let _ = writeln!(out, "The exact engine does not cover this scenario ({reason}).\n");
+        }
+    }
+    table_row(
+        &mut out,
+        &[
+            "metric".into(),
+            "meaning".into(),
+            "mean".into(),
+            "95% CI".into(),
+            "standard error".into(),
+            "exact".into(),
+            "z".into(),
+        ],
+    );
+    table_row(
+        &mut out,
+        &["---".into(), "---".into(), "---:".into(), "---".into(), "---:".into(), "---:".into(), "---:".into()],
+    );
+    for s in &record.summary {
+        let (value, lo, hi) = headline_value(s);
+        let se = if s.metric.is_flag() { percent(s.se) } else { format!("{:.4}", s.se) };
+        let agreement = record.exact.as_ref().ok().and_then(|rows| rows.iter().find(|a| a.metric == s.metric));
+        let (exact, z) = match agreement {
+            Some(a) => (
+                if s.metric.is_flag() { percent(a.exact) } else { format!("{:.4}", a.exact) },
+                if a.z.is_finite() { format!("{:+.2}", a.z) } else { "inf".to_string() },
+            ),
+            None => ("-".to_string(), "-".to_string()),
+        };
+        table_row(
+            &mut out,
+            &[
+                format!("`{}`", s.metric.name()),
+                s.metric.describe().to_string(),
+                value,
+                format!("{lo} to {hi}"),
+                se,
+                exact,
+                z,
+            ],
+        );
+    }
+    let _ = writeln!(out, "\n## Distributions\n");
+    for s in record.summary.iter().filter(|s| !s.metric.is_flag()) {
+        let rows: Vec<&DistributionRow> = record.distribution.iter().filter(|r| r.metric == s.metric).collect();
+        distribution_table(&mut out, &capitalised(s.metric.describe()), s.metric.name(), &rows, &|v| v.to_string());
+    }
+    if let Some(split) = &record.wound_split {
+        let _ = writeln!(out, "\n**Wound split**: chance of each pair of Wounds lost (chariot, Hero)\n");
+        table_row(&mut out, &["chariot lost".into(), "Hero lost".into(), "share".into(), "95% CI".into()]);
+        table_row(&mut out, &["---:".into(), "---:".into(), "---:".into(), "---".into()]);
+        for c in split.iter().filter(|c| c.count > 0) {
+            table_row(
+                &mut out,
+                &[
+                    c.chariot_wounds_lost.to_string(),
+                    c.hero_wounds_lost.to_string(),
+                    percent(c.p),
+                    format!("{} to {}", percent(c.p_lo), percent(c.p_hi)),
+                ],
+            );
+        }
+    }
+    if !record.terrain_readings.is_empty() {
+        terrain_section(&mut out, record);
+    }
+    ruleset_section(&mut out, &[(record.title.as_str(), record.ruleset.as_slice())]);
+    let _ = writeln!(out, "\n## Reproduce\n");
+    let _ = writeln!(out, "- charioteer {}", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(out, "- scenario file `{}`, hash `{:016x}`", record.scenario_file, record.scenario_hash);
+    let _ = writeln!(out, "- seed {}, {} trials", record.seed, group_digits(record.trials));
+    let _ = writeln!(
+        out,
+        "- played on {} in {:.2} s (results do not depend on the thread count)\n",
+        record.played_on(),
+        record.elapsed_s
+    );
+    let _ = writeln!(out, "```sh\n{}\n```\n", record.command);
+    let _ = writeln!(out, "Files: {}", files.iter().map(|f| format!("[{f}]({f})")).collect::<Vec<_>>().join(", "));
+    out
+}
+
+/// "The rules as read": every rule option and policy in force with its default and meaning;
+/// with several scenarios, one value column each and the rows where they differ marked.
+pub fn ruleset_section(out: &mut String, sets: &[(&str, &[RuleOption])]) {
+    let Some((_, first)) = sets.first() else { return };
+    let _ = writeln!(out, "\n## The rules as read\n");
+    if sets.len() == 1 {
+        let _ = writeln!(
+            out,
+            "Every rule option and policy in force; a value other than the rules reference's default is marked *changed*.\n"
+        );
+        table_row(out, &["option".into(), "value".into(), "default".into(), "what it means here".into()]);
+        table_row(out, &["---".into(), "---".into(), "---".into(), "---".into()]);
+        for o in first.iter() {
+            let value =
+                if o.value == o.default { format!("`{}`", o.value) } else { format!("`{}` (*changed*)", o.value) };
+            table_row(out, &[format!("`{}`", o.name), value, format!("`{}`", o.default), o.reads.to_string()]);
+        }
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "Every rule option and policy in force for each scenario; rows where they differ are marked **differs**, \
+         and their meanings follow the table.\n"
+    );
+    let mut names: Vec<&str> = Vec::new();
+    for (_, set) in sets {
+        for o in set.iter() {
+            if !names.contains(&o.name.as_ref()) {
+                names.push(&o.name);
+            }
+        }
+    }
+    let mut header = vec!["option".to_string()];
+    header.extend(sets.iter().map(|(title, _)| title.to_string()));
+    header.push("default".into());
+    table_row(out, &header);
+    table_row(out, &header.iter().map(|_| "---".to_string()).collect::<Vec<_>>());
+    let mut differing = Vec::new();
+    for name in &names {
+        let values: Vec<Option<&RuleOption>> =
+            sets.iter().map(|(_, set)| set.iter().find(|o| o.name == *name)).collect();
+        let differs = values.windows(2).any(|w| w[0].map(|o| &o.value) != w[1].map(|o| &o.value));
+        let mut row = vec![if differs { format!("`{name}` **differs**") } else { format!("`{name}`") }];
+        row.extend(values.iter().map(|o| o.map_or_else(|| "(no Hero)".to_string(), |o| format!("`{}`", o.value))));
+        row.push(values.iter().flatten().next().map_or_else(String::new, |o| format!("`{}`", o.default)));
+        table_row(out, &row);
+        if differs {
+            differing.push(values);
+        }
+    }
+    let _ = writeln!(out);
+    for values in differing {
+        for (o, (title, _)) in values.iter().zip(sets) {
+            if let Some(o) = o {
+                let _ = writeln!(out, "- {title}: `{}` = `{}`: {}", o.name, o.value, o.reads);
+            }
+        }
+    }
+}
+
+/// "Difficult terrain, measured both ways": the path and the exact headline values under
+/// each `difficult_terrain_measure`.
+fn terrain_section(out: &mut String, record: &RunRecord) {
+    let _ = writeln!(out, "\n## Difficult terrain, measured both ways\n");
+    let _ = writeln!(
+        out,
+        "The rules halve a chariot's Move \"whilst within\" difficult terrain and test it when it \"spends any of its \
+         Chariot Charge\" there; whether that means any part of its base or its centre is not settled \
+         (`[rules] difficult_terrain_measure`). The charge under each reading (exact values where the exact engine \
+         covers the scenario):\n"
+    );
+    let names: Vec<String> = record.terrain_readings.first().map_or_else(Vec::new, |r| {
+        r.exact
+            .iter()
+            .map(|(m, _)| Metric::from_name(m).map_or_else(|| m.clone(), |m| m.describe().to_string()))
+            .collect()
+    });
+    let mut header =
+        vec!["measure".to_string(), "enters at".into(), "drives".into(), "Move spent".into(), "models in reach".into()];
+    header.extend(names.iter().cloned());
+    table_row(out, &header);
+    table_row(
+        out,
+        &header.iter().enumerate().map(|(i, _)| if i == 0 { "---".into() } else { "---:".into() }).collect::<Vec<_>>(),
+    );
+    for r in &record.terrain_readings {
+        let mut row = vec![
+            format!("`{}`{}", r.measure, if r.in_force { " (this run)" } else { "" }),
+            r.entered_at.map_or_else(|| "never".to_string(), |d| format!("{d:.2}\"")),
+            format!("{:.2}\"", r.path_length),
+            format!("{:.2}\"", r.move_spent),
+            r.models_on_path.to_string(),
+        ];
+        for (m, v) in &r.exact {
+            let flag = Metric::from_name(m).is_some_and(|m| m.is_flag());
+            row.push(if flag { percent(*v) } else { format!("{v:.4}") });
+        }
+        table_row(out, &row);
+    }
+}
+
+/// The text of the comparison report of several runs: a table per headline metric, the
+/// charts, and each run's reproduction command.
+pub fn comparison_markdown(records: &[RunRecord], figures: &[Figure], files: &[String]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Comparison of {} scenarios\n", records.len());
+    for (i, r) in records.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{}. **{}** (`{}`, {} trials, seed {})",
+            i + 1,
+            r.title,
+            r.scenario_file,
+            group_digits(r.trials),
+            r.seed
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nEach scenario ran on its own random streams: differences smaller than the intervals may be chance.\n"
+    );
+    for metric in shared_metrics(records) {
+        let _ = writeln!(out, "## {}\n", capitalised(metric.describe()));
+        table_row(&mut out, &["scenario".into(), "mean".into(), "95% CI".into()]);
+        table_row(&mut out, &["---".into(), "---:".into(), "---".into()]);
+        for r in records {
+            if let Some(s) = r.summary.iter().find(|s| s.metric == metric) {
+                let (value, lo, hi) = headline_value(s);
+                table_row(&mut out, &[r.title.clone(), value, format!("{lo} to {hi}")]);
+            }
+        }
+        if let Some((i, f)) =
+            figures.iter().enumerate().find(|(_, f)| f.stem == format!("comparison-{}", metric.name()))
+        {
+            let _ = writeln!(out, "\n![{}]({}.png)\n", f.alt, f.stem);
+            let _ = writeln!(out, "*Figure {}. {}* ([SVG]({}.svg))", i + 1, f.caption, f.stem);
+        }
+        let _ = writeln!(out);
+    }
+    let sets: Vec<(&str, &[RuleOption])> = records.iter().map(|r| (r.title.as_str(), r.ruleset.as_slice())).collect();
+    ruleset_section(&mut out, &sets);
+    let _ = writeln!(out, "\n## Reproduce\n\n```sh");
+    for r in records {
+        let _ = writeln!(out, "{}", r.command);
+    }
+    let _ = writeln!(out, "```\n");
+    let _ = writeln!(out, "Files: {}", files.iter().map(|f| format!("[{f}]({f})")).collect::<Vec<_>>().join(", "));
+    out
+}
+
+/// The headline metrics among `metrics`, in headline order.
+pub fn shared_headline(metrics: &[Metric]) -> Vec<Metric> {
+    HEADLINE.into_iter().filter(|m| metrics.contains(m)).collect()
+}
+
+/// Headline metrics of a BATTLESYSTEM plan, charge and rout, in headline order.
+pub const BATTLESYSTEM_HEADLINE: [&str; 12] = [
+    "target_routed",
+    "target_fell_back",
+    "target_held",
+    "target_figures_lost",
+    "platform_figures_lost",
+    "crew_lost",
+    "left_board",
+    "stopped",
+    "friendly_figures_lost",
+    "enemy_figures_lost",
+    "units_contacted",
+    "beasts_figures_lost",
+];
+
+/// The headline metrics among `metrics` (of either rule system), in headline order: the
+/// ones a tool that cannot show every metric (a sweep's table and charts) shows.
+pub fn headline_of(metrics: &[crate::engine::MetricDef]) -> Vec<crate::engine::MetricDef> {
+    HEADLINE
+        .iter()
+        .map(|m| m.name())
+        .chain(BATTLESYSTEM_HEADLINE)
+        .filter_map(|name| metrics.iter().find(|m| m.name == name).cloned())
+        .collect()
+}
+
+/// The headline metrics every record reports, in headline order.
+pub fn shared_metrics(records: &[RunRecord]) -> Vec<Metric> {
+    HEADLINE.into_iter().filter(|m| records.iter().all(|r| r.summary.iter().any(|s| s.metric == *m))).collect()
+}
+
+/// A paired difference in words: "+7.30 pp +/- 0.80" for chances, "+0.123 +/- 0.004" for
+/// counts (the +/- is the 95% half-width).
+pub fn difference_words(d: &crate::tools::paired::Difference) -> String {
+    let half = (d.ci95_hi - d.ci95_lo) / 2.0;
+    if d.metric.flag {
+        format!("{:+.2} pp +/- {:.2}", d.diff * 100.0, half * 100.0)
+    } else {
+        format!("{:+.4} +/- {:.4}", d.diff, half)
+    }
+}
+
+/// A p-value as a reader expects it.
+pub fn p_words(p: f64) -> String {
+    if p < 0.001 { "p < 0.001".to_string() } else { format!("p = {p:.3}") }
+}
+
+/// The paired comparison report: what changed, each metric's difference with its interval
+/// and p-value, the charts, and how to reproduce it.
+pub fn paired_markdown(run: &crate::tools::paired::PairedRun, figures: &[Figure], files: &[String]) -> String {
+    let rows = &run.rows;
+    let mut out = String::new();
+    let _ = writeln!(out, "# Paired comparison: {} vs {}\n", run.titles[0], run.titles[1]);
+    let _ = writeln!(
+        out,
+        "A = `{}`, B = `{}`. Both played the same {} trials (seed {}) on common random numbers: trial t of A and \
+         trial t of B roll from the same streams, one per rule phase, so each difference isolates the change. \
+         Intervals are 95%, from the per-trial differences; p-values test \"no difference\".\n",
+        run.files[0],
+        run.files[1],
+        group_digits(run.trials),
+        run.seed
+    );
+    let _ = writeln!(out, "## Differences (A - B)\n");
+    let headline = headline_of(&rows.iter().map(|d| d.metric.clone()).collect::<Vec<_>>());
+    for d in rows.iter().filter(|d| headline.iter().any(|m| m.name == d.metric.name)) {
+        let _ = writeln!(
+            out,
+            "- {}: **{}** ({})",
+            capitalised(&d.metric.description),
+            difference_words(d),
+            p_words(d.p_value)
+        );
+    }
+    let _ = writeln!(out);
+    table_row(
+        &mut out,
+        &[
+            "metric".into(),
+            "A".into(),
+            "B".into(),
+            "A - B".into(),
+            "95% CI".into(),
+            "p".into(),
+            "se paired / unpaired".into(),
+        ],
+    );
+    table_row(
+        &mut out,
+        &["---".into(), "---:".into(), "---:".into(), "---:".into(), "---".into(), "---:".into(), "---:".into()],
+    );
+    for d in rows {
+        let fmt = |v: f64| if d.metric.flag { percent(v) } else { format!("{v:.4}") };
+        let diff = |v: f64| if d.metric.flag { format!("{:+.2} pp", v * 100.0) } else { format!("{v:+.4}") };
+        let ratio = if d.se > 0.0 { format!("{:.2}", d.se / d.se_unpaired.max(1e-300)) } else { "0".to_string() };
+        table_row(
+            &mut out,
+            &[
+                format!("`{}`", d.metric.name),
+                fmt(d.mean_a),
+                fmt(d.mean_b),
+                diff(d.diff),
+                format!("{} to {}", diff(d.ci95_lo), diff(d.ci95_hi)),
+                p_words(d.p_value),
+                ratio,
+            ],
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nThe last column is the paired standard error over the one two independent runs would give: below 1, pairing bought precision.\n"
+    );
+    let rules = [("A", run.rulesets[0].as_slice()), ("B", run.rulesets[1].as_slice())];
+    figures_and_stamp(&mut out, figures, &rules, &run.command, files);
+    out
+}
+
+/// The balance report: the scenario's efficiency, the reference's, the fair price with its
+/// interval, the cost sweep chart, and how to reproduce it.
+pub fn balance_markdown(run: &crate::tools::balance::BalanceRun, figures: &[Figure], files: &[String]) -> String {
+    let (title, fair, trials, seed, command) = (&run.title, &run.fair, run.trials, run.seed, &run.command);
+    let reference = run.reference.as_deref();
+    let mut out = String::new();
+    let s = &fair.scenario;
+    let _ = writeln!(out, "# What is it worth? {title}\n");
+    let _ = writeln!(
+        out,
+        "At **{:.0} points**, it destroys **{:.2}** enemy points per trial (one charge or rout; 95% CI {:.2} to {:.2}): \
+         **{:.3}** points per point spent, or **{:.2}** models or figures destroyed per 100 points.\n",
+        s.price,
+        s.points_destroyed,
+        s.points_destroyed - Z95_TEXT * s.points_destroyed_se,
+        s.points_destroyed + Z95_TEXT * s.points_destroyed_se,
+        s.efficiency,
+        s.kills_per_100_points
+    );
+    let worth: Vec<String> = run.pricing.worth.iter().map(|(m, p)| format!("`{m}` x {p}")).collect();
+    let _ = writeln!(
+        out,
+        "Value model: a trial is worth the enemy points it destroys, {}; its own losses are not counted.\n",
+        worth.join(" + ")
+    );
+    match (&fair.reference, reference) {
+        (Some(r), Some(name)) => {
+            let _ = writeln!(
+                out,
+                "The reference, {name}, costs {:.0} points and destroys {:.2} per trial: **{:.3}** per point.\n",
+                r.price, r.points_destroyed, r.efficiency
+            );
+        }
+        _ => {
+            let _ =
+                writeln!(out, "The target efficiency is **{:.3}** enemy points per point.\n", fair.target_efficiency);
+        }
+    }
+    let _ = writeln!(
+        out,
+        "**Fair price: {:.1} points** (95% CI {:.1} to {:.1}), the price at which its efficiency equals {}.\n",
+        fair.fair_price,
+        fair.ci95_lo,
+        fair.ci95_hi,
+        if fair.reference.is_some() { "the reference's" } else { "the target" }
+    );
+    let _ = writeln!(
+        out,
+        "{} trials, seed {seed}{}. The same seed always gives the same price; another seed gives a price within the \
+         interval about 95% of the time.\n",
+        group_digits(trials),
+        if fair.reference.is_some() {
+            "; both scenarios played the same trials on common random numbers, so the interval is that of the ratio of paired means (delta method)"
+        } else {
+            ""
+        }
+    );
+    let sets: Vec<(&str, &[RuleOption])> = run.rulesets.iter().map(|(t, r)| (t.as_str(), r.as_slice())).collect();
+    figures_and_stamp(&mut out, figures, &sets, command, files);
+    out
+}
+
+/// The 95% normal quantile, for intervals written out in text.
+const Z95_TEXT: f64 = crate::analysis::Z95;
+
+/// The sweep report: what was varied, every point's headline numbers, the charts, and how
+/// to reproduce it.
+pub fn sweep_markdown(run: &crate::tools::sweep::SweepRun, figures: &[Figure], files: &[String]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Sweep: {}\n", run.title);
+    let _ = writeln!(
+        out,
+        "{} points, {} trials each, seed {}. Every point plays the base scenario's random streams (common random \
+         numbers), so differences between neighbouring points come from the change, not the dice. Varied:\n",
+        run.rows.len(),
+        group_digits(run.trials),
+        run.seed
+    );
+    for (path, axis) in run.paths.iter().zip(&run.axes) {
+        let _ = writeln!(out, "- `{path}`: {}", axis.join(", "));
+    }
+    let metrics = headline_of(&run.metrics());
+    let _ = writeln!(out, "\n## Every point\n");
+    let mut header: Vec<String> = run.paths.iter().map(|p| format!("`{p}`")).collect();
+    header.extend(metrics.iter().map(|m| format!("`{}` (95% CI)", m.name)));
+    table_row(&mut out, &header);
+    table_row(&mut out, &header.iter().map(|_| "---".to_string()).collect::<Vec<_>>());
+    for row in &run.rows {
+        let mut cells = row.values.clone();
+        for m in &metrics {
+            let cell = row.summary.iter().find(|s| s.metric.name == m.name).map_or_else(String::new, |s| {
+                let (v, lo, hi) = headline_value(s);
+                format!("{v} ({lo} to {hi})")
+            });
+            cells.push(cell);
+        }
+        table_row(&mut out, &cells);
+    }
+    let _ = writeln!(out);
+    if figures.is_empty() && run.paths.len() > 2 {
+        let _ =
+            writeln!(out, "(Charts are drawn for sweeps of one or two fields; this one varies {}.)\n", run.paths.len());
+    }
+    figures_and_stamp(&mut out, figures, &[(run.title.as_str(), run.ruleset.as_slice())], &run.command, files);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages_keep_rare_intervals_visible() {
+        assert_eq!(percent(0.0), "0%");
+        assert_eq!(percent(0.3142), "31.42%");
+        assert_eq!(percent(0.00905), "0.91%");
+        assert_eq!(percent(0.0000038), "0.00038%");
+        assert_eq!(percent(1.0), "100.00%");
+        assert_eq!(group_digits(1_000_000), "1,000,000");
+        assert_eq!(group_digits(999), "999");
+    }
+}

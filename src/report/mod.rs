@@ -1,0 +1,632 @@
+//! Writing a run's report folder: `report.md`, the charts (PNG and SVG), `summary.csv`,
+//! `distribution.csv`, their Parquet versions, and `run.json`, each written to a temporary
+//! file and renamed into place, so a reader never sees half a file. Everything is
+//! rendered in memory first: a failure leaves no partial report behind.
+
+pub mod battlesystem;
+pub mod charts;
+pub mod document;
+pub mod record;
+
+use crate::analysis::{self, DistributionRow, MetricSummary};
+use crate::mesbg::exact;
+use crate::mesbg::plan::Plan;
+use crate::mesbg::scenario::Scenario;
+use crate::mesbg::tally::Metric;
+use crate::report::charts::{self as chart, ChartError};
+use crate::report::document::Figure;
+pub use crate::report::record::{
+    PlanFacts, Precision, RUN_SCHEMA, RunRecord, TerrainReading, ruleset_json, terrain_readings,
+};
+use polars::error::PolarsError;
+use polars::prelude::{CsvWriter, DataFrame, ParquetWriter, SerWriter};
+use serde_json::{Map, Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The version of the `exact.json` layout; bumped on any incompatible change.
+pub const EXACT_SCHEMA: &str = "charioteer.exact/2";
+
+/// The schema of a BATTLESYSTEM run's `run.json`: the same version as MESBG's (2: `ruleset`
+/// entries carry value, default and meaning), told apart by its `system` field.
+pub const BATTLE_RUN_SCHEMA: &str = "charioteer.run/2";
+
+/// Why results could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// A file or folder could not be written.
+    #[error("cannot write {path}: {source}")]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A frame could not be built or serialised.
+    #[error("cannot build the {what} table: {source}")]
+    Frame {
+        /// Which table.
+        what: &'static str,
+        /// The underlying error.
+        source: polars::error::PolarsError,
+    },
+    /// A chart could not be drawn.
+    #[error(transparent)]
+    Chart(#[from] ChartError),
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file beside it, flushed, then renamed.
+pub fn write_atomic(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<(), ReportError> {
+    let io = |source| ReportError::Io { path: path.to_path_buf(), source };
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        write(&mut file)?;
+        file.flush()?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io)
+}
+
+/// The formats a frame can be written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameFormat {
+    /// Comma-separated text with a header row.
+    Csv,
+    /// Apache Parquet.
+    Parquet,
+}
+
+/// Writes `frame` to `path` atomically in `format`.
+pub fn write_frame(
+    path: &Path,
+    frame: &mut DataFrame,
+    what: &'static str,
+    format: FrameFormat,
+) -> Result<(), ReportError> {
+    let mut polars_error = None;
+    let result = write_atomic(path, |file| {
+        let written = match format {
+            FrameFormat::Csv => CsvWriter::new(&mut *file).finish(frame),
+            FrameFormat::Parquet => ParquetWriter::new(&mut *file).finish(frame).map(|_| ()),
+        };
+        written.map_err(|e| {
+            let io = std::io::Error::other(e.to_string());
+            polars_error = Some(e);
+            io
+        })
+    });
+    match polars_error {
+        Some(source) => Err(ReportError::Frame { what, source }),
+        None => result,
+    }
+}
+
+/// The summary frame of a record: the estimates, and the exact mean and z-score of each
+/// metric when the exact engine covers the scenario (null otherwise).
+pub fn summary_with_exact(record: &RunRecord) -> Result<DataFrame, PolarsError> {
+    let mut frame = analysis::summary_frame(&record.summary)?;
+    let (exact, z): (Vec<Option<f64>>, Vec<Option<f64>>) = match &record.exact {
+        Ok(rows) => rows.iter().map(|a| (Some(a.exact), a.z.is_finite().then_some(a.z))).unzip(),
+        Err(_) => record.summary.iter().map(|_| (None, None)).unzip(),
+    };
+    frame.with_column(polars::prelude::Column::new("exact_mean".into(), exact))?;
+    frame.with_column(polars::prelude::Column::new("z".into(), z))?;
+    Ok(frame)
+}
+
+/// A file of the report, rendered in memory.
+pub(crate) struct ReportFile {
+    /// File name inside the report folder.
+    pub(crate) name: String,
+    /// What goes in it.
+    pub(crate) contents: Contents,
+}
+
+/// The contents of a report file.
+pub(crate) enum Contents {
+    /// Bytes as they are.
+    Bytes(Vec<u8>),
+    /// A frame, what it is (for messages), and its format.
+    Frame(DataFrame, &'static str, FrameFormat),
+}
+
+/// The figures of a run, drawn from its frames, with their files.
+fn figures(record: &RunRecord) -> Result<(Vec<Figure>, Vec<ReportFile>), ReportError> {
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let mut figures = Vec::new();
+    let mut files = Vec::new();
+    let mut add = |stem: &str, rendered: chart::Rendered, caption: String, alt: String| {
+        push_chart(&mut files, stem, rendered);
+        figures.push(Figure { stem: stem.to_string(), caption, alt });
+    };
+    let pct = document::percent;
+    if !record.chain.is_empty() {
+        let frame = analysis::impact_chain_frame(&record.chain).map_err(frame_error("impact chain"))?;
+        let chart = chart::impact_chain::ImpactChainChart::from_frame(&frame, "How far the charge gets")?;
+        let reached: Vec<String> = record
+            .chain
+            .iter()
+            .map(|c| {
+                format!(
+                    "contact {} at {:.1} inches: reached {}, stopped there {}",
+                    c.step,
+                    c.distance,
+                    pct(c.p_reached),
+                    pct(c.p_stopped)
+                )
+            })
+            .collect();
+        add(
+            "impact-chain",
+            chart::render(&chart)?,
+            "The impact chain: the share of charges that reached each contact along the path (blue-grey) and \
+             that a survivor stopped there (orange), with 95% whiskers; crosses mark the exact chance of \
+             stopping there."
+                .to_string(),
+            format!("Bar chart of the impact chain. {}.", reached.join("; ")),
+        );
+    }
+    for s in record.summary.iter().filter(|s| !s.metric.is_flag()) {
+        let rows: Vec<DistributionRow> = record.distribution.iter().filter(|r| r.metric == s.metric).cloned().collect();
+        if rows.iter().filter(|r| r.count > 0).count() < 2 {
+            continue; // a single value: the table says it all
+        }
+        let frame = analysis::distribution_frame(&rows).map_err(frame_error("distribution"))?;
+        let name = s.metric.name();
+        let describe = s.metric.describe();
+        let title = capitalise(describe);
+        let listed: Vec<String> = rows.iter().map(|r| format!("{} in {}", r.value, pct(r.p))).collect();
+        add(
+            &format!("distribution-{name}"),
+            chart::render(&chart::distribution::DistributionChart::from_frame(&frame, &title, describe)?)?,
+            format!("{title} (`{name}`): the share of charges giving each value, with 95% whiskers."),
+            format!("Bar chart of {describe}: {}.", listed.join(", ")),
+        );
+        if matches!(s.metric, Metric::Kills | Metric::ImpactKills) {
+            let listed: Vec<String> =
+                rows.iter().skip(1).map(|r| format!("at least {} in {}", r.value, pct(r.p_at_least))).collect();
+            let title = format!("Chance of at least k: {describe}");
+            add(
+                &format!("at-least-{name}"),
+                chart::render(&chart::at_least::AtLeastChart::from_frame(&frame, &title, describe)?)?,
+                format!("The chance of at least k {describe} (`{name}`), with its 95% Wilson band."),
+                format!("Line chart, falling from 100% at k = 0: {}.", listed.join(", ")),
+            );
+        }
+    }
+    if let Some(split) = &record.wound_split {
+        let frame = analysis::wound_split_frame(split).map_err(frame_error("wound split"))?;
+        let chart = chart::wound_split::WoundSplitChart::from_frame(&frame, "Wounds lost: chariot and Hero")?;
+        let cells: Vec<String> = split
+            .iter()
+            .filter(|c| c.count > 0)
+            .map(|c| format!("chariot {} and Hero {} in {}", c.chariot_wounds_lost, c.hero_wounds_lost, pct(c.p)))
+            .collect();
+        add(
+            "wound-split",
+            chart::render(&chart)?,
+            "The wound split: the share of charges for each pair of Wounds lost by the chariot (rows) and \
+             by the Hero riding it (columns); darker is more common."
+                .to_string(),
+            format!("Heatmap of the wound split: {}.", cells.join("; ")),
+        );
+    }
+    Ok((figures, files))
+}
+
+pub(crate) fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+/// Adds a rendered chart's `<stem>.png` and `<stem>.svg`.
+pub(crate) fn push_chart(files: &mut Vec<ReportFile>, stem: &str, rendered: chart::Rendered) {
+    files.push(ReportFile { name: format!("{stem}.png"), contents: Contents::Bytes(rendered.png) });
+    files.push(ReportFile { name: format!("{stem}.svg"), contents: Contents::Bytes(rendered.svg.into_bytes()) });
+}
+
+/// Writes `report.md` (made by `markdown` from the names of every file, its own first)
+/// followed by `files`.
+pub(crate) fn write_with_markdown(
+    dir: &Path,
+    mut files: Vec<ReportFile>,
+    markdown: impl FnOnce(&[String]) -> String,
+) -> Result<Vec<PathBuf>, ReportError> {
+    let names: Vec<String> =
+        std::iter::once("report.md".to_string()).chain(files.iter().map(|f| f.name.clone())).collect();
+    let text = markdown(&names);
+    files.insert(0, ReportFile { name: "report.md".into(), contents: Contents::Bytes(text.into_bytes()) });
+    write_files(dir, files)
+}
+
+/// Writes every file of a report into `dir` (atomically, one by one, after all were
+/// rendered). Returns the paths written.
+pub(crate) fn write_files(dir: &Path, files: Vec<ReportFile>) -> Result<Vec<PathBuf>, ReportError> {
+    std::fs::create_dir_all(dir).map_err(|source| ReportError::Io { path: dir.to_path_buf(), source })?;
+    let mut written = Vec::with_capacity(files.len());
+    for file in files {
+        let path = dir.join(&file.name);
+        match file.contents {
+            Contents::Bytes(bytes) => write_atomic(&path, |f| f.write_all(&bytes))?,
+            Contents::Frame(mut frame, what, format) => write_frame(&path, &mut frame, what, format)?,
+        }
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Writes the report folder of a run: `report.md`, the charts (PNG and SVG), `summary.csv`
+/// and `.parquet`, `distribution.csv` and `.parquet`, `impact_chain.csv`, `run.json`, and
+/// `wound_split.csv` when a Hero rides. Returns the files written.
+pub fn write_report(dir: &Path, record: &RunRecord) -> Result<Vec<PathBuf>, ReportError> {
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let summary = summary_with_exact(record).map_err(frame_error("summary"))?;
+    let distribution = analysis::distribution_frame(&record.distribution).map_err(frame_error("distribution"))?;
+    let chain = analysis::impact_chain_frame(&record.chain).map_err(frame_error("impact chain"))?;
+    let (figures, mut files) = figures(record)?;
+    let frame = |name: &str, frame: &DataFrame, what, format| ReportFile {
+        name: name.to_string(),
+        contents: Contents::Frame(frame.clone(), what, format),
+    };
+    files.push(frame("summary.csv", &summary, "summary", FrameFormat::Csv));
+    files.push(frame("summary.parquet", &summary, "summary", FrameFormat::Parquet));
+    files.push(frame("distribution.csv", &distribution, "distribution", FrameFormat::Csv));
+    files.push(frame("distribution.parquet", &distribution, "distribution", FrameFormat::Parquet));
+    files.push(frame("impact_chain.csv", &chain, "impact chain", FrameFormat::Csv));
+    if let Some(split) = &record.wound_split {
+        let split = analysis::wound_split_frame(split).map_err(frame_error("wound split"))?;
+        files.push(frame("wound_split.csv", &split, "wound split", FrameFormat::Csv));
+    }
+    let json = serde_json::to_string_pretty(&record.to_json()).unwrap_or_default();
+    files.push(ReportFile { name: "run.json".into(), contents: Contents::Bytes(json.into_bytes()) });
+    write_with_markdown(dir, files, |names| document::report_markdown(record, &figures, names))
+}
+
+/// Writes the comparison report of several runs into `dir`: `report.md`, one chart per
+/// shared headline metric (PNG and SVG), and `comparison.csv`. Returns the files written.
+pub fn write_comparison(dir: &Path, records: &[RunRecord]) -> Result<Vec<PathBuf>, ReportError> {
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let mut rows: Vec<(String, MetricSummary)> = Vec::new();
+    let mut figures = Vec::new();
+    let mut files = Vec::new();
+    for metric in document::shared_metrics(records) {
+        let metric_rows: Vec<(String, MetricSummary)> = records
+            .iter()
+            .filter_map(|r| r.summary.iter().find(|s| s.metric == metric).map(|s| (r.title.clone(), s.clone())))
+            .collect();
+        let frame = analysis::comparison_frame(&metric_rows).map_err(frame_error("comparison"))?;
+        let title = capitalise(metric.describe());
+        let chart = chart::comparison::ComparisonChart::from_frame(&frame, &title, metric.is_flag())?;
+        let rendered = chart::render(&chart)?;
+        let stem = format!("comparison-{}", metric.name());
+        push_chart(&mut files, &stem, rendered);
+        let listed: Vec<String> =
+            metric_rows.iter().map(|(name, s)| format!("{name}: {}", document::headline_value(s).0)).collect();
+        figures.push(Figure {
+            stem,
+            caption: format!("{title} (`{}`) in each scenario, with 95% whiskers.", metric.name()),
+            alt: format!("Horizontal bar chart. {}.", listed.join("; ")),
+        });
+        rows.extend(metric_rows);
+    }
+    let frame = analysis::comparison_frame(&rows).map_err(frame_error("comparison"))?;
+    files.push(ReportFile {
+        name: "comparison.csv".into(),
+        contents: Contents::Frame(frame, "comparison", FrameFormat::Csv),
+    });
+    write_with_markdown(dir, files, |names| document::comparison_markdown(records, &figures, names))
+}
+
+/// Writes per-trial rows (`trial` and one column per reported metric) as Parquet to
+/// `path`, atomically, chunk by chunk from `chunks` (which calls its sink with each chunk's
+/// first trial index and its values, one row of `metrics` per trial). Returns false when `chunks` was cancelled
+/// (nothing is then left at `path`).
+pub fn write_trials_parquet(
+    path: &Path,
+    metrics: &[&str],
+    chunks: impl FnOnce(&mut crate::engine::ValueSink<'_, PolarsError>) -> Result<bool, PolarsError>,
+) -> Result<bool, ReportError> {
+    use polars::prelude::{Column, DataType, Field, Schema};
+    let frame_error = |source| ReportError::Frame { what: "per-trial", source };
+    let mut fields = vec![Field::new("trial".into(), DataType::UInt64)];
+    fields.extend(metrics.iter().map(|m| Field::new((*m).into(), DataType::UInt32)));
+    let schema: Schema = fields.into_iter().collect();
+    let mut polars_error = None;
+    let mut cancelled = false;
+    let result = write_atomic(path, |file| {
+        let run = || -> Result<bool, PolarsError> {
+            let mut writer = ParquetWriter::new(&mut *file).batched(&schema)?;
+            let stride = metrics.len().max(1);
+            let finished = chunks(&mut |first, values| {
+                let rows = values.len() / stride;
+                let mut columns = vec![Column::new("trial".into(), (first..first + rows as u64).collect::<Vec<u64>>())];
+                for (i, &m) in metrics.iter().enumerate() {
+                    let column: Vec<u32> = values.chunks_exact(stride).map(|row| u32::from(row[i])).collect();
+                    columns.push(Column::new(m.into(), column));
+                }
+                writer.write_batch(&DataFrame::new(rows, columns)?)
+            })?;
+            writer.finish()?;
+            Ok(finished)
+        };
+        match run() {
+            Ok(true) => Ok(()),
+            Ok(false) => {
+                cancelled = true;
+                Err(std::io::Error::other("cancelled"))
+            }
+            Err(e) => {
+                let io = std::io::Error::other(e.to_string());
+                polars_error = Some(e);
+                Err(io)
+            }
+        }
+    });
+    if let Some(e) = polars_error {
+        return Err(frame_error(e));
+    }
+    match result {
+        Ok(()) => Ok(true),
+        Err(_) if cancelled => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// The exact distribution as one JSON object (`exact.json`): the run's shape without
+/// trials, seed or intervals.
+pub fn exact_json(scenario: &Scenario, plan: &Plan, distribution: &exact::ExactDistribution, elapsed_s: f64) -> Value {
+    let mut metrics = Map::new();
+    let mut distributions = Map::new();
+    for &m in &plan.metrics {
+        let s = distribution.summary(m);
+        metrics.insert(m.name().to_string(), json!({ "mean": s.mean, "sd": s.sd }));
+        let rows: Vec<Value> = distribution
+            .distribution(m)
+            .iter()
+            .map(|r| json!({"value": r.value, "p": r.p, "p_at_least": r.p_at_least}))
+            .collect();
+        distributions.insert(m.name().to_string(), Value::Array(rows));
+    }
+    json!({
+        "schema": EXACT_SCHEMA,
+        "version": env!("CARGO_PKG_VERSION"),
+        "title": scenario.title,
+        "scenario_file": scenario.file,
+        "scenario_hash": format!("{:016x}", scenario.hash()),
+        "elapsed_s": elapsed_s,
+        "ruleset": ruleset_json(&scenario.ruleset()),
+        "plan": PlanFacts::of(plan),
+        "outcomes": distribution.outcomes.len(),
+        "metrics": metrics,
+        "distributions": distributions,
+        "wound_split": plan.chariot.hero.map(|_| {
+            distribution
+                .wound_split()
+                .iter()
+                .map(|(c, h, p)| json!({"chariot_wounds_lost": c, "hero_wounds_lost": h, "p": p}))
+                .collect::<Vec<_>>()
+        }),
+    })
+}
+
+/// Writes `exact_summary.csv` and `exact_distribution.csv` (the run's frames, with the
+/// standard error 0 and each interval the value itself; `count` is 0) and `exact.json`.
+pub fn write_exact(
+    dir: &Path,
+    scenario: &Scenario,
+    plan: &Plan,
+    distribution: &exact::ExactDistribution,
+    elapsed_s: f64,
+) -> Result<Vec<PathBuf>, ReportError> {
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let summary: Vec<MetricSummary> = plan.metrics.iter().map(|&m| distribution.summary(m)).collect();
+    let rows: Vec<DistributionRow> = plan.metrics.iter().flat_map(|&m| distribution.distribution(m)).collect();
+    let json = serde_json::to_string_pretty(&exact_json(scenario, plan, distribution, elapsed_s)).unwrap_or_default();
+    let files = vec![
+        ReportFile {
+            name: "exact_summary.csv".into(),
+            contents: Contents::Frame(
+                analysis::summary_frame(&summary).map_err(frame_error("exact summary"))?,
+                "exact summary",
+                FrameFormat::Csv,
+            ),
+        },
+        ReportFile {
+            name: "exact_distribution.csv".into(),
+            contents: Contents::Frame(
+                analysis::distribution_frame(&rows).map_err(frame_error("exact distribution"))?,
+                "exact distribution",
+                FrameFormat::Csv,
+            ),
+        },
+        ReportFile { name: "exact.json".into(), contents: Contents::Bytes(json.into_bytes()) },
+    ];
+    let mut files = files;
+    if plan.chariot.hero.is_some() {
+        let cells = distribution.wound_split();
+        let frame = polars::df!(
+            "chariot_wounds_lost" => cells.iter().map(|c| u32::from(c.0)).collect::<Vec<_>>(),
+            "hero_wounds_lost" => cells.iter().map(|c| u32::from(c.1)).collect::<Vec<_>>(),
+            "p" => cells.iter().map(|c| c.2).collect::<Vec<_>>(),
+        )
+        .map_err(frame_error("exact wound split"))?;
+        files.push(ReportFile {
+            name: "exact_wound_split.csv".into(),
+            contents: Contents::Frame(frame, "exact wound split", FrameFormat::Csv),
+        });
+    }
+    write_files(dir, files)
+}
+
+/// Writes the paired comparison report into `dir`: `report.md`, `paired.csv` and
+/// `.parquet`, and difference charts (chances in percentage points, counts). Returns the
+/// files written.
+pub fn write_paired(dir: &Path, run: &crate::tools::paired::PairedRun) -> Result<Vec<PathBuf>, ReportError> {
+    let rows = &run.rows;
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let frame = crate::tools::paired::paired_frame(rows).map_err(frame_error("paired"))?;
+    let mut files = Vec::new();
+    let mut figures = Vec::new();
+    for (flags, stem, label, scale) in [
+        (true, "difference-chances", "A - B, percentage points", 100.0),
+        (false, "difference-counts", "A - B, per trial", 1.0),
+    ] {
+        let part: Vec<crate::tools::paired::Difference> =
+            rows.iter().filter(|d| d.metric.flag == flags).cloned().collect();
+        if part.is_empty() {
+            continue;
+        }
+        let part_frame = crate::tools::paired::paired_frame(&part).map_err(frame_error("paired"))?;
+        let title = if flags { "Change in chances (A - B)" } else { "Change in counts (A - B)" };
+        let chart = chart::difference::DifferenceChart::from_frame(&part_frame, title, label, scale)?;
+        let rendered = chart::render(&chart)?;
+        push_chart(&mut files, stem, rendered);
+        let listed: Vec<String> =
+            part.iter().map(|d| format!("{} {}", d.metric.name, document::difference_words(d))).collect();
+        figures.push(Figure {
+            stem: stem.to_string(),
+            caption: format!("{title}: each metric's paired difference with its 95% interval."),
+            alt: format!("Horizontal bar chart of differences. {}.", listed.join("; ")),
+        });
+    }
+    files.push(ReportFile {
+        name: "paired.csv".into(),
+        contents: Contents::Frame(frame.clone(), "paired", FrameFormat::Csv),
+    });
+    files.push(ReportFile {
+        name: "paired.parquet".into(),
+        contents: Contents::Frame(frame, "paired", FrameFormat::Parquet),
+    });
+    write_with_markdown(dir, files, |names| document::paired_markdown(run, &figures, names))
+}
+
+/// Writes the balance report into `dir`: `report.md`, `balance.csv` and the cost sweep
+/// chart. Returns the files written.
+pub fn write_balance(dir: &Path, run: &crate::tools::balance::BalanceRun) -> Result<Vec<PathBuf>, ReportError> {
+    use polars::prelude::*;
+    let (title, fair) = (run.title.as_str(), &run.fair);
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let s = &fair.scenario;
+    let frame = df!(
+        "scenario" => [title],
+        "price" => [s.price],
+        "points_destroyed" => [s.points_destroyed],
+        "points_destroyed_se" => [s.points_destroyed_se],
+        "efficiency" => [s.efficiency],
+        "kills_per_100_points" => [s.kills_per_100_points],
+        "reference_price" => [fair.reference.as_ref().map(|r| r.price)],
+        "reference_efficiency" => [fair.reference.as_ref().map(|r| r.efficiency)],
+        "target_efficiency" => [fair.target_efficiency],
+        "fair_price" => [fair.fair_price],
+        "fair_price_se" => [fair.fair_price_se],
+        "ci95_lo" => [fair.ci95_lo],
+        "ci95_hi" => [fair.ci95_hi],
+    )
+    .map_err(frame_error("balance"))?;
+    let sweep = crate::tools::balance::cost_sweep(fair, 80);
+    let chart = chart::cost::CostChart {
+        title: "Efficiency at each price".to_string(),
+        prices: sweep.iter().map(|x| x.0).collect(),
+        efficiency: sweep.iter().map(|x| x.1).collect(),
+        band: sweep.iter().map(|x| x.2).collect(),
+        target: fair.target_efficiency,
+        fair: (fair.fair_price, fair.ci95_lo, fair.ci95_hi),
+        current: fair.scenario.price,
+    };
+    let rendered = chart::render(&chart)?;
+    let figure = Figure {
+        stem: "cost-sweep".into(),
+        caption:
+            "The priced piece's efficiency (enemy points destroyed per point) as its price changes, with its 95% band; \
+                  the fair price is where it meets the efficiency to match."
+                .into(),
+        alt: format!(
+            "Line chart falling with price, crossing the target efficiency {:.3} at the fair price {:.1} points (95% CI {:.1} to {:.1}).",
+            fair.target_efficiency, fair.fair_price, fair.ci95_lo, fair.ci95_hi
+        ),
+    };
+    let mut files = Vec::new();
+    push_chart(&mut files, &figure.stem, rendered);
+    files
+        .push(ReportFile { name: "balance.csv".into(), contents: Contents::Frame(frame, "balance", FrameFormat::Csv) });
+    write_with_markdown(dir, files, |names| document::balance_markdown(run, &[figure], names))
+}
+
+/// Writes the sweep report into `dir`: `report.md`, `sweep.csv` and `.parquet`, and for one
+/// swept field a line chart per headline metric, for two a heatmap. Returns the files.
+pub fn write_sweep(dir: &Path, run: &crate::tools::sweep::SweepRun) -> Result<Vec<PathBuf>, ReportError> {
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let frame = run.frame().map_err(frame_error("sweep"))?;
+    let mut files = Vec::new();
+    let mut figures = Vec::new();
+    for m in document::headline_of(&run.metrics()) {
+        let summaries: Vec<&MetricSummary<crate::engine::MetricDef>> =
+            run.rows.iter().filter_map(|r| r.summary.iter().find(|s| s.metric.name == m.name)).collect();
+        let title = capitalise(&m.description);
+        let rendered = match run.paths.len() {
+            1 => chart::render(&chart::sweep_line::SweepLineChart {
+                title: title.clone(),
+                x_label: run.paths[0].clone(),
+                labels: run.axes[0].clone(),
+                mean: summaries.iter().map(|s| s.mean).collect(),
+                band: summaries.iter().map(|s| (s.ci95_lo, s.ci95_hi)).collect(),
+                probability: m.flag,
+            })?,
+            2 => {
+                let (nx, ny) = (run.axes[0].len(), run.axes[1].len());
+                // Points run with the first field slowest: point (i, j) is i * ny + j.
+                let cells = (0..ny).map(|j| (0..nx).map(|i| summaries[i * ny + j].mean).collect()).collect();
+                chart::render(&chart::sweep_heatmap::SweepHeatmapChart {
+                    title: title.clone(),
+                    x_label: run.paths[0].clone(),
+                    y_label: run.paths[1].clone(),
+                    columns: run.axes[0].clone(),
+                    rows: run.axes[1].clone(),
+                    cells,
+                    probability: m.flag,
+                })?
+            }
+            _ => continue,
+        };
+        let stem = format!("sweep-{}", m.name);
+        push_chart(&mut files, &stem, rendered);
+        let listed: Vec<String> = run
+            .rows
+            .iter()
+            .zip(&summaries)
+            .map(|(r, s)| format!("{}: {}", r.values.join(", "), document::headline_value(s).0))
+            .collect();
+        figures.push(Figure {
+            stem,
+            caption: format!(
+                "{title} (`{}`) at each point of the sweep{}.",
+                m.name,
+                if run.paths.len() == 1 { ", with its 95% band" } else { "" }
+            ),
+            alt: format!(
+                "{} of {}. {}.",
+                if run.paths.len() == 1 { "Line chart" } else { "Heatmap" },
+                m.description,
+                listed.join("; ")
+            ),
+        });
+    }
+    files.push(ReportFile {
+        name: "sweep.csv".into(),
+        contents: Contents::Frame(frame.clone(), "sweep", FrameFormat::Csv),
+    });
+    files.push(ReportFile {
+        name: "sweep.parquet".into(),
+        contents: Contents::Frame(frame, "sweep", FrameFormat::Parquet),
+    });
+    write_with_markdown(dir, files, |names| document::sweep_markdown(run, &figures, names))
+}

@@ -1,0 +1,310 @@
+//! What a finished MESBG run is, for every output to read: the stamp, the statistics, the
+//! exact agreement, the ruleset and the facts of the compiled path. Reports, Markdown and
+//! the command line all read a [`RunRecord`]; it knows none of them.
+
+use crate::analysis::{self, ChainStep, DistributionRow, MetricSummary, SplitCell};
+use crate::mesbg::exact::{self, Agreement};
+use crate::mesbg::plan::Plan;
+use crate::mesbg::scenario::{RuleOption, Scenario};
+use crate::mesbg::tally::Metric;
+use crate::mesbg::tally::Tally;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+/// The version of the `run.json` layout; bumped on any incompatible change.
+pub const RUN_SCHEMA: &str = "charioteer.run/2";
+
+/// The `ruleset` object of `run.json` and `exact.json`: each option or policy by name, with
+/// its value, default and meaning.
+pub fn ruleset_json(ruleset: &[RuleOption]) -> Value {
+    let mut map = serde_json::Map::new();
+    for o in ruleset {
+        // Booleans stay booleans; names stay strings.
+        let typed = |v: &str| serde_json::from_str::<Value>(v).unwrap_or_else(|_| Value::String(v.to_string()));
+        map.insert(
+            o.name.to_string(),
+            json!({"value": typed(&o.value), "default": typed(&o.default), "reads": o.reads}),
+        );
+    }
+    Value::Object(map)
+}
+
+/// Everything known about a finished run: the stamp, the statistics, and the options.
+#[derive(Clone, Debug)]
+pub struct RunRecord {
+    /// The scenario's title.
+    pub title: String,
+    /// Its question, if given.
+    pub question: Option<String>,
+    /// The scenario file.
+    pub scenario_file: String,
+    /// The scenario hash (stream key).
+    pub scenario_hash: u64,
+    /// Seed used.
+    pub seed: u64,
+    /// Trials played.
+    pub trials: u64,
+    /// Threads used.
+    pub threads: usize,
+    /// Wall-clock seconds of the trials.
+    pub elapsed_s: f64,
+    /// Every rule option and policy in force, with its meaning.
+    pub ruleset: Vec<RuleOption>,
+    /// Headline statistics per metric.
+    pub summary: Vec<MetricSummary>,
+    /// Distribution rows per metric.
+    pub distribution: Vec<DistributionRow>,
+    /// The joint distribution of chariot and Hero Wounds lost (when a Hero rides).
+    pub wound_split: Option<Vec<SplitCell>>,
+    /// The impact chain, contact group by contact group.
+    pub chain: Vec<ChainStep>,
+    /// Each metric's estimate against its exact value, when the exact engine covers the
+    /// scenario; otherwise why it does not.
+    pub exact: Result<Vec<Agreement>, String>,
+    /// What `--target-ci` asked for and reached, when it was given.
+    pub precision: Option<Precision>,
+    /// With difficult terrain in the scenario: the charge under each way of measuring
+    /// "within" (`difficult_terrain_measure`), so a reader sees what the choice changes.
+    pub terrain_readings: Vec<TerrainReading>,
+    /// Facts of the compiled path.
+    pub plan: PlanFacts,
+    /// The command that reproduces the run.
+    pub command: String,
+}
+
+/// The charge under one way of measuring "within difficult terrain".
+#[derive(Clone, Debug, Serialize)]
+pub struct TerrainReading {
+    /// The `difficult_terrain_measure` value.
+    pub measure: String,
+    /// Whether this is the measure the run used.
+    pub in_force: bool,
+    /// Distance driven when the chariot enters difficult terrain (the test), if it does.
+    pub entered_at: Option<f64>,
+    /// Distance driven on the full path, inches.
+    pub path_length: f64,
+    /// Move spent on it (difficult terrain costs double).
+    pub move_spent: f64,
+    /// Models on the full path.
+    pub models_on_path: usize,
+    /// Exact means of the headline metrics under this measure, when the exact engine covers
+    /// the scenario (empty otherwise).
+    pub exact: Vec<(String, f64)>,
+}
+
+/// The metrics a terrain comparison shows.
+const TERRAIN_METRICS: [Metric; 5] =
+    [Metric::Breakthrough, Metric::Kills, Metric::TerrainWound, Metric::ChariotWoundsLost, Metric::ChariotSlain];
+
+/// The charge compiled under each `difficult_terrain_measure` (empty when the scenario has
+/// no difficult terrain), with exact headline values where the exact engine covers it.
+pub fn terrain_readings(scenario: &Scenario) -> Vec<TerrainReading> {
+    use crate::mesbg::scenario::{Terrain, TerrainMeasure};
+    if !scenario.terrain.iter().any(|t| matches!(t, Terrain::Difficult { .. })) {
+        return Vec::new();
+    }
+    [TerrainMeasure::AnyPart, TerrainMeasure::Centre]
+        .into_iter()
+        .map(|measure| {
+            let mut s = scenario.clone();
+            s.rules.difficult_terrain_measure = measure;
+            let plan = crate::mesbg::plan::compile(&s);
+            let exact = exact::exact(&plan)
+                .map(|d| TERRAIN_METRICS.iter().map(|&m| (m.name().to_string(), d.summary(m).mean)).collect())
+                .unwrap_or_default();
+            TerrainReading {
+                measure: serde_json::to_value(measure)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                in_force: measure == scenario.rules.difficult_terrain_measure,
+                entered_at: plan.difficult_from,
+                path_length: plan.path_length,
+                move_spent: plan.move_spent,
+                models_on_path: plan.models_on_path(),
+                exact,
+            }
+        })
+        .collect()
+}
+
+/// The outcome of `--target-ci`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Precision {
+    /// The 95% half-width asked for.
+    pub target: f64,
+    /// Whether every reported metric got there.
+    pub reached: bool,
+    /// The name of the metric with the widest interval.
+    pub worst_metric: String,
+    /// Its 95% half-width.
+    pub half_width: f64,
+    /// The trial cap.
+    pub cap: u64,
+}
+
+impl Precision {
+    /// The report's sentence saying how the trial count was chosen.
+    pub fn sentence(&self) -> String {
+        format!(
+            "Trials were added until every metric's 95% interval was narrower than +/- {} ({}; widest: `{}` +/- {:.6}).",
+            self.target,
+            if self.reached { "reached" } else { "not reached within the trial cap" },
+            self.worst_metric,
+            self.half_width
+        )
+    }
+}
+
+/// What the compiled path looks like, for reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct PlanFacts {
+    /// Models on the full path.
+    pub models_on_path: usize,
+    /// Contact distances (inches) with the number of models touched at each.
+    pub contacts: Vec<(f64, usize)>,
+    /// Models pushed aside by pivots.
+    pub models_pushed: usize,
+    /// Formations on the path.
+    pub formations_on_path: Vec<String>,
+    /// Whether driving the full Move carries the chariot through them all.
+    pub breakthrough_possible: bool,
+    /// The pivot made at each chance (degrees, clockwise), as chosen by the path policy.
+    pub pivots: Vec<f64>,
+    /// Distance driven on the full path, inches.
+    pub path_length: f64,
+    /// The obstacle the path ends at, if any (it takes 3 hits at Strength 6).
+    pub obstacle: Option<String>,
+}
+
+impl PlanFacts {
+    /// Facts of a plan.
+    pub fn of(plan: &Plan) -> Self {
+        Self {
+            models_on_path: plan.models_on_path(),
+            contacts: plan.groups.iter().map(|g| (g.distance, g.models.len())).collect(),
+            models_pushed: plan.pushes.len(),
+            formations_on_path: plan.formations_on_path.clone(),
+            breakthrough_possible: plan.breakthrough_possible,
+            pivots: plan.pivots.clone(),
+            path_length: plan.path_length,
+            obstacle: plan.obstacle.as_ref().map(|o| o.name.clone()),
+        }
+    }
+}
+
+impl RunRecord {
+    /// Builds the record of a finished run.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        scenario: &Scenario,
+        plan: &Plan,
+        tally: &Tally,
+        seed: u64,
+        threads: usize,
+        elapsed_s: f64,
+        command: String,
+    ) -> Self {
+        Self {
+            title: scenario.title.clone(),
+            question: scenario.question.clone(),
+            scenario_file: scenario.file.clone(),
+            scenario_hash: scenario.hash(),
+            seed,
+            trials: tally.trials,
+            threads,
+            elapsed_s,
+            ruleset: scenario.ruleset(),
+            summary: analysis::summarize(tally, &plan.metrics),
+            distribution: analysis::distributions(tally, &plan.metrics),
+            wound_split: plan.chariot.hero.map(|_| analysis::wound_split(tally)),
+            chain: analysis::impact_chain(tally, &PlanFacts::of(plan).contacts, &plan.chain.stop_probabilities),
+            plan: PlanFacts::of(plan),
+            exact: match exact::exact(plan) {
+                Ok(d) => Ok(exact::agreement(&analysis::summarize(tally, &plan.metrics), &d, tally.trials)),
+                Err(e) => Err(e.to_string()),
+            },
+            command,
+            precision: None,
+            terrain_readings: Vec::new(),
+        }
+    }
+
+    /// The metrics whose estimate disagrees with the exact value (|z| above
+    /// [`exact::DISAGREEMENT_Z`]).
+    pub fn disagreements(&self) -> Vec<&Agreement> {
+        self.exact
+            .as_ref()
+            .map(|rows| rows.iter().filter(|a| a.z.abs() > exact::DISAGREEMENT_Z).collect())
+            .unwrap_or_default()
+    }
+
+    /// Where the trials ran, in words: "2 threads", or "merged shards" for a merge
+    /// (`threads` 0).
+    pub fn played_on(&self) -> String {
+        match self.threads {
+            0 => "merged shards".to_string(),
+            1 => "1 thread".to_string(),
+            n => format!("{n} threads"),
+        }
+    }
+
+    /// Trials per second of wall-clock time.
+    pub fn trials_per_second(&self) -> f64 {
+        if self.elapsed_s > 0.0 { self.trials as f64 / self.elapsed_s } else { 0.0 }
+    }
+
+    /// The run as one JSON object (the `run.json` file and `--json` output).
+    pub fn to_json(&self) -> Value {
+        let mut metrics = Map::new();
+        for s in &self.summary {
+            metrics.insert(s.metric.name().to_string(), serde_json::to_value(s).unwrap_or(Value::Null));
+        }
+        let mut distributions = Map::new();
+        for m in self.summary.iter().map(|s| s.metric) {
+            let rows: Vec<Value> = self
+                .distribution
+                .iter()
+                .filter(|r| r.metric == m)
+                .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
+                .collect();
+            distributions.insert(m.name().to_string(), Value::Array(rows));
+        }
+        json!({
+            "schema": RUN_SCHEMA,
+            "version": env!("CARGO_PKG_VERSION"),
+            "title": self.title,
+            "question": self.question,
+            "scenario_file": self.scenario_file,
+            "scenario_hash": format!("{:016x}", self.scenario_hash),
+            "seed": self.seed,
+            "trials": self.trials,
+            "threads": self.threads,
+            "elapsed_s": self.elapsed_s,
+            "trials_per_second": self.trials_per_second(),
+            "ruleset": ruleset_json(&self.ruleset),
+            "plan": self.plan,
+            "command": self.command,
+            "metrics": metrics,
+            "distributions": distributions,
+            "wound_split": self.wound_split,
+            "impact_chain": self.chain,
+            "precision": self.precision,
+            "terrain_readings": self.terrain_readings,
+            "exact": match &self.exact {
+                Ok(rows) => {
+                    let per_metric: Map<String, Value> = rows
+                        .iter()
+                        .map(|a| (a.metric.name().to_string(), json!({"exact": a.exact, "z": finite_or_null(a.z)})))
+                        .collect();
+                    Value::Object(per_metric)
+                }
+                Err(reason) => json!({ "unavailable": reason }),
+            },
+        })
+    }
+}
+
+fn finite_or_null(x: f64) -> Value {
+    if x.is_finite() { json!(x) } else { Value::Null }
+}

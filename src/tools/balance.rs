@@ -1,0 +1,360 @@
+//! Points balance: what a chariot, a battle platform or a routing beast is worth. Its
+//! efficiency is the enemy points it destroys per point it costs; its fair price is the
+//! price at which that efficiency equals a reference scenario's (or a target). Both
+//! scenarios play the same trials on common random numbers, so the price is stable:
+//! identical for the same seed, and its 95% interval (delta method on the ratio of paired
+//! means) says how sure it is. Each rule system says what its acting piece costs and what
+//! each metric's unit is worth ([`Pricing`]); the rest is written once.
+
+use crate::analysis::Z95;
+use crate::battlesystem::resolve::BattlePlan;
+use crate::battlesystem::scenario::{Action, BattleScenario};
+use crate::engine::{MetricDef, MetricKind, RuleSystem, Streams, TrialRange};
+use crate::mesbg::plan::Plan;
+use crate::mesbg::scenario::Scenario;
+use crate::mesbg::tally::Metric;
+use crate::tools::paired::{Column, PairedSums};
+use serde::Serialize;
+use std::sync::atomic::AtomicBool;
+
+/// Why a scenario cannot be priced.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BalanceError {
+    /// The price field is not one charioteer can price.
+    #[error("--price {field}: {allowed}")]
+    UnknownPriceField {
+        /// The field asked for.
+        field: String,
+        /// What can be priced in this scenario.
+        allowed: String,
+    },
+    /// The priced piece costs nothing.
+    #[error("{file}: {field} is 0, so it has no efficiency: set {field}")]
+    Free {
+        /// The scenario file.
+        file: String,
+        /// The price field.
+        field: String,
+    },
+    /// Models on the path are worth different points.
+    #[error(
+        "{file}: the models on the chariot's path are worth different points ({values}); pricing needs one value per model on the path (mixed targets are not supported yet)"
+    )]
+    MixedPoints {
+        /// The scenario file.
+        file: String,
+        /// The values found.
+        values: String,
+    },
+    /// Nothing it can destroy is worth anything.
+    #[error("{file}: {what} worth 0 points: give {fix}")]
+    Worthless {
+        /// The scenario file.
+        file: String,
+        /// What is worthless.
+        what: String,
+        /// Where to give points.
+        fix: String,
+    },
+}
+
+/// What a scenario's acting piece costs and what each enemy it destroys is worth: a trial's
+/// value is the sum over `worth` of the metric's value times its points.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Pricing {
+    /// Points paid for the chariot (and its Hero), platform unit or beasts.
+    pub price: f64,
+    /// (metric name, points per unit of it): each enemy figure or model it can destroy.
+    pub worth: Vec<(String, u64)>,
+}
+
+/// Reads a MESBG scenario's price (`field`, which must be `chariot.points`) and the value
+/// per model slain.
+pub fn pricing(scenario: &Scenario, plan: &Plan, field: &str) -> Result<Pricing, BalanceError> {
+    if field != "chariot.points" {
+        return Err(BalanceError::UnknownPriceField {
+            field: field.to_string(),
+            allowed: "only chariot.points can be priced (the chariot's points, plus its Hero's when one rides)".into(),
+        });
+    }
+    let price =
+        f64::from(scenario.chariot.points) + scenario.chariot.hero.as_ref().map_or(0.0, |h| f64::from(h.points));
+    if price <= 0.0 {
+        return Err(BalanceError::Free {
+            file: scenario.file.clone(),
+            field: "chariot.points (and the Hero's points)".into(),
+        });
+    }
+    let mut values: Vec<u32> = plan.groups.iter().flat_map(|g| &g.models).map(|&m| plan.models[m].points).collect();
+    values.sort_unstable();
+    values.dedup();
+    match values.as_slice() {
+        [] | [0] => Err(BalanceError::Worthless {
+            file: scenario.file.clone(),
+            what: "the models on the chariot's path are".into(),
+            fix: "their profiles points".into(),
+        }),
+        [one] => Ok(Pricing { price, worth: vec![(Metric::Kills.name().to_string(), u64::from(*one))] }),
+        many => Err(BalanceError::MixedPoints {
+            file: scenario.file.clone(),
+            values: many.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
+        }),
+    }
+}
+
+/// Reads a BATTLESYSTEM scenario's price: the charging or routing unit's `points` (per
+/// figure) times its figures; each enemy figure it removes is worth its unit's `points`.
+/// `field` is `units[K].points` for that unit (or `None` for it by default).
+pub fn battle_pricing(
+    scenario: &BattleScenario,
+    plan: &BattlePlan,
+    field: Option<&str>,
+) -> Result<Pricing, BalanceError> {
+    let acting = match scenario.action {
+        Action::Charge { unit, .. } | Action::Rout { unit, .. } => unit,
+    };
+    let own_field = format!("units[{acting}].points");
+    if let Some(f) = field.filter(|f| *f != own_field) {
+        return Err(BalanceError::UnknownPriceField {
+            field: f.to_string(),
+            allowed: format!(
+                "in this scenario only {own_field} can be priced (the points per figure of \"{}\", the unit that {})",
+                scenario.units[acting].name,
+                if matches!(scenario.action, Action::Charge { .. }) { "charges" } else { "routs" }
+            ),
+        });
+    }
+    let unit = &scenario.units[acting];
+    let price = f64::from(unit.points) * f64::from(unit.figures);
+    if price <= 0.0 {
+        return Err(BalanceError::Free { file: scenario.file.clone(), field: own_field });
+    }
+    let enemies = scenario.units.iter().enumerate().filter(|(i, u)| *i != acting && u.side != unit.side);
+    let worth: Vec<(String, u64)> = match scenario.action {
+        Action::Charge { target, .. } => enemies
+            .filter(|(i, _)| *i == target)
+            .map(|(_, u)| ("target_figures_lost".to_string(), u64::from(u.points)))
+            .collect(),
+        Action::Rout { .. } => enemies.map(|(_, u)| (format!("figures_lost.{}", u.key), u64::from(u.points))).collect(),
+    };
+    let worth: Vec<(String, u64)> =
+        worth.into_iter().filter(|(name, p)| *p > 0 && plan.metrics.index(name).is_some()).collect();
+    if worth.is_empty() {
+        return Err(BalanceError::Worthless {
+            file: scenario.file.clone(),
+            what: "the enemy units it can reach are".into(),
+            fix: "them `points` (per figure)".into(),
+        });
+    }
+    Ok(Pricing { price, worth })
+}
+
+/// The two paired columns of a balance, for plan `a` (priced by `pa`) and plan `b` (priced
+/// by `pb`): enemy points destroyed, and enemy figures or models destroyed.
+fn balance_columns<S: RuleSystem>(a: &S, pa: &Pricing, b: &S, pb: &Pricing) -> Vec<Column> {
+    let weights = |plan: &S, pricing: &Pricing, points: bool| -> Vec<(usize, u64)> {
+        let metrics = plan.metrics();
+        pricing
+            .worth
+            .iter()
+            .filter_map(|(name, p)| {
+                metrics.iter().position(|m| m.metric_name() == name).map(|i| (i, if points { *p } else { 1 }))
+            })
+            .collect()
+    };
+    let def = |name: &str, description: &str| MetricDef {
+        name: name.to_string(),
+        description: description.to_string(),
+        flag: false,
+        labels: Vec::new(),
+    };
+    vec![
+        Column {
+            def: def("points_destroyed", "enemy points destroyed"),
+            a: weights(a, pa, true),
+            b: weights(b, pb, true),
+        },
+        Column {
+            def: def("models_destroyed", "enemy models or figures destroyed"),
+            a: weights(a, pa, false),
+            b: weights(b, pb, false),
+        },
+    ]
+}
+
+/// Plays the balance of `a` against the reference `b` (or `a` alone when `b` is `None`)
+/// on `a`'s streams: the paired sums of points and models destroyed.
+#[allow(clippy::too_many_arguments)]
+pub fn play<S: RuleSystem>(
+    a: &S,
+    pa: &Pricing,
+    reference: Option<(&S, &Pricing)>,
+    streams: Streams,
+    range: TrialRange,
+    progress: &(dyn Fn(u64) + Sync),
+    cancel: &AtomicBool,
+) -> Option<PairedSums> {
+    let (b, pb) = reference.unwrap_or((a, pa));
+    let columns = balance_columns(a, pa, b, pb);
+    crate::tools::paired::run_columns(a, reference.map(|r| r.0), &columns, streams, range, progress, cancel)
+}
+
+/// The efficiency of one scenario.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Efficiency {
+    /// Points paid.
+    pub price: f64,
+    /// Mean enemy points destroyed per charge.
+    pub points_destroyed: f64,
+    /// Its standard error.
+    pub points_destroyed_se: f64,
+    /// Enemy points destroyed per point spent.
+    pub efficiency: f64,
+    /// Models slain per 100 points spent.
+    pub kills_per_100_points: f64,
+}
+
+/// A fair price with its interval.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FairPrice {
+    /// The scenario priced.
+    pub scenario: Efficiency,
+    /// The reference (absent when a target efficiency was given).
+    pub reference: Option<Efficiency>,
+    /// The efficiency to match.
+    pub target_efficiency: f64,
+    /// The price at which the scenario's efficiency equals the target.
+    pub fair_price: f64,
+    /// Its standard error (delta method).
+    pub fair_price_se: f64,
+    /// 95% interval of the fair price.
+    pub ci95_lo: f64,
+    /// Upper end.
+    pub ci95_hi: f64,
+}
+
+/// Means, variances and covariance of column `i` of paired sums.
+fn moments(sums: &PairedSums, i: usize) -> (f64, f64, f64, f64, f64, f64) {
+    let n = sums.n.max(1) as f64;
+    let (ma, mb) = (sums.sum_a[i] as f64 / n, sums.sum_b[i] as f64 / n);
+    let denom = (n - 1.0).max(1.0);
+    let var_a = ((sums.sum_a2[i] as f64 - n * ma * ma) / denom).max(0.0);
+    let var_b = ((sums.sum_b2[i] as f64 - n * mb * mb) / denom).max(0.0);
+    // sum of a*b = (sum a^2 + sum b^2 - sum (a - b)^2) / 2, exactly in integers.
+    let sum_ab = (sums.sum_a2[i] + sums.sum_b2[i] - sums.sum_d2[i]) as f64 / 2.0;
+    let cov = (sum_ab - n * ma * mb) / denom;
+    (n, ma, mb, var_a, var_b, cov)
+}
+
+/// The efficiency of each side from a balance's paired sums (points in column 0, models
+/// in column 1).
+fn efficiencies(sums: &PairedSums, price_a: f64, price_b: f64) -> (Efficiency, Efficiency) {
+    let (n, ma, mb, var_a, var_b, _) = moments(sums, 0);
+    let (_, ka, kb, _, _, _) = moments(sums, 1);
+    let one = |price: f64, mean: f64, var: f64, kills: f64| Efficiency {
+        price,
+        points_destroyed: mean,
+        points_destroyed_se: (var / n).sqrt(),
+        efficiency: mean / price,
+        kills_per_100_points: 100.0 * kills / price,
+    };
+    (one(price_a, ma, var_a, ka), one(price_b, mb, var_b, kb))
+}
+
+/// The fair price of A against the reference B, from a balance's paired sums ([`play`]
+/// with a reference); `None` when the reference destroys nothing.
+pub fn fair_price_against(sums: &PairedSums, a: &Pricing, b: &Pricing) -> Option<FairPrice> {
+    let (n, ma, mb, var_a, var_b, cov) = moments(sums, 0);
+    if mb <= 0.0 {
+        return None;
+    }
+    let (scenario, reference) = efficiencies(sums, a.price, b.price);
+    // p* = value_A / E_ref = price_B * ma / mb; delta method on ma / mb.
+    let ratio = ma / mb;
+    let var_ratio = (var_a / (mb * mb) + ma * ma * var_b / mb.powi(4) - 2.0 * ma * cov / mb.powi(3)) / n;
+    let se = b.price * var_ratio.max(0.0).sqrt();
+    let fair = b.price * ratio;
+    Some(FairPrice {
+        target_efficiency: reference.efficiency,
+        scenario,
+        reference: Some(reference),
+        fair_price: fair,
+        fair_price_se: se,
+        ci95_lo: fair - Z95 * se,
+        ci95_hi: fair + Z95 * se,
+    })
+}
+
+/// The fair price of A for a target efficiency (enemy points destroyed per point), from
+/// the sums of [`play`] without a reference.
+pub fn fair_price_for(sums: &PairedSums, a: &Pricing, target: f64) -> FairPrice {
+    let (scenario, _) = efficiencies(sums, a.price, a.price);
+    let fair = scenario.points_destroyed / target;
+    let se = scenario.points_destroyed_se / target;
+    FairPrice {
+        scenario,
+        reference: None,
+        target_efficiency: target,
+        fair_price: fair,
+        fair_price_se: se,
+        ci95_lo: fair - Z95 * se,
+        ci95_hi: fair + Z95 * se,
+    }
+}
+
+/// A finished balance, as reports need it.
+#[derive(Clone, Debug)]
+pub struct BalanceRun {
+    /// The scenario priced.
+    pub title: String,
+    /// The reference's title (absent with a target efficiency).
+    pub reference: Option<String>,
+    /// The result.
+    pub fair: FairPrice,
+    /// How the priced scenario was priced (its price and what each enemy is worth).
+    pub pricing: Pricing,
+    /// Trials played.
+    pub trials: u64,
+    /// Seed.
+    pub seed: u64,
+    /// The command that reproduces it.
+    pub command: String,
+    /// The rule options and policies in force, per scenario (the priced one, then the
+    /// reference), with its title.
+    pub rulesets: Vec<(String, Vec<crate::mesbg::scenario::RuleOption>)>,
+}
+
+/// The version of the balance's JSON object (`balance --json`).
+pub const BALANCE_SCHEMA: &str = "charioteer.balance/1";
+
+impl BalanceRun {
+    /// The balance as one JSON object (`balance --json`, docs/json-schema.md).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "schema": BALANCE_SCHEMA,
+            "version": env!("CARGO_PKG_VERSION"),
+            "title": self.title,
+            "reference": self.reference,
+            "trials": self.trials,
+            "seed": self.seed,
+            "command": self.command,
+            "pricing": self.pricing,
+            "fair": self.fair,
+        })
+    }
+}
+
+/// The cost sweep: `(price, efficiency, (low, high))` at `steps` prices spanning the
+/// scenario's own price and its fair price with a margin either side.
+pub fn cost_sweep(fair: &FairPrice, steps: usize) -> Vec<(f64, f64, (f64, f64))> {
+    let lo = 0.5 * fair.scenario.price.min(fair.fair_price).max(1e-9);
+    let hi = 1.5 * fair.scenario.price.max(fair.fair_price).max(1e-9);
+    let value = fair.scenario.points_destroyed;
+    let half = Z95 * fair.scenario.points_destroyed_se;
+    (0..steps.max(2))
+        .map(|i| {
+            let p = lo + (hi - lo) * i as f64 / (steps.max(2) - 1) as f64;
+            (p, value / p, ((value - half).max(0.0) / p, (value + half) / p))
+        })
+        .collect()
+}

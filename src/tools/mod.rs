@@ -1,0 +1,8 @@
+//! The tools written once against [`crate::engine::RuleSystem`], for both rule systems:
+//! paired comparisons on common random numbers, sweeps over scenario fields, points
+//! balance, and shards split across machines.
+
+pub mod balance;
+pub mod paired;
+pub mod shard;
+pub mod sweep;

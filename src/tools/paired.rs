@@ -1,0 +1,331 @@
+//! Paired comparisons on common random numbers: two scenarios play the same trial indices
+//! from the same streams (seed and the first scenario's stream key, one stream per rule
+//! phase), so each trial's difference isolates the change. Sums are kept as exact integers,
+//! so the result never depends on the thread count.
+
+use crate::analysis::Z95;
+use crate::engine::{BLOCK, MetricDef, MetricKind, RuleSystem, Streams, TrialRange};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Exact integer sums of a paired run, per metric.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PairedSums {
+    /// The metrics compared (those both scenarios report).
+    pub metrics: Vec<MetricDef>,
+    /// Trials.
+    pub n: u64,
+    /// Per metric: sum of A's values.
+    pub sum_a: Vec<u128>,
+    /// Per metric: sum of B's values.
+    pub sum_b: Vec<u128>,
+    /// Per metric: sum of squared differences (A - B)^2.
+    pub sum_d2: Vec<u128>,
+    /// Per metric: sum of A's squared values.
+    pub sum_a2: Vec<u128>,
+    /// Per metric: sum of B's squared values.
+    pub sum_b2: Vec<u128>,
+}
+
+impl PairedSums {
+    fn new(metrics: &[MetricDef]) -> Self {
+        let zeros = vec![0u128; metrics.len()];
+        Self {
+            metrics: metrics.to_vec(),
+            n: 0,
+            sum_a: zeros.clone(),
+            sum_b: zeros.clone(),
+            sum_d2: zeros.clone(),
+            sum_a2: zeros.clone(),
+            sum_b2: zeros,
+        }
+    }
+
+    /// Adds the sums of other trials (a later batch of the same comparison).
+    pub fn add(&mut self, other: &Self) {
+        self.n += other.n;
+        for i in 0..self.metrics.len() {
+            self.sum_a[i] += other.sum_a[i];
+            self.sum_b[i] += other.sum_b[i];
+            self.sum_d2[i] += other.sum_d2[i];
+            self.sum_a2[i] += other.sum_a2[i];
+            self.sum_b2[i] += other.sum_b2[i];
+        }
+    }
+}
+
+/// The metrics both plans report, in A's order, each with its index in A's and in B's
+/// metric list. Categorical metrics are left out (the difference of two outcome codes
+/// means nothing); their named outcomes are compared as the flags they are.
+pub fn shared_metrics<S: RuleSystem>(a: &S, b: &S) -> Vec<(MetricDef, usize, usize)> {
+    let theirs = b.metrics();
+    a.metrics()
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !m.is_categorical())
+        .filter_map(|(i, m)| theirs.iter().position(|t| t.metric_name() == m.metric_name()).map(|j| (m.def(), i, j)))
+        .collect()
+}
+
+/// One column of a paired run: a metric, or a weighted sum of metrics, on each side
+/// (`(metric index, weight)` in that side's plan).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Column {
+    /// What the column holds.
+    pub def: MetricDef,
+    /// A's metrics and weights.
+    pub a: Vec<(usize, u64)>,
+    /// B's metrics and weights.
+    pub b: Vec<(usize, u64)>,
+}
+
+/// Plays trials `range` of both plans (of one rule system) on the same streams and sums
+/// the paired values of every metric both report. Returns `None` when `cancel` was set.
+pub fn run<S: RuleSystem>(
+    a: &S,
+    b: &S,
+    streams: Streams,
+    range: TrialRange,
+    progress: &(dyn Fn(u64) + Sync),
+    cancel: &AtomicBool,
+) -> Option<PairedSums> {
+    let columns: Vec<Column> = shared_metrics(a, b)
+        .into_iter()
+        .map(|(def, ia, ib)| Column { def, a: vec![(ia, 1)], b: vec![(ib, 1)] })
+        .collect();
+    run_columns(a, Some(b), &columns, streams, range, progress, cancel)
+}
+
+/// Plays trials `range` of `a` and `b` on the same streams and sums each column's paired
+/// values exactly. Without `b`, B's side of each column is read from A's own trial (one
+/// plan played once, as a balance against a target efficiency needs).
+pub fn run_columns<S: RuleSystem>(
+    a: &S,
+    b: Option<&S>,
+    columns: &[Column],
+    streams: Streams,
+    range: TrialRange,
+    progress: &(dyn Fn(u64) + Sync),
+    cancel: &AtomicBool,
+) -> Option<PairedSums> {
+    let metrics: Vec<MetricDef> = columns.iter().map(|c| c.def.clone()).collect();
+    let value = |weights: &[(usize, u64)], values: &[u16]| -> u128 {
+        weights.iter().map(|&(i, w)| u128::from(values[i]) * u128::from(w)).sum()
+    };
+    let blocks = range.count.div_ceil(BLOCK);
+    let sums = (0..blocks)
+        .into_par_iter()
+        .map_init(
+            || (S::Scratch::default(), S::Scratch::default(), Vec::new(), Vec::new()),
+            |(scratch_a, scratch_b, va, vb), block| {
+                if cancel.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let start = range.first + block * BLOCK;
+                let end = (start + BLOCK).min(range.first + range.count);
+                let mut sums = PairedSums::new(&metrics);
+                for t in start..end {
+                    a.play_values(streams, t, scratch_a, va);
+                    let vb: &[u16] = match b {
+                        Some(b) => {
+                            b.play_values(streams, t, scratch_b, vb);
+                            vb
+                        }
+                        None => va,
+                    };
+                    for (i, column) in columns.iter().enumerate() {
+                        let (x, y) = (value(&column.a, va), value(&column.b, vb));
+                        sums.sum_a[i] += x;
+                        sums.sum_b[i] += y;
+                        sums.sum_a2[i] += x * x;
+                        sums.sum_b2[i] += y * y;
+                        sums.sum_d2[i] += x.abs_diff(y).pow(2);
+                    }
+                }
+                sums.n = end - start;
+                progress(end - start);
+                Some(sums)
+            },
+        )
+        .reduce(
+            || Some(PairedSums::new(&metrics)),
+            |x, y| match (x, y) {
+                (Some(mut x), Some(y)) => {
+                    x.add(&y);
+                    Some(x)
+                }
+                _ => None,
+            },
+        );
+    sums.filter(|s| s.n == range.count)
+}
+
+/// A finished paired comparison, as reports need it.
+#[derive(Clone, Debug)]
+pub struct PairedRun {
+    /// Titles of A and B.
+    pub titles: [String; 2],
+    /// Scenario files of A and B.
+    pub files: [String; 2],
+    /// Trials played by each.
+    pub trials: u64,
+    /// Seed.
+    pub seed: u64,
+    /// Each shared metric's difference.
+    pub rows: Vec<Difference>,
+    /// The command that reproduces it.
+    pub command: String,
+    /// The rule options and policies in force for A and for B.
+    pub rulesets: [Vec<crate::mesbg::scenario::RuleOption>; 2],
+    /// How `--target-ci` chose the trial count, when it was given.
+    pub precision: Option<crate::report::record::Precision>,
+}
+
+/// The version of the comparison's JSON object (`compare --json`).
+pub const PAIRED_SCHEMA: &str = "charioteer.paired/1";
+
+impl PairedRun {
+    /// The comparison as one JSON object (`compare --json`, docs/json-schema.md).
+    pub fn to_json(&self) -> serde_json::Value {
+        let differences: serde_json::Map<String, serde_json::Value> = self
+            .rows
+            .iter()
+            .map(|d| {
+                let mut v = serde_json::to_value(d).unwrap_or(serde_json::Value::Null);
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("flag".into(), d.metric.flag.into());
+                    o.insert("description".into(), d.metric.description.clone().into());
+                }
+                (d.metric.name.clone(), v)
+            })
+            .collect();
+        serde_json::json!({
+            "schema": PAIRED_SCHEMA,
+            "version": env!("CARGO_PKG_VERSION"),
+            "titles": self.titles,
+            "scenario_files": self.files,
+            "trials": self.trials,
+            "seed": self.seed,
+            "command": self.command,
+            "precision": self.precision,
+            "differences": differences,
+        })
+    }
+}
+
+/// One metric's paired difference.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Difference {
+    /// The metric.
+    #[serde(skip)]
+    pub metric: MetricDef,
+    /// A's mean.
+    pub mean_a: f64,
+    /// B's mean.
+    pub mean_b: f64,
+    /// Mean of A - B over the paired trials.
+    pub diff: f64,
+    /// Standard error of `diff` from the paired differences.
+    pub se: f64,
+    /// 95% interval of the difference.
+    pub ci95_lo: f64,
+    /// Upper end.
+    pub ci95_hi: f64,
+    /// Two-sided p-value of "no difference" (normal approximation).
+    pub p_value: f64,
+    /// What the same difference's standard error would be from two independent runs of
+    /// the same size: how much pairing helped.
+    pub se_unpaired: f64,
+}
+
+/// The paired differences of every metric.
+pub fn differences(sums: &PairedSums) -> Vec<Difference> {
+    let n = sums.n.max(1) as f64;
+    sums.metrics
+        .iter()
+        .enumerate()
+        .map(|(i, metric)| {
+            let metric = metric.clone();
+            let mean_a = sums.sum_a[i] as f64 / n;
+            let mean_b = sums.sum_b[i] as f64 / n;
+            let diff = mean_a - mean_b;
+            let var = |sum: u128, sum_sq: u128| {
+                if sums.n < 2 {
+                    return 0.0;
+                }
+                let mean = sum as f64 / n;
+                ((sum_sq as f64 - n * mean * mean) / (n - 1.0)).max(0.0)
+            };
+            // sum of d = sum_a - sum_b (exact), sum of d^2 kept exactly.
+            let var_d = if sums.n < 2 { 0.0 } else { ((sums.sum_d2[i] as f64 - n * diff * diff) / (n - 1.0)).max(0.0) };
+            let se = if var_d < 1e-300 { 0.0 } else { (var_d / n).sqrt() };
+            let se_unpaired = ((var(sums.sum_a[i], sums.sum_a2[i]) + var(sums.sum_b[i], sums.sum_b2[i])) / n).sqrt();
+            let p_value = if se > 0.0 {
+                erfc((diff / se).abs() / std::f64::consts::SQRT_2)
+            } else if sums.sum_a[i] == sums.sum_b[i] {
+                1.0
+            } else {
+                0.0
+            };
+            Difference {
+                metric,
+                mean_a,
+                mean_b,
+                diff,
+                se,
+                ci95_lo: diff - Z95 * se,
+                ci95_hi: diff + Z95 * se,
+                p_value,
+                se_unpaired,
+            }
+        })
+        .collect()
+}
+
+/// The paired frame: metric, mean_a, mean_b, diff, se, ci95_lo, ci95_hi, p_value,
+/// se_unpaired.
+pub fn paired_frame(rows: &[Difference]) -> polars::prelude::PolarsResult<polars::prelude::DataFrame> {
+    use polars::prelude::*;
+    df!(
+        "metric" => rows.iter().map(|r| r.metric.name.as_str()).collect::<Vec<_>>(),
+        "mean_a" => rows.iter().map(|r| r.mean_a).collect::<Vec<_>>(),
+        "mean_b" => rows.iter().map(|r| r.mean_b).collect::<Vec<_>>(),
+        "diff" => rows.iter().map(|r| r.diff).collect::<Vec<_>>(),
+        "se" => rows.iter().map(|r| r.se).collect::<Vec<_>>(),
+        "ci95_lo" => rows.iter().map(|r| r.ci95_lo).collect::<Vec<_>>(),
+        "ci95_hi" => rows.iter().map(|r| r.ci95_hi).collect::<Vec<_>>(),
+        "p_value" => rows.iter().map(|r| r.p_value).collect::<Vec<_>>(),
+        "se_unpaired" => rows.iter().map(|r| r.se_unpaired).collect::<Vec<_>>(),
+    )
+}
+
+/// The complementary error function (Chebyshev fit, relative error below 1.2e-7
+/// everywhere), for p-values.
+pub fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = -z * z - 1.265_512_23
+        + t * (1.000_023_68
+            + t * (0.374_091_96
+                + t * (0.096_784_18
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07
+                            + t * (-1.135_203_98 + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+    let r = t * poly.exp();
+    if x >= 0.0 { r } else { 2.0 - r }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn erfc_matches_known_values() {
+        assert!((erfc(0.0) - 1.0).abs() < 1e-7);
+        assert!((erfc(1.0) - 0.157_299_207).abs() < 1e-7);
+        // Two-sided p of z = 1.96 is 0.05.
+        assert!((erfc(1.959_964 / std::f64::consts::SQRT_2) - 0.05).abs() < 1e-6);
+        assert!((erfc(-1.0) - 1.842_700_793).abs() < 1e-7);
+    }
+}
