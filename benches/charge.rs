@@ -5,8 +5,8 @@
 //! its fight (`full_run/column_of_six`). A hero charge (`full_run/hero_king_on_chariot`)
 //! must stay within 2x of it per trial.
 
-use charioteer::analysis;
 use charioteer::dice::{Phase, trial_dice};
+use charioteer::mesbg::analysis;
 use charioteer::mesbg::plan::compile;
 use charioteer::mesbg::resolve::{self, Scratch, Streams, TrialRange};
 use charioteer::mesbg::scenario::{DEFAULT_SCENARIO, load, parse};

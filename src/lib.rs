@@ -8,7 +8,7 @@
 //! [`geometry`] are shared by both systems.
 //!
 //! ```no_run
-//! use charioteer::analysis;
+//! use charioteer::mesbg::analysis;
 //! use charioteer::mesbg::{plan, resolve, scenario};
 //! use std::sync::atomic::AtomicBool;
 //! let s = scenario::load(std::path::Path::new("scenarios/mesbg/khandish-vs-minas-tirith.toml")).unwrap();
@@ -23,7 +23,6 @@
 
 #![warn(missing_docs)]
 
-pub mod analysis;
 pub mod battlesystem;
 pub mod cli;
 pub mod dice;

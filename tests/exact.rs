@@ -136,7 +136,7 @@ fn every_example_agrees_with_the_exact_engine() {
         let range = TrialRange { first: 0, count: trials };
         let tally = resolve::run(&plan, Streams::new(2024, scenario.hash()), range, &|_| {}, &AtomicBool::new(false))
             .expect("run");
-        let summary = charioteer::analysis::summarize(&tally, &plan.metrics);
+        let summary = charioteer::mesbg::analysis::summarize(&tally, &plan.metrics);
         for a in exact::agreement(&summary, &exact, trials) {
             assert!(
                 a.z.abs() < 5.0,

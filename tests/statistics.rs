@@ -2,7 +2,7 @@
 //! wide enough never to flake, narrow enough to catch a wrong rule. The exact values here
 //! are derived by hand in the comments, so these tests check rules as well as sampling.
 
-use charioteer::analysis::{distribution_of, summarize_metric};
+use charioteer::mesbg::analysis::{distribution_of, summarize_metric};
 use charioteer::mesbg::plan::compile;
 use charioteer::mesbg::resolve::{Streams, TrialRange, run};
 use charioteer::mesbg::scenario::{Scenario, load, parse};
@@ -192,7 +192,7 @@ fn a_heros_fate_point_saves_the_chariot_half_the_time() {
     assert_probability("hero_wounds_lost", p(Metric::HeroWoundsLost), slain / 2.0, N);
     assert_eq!(p(Metric::HeroSlain), 0.0, "two Wounds, one hit");
     // The wound split: (1, 1) and (1, 0) share the slain half; (0, 0) the rest.
-    let split = charioteer::analysis::wound_split(&tally);
+    let split = charioteer::mesbg::analysis::wound_split(&tally);
     let cell = |c, h| split.iter().find(|x| x.chariot_wounds_lost == c && x.hero_wounds_lost == h).unwrap().p;
     assert_probability("split (1, 1)", cell(1, 1), slain / 2.0, N);
     assert_probability("split (1, 0)", cell(1, 0), slain / 2.0, N);

@@ -130,7 +130,7 @@ fn balance_of<S: RuleSystem>(args: &BalanceArgs, a: Priced<S>, reference: Option
             "price {:.0} points: {:.3} enemy points destroyed per trial (+/- {:.3}), efficiency {:.4} per point, {:.2} models or figures per 100 points",
             s.price,
             s.points_destroyed,
-            crate::analysis::Z95 * s.points_destroyed_se,
+            crate::mesbg::analysis::Z95 * s.points_destroyed_se,
             s.efficiency,
             s.kills_per_100_points
         );

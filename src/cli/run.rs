@@ -3,7 +3,8 @@
 //! [`RuleSystem`], and serves both rule systems.
 
 use super::*;
-use crate::engine::{MetricKind, RuleSystem};
+use crate::engine::RuleSystem;
+use crate::engine::statistics::MetricName;
 
 /// What the shared run tools need to know about a loaded scenario of either system.
 pub(super) struct Source<'a> {
@@ -234,7 +235,7 @@ pub(super) fn write_trials<S: RuleSystem>(
     pool: &rayon::ThreadPool,
 ) -> Result<()> {
     let metrics = plan.metrics();
-    let names: Vec<&str> = metrics.iter().map(MetricKind::metric_name).collect();
+    let names: Vec<&str> = metrics.iter().map(MetricName::metric_name).collect();
     let range = TrialRange { first: 0, count: trials };
     let cancel = &CANCEL;
     let done = pool.install(|| {

@@ -140,7 +140,7 @@ fn sweep_plans<S: RuleSystem>(
         trials: S::trials_in(tally),
         summary: crate::engine::summaries(plan, tally)
             .into_iter()
-            .map(|s| crate::analysis::MetricSummary {
+            .map(|s| crate::engine::statistics::MetricSummary {
                 metric: s.metric.def(),
                 mean: s.mean,
                 sd: s.sd,

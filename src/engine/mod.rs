@@ -9,6 +9,7 @@
 
 use crate::dice::{RunKey, TrialKey};
 
+pub mod statistics;
 mod system;
 use rayon::prelude::*;
 use serde::Serialize;

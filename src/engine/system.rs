@@ -1,7 +1,7 @@
 //! The trait every rule system implements, and the tools written once against it.
 
+use super::statistics::{MetricName, MetricSummary, summarize_histogram};
 use super::{Interrupted, Streams, TrialRange, run_in_blocks};
-use crate::analysis::{MetricSummary, summarize_histogram};
 use rayon::prelude::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -9,9 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What a tool needs to know about a metric: its name in files, what it means, and
 /// whether it is 0/1 (its mean a probability, its interval Wilson's).
-pub trait MetricKind: Clone + PartialEq + Send + Sync {
-    /// The name in files and on the command line.
-    fn metric_name(&self) -> &str;
+pub trait MetricKind: MetricName + Clone + PartialEq + Send + Sync {
     /// What it means, in a phrase for reports.
     fn meaning(&self) -> String;
     /// True for 0/1 metrics.
@@ -34,9 +32,6 @@ pub trait MetricKind: Clone + PartialEq + Send + Sync {
 }
 
 impl MetricKind for crate::mesbg::tally::Metric {
-    fn metric_name(&self) -> &str {
-        self.name()
-    }
     fn meaning(&self) -> String {
         self.describe().to_string()
     }
@@ -61,10 +56,13 @@ pub struct MetricDef {
     pub labels: Vec<String>,
 }
 
-impl MetricKind for MetricDef {
+impl MetricName for MetricDef {
     fn metric_name(&self) -> &str {
         &self.name
     }
+}
+
+impl MetricKind for MetricDef {
     fn meaning(&self) -> String {
         self.description.clone()
     }

@@ -13,7 +13,7 @@
 //! Strikes. A contact group too large to enumerate gets [`NotExact`], never an
 //! approximation.
 
-use crate::analysis::{DistributionRow, MetricSummary};
+use crate::mesbg::analysis::{DistributionRow, MetricSummary};
 use crate::mesbg::plan::support::Presence;
 use crate::mesbg::plan::{Plan, fight_rules};
 use crate::mesbg::rules::FightOutcome;
@@ -380,13 +380,13 @@ impl ExactDistribution {
     /// Exact mean and standard deviation of a metric, in the summary's shape (the interval
     /// is the mean itself, the standard error 0).
     pub fn summary(&self, metric: Metric) -> MetricSummary {
-        crate::analysis::exact_summary(&self.marginal(metric), metric)
+        crate::mesbg::analysis::exact_summary(&self.marginal(metric), metric)
     }
 
     /// Exact distribution rows of a metric, in the run's shape (`count` is 0 and each
     /// interval is the value itself).
     pub fn distribution(&self, metric: Metric) -> Vec<DistributionRow> {
-        crate::analysis::exact_rows(&self.marginal(metric), &metric)
+        crate::mesbg::analysis::exact_rows(&self.marginal(metric), &metric)
     }
 }
 

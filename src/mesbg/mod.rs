@@ -3,6 +3,7 @@
 //! and the exact engine. MESBG implements [`crate::engine::RuleSystem`] for its
 //! [`plan::Plan`]; every tool reaches it only through that trait.
 
+pub mod analysis;
 pub mod exact;
 pub mod plan;
 pub mod resolve;

@@ -3,7 +3,7 @@
 //! force, and how to reproduce the run. Pure text from the run record; nothing here
 //! computes statistics.
 
-use crate::analysis::{DistributionRow, MetricSummary};
+use crate::mesbg::analysis::{DistributionRow, MetricSummary};
 use crate::mesbg::scenario::RuleOption;
 use crate::mesbg::tally::Metric;
 use crate::report::record::RunRecord;
@@ -53,7 +53,9 @@ pub fn mean(value: f64) -> String {
 }
 
 /// The value of a summary row as the report prints it (percent for probabilities).
-pub fn headline_value<M: crate::engine::MetricKind>(s: &MetricSummary<M>) -> (String, String, String) {
+pub fn headline_value<M: crate::engine::MetricKind>(
+    s: &crate::engine::statistics::MetricSummary<M>,
+) -> (String, String, String) {
     if s.metric.is_flag() {
         (percent(s.mean), percent(s.ci95_lo), percent(s.ci95_hi))
     } else {
@@ -119,7 +121,7 @@ pub(crate) fn distribution_table<M>(
     out: &mut String,
     title: &str,
     name: &str,
-    rows: &[&DistributionRow<M>],
+    rows: &[&crate::engine::statistics::DistributionRow<M>],
     label: &dyn Fn(u32) -> String,
 ) {
     let _ = writeln!(out, "\n**{title}** (`{name}`)\n");
@@ -615,7 +617,7 @@ pub fn balance_markdown(run: &crate::tools::balance::BalanceRun, figures: &[Figu
 }
 
 /// The 95% normal quantile, for intervals written out in text.
-const Z95_TEXT: f64 = crate::analysis::Z95;
+const Z95_TEXT: f64 = crate::mesbg::analysis::Z95;
 
 /// The sweep report: what was varied, every point's headline numbers, the charts, and how
 /// to reproduce it.

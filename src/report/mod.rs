@@ -8,7 +8,7 @@ pub mod charts;
 pub mod document;
 pub mod record;
 
-use crate::analysis::{self, DistributionRow, MetricSummary};
+use crate::mesbg::analysis::{self, DistributionRow, MetricSummary};
 use crate::mesbg::exact;
 use crate::mesbg::plan::Plan;
 use crate::mesbg::scenario::Scenario;
@@ -569,7 +569,7 @@ pub fn write_sweep(dir: &Path, run: &crate::tools::sweep::SweepRun) -> Result<Ve
     let mut files = Vec::new();
     let mut figures = Vec::new();
     for m in document::headline_of(&run.metrics()) {
-        let summaries: Vec<&MetricSummary<crate::engine::MetricDef>> =
+        let summaries: Vec<&crate::engine::statistics::MetricSummary<crate::engine::MetricDef>> =
             run.rows.iter().filter_map(|r| r.summary.iter().find(|s| s.metric.name == m.name)).collect();
         let title = capitalise(&m.description);
         let rendered = match run.paths.len() {

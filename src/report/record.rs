@@ -2,7 +2,7 @@
 //! exact agreement, the ruleset and the facts of the compiled path. Reports, Markdown and
 //! the command line all read a [`RunRecord`]; it knows none of them.
 
-use crate::analysis::{self, ChainStep, DistributionRow, MetricSummary, SplitCell};
+use crate::mesbg::analysis::{self, ChainStep, DistributionRow, MetricSummary, SplitCell};
 use crate::mesbg::exact::{self, Agreement};
 use crate::mesbg::plan::Plan;
 use crate::mesbg::scenario::{RuleOption, Scenario};

@@ -6,10 +6,11 @@
 //! means) says how sure it is. Each rule system says what its acting piece costs and what
 //! each metric's unit is worth ([`Pricing`]); the rest is written once.
 
-use crate::analysis::Z95;
 use crate::battlesystem::resolve::BattlePlan;
 use crate::battlesystem::scenario::{Action, BattleScenario};
-use crate::engine::{MetricDef, MetricKind, RuleSystem, Streams, TrialRange};
+use crate::engine::statistics::MetricName;
+use crate::engine::{MetricDef, RuleSystem, Streams, TrialRange};
+use crate::mesbg::analysis::Z95;
 use crate::mesbg::plan::Plan;
 use crate::mesbg::scenario::Scenario;
 use crate::mesbg::tally::Metric;

@@ -3,8 +3,9 @@
 //! phase), so each trial's difference isolates the change. Sums are kept as exact integers,
 //! so the result never depends on the thread count.
 
-use crate::analysis::Z95;
+use crate::engine::statistics::MetricName;
 use crate::engine::{BLOCK, MetricDef, MetricKind, RuleSystem, Streams, TrialRange};
+use crate::mesbg::analysis::Z95;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};

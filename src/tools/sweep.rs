@@ -321,7 +321,7 @@ pub struct SweepRow {
     /// Trials played at this point (more than asked under `--target-ci`).
     pub trials: u64,
     /// Its metrics.
-    pub summary: Vec<crate::analysis::MetricSummary<MetricDef>>,
+    pub summary: Vec<crate::engine::statistics::MetricSummary<MetricDef>>,
 }
 
 /// A finished sweep, as reports need it.
@@ -404,7 +404,7 @@ impl SweepRun {
         }
         columns.push(Column::new("trials".into(), self.rows.iter().map(|r| r.trials).collect::<Vec<u64>>()));
         for m in self.metrics() {
-            let get = |f: fn(&crate::analysis::MetricSummary<MetricDef>) -> f64| -> Vec<f64> {
+            let get = |f: fn(&crate::engine::statistics::MetricSummary<MetricDef>) -> f64| -> Vec<f64> {
                 self.rows
                     .iter()
                     .map(|r| r.summary.iter().find(|s| s.metric.name == m.name).map_or(f64::NAN, f))

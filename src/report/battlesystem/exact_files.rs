@@ -1,9 +1,9 @@
 //! `exact` for a BATTLESYSTEM charge: the exact joint distribution as files and JSON, in
 //! the shape of MESBG's exact output, plus the joint itself (`exact_joint.csv`).
 
-use crate::analysis::{self, DistributionRow, MetricSummary};
 use crate::battlesystem::exact::ChargeJoint;
 use crate::battlesystem::resolve::BattlePlan;
+use crate::engine::statistics::{self as analysis, DistributionRow, MetricSummary};
 use crate::report::{Contents, EXACT_SCHEMA, FrameFormat, ReportError, ReportFile, write_files};
 use polars::prelude::*;
 use serde_json::{Map, Value, json};

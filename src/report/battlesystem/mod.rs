@@ -6,10 +6,10 @@
 use crate::battlesystem::exact;
 
 mod exact_files;
-use crate::analysis::{self, DistributionRow, MetricSummary, Z95};
 use crate::battlesystem::resolve::BattlePlan;
 use crate::battlesystem::scenario::{Action, BattleScenario, Role};
 use crate::battlesystem::tally::BattleTally;
+use crate::engine::statistics::{self as analysis, DistributionRow, MetricSummary, Z95};
 use crate::report::charts as chart;
 use crate::report::document::{Figure, group_digits, percent};
 use crate::report::{

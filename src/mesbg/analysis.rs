@@ -1,20 +1,23 @@
-//! From tallies to statistics: means with standard errors, Wilson intervals for
-//! probabilities, and the full distribution of every metric, as plain rows and as polars
-//! frames. Renderers and exporters read these; they never compute statistics themselves.
+//! MESBG's statistics from its tally: every metric's summary and distribution, the wound
+//! split between a Hero and his chariot, the impact chain, and the comparison frame. The
+//! shared statistics ([`crate::engine::statistics`]) are re-exported with MESBG's metric
+//! type filled in.
 
+use crate::engine::statistics;
 use crate::mesbg::tally::{Metric, Tally};
 use polars::prelude::*;
 use serde::Serialize;
 
-/// The normal quantile of a two-sided 95% interval.
-pub const Z95: f64 = 1.959_963_984_540_054;
+pub use statistics::{
+    MetricName, Z95, distribution_frame, exact_rows, exact_summary, histogram_distribution, summarize_histogram,
+    summary_frame, wilson,
+};
 
-/// What names a metric in files: MESBG's fixed [`Metric`]s, or the names a BATTLESYSTEM
-/// plan builds (per unit, so not known at compile time).
-pub trait MetricName {
-    /// The metric's name in files and on the command line.
-    fn metric_name(&self) -> &str;
-}
+/// One MESBG metric's headline statistics.
+pub type MetricSummary = statistics::MetricSummary<Metric>;
+
+/// P(metric = value) and P(metric >= value) of one MESBG metric, with Wilson intervals.
+pub type DistributionRow = statistics::DistributionRow<Metric>;
 
 impl MetricName for Metric {
     fn metric_name(&self) -> &str {
@@ -22,125 +25,9 @@ impl MetricName for Metric {
     }
 }
 
-impl MetricName for String {
-    fn metric_name(&self) -> &str {
-        self
-    }
-}
-
-/// One metric's headline statistics.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct MetricSummary<M = Metric> {
-    /// The metric.
-    #[serde(skip)]
-    pub metric: M,
-    /// Mean over all trials (a probability for 0/1 metrics).
-    pub mean: f64,
-    /// Sample standard deviation.
-    pub sd: f64,
-    /// Standard error of the mean.
-    pub se: f64,
-    /// Lower end of the 95% interval (Wilson for 0/1 metrics, mean - 1.96 se otherwise).
-    pub ci95_lo: f64,
-    /// Upper end of the 95% interval.
-    pub ci95_hi: f64,
-}
-
-/// P(metric = value) and P(metric >= value), each with its Wilson interval.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct DistributionRow<M = Metric> {
-    /// The metric.
-    #[serde(skip)]
-    pub metric: M,
-    /// The value.
-    pub value: u32,
-    /// Trials that gave exactly this value.
-    pub count: u64,
-    /// Their share of all trials.
-    pub p: f64,
-    /// Wilson 95% lower bound of `p`.
-    pub p_lo: f64,
-    /// Wilson 95% upper bound of `p`.
-    pub p_hi: f64,
-    /// Share of trials that gave this value or more.
-    pub p_at_least: f64,
-    /// Wilson 95% lower bound of `p_at_least`.
-    pub p_at_least_lo: f64,
-    /// Wilson 95% upper bound of `p_at_least`.
-    pub p_at_least_hi: f64,
-}
-
-/// The Wilson score interval for `successes` out of `n` at normal quantile `z`.
-pub fn wilson(successes: u64, n: u64, z: f64) -> (f64, f64) {
-    if n == 0 {
-        return (0.0, 1.0);
-    }
-    let n_f = n as f64;
-    let p = successes as f64 / n_f;
-    let z2 = z * z;
-    let denom = 1.0 + z2 / n_f;
-    let centre = (p + z2 / (2.0 * n_f)) / denom;
-    let half = z * (p * (1.0 - p) / n_f + z2 / (4.0 * n_f * n_f)).sqrt() / denom;
-    let lo = if successes == 0 { 0.0 } else { (centre - half).max(0.0) };
-    let hi = if successes == n { 1.0 } else { (centre + half).min(1.0) };
-    (lo, hi)
-}
-
 /// Headline statistics of one metric.
 pub fn summarize_metric(tally: &Tally, metric: Metric) -> MetricSummary {
     summarize_histogram(tally.histogram(metric), tally.trials, metric.is_flag(), metric)
-}
-
-/// Headline statistics of a histogram of `n` trials (`hist[v]` trials gave value `v`);
-/// `flag` marks 0/1 metrics, whose interval is Wilson's.
-pub fn summarize_histogram<M>(hist: &[u64], n: u64, flag: bool, metric: M) -> MetricSummary<M> {
-    let n_f = n as f64;
-    let (sum, sum_sq) = hist.iter().enumerate().fold((0.0, 0.0), |(s, q), (v, &c)| {
-        let v = v as f64;
-        let c = c as f64;
-        (s + v * c, q + v * v * c)
-    });
-    let mean = if n > 0 { sum / n_f } else { 0.0 };
-    let var = if n > 1 { ((sum_sq - n_f * mean * mean) / (n_f - 1.0)).max(0.0) } else { 0.0 };
-    let sd = var.sqrt();
-    let se = if n > 0 { sd / n_f.sqrt() } else { 0.0 };
-    let (ci95_lo, ci95_hi) =
-        if flag { wilson(hist.get(1).copied().unwrap_or(0), n, Z95) } else { (mean - Z95 * se, mean + Z95 * se) };
-    MetricSummary { metric, mean, sd, se, ci95_lo, ci95_hi }
-}
-
-/// The statistics row of an exact distribution (`pmf[v]` = P(value v)): its mean and
-/// standard deviation, standard error 0 and the interval the mean itself.
-pub fn exact_summary<M>(pmf: &[f64], metric: M) -> MetricSummary<M> {
-    let mean: f64 = pmf.iter().enumerate().map(|(v, p)| v as f64 * p).sum();
-    let var: f64 = pmf.iter().enumerate().map(|(v, p)| (v as f64 - mean).powi(2) * p).sum();
-    // Rounding leaves a certain value a variance of about 1e-16: that is 0.
-    let sd = if var > 1e-12 { var.sqrt() } else { 0.0 };
-    MetricSummary { metric, mean, sd, se: 0.0, ci95_lo: mean, ci95_hi: mean }
-}
-
-/// The distribution rows of an exact distribution, in a run's shape (`count` is 0 and
-/// each interval is the value itself).
-pub fn exact_rows<M: Clone>(pmf: &[f64], metric: &M) -> Vec<DistributionRow<M>> {
-    let mut at_least: f64 = pmf.iter().sum();
-    pmf.iter()
-        .enumerate()
-        .map(|(v, &p)| {
-            let tail = at_least.clamp(0.0, 1.0);
-            at_least -= p;
-            DistributionRow {
-                metric: metric.clone(),
-                value: v as u32,
-                count: 0,
-                p,
-                p_lo: p,
-                p_hi: p,
-                p_at_least: tail,
-                p_at_least_lo: tail,
-                p_at_least_hi: tail,
-            }
-        })
-        .collect()
 }
 
 /// Headline statistics of the given metrics.
@@ -151,33 +38,6 @@ pub fn summarize(tally: &Tally, metrics: &[Metric]) -> Vec<MetricSummary> {
 /// The distribution of one metric, from 0 to its largest value seen (0 and 1 at least).
 pub fn distribution_of(tally: &Tally, metric: Metric) -> Vec<DistributionRow> {
     histogram_distribution(tally.histogram(metric), tally.trials, &metric)
-}
-
-/// The distribution of a histogram of `n` trials, from 0 to its largest value seen (0 and 1
-/// at least), each row naming `metric`.
-pub fn histogram_distribution<M: Clone>(hist: &[u64], n: u64, metric: &M) -> Vec<DistributionRow<M>> {
-    let last = hist.iter().rposition(|&c| c > 0).unwrap_or(0).max(1);
-    let mut at_least: u64 = hist.iter().sum();
-    (0..=last)
-        .map(|v| {
-            let count = hist.get(v).copied().unwrap_or(0);
-            let (lo, hi) = wilson(at_least, n, Z95);
-            let (p_lo, p_hi) = wilson(count, n, Z95);
-            let row = DistributionRow {
-                metric: metric.clone(),
-                value: v as u32,
-                count,
-                p: if n > 0 { count as f64 / n as f64 } else { 0.0 },
-                p_lo,
-                p_hi,
-                p_at_least: if n > 0 { at_least as f64 / n as f64 } else { 0.0 },
-                p_at_least_lo: lo,
-                p_at_least_hi: hi,
-            };
-            at_least -= count;
-            row
-        })
-        .collect()
 }
 
 /// The distributions of the given metrics, metric by metric.
@@ -328,34 +188,6 @@ pub fn comparison_frame(rows: &[(String, MetricSummary)]) -> PolarsResult<DataFr
         "mean" => rows.iter().map(|r| r.1.mean).collect::<Vec<_>>(),
         "ci95_lo" => rows.iter().map(|r| r.1.ci95_lo).collect::<Vec<_>>(),
         "ci95_hi" => rows.iter().map(|r| r.1.ci95_hi).collect::<Vec<_>>(),
-    )
-}
-
-/// The summary frame: metric, mean, sd, se, ci95_lo, ci95_hi.
-pub fn summary_frame<M: MetricName>(rows: &[MetricSummary<M>]) -> PolarsResult<DataFrame> {
-    df!(
-        "metric" => rows.iter().map(|r| r.metric.metric_name()).collect::<Vec<_>>(),
-        "mean" => rows.iter().map(|r| r.mean).collect::<Vec<_>>(),
-        "sd" => rows.iter().map(|r| r.sd).collect::<Vec<_>>(),
-        "se" => rows.iter().map(|r| r.se).collect::<Vec<_>>(),
-        "ci95_lo" => rows.iter().map(|r| r.ci95_lo).collect::<Vec<_>>(),
-        "ci95_hi" => rows.iter().map(|r| r.ci95_hi).collect::<Vec<_>>(),
-    )
-}
-
-/// The distribution frame: metric, value, count, p and its Wilson bounds, p_at_least
-/// and its Wilson bounds.
-pub fn distribution_frame<M: MetricName>(rows: &[DistributionRow<M>]) -> PolarsResult<DataFrame> {
-    df!(
-        "metric" => rows.iter().map(|r| r.metric.metric_name()).collect::<Vec<_>>(),
-        "value" => rows.iter().map(|r| r.value).collect::<Vec<_>>(),
-        "count" => rows.iter().map(|r| r.count).collect::<Vec<_>>(),
-        "p" => rows.iter().map(|r| r.p).collect::<Vec<_>>(),
-        "p_lo" => rows.iter().map(|r| r.p_lo).collect::<Vec<_>>(),
-        "p_hi" => rows.iter().map(|r| r.p_hi).collect::<Vec<_>>(),
-        "p_at_least" => rows.iter().map(|r| r.p_at_least).collect::<Vec<_>>(),
-        "p_at_least_lo" => rows.iter().map(|r| r.p_at_least_lo).collect::<Vec<_>>(),
-        "p_at_least_hi" => rows.iter().map(|r| r.p_at_least_hi).collect::<Vec<_>>(),
     )
 }
 
