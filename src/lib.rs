@@ -28,6 +28,7 @@ pub mod cli;
 pub mod dice;
 pub mod engine;
 pub mod geometry;
+pub mod input;
 pub mod mesbg;
 pub mod report;
 pub mod tools;

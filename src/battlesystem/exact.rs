@@ -74,7 +74,7 @@ pub fn charge_hits_on_target(plan: &BattlePlan) -> Result<Vec<f64>, String> {
     let keep = 1.0 - rules.attack.armour.cancel_probability(t.stats.ar);
     let mut through = vec![0.0; raw.len()];
     for (h, p) in raw.iter().enumerate() {
-        for (k, q) in crate::mesbg::rules::binomial_pmf(h, keep).iter().enumerate() {
+        for (k, q) in crate::dice::binomial_pmf(h, keep).iter().enumerate() {
             through[k] += p * q;
         }
     }

@@ -298,7 +298,7 @@ pub fn attack_distribution(a: &Attack, rules: &AttackRules) -> Vec<f64> {
         // Each hit survives the armour roll independently.
         let mut through = vec![0.0; total.len()];
         for (h, p) in total.iter().enumerate() {
-            for (k, q) in crate::mesbg::rules::binomial_pmf(h, keep).iter().enumerate() {
+            for (k, q) in crate::dice::binomial_pmf(h, keep).iter().enumerate() {
                 through[k] += p * q;
             }
         }

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 pub use system::{
-    MetricDef, MetricKind, MetricSet, OUTCOME_CHUNK, Reached, RuleSystem, ValueSink, for_each_chunk, run,
+    MetricDef, MetricKind, MetricSet, OUTCOME_CHUNK, Precision, Reached, RuleSystem, ValueSink, for_each_chunk, run,
     run_to_precision, summaries, worst_half_width,
 };
 

@@ -31,15 +31,6 @@ pub trait MetricKind: MetricName + Clone + PartialEq + Send + Sync {
     }
 }
 
-impl MetricKind for crate::mesbg::tally::Metric {
-    fn meaning(&self) -> String {
-        self.describe().to_string()
-    }
-    fn is_flag(&self) -> bool {
-        crate::mesbg::tally::Metric::is_flag(*self)
-    }
-}
-
 /// One metric of a plan whose metrics depend on its contents (a BATTLESYSTEM plan has
 /// one per unit): its name in files, its meaning, and whether it is 0/1.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -197,6 +188,34 @@ pub fn worst_half_width<S: RuleSystem>(plan: &S, tally: &S::Tally) -> Option<(S:
             Some(w) if w.1 >= m.1 => Some(w),
             _ => Some(m),
         })
+}
+
+/// The outcome of `--target-ci`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Precision {
+    /// The 95% half-width asked for.
+    pub target: f64,
+    /// Whether every reported metric got there.
+    pub reached: bool,
+    /// The name of the metric with the widest interval.
+    pub worst_metric: String,
+    /// Its 95% half-width.
+    pub half_width: f64,
+    /// The trial cap.
+    pub cap: u64,
+}
+
+impl Precision {
+    /// The report's sentence saying how the trial count was chosen.
+    pub fn sentence(&self) -> String {
+        format!(
+            "Trials were added until every metric's 95% interval was narrower than +/- {} ({}; widest: `{}` +/- {:.6}).",
+            self.target,
+            if self.reached { "reached" } else { "not reached within the trial cap" },
+            self.worst_metric,
+            self.half_width
+        )
+    }
 }
 
 /// How [`run_to_precision`] ended.

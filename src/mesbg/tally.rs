@@ -475,6 +475,15 @@ impl OutcomeCounter {
     }
 }
 
+impl crate::engine::MetricKind for Metric {
+    fn meaning(&self) -> String {
+        self.describe().to_string()
+    }
+    fn is_flag(&self) -> bool {
+        Metric::is_flag(*self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

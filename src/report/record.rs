@@ -128,33 +128,7 @@ pub fn terrain_readings(scenario: &Scenario) -> Vec<TerrainReading> {
         .collect()
 }
 
-/// The outcome of `--target-ci`.
-#[derive(Clone, Debug, Serialize)]
-pub struct Precision {
-    /// The 95% half-width asked for.
-    pub target: f64,
-    /// Whether every reported metric got there.
-    pub reached: bool,
-    /// The name of the metric with the widest interval.
-    pub worst_metric: String,
-    /// Its 95% half-width.
-    pub half_width: f64,
-    /// The trial cap.
-    pub cap: u64,
-}
-
-impl Precision {
-    /// The report's sentence saying how the trial count was chosen.
-    pub fn sentence(&self) -> String {
-        format!(
-            "Trials were added until every metric's 95% interval was narrower than +/- {} ({}; widest: `{}` +/- {:.6}).",
-            self.target,
-            if self.reached { "reached" } else { "not reached within the trial cap" },
-            self.worst_metric,
-            self.half_width
-        )
-    }
-}
+pub use crate::engine::Precision;
 
 /// What the compiled path looks like, for reports.
 #[derive(Clone, Debug, Serialize)]

@@ -180,7 +180,7 @@ pub struct PairedRun {
     /// The rule options and policies in force for A and for B.
     pub rulesets: [Vec<crate::mesbg::scenario::RuleOption>; 2],
     /// How `--target-ci` chose the trial count, when it was given.
-    pub precision: Option<crate::report::record::Precision>,
+    pub precision: Option<crate::engine::Precision>,
 }
 
 /// The version of the comparison's JSON object (`compare --json`).

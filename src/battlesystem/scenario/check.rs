@@ -5,7 +5,7 @@ use super::*;
 
 impl Checker<'_> {
     fn fail(&mut self, field: &str, message: impl fmt::Display) {
-        crate::mesbg::scenario::record(self.text, &mut self.problems, field, message);
+        crate::input::record(self.text, &mut self.problems, field, message);
     }
 
     fn whole(&mut self, field: &str, value: i64, lo: i64, hi: i64, what: &str) -> u32 {
@@ -18,7 +18,7 @@ impl Checker<'_> {
     }
 
     fn float(&mut self, field: &str, value: f64, lo: f64, hi: f64, what: &str) -> f64 {
-        crate::mesbg::scenario::checked_float(self.text, &mut self.problems, field, value, (lo, hi), what)
+        crate::input::checked_float(self.text, &mut self.problems, field, value, (lo, hi), what)
     }
 
     fn die(&mut self, field: &str, text: &str) -> AttackDie {
@@ -32,7 +32,7 @@ impl Checker<'_> {
     }
 
     pub(super) fn scenario(&mut self, raw: RawBattle, file: &str) -> Option<BattleScenario> {
-        let (trials, seed) = crate::mesbg::scenario::header_fields(
+        let (trials, seed) = crate::input::header_fields(
             self.text,
             &mut self.problems,
             &raw.title,

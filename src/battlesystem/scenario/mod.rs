@@ -9,7 +9,7 @@
 use super::board::{self, Block};
 use crate::battlesystem::rules::{ArmourRoll, AttackDie, AttackRules, HitsTable, MoraleRule, PlatformRoll};
 use crate::geometry::Vec2;
-use crate::mesbg::scenario::{Problem, RuleOption, ScenarioError, fnv1a};
+use crate::input::{Problem, RuleOption, ScenarioError, fnv1a};
 
 /// Version of the BATTLESYSTEM rules code; part of the scenario hash, so a rules change
 /// changes streams (each rule system keeps its own, so a change to one leaves the other's
@@ -673,9 +673,9 @@ pub fn parse(text: &str, file: &str) -> Result<BattleScenario, ScenarioError> {
         Ok(raw) => raw,
         Err(e) => {
             let span = e.span();
-            let line = span.as_ref().map(|s| crate::mesbg::scenario::line_of(text, s.start));
-            let field = span.map(|s| crate::mesbg::scenario::field_at(text, s.start)).unwrap_or_default();
-            let message = crate::mesbg::scenario::plain_words(e.message());
+            let line = span.as_ref().map(|s| crate::input::line_of(text, s.start));
+            let field = span.map(|s| crate::input::field_at(text, s.start)).unwrap_or_default();
+            let message = crate::input::plain_words(e.message());
             return Err(invalid(vec![Problem { field, line, message }]));
         }
     };

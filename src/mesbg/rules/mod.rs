@@ -79,19 +79,7 @@ impl WoundRoll {
     }
 }
 
-/// Binomial(n, p) probabilities for 0..=n successes.
-pub fn binomial_pmf(n: usize, p: f64) -> Vec<f64> {
-    let mut pmf = vec![0.0; n + 1];
-    pmf[0] = 1.0;
-    for trials in 1..=n {
-        for k in (0..=trials).rev() {
-            let stay = pmf[k] * (1.0 - p);
-            let step = if k > 0 { pmf[k - 1] * p } else { 0.0 };
-            pmf[k] = stay + step;
-        }
-    }
-    pmf
-}
+pub use crate::dice::binomial_pmf;
 
 /// Exact joint distribution of Impact Hits on one model: `((hits, wounds), probability)`
 /// for every possible outcome, wounds capped at the model's `wounds` (slain). The number of

@@ -1,0 +1,216 @@
+//! Reading scenario files, for both rule systems: size limits, the problems a file can
+//! have (each naming its file, line and field) and their rendering, locating a field's
+//! line in the TOML source, the checks every scenario's header shares, the rule options
+//! every report prints, and the stable hash that keys a scenario's streams.
+
+use serde::Serialize;
+use std::fmt;
+use std::path::Path;
+
+mod locate;
+
+pub use locate::locate;
+pub(crate) use locate::{field_at, line_of};
+
+/// The largest number of trials a scenario may ask for (about nine hours at 30 M/s).
+pub const MAX_TRIALS: u64 = 1_000_000_000_000;
+
+/// The largest scenario file read, in bytes.
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// One thing wrong with a scenario file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// Dotted path of the field, e.g. `formations[0].profile.wounds` (empty for syntax).
+    pub field: String,
+    /// 1-based line in the file, when known.
+    pub line: Option<usize>,
+    /// What is wrong and what is allowed.
+    pub message: String,
+}
+
+/// Why a scenario could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    /// The file could not be read.
+    #[error("cannot read scenario file {file}: {source}")]
+    Read {
+        /// The path as given.
+        file: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The file was read but is not a valid scenario.
+    #[error("{}", render_problems(file, problems))]
+    Invalid {
+        /// The path as given.
+        file: String,
+        /// Everything found wrong, in file order where lines are known.
+        problems: Vec<Problem>,
+    },
+}
+
+fn render_problems(file: &str, problems: &[Problem]) -> String {
+    let mut out = format!("{file} is not a valid scenario ({} problem{}):", problems.len(), plural(problems.len()));
+    for p in problems {
+        out.push_str("\n  ");
+        match p.line {
+            Some(line) => out.push_str(&format!("{file}:{line}: ")),
+            None => out.push_str(&format!("{file}: ")),
+        }
+        if !p.field.is_empty() {
+            out.push_str(&format!("field `{}`: ", p.field));
+        }
+        out.push_str(&p.message);
+    }
+    out
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// One rule option or policy in force, as every report prints it: its name as a scenario
+/// writes it, its value and default, and what that value means in the rules reference's
+/// terms.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RuleOption {
+    /// Where it is written: a `[rules]` key, `chariot.hero.<field>` for the riding Hero's
+    /// policy, or the path of an enemy Hero's profile field.
+    pub name: std::borrow::Cow<'static, str>,
+    /// The value in force, as written.
+    pub value: String,
+    /// The reference's default, as written.
+    pub default: String,
+    /// What the value in force means.
+    pub reads: std::borrow::Cow<'static, str>,
+}
+
+impl RuleOption {
+    /// An option from its value and default (written as a scenario writes them) and what
+    /// the value means.
+    pub fn of<T: Serialize>(
+        name: impl Into<std::borrow::Cow<'static, str>>,
+        value: &T,
+        default: &T,
+        reads: impl Into<std::borrow::Cow<'static, str>>,
+    ) -> Self {
+        Self { name: name.into(), value: as_written(value), default: as_written(default), reads: reads.into() }
+    }
+}
+
+/// A value as a scenario file writes it (a unit enum's snake_case name, unquoted).
+fn as_written<T: Serialize>(value: &T) -> String {
+    serde_json::to_value(value).map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)).unwrap_or_default()
+}
+
+/// FNV-1a, 64 bit: tiny, stable across Rust versions and platforms.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// Reads a scenario file's text, refusing files too large or not UTF-8.
+pub fn read(path: &Path) -> Result<String, ScenarioError> {
+    let file = path.display().to_string();
+    let read_error = |source| ScenarioError::Read { file: file.clone(), source };
+    let size = std::fs::metadata(path).map_err(read_error)?.len();
+    if size > MAX_FILE_BYTES {
+        return Err(ScenarioError::Invalid {
+            file: file.clone(),
+            problems: vec![Problem {
+                field: String::new(),
+                line: None,
+                message: format!("the file is {size} bytes; a scenario may be at most {MAX_FILE_BYTES} bytes"),
+            }],
+        });
+    }
+    let bytes = std::fs::read(path).map_err(read_error)?;
+    let text = String::from_utf8(bytes).map_err(|e| ScenarioError::Invalid {
+        file: file.clone(),
+        problems: vec![Problem {
+            field: String::new(),
+            line: None,
+            message: format!("the file is not UTF-8 text (bad byte at offset {})", e.utf8_error().valid_up_to()),
+        }],
+    })?;
+    Ok(text)
+}
+
+/// Serde's messages speak of Rust types; users write TOML.
+pub(crate) fn plain_words(message: &str) -> String {
+    let mut text = message.trim().replace('\n', " ");
+    for (rust, toml) in [
+        ("expected i64", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected a boolean", "expected true or false"),
+        ("expected a sequence", "expected an array like [1, 2]"),
+        ("expected an array of length 2", "expected an array of two numbers like [0.0, 6.0]"),
+        ("expected struct Raw", "expected a table "),
+        ("expected a string", "expected a string in quotes"),
+    ] {
+        text = text.replace(rust, toml);
+    }
+    text
+}
+
+/// Records a problem with `field`, located on its line in `text`.
+pub(crate) fn record(text: &str, problems: &mut Vec<Problem>, field: &str, message: impl fmt::Display) {
+    problems.push(Problem { field: field.to_string(), line: locate(text, field), message: message.to_string() });
+}
+
+/// `value` if it is finite and within `lo..=hi`; otherwise records why (naming it `what`)
+/// and returns `lo`, so validation goes on to report every problem at once.
+pub(crate) fn checked_float(
+    text: &str,
+    problems: &mut Vec<Problem>,
+    field: &str,
+    value: f64,
+    (lo, hi): (f64, f64),
+    what: &str,
+) -> f64 {
+    if !value.is_finite() {
+        record(text, problems, field, format!("{what} must be a finite number, not {value}"));
+        lo
+    } else if value < lo || value > hi {
+        record(text, problems, field, format!("{what} {value} is out of range; allowed {lo} to {hi}"));
+        lo
+    } else {
+        value
+    }
+}
+
+/// Checks the fields every scenario starts with (title, question, trials, seed) and
+/// returns the trials and seed, defaults filled in; problems go to `problems`.
+pub(crate) fn header_fields(
+    text: &str,
+    problems: &mut Vec<Problem>,
+    title: &str,
+    question: Option<&str>,
+    trials: Option<i64>,
+    seed: Option<i64>,
+) -> (u64, u64) {
+    let mut fail = |field: &str, message: String| record(text, problems, field, message);
+    if title.trim().is_empty() || title.len() > 200 {
+        fail("title", "the title must be 1 to 200 characters".into());
+    }
+    if question.is_some_and(|q| q.len() > 1000) {
+        fail("question", "the question must be at most 1000 characters".into());
+    }
+    let trials = match trials {
+        None => 100_000,
+        Some(t) if t >= 1 && (t as u64) <= MAX_TRIALS => t as u64,
+        Some(t) => {
+            fail("trials", format!("trials = {t} is out of range; allowed 1 to {MAX_TRIALS}"));
+            1
+        }
+    };
+    let seed = match seed {
+        None => 1,
+        Some(s) if s >= 0 => s as u64,
+        Some(s) => {
+            fail("seed", format!("seed = {s} is negative; use a whole number from 0 to {}", i64::MAX));
+            0
+        }
+    };
+    (trials, seed)
+}
