@@ -11,6 +11,9 @@ use crate::battlesystem::rules::{ArmourRoll, AttackDie, AttackRules, HitsTable, 
 use crate::geometry::Vec2;
 use crate::input::{Problem, RuleOption, ScenarioError, fnv1a};
 
+mod raw;
+use raw::*;
+
 /// Version of the BATTLESYSTEM rules code; part of the scenario hash, so a rules change
 /// changes streams (each rule system keeps its own, so a change to one leaves the other's
 /// results as they were).
@@ -536,135 +539,6 @@ pub fn system_of(text: &str) -> SystemField {
 }
 
 // ----- the file format, as written -------------------------------------------------
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawBattle {
-    title: String,
-    #[serde(default)]
-    question: Option<String>,
-    #[allow(dead_code)]
-    system: String,
-    #[serde(default)]
-    trials: Option<i64>,
-    #[serde(default)]
-    seed: Option<i64>,
-    #[serde(default)]
-    board: Option<RawBoard>,
-    #[serde(default)]
-    rules: RawRules,
-    #[serde(default)]
-    units: Vec<RawUnit>,
-    #[serde(default)]
-    charge: Option<RawCharge>,
-    #[serde(default)]
-    rout: Option<RawRout>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawBoard {
-    width: f64,
-    depth: f64,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct RawRules {
-    hits_table: Option<Vec<[i64; 2]>>,
-    armour_roll: Option<ArmourRoll>,
-    platform_roll: Option<PlatformRoll>,
-    platform_attacks_alone: Option<bool>,
-    charge_doubles: Option<ChargeDoubles>,
-    platform_hits: Option<PlatformHits>,
-    morale_rout_margin: Option<i64>,
-    fall_back_inches: Option<i64>,
-    rout_distance: Option<RawDistance>,
-    veer_degrees: Option<f64>,
-    veer_step_degrees: Option<f64>,
-    max_rerolls: Option<i64>,
-    figure_base: Option<[f64; 2]>,
-    veer: Option<Veer>,
-    struck_unit_moves: Option<StruckUnitMoves>,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum RawDistance {
-    Inches(f64),
-    Word(String),
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawStats {
-    ad: String,
-    ar: i64,
-    hits: i64,
-    ml: i64,
-    mv: f64,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawUnit {
-    name: String,
-    side: Army,
-    figures: i64,
-    #[serde(default)]
-    frontage: Option<i64>,
-    at: [f64; 2],
-    #[serde(default)]
-    facing: f64,
-    #[serde(default)]
-    base: Option<[f64; 2]>,
-    stats: RawStats,
-    #[serde(default)]
-    crew: Vec<RawCrew>,
-    #[serde(default)]
-    beast: bool,
-    #[serde(default)]
-    points: i64,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawCrew {
-    name: String,
-    role: Role,
-    #[serde(default = "one")]
-    count: i64,
-    ad: String,
-    #[serde(default)]
-    ar: Option<i64>,
-    #[serde(default = "one")]
-    hits: i64,
-    #[serde(default)]
-    range_bands: Vec<[f64; 3]>,
-}
-
-fn one() -> i64 {
-    1
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawCharge {
-    unit: String,
-    target: String,
-    #[serde(default)]
-    volleys: Option<i64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawRout {
-    unit: String,
-    #[serde(default)]
-    first_hour: Option<i64>,
-}
-
-// ----- validation -------------------------------------------------------------------
 
 /// Validates BATTLESYSTEM scenario text; `file` names it in messages.
 pub fn parse(text: &str, file: &str) -> Result<BattleScenario, ScenarioError> {

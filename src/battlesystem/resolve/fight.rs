@@ -1,0 +1,283 @@
+//! What a charge and a trampling rout both roll: melee hits both ways, hits through armour and the figures and crew they remove, morale; and the charge itself (volleys, melee, morale).
+
+use super::*;
+
+/// Rolls the armour d10 for each of `hits` and removes figures (platform or crew, by the
+/// option in force) as hits accumulate.
+pub(super) fn take_hits(plan: &BattlePlan, unit: &Unit, state: &mut UnitState, hits: u32, dice: &mut Dice) -> Losses {
+    let armour = plan.scenario.rules.attack.armour;
+    let mut losses = Losses::default();
+    let crew_first = unit.is_platform() && plan.scenario.rules.platform_hits == PlatformHits::CrewFirst;
+    for _ in 0..hits {
+        // Crew first: fighters and archers in order, riders last, then the platforms.
+        let crew_target = if crew_first {
+            let fighting = unit.crew.iter().enumerate().filter(|(_, c)| c.role != Role::Rider);
+            let riders = unit.crew.iter().enumerate().filter(|(_, c)| c.role == Role::Rider);
+            fighting.chain(riders).map(|(g, _)| g).find(|&g| state.crew_alive[g] > 0)
+        } else {
+            None
+        };
+        let ar = crew_target.map_or(unit.stats.ar, |g| unit.crew[g].ar);
+        if armour.cancels(die(10, dice), ar) {
+            continue;
+        }
+        losses.through += 1;
+        match crew_target {
+            Some(g) => {
+                state.crew_carried[g] += 1;
+                if state.crew_carried[g] >= unit.crew[g].hits {
+                    state.crew_carried[g] = 0;
+                    state.crew_alive[g] -= 1;
+                    losses.crew += 1;
+                }
+            }
+            None if state.figures > 0 => {
+                state.carried += 1;
+                if state.carried >= unit.stats.hits {
+                    state.carried = 0;
+                    state.figures -= 1;
+                    losses.figures += 1;
+                    // The crew of a removed platform fall with it: no more stay aboard
+                    // than the surviving platforms carry.
+                    for (g, c) in unit.crew.iter().enumerate() {
+                        let removed = state.crew_alive[g].saturating_sub(c.count * state.figures);
+                        state.crew_alive[g] -= removed;
+                        losses.crew += removed;
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+    losses
+}
+
+/// The crew fighting on the next platform: takes up to each group's `count` from `left`
+/// (the crew not yet placed on a platform), spares the one rider a platform needs, and
+/// writes the fighting groups as (figures, die) into `groups`. Returns how many it wrote.
+pub(crate) fn fighting_crew(
+    unit: &Unit,
+    left: &mut [u32; MAX_CREW_GROUPS],
+    groups: &mut [(u32, AttackDie); MAX_CREW_GROUPS],
+) -> usize {
+    let mut n = 0;
+    let mut rider_spared = false;
+    for (g, c) in unit.crew.iter().enumerate() {
+        let mut aboard = c.count.min(left[g]);
+        left[g] -= aboard;
+        if c.role == Role::Rider && !rider_spared && aboard > 0 {
+            rider_spared = true;
+            aboard -= 1;
+        }
+        if aboard > 0 {
+            groups[n] = (aboard, c.ad);
+            n += 1;
+        }
+    }
+    n
+}
+
+/// The hits (before armour) a unit scores in melee with `in_contact` figures, under the
+/// charge multipliers when it is charging.
+pub(super) fn melee_hits(
+    plan: &BattlePlan,
+    unit: &Unit,
+    state: &UnitState,
+    in_contact: u32,
+    charging: bool,
+    dice: &mut Dice,
+) -> u32 {
+    let rules = &plan.scenario.rules;
+    let doubled = |which: ChargeDoubles| {
+        charging && (rules.charge_doubles == which || rules.charge_doubles == ChargeDoubles::Both)
+    };
+    let crew_mult = if doubled(ChargeDoubles::Crew) { (2, 1) } else { (1, 1) };
+    let own_mult = if !unit.is_platform() {
+        crew_mult
+    } else if doubled(ChargeDoubles::Platform) {
+        (2, 1)
+    } else {
+        (1, 1)
+    };
+    let table = &rules.attack.hits_table;
+    if !unit.is_platform() {
+        let a = Attack {
+            figures: in_contact,
+            die: unit.stats.ad,
+            multiplier: own_mult,
+            platform: None,
+            platform_roll: PlatformRoll::Shared,
+            defender_ar: 0,
+        };
+        return attack_hits(&a, table, dice);
+    }
+    let mut hits = 0;
+    // Each platform in contact adds its roll to its own crew's dice. Crew are spread over
+    // the surviving platforms; the one rider a platform needs does not fight.
+    let mut left = state.crew_alive;
+    let mut groups = [(0, AttackDie::D4); MAX_CREW_GROUPS];
+    for _ in 0..in_contact {
+        let n = fighting_crew(unit, &mut left, &mut groups);
+        hits += platform_crew_hits(unit.stats.ad, &groups[..n], crew_mult, rules.platform_roll, table, dice);
+    }
+    if rules.platform_attacks_alone {
+        let a = Attack {
+            figures: in_contact,
+            die: unit.stats.ad,
+            multiplier: own_mult,
+            platform: None,
+            platform_roll: PlatformRoll::Shared,
+            defender_ar: 0,
+        };
+        hits += attack_hits(&a, table, dice);
+    }
+    hits
+}
+
+/// Figures of `defender` that strike back at `attacker`: those whose bases lie along the
+/// stretch where the two blocks touch. The contact face is the separating axis with the
+/// smallest gap; the stretch is the overlap of the two blocks across it; each figure takes
+/// its base's extent along the stretch, and no more figures fit than stand along that face
+/// of the defender (a rank across its front or back, its ranks along a flank), nor more than
+/// it has left. A column two figures wide meets a 4"-wide dragon with two figures.
+pub(super) fn defenders_in_contact(defender: &Unit, state: &UnitState, attacker: &Block) -> u32 {
+    let Some(d) = state.block else { return 0 };
+    if state.figures == 0 {
+        return 0;
+    }
+    let contact_face = board::contact_face(attacker, &d);
+    let along = contact_face.right();
+    let overlap = board::overlap_along(attacker, &d, along);
+    let d_forward = Vec2::heading(d.facing);
+    let across_front = along.dot(d_forward.right()).abs() >= along.dot(d_forward).abs();
+    let (base_along, on_face) = if across_front {
+        (defender.base[0], defender.frontage)
+    } else {
+        (defender.base[1], defender.figures.div_ceil(defender.frontage.max(1)))
+    };
+    let fit = ((overlap / base_along) - 1e-9).ceil().max(1.0) as u32;
+    fit.min(on_face).min(state.figures)
+}
+
+/// Figures of a charge's target that strike back while it has every figure (with fewer
+/// left, the fewer of this and those left): the exact engine's view of
+/// [`defenders_in_contact`], whose stretch of contact does not change during a charge.
+pub(crate) fn charge_target_in_contact(plan: &BattlePlan, charger: usize, target: usize) -> u32 {
+    let units = &plan.scenario.units;
+    defenders_in_contact(&units[target], &UnitState::fresh(&units[target]), &units[charger].block)
+}
+
+/// A simultaneous melee between the unit that moved into contact and the unit it struck.
+/// Returns (attacker's losses, defender's losses).
+pub(super) fn melee(
+    plan: &BattlePlan,
+    states: &mut [UnitState],
+    attacker: usize,
+    defender: usize,
+    charging: bool,
+    dice: &mut Dice,
+    trace: &mut Option<Vec<BattleEvent>>,
+) -> (Losses, Losses) {
+    let units = &plan.scenario.units;
+    let (a, d) = (&units[attacker], &units[defender]);
+    let a_block = states[attacker].block.unwrap_or(a.block);
+    let a_contact = states[attacker].figures.min(a.frontage);
+    let d_contact = defenders_in_contact(d, &states[defender], &a_block);
+    // Both roll before either removes a figure.
+    let on_defender = melee_hits(plan, a, &states[attacker], a_contact, charging, dice);
+    let on_attacker = melee_hits(plan, d, &states[defender], d_contact, false, dice);
+    let d_losses = take_hits(plan, d, &mut states[defender], on_defender, dice);
+    let a_losses = take_hits(plan, a, &mut states[attacker], on_attacker, dice);
+    if let Some(t) = trace {
+        t.push(BattleEvent::Melee {
+            attacker,
+            defender,
+            attacker_figures: a_contact,
+            defender_figures: d_contact,
+            hits_on_defender: d_losses.through,
+            hits_on_attacker: a_losses.through,
+            defender_lost: d_losses.figures,
+            attacker_lost: a_losses.figures,
+        });
+    }
+    (a_losses, d_losses)
+}
+
+pub(super) fn morale(
+    plan: &BattlePlan,
+    unit: usize,
+    dice: &mut Dice,
+    trace: &mut Option<Vec<BattleEvent>>,
+) -> MoraleResult {
+    let roll = die(10, dice) + die(10, dice);
+    let result = plan.scenario.rules.morale.result(roll, plan.scenario.units[unit].stats.ml);
+    if let Some(t) = trace {
+        t.push(BattleEvent::Morale { unit, roll, result });
+    }
+    result
+}
+
+pub(super) fn charge(
+    plan: &BattlePlan,
+    s: &ChargeSlots,
+    (unit, target, volleys, gap): (usize, usize, u32, f64),
+    scratch: &mut Scratch,
+    dice: &mut Dice,
+    trace: &mut Option<Vec<BattleEvent>>,
+) {
+    let units = &plan.scenario.units;
+    let (c, t) = (&units[unit], &units[target]);
+    let table = &plan.scenario.rules.attack.hits_table;
+    let states = &mut scratch.states;
+    let out = &mut scratch.values;
+    let (mut volley_hits, mut volley_kills) = (0, 0);
+    // Volleys at the start of the charge and halfway in: archers aboard shoot as if
+    // stationary, with the range band's multiplier on their dice.
+    for v in 0..volleys {
+        let range = if v == 0 { gap } else { gap / 2.0 };
+        let mut raw = 0;
+        let mut rolled = 0;
+        for (g, crew) in c.crew.iter().enumerate().filter(|(_, cr)| cr.role == Role::Archer) {
+            if let Some(band) = crew.bands.iter().find(|b| range >= b.from && range < b.to) {
+                let a = Attack {
+                    figures: states[unit].crew_alive[g],
+                    die: crew.ad,
+                    multiplier: (band.hundredths, 100),
+                    platform: None,
+                    platform_roll: PlatformRoll::Shared,
+                    defender_ar: 0,
+                };
+                rolled += crate::battlesystem::rules::dice_count(a.figures, band.hundredths, 100);
+                raw += attack_hits(&a, table, dice);
+            }
+        }
+        let losses = take_hits(plan, t, &mut states[target], raw, dice);
+        volley_hits += losses.through;
+        volley_kills += losses.figures;
+        if let Some(tr) = trace {
+            tr.push(BattleEvent::Volley { range, dice: rolled, hits: losses.through, removed: losses.figures });
+        }
+        if states[target].figures == 0 {
+            break;
+        }
+    }
+    out[s.volley_hits] = to_u16(volley_hits);
+    out[s.volley_kills] = to_u16(volley_kills);
+    let (mut on_target, mut on_charger) = (Losses::default(), Losses::default());
+    if states[target].figures > 0 {
+        (on_charger, on_target) = melee(plan, states, unit, target, true, dice, trace);
+    }
+    out[s.hits_on_target] = to_u16(on_target.through);
+    out[s.target_figures_lost] = to_u16(volley_kills + on_target.figures);
+    out[s.hits_on_charger] = to_u16(on_charger.through);
+    out[s.platform_figures_lost] = to_u16(on_charger.figures);
+    out[s.crew_lost] = to_u16(on_charger.crew);
+    let result = if states[target].figures == 0 { 3 } else { morale(plan, target, dice, trace) as u16 };
+    out[s.target_morale] = result;
+    out[[s.target_held, s.target_fell_back, s.target_routed, s.target_destroyed][usize::from(result)]] = 1;
+    let charger = &states[unit];
+    out[s.charger_destroyed] = u16::from(charger.figures == 0);
+    let riders: u32 =
+        c.crew.iter().zip(&charger.crew_alive).filter(|(cr, _)| cr.role == Role::Rider).map(|(_, n)| n).sum();
+    out[s.platform_uncontrolled] = u16::from(charger.figures > 0 && riders == 0);
+}

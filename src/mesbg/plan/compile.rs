@@ -1,0 +1,310 @@
+//! Compiling a scenario into its plan: the drive and its contacts, the impact chain, the support maps and the exact fight tables.
+
+use super::*;
+
+/// Tabulates the exact fight of every survivor configuration of group `g`, with the
+/// spears, pikes and banners that help each one.
+pub(super) fn compile_fights(
+    groups: &mut [ContactGroup],
+    g: usize,
+    models: &[PlannedModel],
+    chariot: &FightingChariot,
+    rules: &MesbgRules,
+    map: &SupportMap,
+) {
+    let group = &mut groups[g];
+    let mut strides = Vec::with_capacity(group.models.len());
+    let mut fate_strides = Vec::with_capacity(group.models.len());
+    let mut configs: usize = 1;
+    for &m in &group.models {
+        strides.push(configs);
+        configs = configs.saturating_mul(usize::from(models[m].wounds) + 1);
+        match models[m].hero.filter(|h| h.fate > 0) {
+            Some(h) => {
+                fate_strides.push(configs);
+                configs = configs.saturating_mul(usize::from(h.fate) + 1);
+            }
+            None => fate_strides.push(0),
+        }
+    }
+    group.config_strides = strides;
+    group.fate_strides = fate_strides;
+    // Cavalry (rider, mount and the Thrown Rider chart) fight die by die. A Hero's
+    // fights are tabulated with all his Might and Fate: a trial in which terrain took
+    // some of them first fights die by die. An enemy Hero's fights are tabulated for each
+    // Fate the Impact Hits may have left him.
+    if configs > MAX_FIGHT_TABLES || group.models.iter().any(|&m| models[m].mount.is_some()) {
+        return;
+    }
+    let fight_rules = fight_rules(rules);
+    let fighter = chariot.fighter();
+    let hero = chariot.hero_in_fight();
+    let decoded: Vec<Vec<(u8, u8)>> = (0..configs).map(|index| group.decode(index, models)).collect();
+    group.fights = decoded
+        .into_iter()
+        .map(|state| {
+            let left: Vec<u8> = state.iter().map(|&(l, _)| l).collect();
+            let survivors: Vec<Combatant> = group
+                .models
+                .iter()
+                .zip(&state)
+                .filter(|(_, (l, _))| *l > 0)
+                .map(|(&m, &(l, fate_left))| {
+                    let mut c = models[m].combatant(l);
+                    c.hero = c.hero.map(|h| FoeHero { fate: fate_left, ..h });
+                    c
+                })
+                .collect();
+            let presence: Vec<Presence> =
+                left.iter().map(|&l| Presence { in_fight: l > 0, rider: l > 0, prone: false }).collect();
+            let support = support::foe_support(models, map, &group.models, g, &presence, rules);
+            (!survivors.is_empty()).then(|| {
+                FightTable::new(mesbg_fight::fight_distribution(&fighter, &survivors, fight_rules, hero, &support))
+            })
+        })
+        .collect();
+}
+
+/// The spears, pikes and banners of a scenario, with the bases that touch (only computed
+/// when some model can support).
+pub(super) fn support_map(scenario: &Scenario, models: &[PlannedModel], groups: &[ContactGroup]) -> SupportMap {
+    let mut map = SupportMap::default();
+    for m in models {
+        let f = &scenario.formations[m.formation];
+        let profile = f.profile_of(m.number - 1);
+        map.shielded.push(profile.pike && profile.shield);
+        map.polearm.push(if profile.pike {
+            Some(Polearm::Pike)
+        } else if profile.spear {
+            Some(Polearm::Spear)
+        } else {
+            None
+        });
+        map.bases.push(f.disc_at(m.centre));
+        if f.banner == Some(m.number - 1) {
+            map.bearers.push(map.bases.len() - 1);
+        }
+    }
+    map.group_of = vec![usize::MAX; models.len()];
+    for (g, group) in groups.iter().enumerate() {
+        for &m in &group.models {
+            map.group_of[m] = g;
+        }
+    }
+    if map.polearm.iter().any(Option::is_some) {
+        map.touching = support::touching(&map.bases);
+    }
+    map.active = !map.bearers.is_empty() || map.polearm.iter().any(Option::is_some);
+    map
+}
+
+/// Compiles where the chariot stops, and each group's conditional chances.
+pub(super) fn compile_chain(groups: &mut [ContactGroup], models: &[PlannedModel]) -> ImpactChain {
+    let mut reach = 1.0; // P(every earlier group slain)
+    let mut before = 0;
+    let mut stop_probabilities = Vec::with_capacity(groups.len() + 1);
+    for g in groups.iter_mut() {
+        let p: Vec<f64> = g.models.iter().map(|&m| models[m].impact.p_passed).collect();
+        // suffix[i] = P(models i.. of the group all slain).
+        let mut suffix = vec![1.0; p.len() + 1];
+        for i in (0..p.len()).rev() {
+            suffix[i] = suffix[i + 1] * p[i];
+        }
+        g.passed_given_stop = (0..p.len())
+            .map(|i| {
+                let not_all = 1.0 - suffix[i];
+                if not_all <= 0.0 { Chance::new(1.0) } else { Chance::new(p[i] * (1.0 - suffix[i + 1]) / not_all) }
+            })
+            .collect();
+        g.models_before = before;
+        before += g.models.len();
+        stop_probabilities.push(reach * (1.0 - suffix[0]));
+        reach *= suffix[0];
+    }
+    stop_probabilities.push(reach);
+    ImpactChain { stop: CumulativeTable::new(&stop_probabilities), stop_probabilities }
+}
+
+/// Compiles a validated scenario.
+pub fn compile(scenario: &Scenario) -> Plan {
+    let c = &scenario.chariot;
+    let footprint: Footprint = c.base.footprint();
+    let chariot = FightingChariot {
+        fight: c.fight.max(c.hero.as_ref().map_or(0, |h| h.fight)),
+        strength: c.strength.max(c.hero.as_ref().map_or(0, |h| h.strength)),
+        defence: c.defence,
+        attacks: c.attacks + c.hero.as_ref().map_or(0, |h| h.attacks) + 1,
+        wounds: c.wounds,
+        side: c.side,
+        hero: c.hero.as_ref().map(|h| RidingHero {
+            might: h.might,
+            fate: h.fate,
+            might_policy: h.might_policy,
+            wounds: h.wounds,
+            fate_policy: h.fate_policy,
+            might_on_saves: h.might_on_saves,
+            thrown_hit: mesbg::to_wound(THROWN_STRENGTH, h.defence),
+        }),
+        saves: Saves {
+            fate_rule: scenario.rules.fate,
+            fate_policy: c.hero.as_ref().map_or(FatePolicy::default(), |h| h.fate_policy),
+            might_on_fate: scenario.rules.might_on_fate && c.hero.as_ref().is_some_and(|h| h.might_on_saves),
+            might_on_terrain: c.hero.as_ref().is_some_and(|h| h.might_on_saves),
+        },
+    };
+    let mut models = Vec::new();
+    let mut discs = Vec::new();
+    for (fi, f) in scenario.formations.iter().enumerate() {
+        let impact_of = |p: &Profile| match (&p.mount, p.hero) {
+            (Some(mount), _) => {
+                ImpactTables::cavalry(c.impact.hits, c.impact.strength, p, mount, scenario.rules.cavalry_passed_when)
+            }
+            (None, Some(h)) => ImpactTables::heroic(
+                c.impact.hits,
+                c.impact.strength,
+                p.defence,
+                p.wounds,
+                h.fate,
+                foe_saves(&h, &scenario.rules),
+            ),
+            (None, None) => ImpactTables::new(c.impact.hits, c.impact.strength, p.defence, p.wounds),
+        };
+        let warriors_impact = impact_of(&f.profile);
+        for (mi, centre) in f.centres.iter().enumerate() {
+            let p = f.profile_of(mi);
+            let impact = if std::ptr::eq(p, &f.profile) { warriors_impact.clone() } else { impact_of(p) };
+            models.push(PlannedModel {
+                formation: fi,
+                number: mi + 1,
+                centre: *centre,
+                fight: p.fight,
+                attacks: p.attacks,
+                wounds: p.wounds,
+                defence: p.defence,
+                points: p.points,
+                monster: p.monster,
+                mount: p.mount.map(|mount| MountInFight {
+                    attacks: mount.attacks,
+                    fight: mount.fight,
+                    defence: mount.defence,
+                    struck_by_chariot: mesbg::to_wound(chariot.strength, mount.defence),
+                    strikes_chariot: mesbg::to_wound(mount.strength, c.defence),
+                }),
+                thrown_hit: mesbg::to_wound(THROWN_STRENGTH, p.defence),
+                chariot: p.chariot.then(|| {
+                    let ours = footprint_area(&footprint);
+                    let theirs = std::f64::consts::PI * f.radius() * f.radius();
+                    if (ours - theirs).abs() < 1e-9 { None } else { Some(ours > theirs) }
+                }),
+                impact,
+                struck_by_chariot: mesbg::to_wound(chariot.strength, p.defence),
+                strikes_chariot: mesbg::to_wound(p.strength, c.defence),
+                hero: p.hero.map(|h| FoeHero {
+                    might: h.might,
+                    fate: h.fate,
+                    might_on_duel: h.might_policy.on_duel(),
+                    might_on_wounds: h.might_policy.on_wounds(),
+                    saves: foe_saves(&h, &scenario.rules),
+                }),
+            });
+            discs.push(f.disc_at(*centre));
+        }
+    }
+
+    let policy = PathPolicy::of(scenario);
+    let pivots = match &policy {
+        PathPolicy::Best(objective) => best_pivots(scenario, &footprint, &discs, &models, *objective),
+        _ => Vec::new(),
+    };
+    let drive = drive(scenario, &footprint, discs, |chance, pose| policy.pivot(chance, pose, &pivots));
+    let Drive {
+        mut groups,
+        pushes,
+        moved_off_obstacles,
+        legs,
+        end: pose,
+        driven,
+        spent,
+        difficult_from,
+        obstacle,
+        discs,
+        pivots_used,
+    } = drive;
+    for (m, d) in models.iter_mut().zip(&discs) {
+        m.centre = d.centre;
+    }
+    let chain = compile_chain(&mut groups, &models);
+    let support = support_map(scenario, &models, &groups);
+    for g in 0..groups.len() {
+        compile_fights(&mut groups, g, &models, &chariot, &scenario.rules, &support);
+    }
+    let has_hazards = difficult_from.is_some() || obstacle.is_some();
+    // The test is rolled on entering; a model touched at the same point is touched after it.
+    let terrain_group = difficult_from.map_or(groups.len(), |from| {
+        groups.iter().position(|g| g.distance >= from - SAME_TIME_INCHES).unwrap_or(groups.len())
+    });
+    let has_enemy_chariot = models.iter().any(|m| m.chariot.is_some());
+    let mut metrics = Metric::CHARGE.to_vec();
+    if chariot.hero.is_some() {
+        metrics.extend(Metric::HERO);
+    }
+    if scenario.army.is_some() {
+        metrics.push(Metric::ArmyBroken);
+    }
+    if difficult_from.is_some() {
+        metrics.push(Metric::TerrainWound);
+    }
+    if obstacle.is_some() {
+        metrics.push(Metric::ObstacleStruck);
+    }
+    if models.iter().any(|m| m.chariot.is_some()) {
+        metrics.push(Metric::ChariotBackedAway);
+    }
+    let foe_heroes: Vec<(usize, usize)> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(g, group)| group.models.iter().map(move |&m| (g, m)))
+        .filter(|&(_, m)| models[m].hero.is_some())
+        .collect();
+    if !foe_heroes.is_empty() {
+        metrics.extend(Metric::FOE_HEROES);
+    }
+
+    let on_path = formations_on_path(&groups, &models);
+    let breakthrough_possible = breaks_through(&groups, &models, scenario, &footprint, &pose);
+
+    Plan {
+        models,
+        groups,
+        chain,
+        pushes,
+        legs,
+        end: pose,
+        breakthrough_possible,
+        formations_on_path: on_path.iter().map(|&fi| scenario.formations[fi].name.clone()).collect(),
+        chariot,
+        rules: scenario.rules.clone(),
+        formation_names: scenario.formations.iter().map(|f| f.name.clone()).collect(),
+        formation_files: scenario.formations.iter().map(|f| f.centres.len().div_ceil(f.ranks.max(1))).collect(),
+        metrics,
+        army: scenario.army,
+        difficult_from,
+        terrain_group,
+        obstacle,
+        moved_off_obstacles,
+        move_spent: spent,
+        has_hazards,
+        has_enemy_chariot,
+        path_length: driven,
+        pivots: pivots_used,
+        obstacle_hit: mesbg::to_wound(OBSTACLE_STRENGTH, c.defence),
+        support,
+        foe_heroes,
+        hero_names: scenario
+            .formations
+            .iter()
+            .enumerate()
+            .filter_map(|(fi, f)| f.hero.as_ref().map(|h| (fi, h.index + 1, h.name.clone())))
+            .collect(),
+    }
+}

@@ -1,0 +1,196 @@
+//! The reports of the tools: paired comparison, balance and sweep.
+
+use super::*;
+
+/// A paired difference in words: "+7.30 pp +/- 0.80" for chances, "+0.123 +/- 0.004" for
+/// counts (the +/- is the 95% half-width).
+pub fn difference_words(d: &crate::tools::paired::Difference) -> String {
+    let half = (d.ci95_hi - d.ci95_lo) / 2.0;
+    if d.metric.flag {
+        format!("{:+.2} pp +/- {:.2}", d.diff * 100.0, half * 100.0)
+    } else {
+        format!("{:+.4} +/- {:.4}", d.diff, half)
+    }
+}
+
+/// A p-value as a reader expects it.
+pub fn p_words(p: f64) -> String {
+    if p < 0.001 { "p < 0.001".to_string() } else { format!("p = {p:.3}") }
+}
+
+/// The paired comparison report: what changed, each metric's difference with its interval
+/// and p-value, the charts, and how to reproduce it.
+pub fn paired_markdown(run: &crate::tools::paired::PairedRun, figures: &[Figure], files: &[String]) -> String {
+    let rows = &run.rows;
+    let mut out = String::new();
+    let _ = writeln!(out, "# Paired comparison: {} vs {}\n", run.titles[0], run.titles[1]);
+    let _ = writeln!(
+        out,
+        "A = `{}`, B = `{}`. Both played the same {} trials (seed {}) on common random numbers: trial t of A and \
+         trial t of B roll from the same streams, one per rule phase, so each difference isolates the change. \
+         Intervals are 95%, from the per-trial differences; p-values test \"no difference\".\n",
+        run.files[0],
+        run.files[1],
+        group_digits(run.trials),
+        run.seed
+    );
+    let _ = writeln!(out, "## Differences (A - B)\n");
+    let headline = headline_of(&rows.iter().map(|d| d.metric.clone()).collect::<Vec<_>>());
+    for d in rows.iter().filter(|d| headline.iter().any(|m| m.name == d.metric.name)) {
+        let _ = writeln!(
+            out,
+            "- {}: **{}** ({})",
+            capitalised(&d.metric.description),
+            difference_words(d),
+            p_words(d.p_value)
+        );
+    }
+    let _ = writeln!(out);
+    table_row(
+        &mut out,
+        &[
+            "metric".into(),
+            "A".into(),
+            "B".into(),
+            "A - B".into(),
+            "95% CI".into(),
+            "p".into(),
+            "se paired / unpaired".into(),
+        ],
+    );
+    table_row(
+        &mut out,
+        &["---".into(), "---:".into(), "---:".into(), "---:".into(), "---".into(), "---:".into(), "---:".into()],
+    );
+    for d in rows {
+        let fmt = |v: f64| if d.metric.flag { percent(v) } else { format!("{v:.4}") };
+        let diff = |v: f64| if d.metric.flag { format!("{:+.2} pp", v * 100.0) } else { format!("{v:+.4}") };
+        let ratio = if d.se > 0.0 { format!("{:.2}", d.se / d.se_unpaired.max(1e-300)) } else { "0".to_string() };
+        table_row(
+            &mut out,
+            &[
+                format!("`{}`", d.metric.name),
+                fmt(d.mean_a),
+                fmt(d.mean_b),
+                diff(d.diff),
+                format!("{} to {}", diff(d.ci95_lo), diff(d.ci95_hi)),
+                p_words(d.p_value),
+                ratio,
+            ],
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nThe last column is the paired standard error over the one two independent runs would give: below 1, pairing bought precision.\n"
+    );
+    let rules = [("A", run.rulesets[0].as_slice()), ("B", run.rulesets[1].as_slice())];
+    figures_and_stamp(&mut out, figures, &rules, &run.command, files);
+    out
+}
+
+/// The balance report: the scenario's efficiency, the reference's, the fair price with its
+/// interval, the cost sweep chart, and how to reproduce it.
+pub fn balance_markdown(run: &crate::tools::balance::BalanceRun, figures: &[Figure], files: &[String]) -> String {
+    let (title, fair, trials, seed, command) = (&run.title, &run.fair, run.trials, run.seed, &run.command);
+    let reference = run.reference.as_deref();
+    let mut out = String::new();
+    let s = &fair.scenario;
+    let _ = writeln!(out, "# What is it worth? {title}\n");
+    let _ = writeln!(
+        out,
+        "At **{:.0} points**, it destroys **{:.2}** enemy points per trial (one charge or rout; 95% CI {:.2} to {:.2}): \
+         **{:.3}** points per point spent, or **{:.2}** models or figures destroyed per 100 points.\n",
+        s.price,
+        s.points_destroyed,
+        s.points_destroyed - Z95_TEXT * s.points_destroyed_se,
+        s.points_destroyed + Z95_TEXT * s.points_destroyed_se,
+        s.efficiency,
+        s.kills_per_100_points
+    );
+    let worth: Vec<String> = run.pricing.worth.iter().map(|(m, p)| format!("`{m}` x {p}")).collect();
+    let _ = writeln!(
+        out,
+        "Value model: a trial is worth the enemy points it destroys, {}; its own losses are not counted.\n",
+        worth.join(" + ")
+    );
+    match (&fair.reference, reference) {
+        (Some(r), Some(name)) => {
+            let _ = writeln!(
+                out,
+                "The reference, {name}, costs {:.0} points and destroys {:.2} per trial: **{:.3}** per point.\n",
+                r.price, r.points_destroyed, r.efficiency
+            );
+        }
+        _ => {
+            let _ =
+                writeln!(out, "The target efficiency is **{:.3}** enemy points per point.\n", fair.target_efficiency);
+        }
+    }
+    let _ = writeln!(
+        out,
+        "**Fair price: {:.1} points** (95% CI {:.1} to {:.1}), the price at which its efficiency equals {}.\n",
+        fair.fair_price,
+        fair.ci95_lo,
+        fair.ci95_hi,
+        if fair.reference.is_some() { "the reference's" } else { "the target" }
+    );
+    let _ = writeln!(
+        out,
+        "{} trials, seed {seed}{}. The same seed always gives the same price; another seed gives a price within the \
+         interval about 95% of the time.\n",
+        group_digits(trials),
+        if fair.reference.is_some() {
+            "; both scenarios played the same trials on common random numbers, so the interval is that of the ratio of paired means (delta method)"
+        } else {
+            ""
+        }
+    );
+    let sets: Vec<(&str, &[RuleOption])> = run.rulesets.iter().map(|(t, r)| (t.as_str(), r.as_slice())).collect();
+    figures_and_stamp(&mut out, figures, &sets, command, files);
+    out
+}
+
+/// The 95% normal quantile, for intervals written out in text.
+pub(super) const Z95_TEXT: f64 = crate::mesbg::analysis::Z95;
+
+/// The sweep report: what was varied, every point's headline numbers, the charts, and how
+/// to reproduce it.
+pub fn sweep_markdown(run: &crate::tools::sweep::SweepRun, figures: &[Figure], files: &[String]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Sweep: {}\n", run.title);
+    let _ = writeln!(
+        out,
+        "{} points, {} trials each, seed {}. Every point plays the base scenario's random streams (common random \
+         numbers), so differences between neighbouring points come from the change, not the dice. Varied:\n",
+        run.rows.len(),
+        group_digits(run.trials),
+        run.seed
+    );
+    for (path, axis) in run.paths.iter().zip(&run.axes) {
+        let _ = writeln!(out, "- `{path}`: {}", axis.join(", "));
+    }
+    let metrics = headline_of(&run.metrics());
+    let _ = writeln!(out, "\n## Every point\n");
+    let mut header: Vec<String> = run.paths.iter().map(|p| format!("`{p}`")).collect();
+    header.extend(metrics.iter().map(|m| format!("`{}` (95% CI)", m.name)));
+    table_row(&mut out, &header);
+    table_row(&mut out, &header.iter().map(|_| "---".to_string()).collect::<Vec<_>>());
+    for row in &run.rows {
+        let mut cells = row.values.clone();
+        for m in &metrics {
+            let cell = row.summary.iter().find(|s| s.metric.name == m.name).map_or_else(String::new, |s| {
+                let (v, lo, hi) = headline_value(s);
+                format!("{v} ({lo} to {hi})")
+            });
+            cells.push(cell);
+        }
+        table_row(&mut out, &cells);
+    }
+    let _ = writeln!(out);
+    if figures.is_empty() && run.paths.len() > 2 {
+        let _ =
+            writeln!(out, "(Charts are drawn for sweeps of one or two fields; this one varies {}.)\n", run.paths.len());
+    }
+    figures_and_stamp(&mut out, figures, &[(run.title.as_str(), run.ruleset.as_slice())], &run.command, files);
+    out
+}

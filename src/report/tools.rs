@@ -1,0 +1,167 @@
+//! The report folders of the tools: paired comparison, balance and sweep.
+
+use super::*;
+
+/// Writes the paired comparison report into `dir`: `report.md`, `paired.csv` and
+/// `.parquet`, and difference charts (chances in percentage points, counts). Returns the
+/// files written.
+pub fn write_paired(dir: &Path, run: &crate::tools::paired::PairedRun) -> Result<Vec<PathBuf>, ReportError> {
+    let rows = &run.rows;
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let frame = crate::tools::paired::paired_frame(rows).map_err(frame_error("paired"))?;
+    let mut files = Vec::new();
+    let mut figures = Vec::new();
+    for (flags, stem, label, scale) in [
+        (true, "difference-chances", "A - B, percentage points", 100.0),
+        (false, "difference-counts", "A - B, per trial", 1.0),
+    ] {
+        let part: Vec<crate::tools::paired::Difference> =
+            rows.iter().filter(|d| d.metric.flag == flags).cloned().collect();
+        if part.is_empty() {
+            continue;
+        }
+        let part_frame = crate::tools::paired::paired_frame(&part).map_err(frame_error("paired"))?;
+        let title = if flags { "Change in chances (A - B)" } else { "Change in counts (A - B)" };
+        let chart = chart::difference::DifferenceChart::from_frame(&part_frame, title, label, scale)?;
+        let rendered = chart::render(&chart)?;
+        push_chart(&mut files, stem, rendered);
+        let listed: Vec<String> =
+            part.iter().map(|d| format!("{} {}", d.metric.name, document::difference_words(d))).collect();
+        figures.push(Figure {
+            stem: stem.to_string(),
+            caption: format!("{title}: each metric's paired difference with its 95% interval."),
+            alt: format!("Horizontal bar chart of differences. {}.", listed.join("; ")),
+        });
+    }
+    files.push(ReportFile {
+        name: "paired.csv".into(),
+        contents: Contents::Frame(frame.clone(), "paired", FrameFormat::Csv),
+    });
+    files.push(ReportFile {
+        name: "paired.parquet".into(),
+        contents: Contents::Frame(frame, "paired", FrameFormat::Parquet),
+    });
+    write_with_markdown(dir, files, |names| document::paired_markdown(run, &figures, names))
+}
+
+/// Writes the balance report into `dir`: `report.md`, `balance.csv` and the cost sweep
+/// chart. Returns the files written.
+pub fn write_balance(dir: &Path, run: &crate::tools::balance::BalanceRun) -> Result<Vec<PathBuf>, ReportError> {
+    use polars::prelude::*;
+    let (title, fair) = (run.title.as_str(), &run.fair);
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let s = &fair.scenario;
+    let frame = df!(
+        "scenario" => [title],
+        "price" => [s.price],
+        "points_destroyed" => [s.points_destroyed],
+        "points_destroyed_se" => [s.points_destroyed_se],
+        "efficiency" => [s.efficiency],
+        "kills_per_100_points" => [s.kills_per_100_points],
+        "reference_price" => [fair.reference.as_ref().map(|r| r.price)],
+        "reference_efficiency" => [fair.reference.as_ref().map(|r| r.efficiency)],
+        "target_efficiency" => [fair.target_efficiency],
+        "fair_price" => [fair.fair_price],
+        "fair_price_se" => [fair.fair_price_se],
+        "ci95_lo" => [fair.ci95_lo],
+        "ci95_hi" => [fair.ci95_hi],
+    )
+    .map_err(frame_error("balance"))?;
+    let sweep = crate::tools::balance::cost_sweep(fair, 80);
+    let chart = chart::cost::CostChart {
+        title: "Efficiency at each price".to_string(),
+        prices: sweep.iter().map(|x| x.0).collect(),
+        efficiency: sweep.iter().map(|x| x.1).collect(),
+        band: sweep.iter().map(|x| x.2).collect(),
+        target: fair.target_efficiency,
+        fair: (fair.fair_price, fair.ci95_lo, fair.ci95_hi),
+        current: fair.scenario.price,
+    };
+    let rendered = chart::render(&chart)?;
+    let figure = Figure {
+        stem: "cost-sweep".into(),
+        caption:
+            "The priced piece's efficiency (enemy points destroyed per point) as its price changes, with its 95% band; \
+                  the fair price is where it meets the efficiency to match."
+                .into(),
+        alt: format!(
+            "Line chart falling with price, crossing the target efficiency {:.3} at the fair price {:.1} points (95% CI {:.1} to {:.1}).",
+            fair.target_efficiency, fair.fair_price, fair.ci95_lo, fair.ci95_hi
+        ),
+    };
+    let mut files = Vec::new();
+    push_chart(&mut files, &figure.stem, rendered);
+    files
+        .push(ReportFile { name: "balance.csv".into(), contents: Contents::Frame(frame, "balance", FrameFormat::Csv) });
+    write_with_markdown(dir, files, |names| document::balance_markdown(run, &[figure], names))
+}
+
+/// Writes the sweep report into `dir`: `report.md`, `sweep.csv` and `.parquet`, and for one
+/// swept field a line chart per headline metric, for two a heatmap. Returns the files.
+pub fn write_sweep(dir: &Path, run: &crate::tools::sweep::SweepRun) -> Result<Vec<PathBuf>, ReportError> {
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let frame = run.frame().map_err(frame_error("sweep"))?;
+    let mut files = Vec::new();
+    let mut figures = Vec::new();
+    for m in document::headline_of(&run.metrics()) {
+        let summaries: Vec<&crate::engine::statistics::MetricSummary<crate::engine::MetricDef>> =
+            run.rows.iter().filter_map(|r| r.summary.iter().find(|s| s.metric.name == m.name)).collect();
+        let title = capitalise(&m.description);
+        let rendered = match run.paths.len() {
+            1 => chart::render(&chart::sweep_line::SweepLineChart {
+                title: title.clone(),
+                x_label: run.paths[0].clone(),
+                labels: run.axes[0].clone(),
+                mean: summaries.iter().map(|s| s.mean).collect(),
+                band: summaries.iter().map(|s| (s.ci95_lo, s.ci95_hi)).collect(),
+                probability: m.flag,
+            })?,
+            2 => {
+                let (nx, ny) = (run.axes[0].len(), run.axes[1].len());
+                // Points run with the first field slowest: point (i, j) is i * ny + j.
+                let cells = (0..ny).map(|j| (0..nx).map(|i| summaries[i * ny + j].mean).collect()).collect();
+                chart::render(&chart::sweep_heatmap::SweepHeatmapChart {
+                    title: title.clone(),
+                    x_label: run.paths[0].clone(),
+                    y_label: run.paths[1].clone(),
+                    columns: run.axes[0].clone(),
+                    rows: run.axes[1].clone(),
+                    cells,
+                    probability: m.flag,
+                })?
+            }
+            _ => continue,
+        };
+        let stem = format!("sweep-{}", m.name);
+        push_chart(&mut files, &stem, rendered);
+        let listed: Vec<String> = run
+            .rows
+            .iter()
+            .zip(&summaries)
+            .map(|(r, s)| format!("{}: {}", r.values.join(", "), document::headline_value(s).0))
+            .collect();
+        figures.push(Figure {
+            stem,
+            caption: format!(
+                "{title} (`{}`) at each point of the sweep{}.",
+                m.name,
+                if run.paths.len() == 1 { ", with its 95% band" } else { "" }
+            ),
+            alt: format!(
+                "{} of {}. {}.",
+                if run.paths.len() == 1 { "Line chart" } else { "Heatmap" },
+                m.description,
+                listed.join("; ")
+            ),
+        });
+    }
+    files.push(ReportFile {
+        name: "sweep.csv".into(),
+        contents: Contents::Frame(frame.clone(), "sweep", FrameFormat::Csv),
+    });
+    files.push(ReportFile {
+        name: "sweep.parquet".into(),
+        contents: Contents::Frame(frame, "sweep", FrameFormat::Parquet),
+    });
+    write_with_markdown(dir, files, |names| document::sweep_markdown(run, &figures, names))
+}
