@@ -11,8 +11,8 @@ pub(super) fn validate(files: &[PathBuf], output: &OutputOptions) -> Result<()> 
     let mut results = Vec::new();
     for file in files {
         let name = file.display().to_string();
-        let (summary, details, system) = match load_any(Some(file)) {
-            Ok(Loaded::Battlesystem(s)) => (battlesystem::describe(&s), Vec::new(), "battlesystem"),
+        let (summary, details, system, hash) = match load_any(Some(file)) {
+            Ok(Loaded::Battlesystem(s)) => (battlesystem::describe(&s), Vec::new(), "battlesystem", s.hash()),
             Ok(Loaded::Mesbg(s)) => {
                 let plan = plan::compile(&s);
                 let summary = format!(
@@ -21,7 +21,7 @@ pub(super) fn validate(files: &[PathBuf], output: &OutputOptions) -> Result<()> 
                     plan.models_on_path(),
                     if plan.breakthrough_possible { ", breakthrough possible" } else { "" }
                 );
-                (summary, support_lines(&plan), "mesbg")
+                (summary, support_lines(&plan), "mesbg", s.hash())
             }
             Err(e) => {
                 let problems = match &e {
@@ -43,7 +43,8 @@ pub(super) fn validate(files: &[PathBuf], output: &OutputOptions) -> Result<()> 
             }
         }
         results.push(serde_json::json!({
-            "file": name, "ok": true, "system": system, "summary": summary, "details": details, "problems": [],
+            "file": name, "ok": true, "system": system, "scenario_hash": format!("{hash:016x}"), "summary": summary,
+            "details": details, "problems": [],
         }));
     }
     let value =
