@@ -432,3 +432,19 @@ fn every_command_takes_out_quiet_and_json_for_both_systems() {
         }
     }
 }
+
+#[test]
+fn runs_of_several_battlesystem_files_get_a_side_by_side_comparison() {
+    let dir = tempfile::tempdir().unwrap();
+    let dragon = example("scenarios/battlesystem/dragon-with-crew.toml");
+    ok(&["run", &example(BATTLE_CHARGE), &dragon, "--trials", "20000", "--out", "two", "-q"], dir.path());
+    let cmp = dir.path().join("two/comparison");
+    let csv = std::fs::read_to_string(cmp.join("comparison.csv")).unwrap();
+    // Both runs, every shared headline metric; the categorical morale is not a mean.
+    assert!(csv.lines().filter(|l| l.contains(",target_routed,")).count() == 2, "{csv}");
+    assert!(!csv.contains("target_morale"), "{csv}");
+    let md = std::fs::read_to_string(cmp.join("report.md")).unwrap();
+    // Units differ between the scenarios, so headings use the metric's own words.
+    assert!(md.contains("## Target routed") && !md.contains("## Pikemen routed"), "{md}");
+    assert!(cmp.join("comparison-target_routed.png").is_file());
+}

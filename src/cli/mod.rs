@@ -377,11 +377,11 @@ fn load_any(file: Option<&Path>) -> Result<Loaded, ScenarioError> {
 }
 
 /// The folder name of a comparison: `compare-` and the scenarios' slugs, kept short.
-fn comparison_slug(scenarios: &[Scenario]) -> String {
+fn comparison_slug(slugs: &[String]) -> String {
     let mut slug = String::from("compare");
-    for s in scenarios {
+    for s in slugs {
         slug.push_str("--");
-        slug.extend(s.slug().chars().take(24));
+        slug.extend(s.chars().take(24));
     }
     slug.chars().take(120).collect()
 }

@@ -80,10 +80,11 @@ pub(super) fn run(args: RunArgs) -> Result<()> {
             }
         };
     }
-    let mut records = Vec::with_capacity(loaded.len());
-    let mut scenarios = Vec::new();
+    let mut compared: Vec<report::ComparedRun> = Vec::with_capacity(loaded.len());
+    let mut slugs = Vec::new();
     for (scenario, file) in loaded.iter().zip(&files) {
         let source = scenario.source(*file);
+        slugs.push(source.slug.clone());
         let out = match (&args.play.out, loaded.len()) {
             (Some(dir), 1) => dir.clone(),
             (Some(dir), _) => dir.join(&source.slug),
@@ -105,8 +106,7 @@ pub(super) fn run(args: RunArgs) -> Result<()> {
                 record.precision = played.precision;
                 record.terrain_readings = report::terrain_readings(s);
                 finish_mesbg(&record, *file, &out, &args, &pool, &plan, source.hash)?;
-                records.push(record);
-                scenarios.push((**s).clone());
+                compared.push((&record).into());
             }
             Loaded::Battlesystem(s) => {
                 let plan = crate::battlesystem::resolve::compile(s);
@@ -124,15 +124,16 @@ pub(super) fn run(args: RunArgs) -> Result<()> {
                     write_trials(&plan, Streams::new(record.seed, source.hash), record.trials, path, &pool)?;
                 }
                 battlesystem::finish(&record, &source, &out, &args)?;
+                compared.push((&record).into());
             }
         }
     }
-    if records.len() > 1 {
+    if compared.len() > 1 {
         let dir = match &args.play.out {
             Some(dir) => dir.join("comparison"),
-            None => PathBuf::from("reports").join(comparison_slug(&scenarios)),
+            None => PathBuf::from("reports").join(comparison_slug(&slugs)),
         };
-        let written = report::write_comparison(&dir, &records)?;
+        let written = report::write_comparison(&dir, &compared)?;
         if !args.play.quiet && !args.play.json {
             out!("comparison: {} ({} files)", dir.join("report.md").display(), written.len());
         }

@@ -187,3 +187,14 @@ pub fn distribution_frame<M: MetricName>(rows: &[DistributionRow<M>]) -> PolarsR
         "p_at_least_hi" => rows.iter().map(|r| r.p_at_least_hi).collect::<Vec<_>>(),
     )
 }
+
+/// One metric of several scenarios side by side: scenario, metric, mean, ci95_lo, ci95_hi.
+pub fn comparison_frame<M: MetricName>(rows: &[(String, MetricSummary<M>)]) -> PolarsResult<DataFrame> {
+    df!(
+        "scenario" => rows.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(),
+        "metric" => rows.iter().map(|r| r.1.metric.metric_name()).collect::<Vec<_>>(),
+        "mean" => rows.iter().map(|r| r.1.mean).collect::<Vec<_>>(),
+        "ci95_lo" => rows.iter().map(|r| r.1.ci95_lo).collect::<Vec<_>>(),
+        "ci95_hi" => rows.iter().map(|r| r.1.ci95_hi).collect::<Vec<_>>(),
+    )
+}

@@ -9,8 +9,8 @@ use polars::prelude::*;
 use serde::Serialize;
 
 pub use statistics::{
-    MetricName, Z95, distribution_frame, exact_rows, exact_summary, histogram_distribution, summarize_histogram,
-    summary_frame, wilson,
+    MetricName, Z95, comparison_frame, distribution_frame, exact_rows, exact_summary, histogram_distribution,
+    summarize_histogram, summary_frame, wilson,
 };
 
 /// One MESBG metric's headline statistics.
@@ -177,17 +177,6 @@ pub fn impact_chain_frame(rows: &[ChainStep]) -> PolarsResult<DataFrame> {
         "p_stopped_lo" => rows.iter().map(|r| r.p_stopped_lo).collect::<Vec<_>>(),
         "p_stopped_hi" => rows.iter().map(|r| r.p_stopped_hi).collect::<Vec<_>>(),
         "p_stopped_exact" => rows.iter().map(|r| r.p_stopped_exact).collect::<Vec<_>>(),
-    )
-}
-
-/// One metric of several scenarios side by side: scenario, metric, mean, ci95_lo, ci95_hi.
-pub fn comparison_frame(rows: &[(String, MetricSummary)]) -> PolarsResult<DataFrame> {
-    df!(
-        "scenario" => rows.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(),
-        "metric" => rows.iter().map(|r| r.1.metric.name()).collect::<Vec<_>>(),
-        "mean" => rows.iter().map(|r| r.1.mean).collect::<Vec<_>>(),
-        "ci95_lo" => rows.iter().map(|r| r.1.ci95_lo).collect::<Vec<_>>(),
-        "ci95_hi" => rows.iter().map(|r| r.1.ci95_hi).collect::<Vec<_>>(),
     )
 }
 

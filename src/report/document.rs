@@ -385,12 +385,11 @@ fn terrain_section(out: &mut String, record: &RunRecord) {
     }
 }
 
-/// The text of the comparison report of several runs: a table per headline metric, the
-/// charts, and each run's reproduction command.
-pub fn comparison_markdown(records: &[RunRecord], figures: &[Figure], files: &[String]) -> String {
+/// The side-by-side comparison report of several runs (of either system).
+pub fn comparison_markdown(runs: &[crate::report::ComparedRun], figures: &[Figure], files: &[String]) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "# Comparison of {} scenarios\n", records.len());
-    for (i, r) in records.iter().enumerate() {
+    let _ = writeln!(out, "# Comparison of {} scenarios\n", runs.len());
+    for (i, r) in runs.iter().enumerate() {
         let _ = writeln!(
             out,
             "{}. **{}** (`{}`, {} trials, seed {})",
@@ -405,28 +404,31 @@ pub fn comparison_markdown(records: &[RunRecord], figures: &[Figure], files: &[S
         out,
         "\nEach scenario ran on its own random streams: differences smaller than the intervals may be chance.\n"
     );
-    for metric in shared_metrics(records) {
-        let _ = writeln!(out, "## {}\n", capitalised(metric.describe()));
+    let shared = crate::report::shared_headline(runs);
+    if shared.is_empty() {
+        let _ = writeln!(out, "The scenarios share no headline metric (they may be of different rule systems).\n");
+    }
+    for metric in shared {
+        let _ = writeln!(out, "## {}\n", capitalised(&metric.description));
         table_row(&mut out, &["scenario".into(), "mean".into(), "95% CI".into()]);
         table_row(&mut out, &["---".into(), "---:".into(), "---".into()]);
-        for r in records {
-            if let Some(s) = r.summary.iter().find(|s| s.metric == metric) {
+        for r in runs {
+            if let Some(s) = r.summary.iter().find(|s| s.metric.name == metric.name) {
                 let (value, lo, hi) = headline_value(s);
                 table_row(&mut out, &[r.title.clone(), value, format!("{lo} to {hi}")]);
             }
         }
-        if let Some((i, f)) =
-            figures.iter().enumerate().find(|(_, f)| f.stem == format!("comparison-{}", metric.name()))
+        if let Some((i, f)) = figures.iter().enumerate().find(|(_, f)| f.stem == format!("comparison-{}", metric.name))
         {
             let _ = writeln!(out, "\n![{}]({}.png)\n", f.alt, f.stem);
             let _ = writeln!(out, "*Figure {}. {}* ([SVG]({}.svg))", i + 1, f.caption, f.stem);
         }
         let _ = writeln!(out);
     }
-    let sets: Vec<(&str, &[RuleOption])> = records.iter().map(|r| (r.title.as_str(), r.ruleset.as_slice())).collect();
+    let sets: Vec<(&str, &[RuleOption])> = runs.iter().map(|r| (r.title.as_str(), r.ruleset.as_slice())).collect();
     ruleset_section(&mut out, &sets);
     let _ = writeln!(out, "\n## Reproduce\n\n```sh");
-    for r in records {
+    for r in runs {
         let _ = writeln!(out, "{}", r.command);
     }
     let _ = writeln!(out, "```\n");
@@ -464,11 +466,6 @@ pub fn headline_of(metrics: &[crate::engine::MetricDef]) -> Vec<crate::engine::M
         .chain(BATTLESYSTEM_HEADLINE)
         .filter_map(|name| metrics.iter().find(|m| m.name == name).cloned())
         .collect()
-}
-
-/// The headline metrics every record reports, in headline order.
-pub fn shared_metrics(records: &[RunRecord]) -> Vec<Metric> {
-    HEADLINE.into_iter().filter(|m| records.iter().all(|r| r.summary.iter().any(|s| s.metric == *m))).collect()
 }
 
 #[cfg(test)]

@@ -294,29 +294,123 @@ pub fn write_report(dir: &Path, record: &RunRecord) -> Result<Vec<PathBuf>, Repo
     write_with_markdown(dir, files, |names| document::report_markdown(record, &figures, names))
 }
 
-/// Writes the comparison report of several runs into `dir`: `report.md`, one chart per
-/// shared headline metric (PNG and SVG), and `comparison.csv`. Returns the files written.
-pub fn write_comparison(dir: &Path, records: &[RunRecord]) -> Result<Vec<PathBuf>, ReportError> {
+/// One finished run as a side-by-side comparison shows it, whichever rule system played it.
+#[derive(Clone, Debug)]
+pub struct ComparedRun {
+    /// The scenario's title.
+    pub title: String,
+    /// The scenario file.
+    pub scenario_file: String,
+    /// Trials and seed.
+    pub trials: u64,
+    /// Seed.
+    pub seed: u64,
+    /// The command that reproduces it.
+    pub command: String,
+    /// Its rule options and policies.
+    pub ruleset: Vec<crate::input::RuleOption>,
+    /// Every metric's statistics.
+    pub summary: Vec<crate::engine::statistics::MetricSummary<crate::engine::MetricDef>>,
+}
+
+impl From<&RunRecord> for ComparedRun {
+    fn from(r: &RunRecord) -> Self {
+        use crate::engine::MetricKind;
+        Self {
+            title: r.title.clone(),
+            scenario_file: r.scenario_file.clone(),
+            trials: r.trials,
+            seed: r.seed,
+            command: r.command.clone(),
+            ruleset: r.ruleset.clone(),
+            summary: r.summary.iter().map(|s| with_def(s, s.metric.def())).collect(),
+        }
+    }
+}
+
+impl From<&battlesystem::BattleRecord> for ComparedRun {
+    fn from(r: &battlesystem::BattleRecord) -> Self {
+        Self {
+            title: r.scenario.title.clone(),
+            scenario_file: r.scenario_file.clone(),
+            trials: r.trials,
+            seed: r.seed,
+            command: r.command.clone(),
+            ruleset: r.scenario.rules.ruleset(),
+            summary: r
+                .summary
+                .iter()
+                .zip(&r.metrics.defs)
+                .filter(|(_, d)| d.labels.is_empty())
+                .map(|(s, d)| with_def(s, d.clone()))
+                .collect(),
+        }
+    }
+}
+
+/// A summary row with its metric named by `def`.
+fn with_def<M>(
+    s: &crate::engine::statistics::MetricSummary<M>,
+    def: crate::engine::MetricDef,
+) -> crate::engine::statistics::MetricSummary<crate::engine::MetricDef> {
+    crate::engine::statistics::MetricSummary {
+        metric: def,
+        mean: s.mean,
+        sd: s.sd,
+        se: s.se,
+        ci95_lo: s.ci95_lo,
+        ci95_hi: s.ci95_hi,
+    }
+}
+
+/// The headline metrics every compared run reports, in headline order (described in words
+/// every run shares).
+pub fn shared_headline(runs: &[ComparedRun]) -> Vec<crate::engine::MetricDef> {
+    let Some(first) = runs.first() else { return Vec::new() };
+    let defs: Vec<crate::engine::MetricDef> = first
+        .summary
+        .iter()
+        .map(|s| s.metric.clone())
+        .filter(|m| runs.iter().all(|r| r.summary.iter().any(|s| s.metric.name == m.name)))
+        .map(|mut m| {
+            // A description naming one scenario's unit ("Pikemen routed") would mislead
+            // beside another's ("Knights routed"): then the metric's own name says it.
+            let same = runs.iter().all(|r| r.summary.iter().any(|s| s.metric == m));
+            if !same {
+                m.description = m.name.replace(['_', '.'], " ");
+            }
+            m
+        })
+        .collect();
+    document::headline_of(&defs)
+}
+
+/// Writes the side-by-side comparison of several runs (of either system) into `dir`:
+/// `report.md`, `comparison.csv` and a chart per headline metric they all report.
+pub fn write_comparison(dir: &Path, runs: &[ComparedRun]) -> Result<Vec<PathBuf>, ReportError> {
     let frame_error = |what| move |source| ReportError::Frame { what, source };
-    let mut rows: Vec<(String, MetricSummary)> = Vec::new();
+    type Row = (String, crate::engine::statistics::MetricSummary<crate::engine::MetricDef>);
+    let mut rows: Vec<Row> = Vec::new();
     let mut figures = Vec::new();
     let mut files = Vec::new();
-    for metric in document::shared_metrics(records) {
-        let metric_rows: Vec<(String, MetricSummary)> = records
+    for metric in shared_headline(runs) {
+        let metric_rows: Vec<Row> = runs
             .iter()
-            .filter_map(|r| r.summary.iter().find(|s| s.metric == metric).map(|s| (r.title.clone(), s.clone())))
+            .filter_map(|r| {
+                r.summary.iter().find(|s| s.metric.name == metric.name).map(|s| (r.title.clone(), s.clone()))
+            })
             .collect();
         let frame = analysis::comparison_frame(&metric_rows).map_err(frame_error("comparison"))?;
-        let title = capitalise(metric.describe());
-        let chart = chart::comparison::ComparisonChart::from_frame(&frame, &title, metric.is_flag())?;
+        let title = capitalise(&metric.description);
+        let chart = chart::comparison::ComparisonChart::from_frame(&frame, &title, metric.flag)?;
         let rendered = chart::render(&chart)?;
-        let stem = format!("comparison-{}", metric.name());
+        let stem = format!("comparison-{}", metric.name);
         push_chart(&mut files, &stem, rendered);
         let listed: Vec<String> =
             metric_rows.iter().map(|(name, s)| format!("{name}: {}", document::headline_value(s).0)).collect();
         figures.push(Figure {
             stem,
-            caption: format!("{title} (`{}`) in each scenario, with 95% whiskers.", metric.name()),
+            caption: format!("{title} (`{}`) in each scenario, with 95% whiskers.", metric.name),
             alt: format!("Horizontal bar chart. {}.", listed.join("; ")),
         });
         rows.extend(metric_rows);
@@ -326,7 +420,7 @@ pub fn write_comparison(dir: &Path, records: &[RunRecord]) -> Result<Vec<PathBuf
         name: "comparison.csv".into(),
         contents: Contents::Frame(frame, "comparison", FrameFormat::Csv),
     });
-    write_with_markdown(dir, files, |names| document::comparison_markdown(records, &figures, names))
+    write_with_markdown(dir, files, |names| document::comparison_markdown(runs, &figures, names))
 }
 
 /// Writes per-trial rows (`trial` and one column per reported metric) as Parquet to
