@@ -6,59 +6,50 @@ use crate::engine::RuleSystem;
 use crate::tools::balance::Pricing;
 
 /// What a balance needs from each scenario, whichever rule system it is.
-struct Priced<'a, S> {
+struct Priced<'a, P> {
     title: String,
     slug: String,
-    ruleset: Vec<crate::mesbg::scenario::RuleOption>,
-    plan: S,
+    ruleset: Vec<crate::input::RuleOption>,
+    plan: P,
     pricing: Pricing,
     source: run::Source<'a>,
 }
 
-/// Compiles and prices a scenario of either system (`price`: the field, or the system's
+/// Compiles and prices a scenario of system `S` (`price`: the field, or the system's
 /// default when `None`).
-fn priced_mesbg<'a>(s: &Scenario, file: &'a Path, price: Option<&str>) -> Result<Priced<'a, Plan>> {
-    let plan = plan::compile(s);
-    let pricing = crate::tools::balance::pricing(s, &plan, price.unwrap_or("chariot.points"))?;
-    let source = Loaded::Mesbg(Box::new(s.clone())).source(Some(file));
-    Ok(Priced { title: s.title.clone(), slug: s.slug(), ruleset: s.ruleset(), plan, pricing, source })
-}
-
-fn priced_battlesystem<'a>(
-    s: &BattleScenario,
-    file: &'a Path,
-    price: Option<&str>,
-) -> Result<Priced<'a, crate::battlesystem::resolve::BattlePlan>> {
-    let plan = crate::battlesystem::resolve::compile(s);
-    let pricing = crate::tools::balance::battle_pricing(s, &plan, price)?;
-    let source = Loaded::Battlesystem(Box::new(s.clone())).source(Some(file));
-    Ok(Priced { title: s.title.clone(), slug: s.slug(), ruleset: s.rules.ruleset(), plan, pricing, source })
+fn priced<'a, S: System>(s: &S::Scenario, file: &'a Path, price: Option<&str>) -> Result<Priced<'a, S::Plan>> {
+    let plan = S::compile(s);
+    let pricing = S::pricing(s, &plan, price)?;
+    let facts = S::facts(s);
+    Ok(Priced {
+        title: facts.title,
+        slug: facts.slug,
+        ruleset: facts.ruleset,
+        plan,
+        pricing,
+        source: run::Source::of::<S>(s, Some(file)),
+    })
 }
 
 pub(super) fn balance(args: BalanceArgs) -> Result<()> {
-    let price = args.price.as_deref();
-    let reference = args.against.as_deref().map(|p| load_any(Some(p)).map(|l| (l, p))).transpose()?;
-    match (load_any(Some(&args.file))?, reference) {
-        (Loaded::Mesbg(a), None) => balance_of(&args, priced_mesbg(&a, &args.file, price)?, None),
-        (Loaded::Mesbg(a), Some((Loaded::Mesbg(r), path))) => {
-            balance_of(&args, priced_mesbg(&a, &args.file, price)?, Some(priced_mesbg(&r, path, price)?))
-        }
-        (Loaded::Battlesystem(a), None) => balance_of(&args, priced_battlesystem(&a, &args.file, price)?, None),
-        (Loaded::Battlesystem(a), Some((Loaded::Battlesystem(r), path))) => {
-            // Each side prices its own acting unit (an explicit field names A's).
-            let own = priced_battlesystem(&r, path, None)?;
-            balance_of(&args, priced_battlesystem(&a, &args.file, price)?, Some(own))
-        }
-        _ => Err(UnsupportedRequest(
-            "balance prices a scenario against a reference of the same rule system (their trials share random \
-             streams); the two files are of different systems (MESBG and BATTLESYSTEM)"
-                .into(),
-        )
-        .into()),
-    }
+    on_system!(load_any(Some(&args.file))?, balance_system(&args))
 }
 
-fn balance_of<S: RuleSystem>(args: &BalanceArgs, a: Priced<S>, reference: Option<Priced<S>>) -> Result<()> {
+fn balance_system<S: System>(a: S::Scenario, args: &BalanceArgs) -> Result<()> {
+    let reference = match args.against.as_deref() {
+        Some(path) => {
+            let r = S::take(load_any(Some(path))?)
+                .ok_or_else(|| UnsupportedRequest(format!("balance {}", compare::DIFFERENT_SYSTEMS)))?;
+            // Each side prices its own acting piece by its system's default field; an
+            // explicit --price names A's.
+            Some(priced::<S>(&r, path, None)?)
+        }
+        None => None,
+    };
+    balance_of(args, priced::<S>(&a, &args.file, args.price.as_deref())?, reference)
+}
+
+fn balance_of<P: RuleSystem>(args: &BalanceArgs, a: Priced<P>, reference: Option<Priced<P>>) -> Result<()> {
     let (seed, trials) = a.source.seed_and_trials(&args.play);
     let pool = args.play.pool()?;
     let streams = Streams::new(seed, a.source.hash);

@@ -28,9 +28,9 @@ pub(super) fn describe(scenario: &BattleScenario) -> String {
 }
 
 /// Writes a BATTLESYSTEM run's report and says what was written.
-pub(super) fn finish(record: &BattleRecord, source: &super::run::Source, out: &Path, args: &RunArgs) -> Result<()> {
+pub(super) fn finish(record: &BattleRecord, file: Option<&Path>, out: &Path, args: &RunArgs) -> Result<()> {
     let written = battlesystem_report::write_report(out, record)?;
-    let file_arg = source.file.map(|f| format!(" {}", shell_quote(&f.display().to_string()))).unwrap_or_default();
+    let file_arg = file.map(|f| format!(" {}", shell_quote(&f.display().to_string()))).unwrap_or_default();
     for a in record.disagreements() {
         eprintln!(
             "WARNING: {} disagrees with its exact value {:.6} (z = {:+.1}): a rule or the engine is wrong. \

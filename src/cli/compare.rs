@@ -4,16 +4,11 @@
 use super::*;
 use crate::engine::RuleSystem;
 
-/// What a comparison needs from each side's scenario, whichever rule system it is.
-struct Side {
-    title: String,
-    file: String,
-    slug: String,
-    ruleset: Vec<crate::mesbg::scenario::RuleOption>,
-}
+/// Why two scenarios of different systems cannot be paired.
+pub(super) const DIFFERENT_SYSTEMS: &str = "pairs two scenarios of one rule system (their trials share random streams); \
+     the two files are of different systems (MESBG and BATTLESYSTEM)";
 
 pub(super) fn compare(args: CompareArgs) -> Result<()> {
-    let a = load_any(Some(&args.a))?;
     let sets = args.sets.iter().map(|s| crate::tools::sweep::parse_set(s)).collect::<Result<Vec<_>, _>>()?;
     if let Some(many) = sets.iter().find(|s| s.values.len() != 1) {
         return Err(crate::tools::sweep::SweepError::BadSet {
@@ -22,64 +17,32 @@ pub(super) fn compare(args: CompareArgs) -> Result<()> {
         }
         .into());
     }
+    on_system!(load_any(Some(&args.a))?, compare_of(&args, &sets))
+}
+
+/// B (another file of the same system, or A with the `--set` fields), then the paired run.
+fn compare_of<S: System>(a: S::Scenario, args: &CompareArgs, sets: &[crate::tools::sweep::Assignment]) -> Result<()> {
     let b = match (&args.b, sets.is_empty()) {
-        (Some(path), true) => load_any(Some(path))?,
+        (Some(path), true) => {
+            S::take(load_any(Some(path))?).ok_or_else(|| UnsupportedRequest(format!("compare {DIFFERENT_SYSTEMS}")))?
+        }
         (None, false) => {
             let text = scenario_text(Some(&args.a))?;
-            match &a {
-                Loaded::Mesbg(s) => {
-                    Loaded::Mesbg(Box::new(crate::tools::sweep::points(&text, &s.file, &sets)?.remove(0).scenario))
-                }
-                Loaded::Battlesystem(s) => Loaded::Battlesystem(Box::new(
-                    crate::tools::sweep::points_of(
-                        &text,
-                        &s.file,
-                        &sets,
-                        &toml::Table::new(),
-                        crate::battlesystem::scenario::parse,
-                    )?
-                    .remove(0)
-                    .scenario,
-                )),
-            }
+            let mut points =
+                crate::tools::sweep::points_of(&text, &S::facts(&a).name, sets, &S::profile_library(), S::parse)?;
+            points.remove(0).scenario
         }
         _ => anyhow::bail!("compare takes A.toml B.toml, or A.toml with --set PATH=VALUE to make B (not both)"),
     };
-    let source = a.source(Some(&args.a));
-    match (&a, &b) {
-        (Loaded::Mesbg(sa), Loaded::Mesbg(sb)) => {
-            let side = |s: &Scenario| Side {
-                title: s.title.clone(),
-                file: s.file.clone(),
-                slug: s.slug(),
-                ruleset: s.ruleset(),
-            };
-            compare_plans(&args, &source, [side(sa), side(sb)], &plan::compile(sa), &plan::compile(sb))
-        }
-        (Loaded::Battlesystem(sa), Loaded::Battlesystem(sb)) => {
-            let side = |s: &BattleScenario| Side {
-                title: s.title.clone(),
-                file: s.file.clone(),
-                slug: s.slug(),
-                ruleset: s.rules.ruleset(),
-            };
-            let compile = crate::battlesystem::resolve::compile;
-            compare_plans(&args, &source, [side(sa), side(sb)], &compile(sa), &compile(sb))
-        }
-        _ => Err(UnsupportedRequest(
-            "compare pairs two scenarios of one rule system (their trials share random streams); A and B are of \
-             different systems (MESBG and BATTLESYSTEM)"
-                .into(),
-        )
-        .into()),
-    }
+    let source = run::Source::of::<S>(&a, Some(&args.a));
+    compare_plans(args, &source, [S::facts(&a), S::facts(&b)], &S::compile(&a), &S::compile(&b))
 }
 
 /// Plays both plans on A's streams, trial by trial, and writes the paired report.
 fn compare_plans<S: RuleSystem>(
     args: &CompareArgs,
     a: &run::Source,
-    sides: [Side; 2],
+    sides: [system::Facts; 2],
     plan_a: &S,
     plan_b: &S,
 ) -> Result<()> {
@@ -126,7 +89,7 @@ fn compare_plans<S: RuleSystem>(
     let run = crate::tools::paired::PairedRun {
         rulesets: [side_a.ruleset, side_b.ruleset],
         titles: [side_a.title.clone(), side_b.title.clone()],
-        files: [side_a.file, side_b.file],
+        files: [side_a.name, side_b.name],
         trials,
         seed,
         rows: crate::tools::paired::differences(&sums),

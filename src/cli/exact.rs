@@ -3,12 +3,17 @@
 use super::*;
 
 pub(super) fn exact(file: Option<&Path>, output: &OutputOptions) -> Result<()> {
+    on_system!(load_any(file)?, exact_of(output))
+}
+
+fn exact_of<S: System>(scenario: S::Scenario, output: &OutputOptions) -> Result<()> {
+    S::exact(&scenario, output)
+}
+
+/// `exact` for a MESBG scenario: the joint distribution of every metric.
+pub(super) fn exact_mesbg(scenario: &Scenario, output: &OutputOptions) -> Result<()> {
     let (out, json, quiet) = (output.out.clone(), output.json, output.quiet);
-    let scenario = match load_any(file)? {
-        Loaded::Mesbg(s) => *s,
-        Loaded::Battlesystem(s) => return exact_battlesystem(&s, output),
-    };
-    let plan = plan::compile(&scenario);
+    let plan = plan::compile(scenario);
     let started = Instant::now();
     let result = crate::mesbg::exact::exact(&plan);
     let elapsed = started.elapsed().as_secs_f64();
@@ -33,9 +38,9 @@ pub(super) fn exact(file: Option<&Path>, output: &OutputOptions) -> Result<()> {
             return Ok(());
         }
     };
-    let written = report::write_exact(&dir, &scenario, &plan, &distribution, elapsed)?;
+    let written = report::write_exact(&dir, scenario, &plan, &distribution, elapsed)?;
     if json {
-        out!("{}", serde_json::to_string_pretty(&report::exact_json(&scenario, &plan, &distribution, elapsed))?);
+        out!("{}", serde_json::to_string_pretty(&report::exact_json(scenario, &plan, &distribution, elapsed))?);
         return Ok(());
     }
     if quiet {
@@ -58,7 +63,7 @@ pub(super) fn exact(file: Option<&Path>, output: &OutputOptions) -> Result<()> {
 }
 
 /// `exact` for a BATTLESYSTEM scenario: the joint distribution of a charge's metrics.
-fn exact_battlesystem(scenario: &BattleScenario, output: &OutputOptions) -> Result<()> {
+pub(super) fn exact_battlesystem(scenario: &BattleScenario, output: &OutputOptions) -> Result<()> {
     let (out, json, quiet) = (output.out.clone(), output.json, output.quiet);
     let plan = crate::battlesystem::resolve::compile(scenario);
     let started = Instant::now();

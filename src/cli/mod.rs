@@ -18,6 +18,7 @@ mod exact;
 mod replay;
 mod run;
 mod sweep;
+mod system;
 mod validate;
 
 use crate::battlesystem::scenario::{BattleScenario, SystemField, system_of};
@@ -41,6 +42,7 @@ use exact::exact;
 use replay::replay;
 use run::{merge, run};
 use sweep::sweep;
+use system::{System, on_system};
 use validate::validate;
 
 /// Odds for tabletop-wargame chariots by Monte Carlo simulation.

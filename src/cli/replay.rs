@@ -6,12 +6,17 @@ use super::*;
 pub(super) const REPLAY_SCHEMA: &str = "charioteer.replay/1";
 
 pub(super) fn replay(file: Option<&Path>, trial: u64, seed: Option<u64>, output: &OutputOptions) -> Result<()> {
-    let scenario = match load_any(file)? {
-        Loaded::Battlesystem(s) => return battlesystem::replay(&s, trial, seed, output),
-        Loaded::Mesbg(s) => *s,
-    };
+    on_system!(load_any(file)?, replay_of(trial, seed, output))
+}
+
+fn replay_of<S: System>(scenario: S::Scenario, trial: u64, seed: Option<u64>, output: &OutputOptions) -> Result<()> {
+    S::replay(&scenario, trial, seed, output)
+}
+
+/// `replay` for a MESBG scenario.
+pub(super) fn replay_mesbg(scenario: &Scenario, trial: u64, seed: Option<u64>, output: &OutputOptions) -> Result<()> {
     let seed = seed.unwrap_or(scenario.seed);
-    let plan = plan::compile(&scenario);
+    let plan = plan::compile(scenario);
     let streams = Streams::new(seed, scenario.hash());
     let (outcome, events) = resolve::replay(&plan, streams, trial);
     let metrics: serde_json::Map<String, serde_json::Value> =

@@ -35,17 +35,11 @@ impl Source<'_> {
     }
 }
 
-impl Loaded {
-    /// The shared tools' view of the scenario.
-    pub(super) fn source<'a>(&self, file: Option<&'a Path>) -> Source<'a> {
-        match self {
-            Loaded::Mesbg(s) => {
-                Source { file, name: s.file.clone(), hash: s.hash(), seed: s.seed, trials: s.trials, slug: s.slug() }
-            }
-            Loaded::Battlesystem(s) => {
-                Source { file, name: s.file.clone(), hash: s.hash(), seed: s.seed, trials: s.trials, slug: s.slug() }
-            }
-        }
+impl<'a> Source<'a> {
+    /// The shared tools' view of a scenario of system `S`.
+    pub(super) fn of<S: System>(scenario: &S::Scenario, file: Option<&'a Path>) -> Self {
+        let f = S::facts(scenario);
+        Source { file, name: f.name, hash: f.hash, seed: f.seed, trials: f.trials, slug: f.slug }
     }
 }
 
@@ -72,61 +66,16 @@ pub(super) fn run(args: RunArgs) -> Result<()> {
             args.trials_out.is_none() && args.precision.target_ci.is_none(),
             "--shard plays part of one scenario's fixed number of trials: give it without --trials-out or --target-ci"
         );
-        let source = loaded[0].source(files[0]);
-        return match &loaded[0] {
-            Loaded::Mesbg(s) => run_shard(&plan::compile(s), &source, shard, &args, &pool),
-            Loaded::Battlesystem(s) => {
-                run_shard(&crate::battlesystem::resolve::compile(s), &source, shard, &args, &pool)
-            }
-        };
+        let Some(first) = loaded.into_iter().next() else { anyhow::bail!("no scenario to run") };
+        return on_system!(first, run_shard(files[0], shard, &args, &pool));
     }
+    let many = loaded.len() > 1;
     let mut compared: Vec<report::ComparedRun> = Vec::with_capacity(loaded.len());
     let mut slugs = Vec::new();
-    for (scenario, file) in loaded.iter().zip(&files) {
-        let source = scenario.source(*file);
-        slugs.push(source.slug.clone());
-        let out = match (&args.play.out, loaded.len()) {
-            (Some(dir), 1) => dir.clone(),
-            (Some(dir), _) => dir.join(&source.slug),
-            (None, _) => PathBuf::from("reports").join(&source.slug),
-        };
-        match scenario {
-            Loaded::Mesbg(s) => {
-                let plan = plan::compile(s);
-                let played = play(&plan, &source, &args, &pool)?;
-                let mut record = RunRecord::new(
-                    s,
-                    &plan,
-                    &played.tally,
-                    played.seed,
-                    pool.current_num_threads(),
-                    played.elapsed_s,
-                    played.command,
-                );
-                record.precision = played.precision;
-                record.terrain_readings = report::terrain_readings(s);
-                finish_mesbg(&record, *file, &out, &args, &pool, &plan, source.hash)?;
-                compared.push((&record).into());
-            }
-            Loaded::Battlesystem(s) => {
-                let plan = crate::battlesystem::resolve::compile(s);
-                let played = play(&plan, &source, &args, &pool)?;
-                let mut record = crate::report::battlesystem::BattleRecord::new(
-                    &plan,
-                    played.tally,
-                    played.seed,
-                    pool.current_num_threads(),
-                    played.elapsed_s,
-                    played.command,
-                );
-                record.precision = played.precision;
-                if let Some(path) = &args.trials_out {
-                    write_trials(&plan, Streams::new(record.seed, source.hash), record.trials, path, &pool)?;
-                }
-                battlesystem::finish(&record, &source, &out, &args)?;
-                compared.push((&record).into());
-            }
-        }
+    for (scenario, file) in loaded.into_iter().zip(&files) {
+        let (run, slug) = on_system!(scenario, run_file(*file, &args, &pool, many))?;
+        compared.push(run);
+        slugs.push(slug);
     }
     if compared.len() > 1 {
         let dir = match &args.play.out {
@@ -141,21 +90,39 @@ pub(super) fn run(args: RunArgs) -> Result<()> {
     Ok(())
 }
 
-/// Writes a MESBG run's per-trial rows and report, and says what was written.
-fn finish_mesbg(
-    record: &RunRecord,
+/// Runs one scenario of system `S` and writes its report (into `--out`, or a folder of
+/// its own there when `many` scenarios run); returns it as a comparison shows it, with its
+/// folder name.
+fn run_file<S: System>(
+    scenario: S::Scenario,
     file: Option<&Path>,
-    out: &Path,
     args: &RunArgs,
     pool: &rayon::ThreadPool,
-    plan: &Plan,
-    hash: u64,
-) -> Result<()> {
-    // The per-trial rows first: a run that cannot write them (or is interrupted while
-    // it does) fails before it touches the report folder, so an earlier report stays.
+    many: bool,
+) -> Result<(report::ComparedRun, String)> {
+    let source = Source::of::<S>(&scenario, file);
+    let out = match (&args.play.out, many) {
+        (Some(dir), false) => dir.clone(),
+        (Some(dir), true) => dir.join(&source.slug),
+        (None, _) => PathBuf::from("reports").join(&source.slug),
+    };
+    let plan = S::compile(&scenario);
+    let played = play(&plan, &source, args, pool)?;
+    let seed = played.seed;
+    let trials = <S::Plan as RuleSystem>::trials_in(&played.tally);
+    let record = S::record(&scenario, &plan, played, pool.current_num_threads());
+    // The per-trial rows first: a run that cannot write them (or is interrupted while it
+    // does) fails before it touches the report folder, so an earlier report stays.
     if let Some(path) = &args.trials_out {
-        write_trials(plan, Streams::new(record.seed, hash), record.trials, path, pool)?;
+        write_trials(&plan, Streams::new(seed, source.hash), trials, path, pool)?;
     }
+    S::finish(&record, file, &out, args)?;
+    Ok((S::compared(&record), source.slug))
+}
+
+/// Writes a MESBG run's report, warns of any disagreement with the exact engine, and says
+/// what was written.
+pub(super) fn finish_mesbg(record: &RunRecord, file: Option<&Path>, out: &Path, args: &RunArgs) -> Result<()> {
     let written = report::write_report(out, record)?;
     let file_arg = file.map(|f| format!(" {}", shell_quote(&f.display().to_string()))).unwrap_or_default();
     for a in record.disagreements() {
@@ -249,13 +216,15 @@ pub(super) fn write_trials<S: RuleSystem>(
 }
 
 /// `--shard K/N`: plays the shard's trials and writes its partial tally.
-pub(super) fn run_shard<S: RuleSystem>(
-    plan: &S,
-    source: &Source,
+fn run_shard<S: System>(
+    scenario: S::Scenario,
+    file: Option<&Path>,
     shard: ShardSpec,
     args: &RunArgs,
     pool: &rayon::ThreadPool,
 ) -> Result<()> {
+    let source = &Source::of::<S>(&scenario, file);
+    let plan = &S::compile(&scenario);
     let (seed, trials) = source.seed_and_trials(&args.play);
     let range = shard.range(trials);
     let cancel = &CANCEL;
@@ -263,7 +232,7 @@ pub(super) fn run_shard<S: RuleSystem>(
     let tally = pool.install(|| crate::engine::run(plan, Streams::new(seed, source.hash), range, &|_| {}, cancel))?;
     let record = ShardFile {
         schema: crate::tools::shard::SHARD_SCHEMA.to_string(),
-        system: S::SYSTEM.to_string(),
+        system: <S::Plan as RuleSystem>::SYSTEM.to_string(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         scenario_file: source.name.clone(),
         scenario_text: scenario_text(source.file)?,
@@ -307,64 +276,40 @@ pub(super) fn run_shard<S: RuleSystem>(
 /// `merge`: adds every shard of one run (of either system) into the report one run of all
 /// the trials would have written.
 pub(super) fn merge(paths: &[PathBuf], output: &OutputOptions) -> Result<()> {
-    let (out, quiet, json) = (output.out.clone(), output.quiet, output.json);
     let files = crate::tools::shard::find_shard_files(paths)?;
     let first = files.first().ok_or_else(|| {
-        anyhow::anyhow!(
-            "no shard files found in {}",
-            paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
-        )
+        let given: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        anyhow::anyhow!("no shard files found in {}", given.join(", "))
     })?;
     let system = crate::tools::shard::shard_system(first)?;
-    let command = |file: &str, seed: u64, trials: u64| {
-        let file_arg =
-            if file == scenario::DEFAULT_SCENARIO_NAME { String::new() } else { format!(" {}", shell_quote(file)) };
-        format!("charioteer run{file_arg} --seed {seed} --trials {trials}")
-    };
-    if system == crate::battlesystem::resolve::BattlePlan::SYSTEM {
-        let merged = crate::tools::shard::merge::<crate::battlesystem::resolve::BattlePlan>(&files, |text, file| {
-            crate::battlesystem::scenario::parse(text, file).map(|s| s.hash())
-        })?;
-        let scenario = crate::battlesystem::scenario::parse(&merged.scenario_text, &merged.scenario_file)?;
-        let plan = crate::battlesystem::resolve::compile(&scenario);
-        let record = crate::report::battlesystem::BattleRecord::new(
-            &plan,
-            merged.tally,
-            merged.seed,
-            merged.threads,
-            merged.elapsed_s,
-            command(&merged.scenario_file, merged.seed, merged.trials),
-        );
-        let dir = out.unwrap_or_else(|| PathBuf::from("reports").join(scenario.slug()));
-        if !quiet && !json {
-            out!("merged {} shards ({} files)", merged.shards, files.len());
-        }
-        let source = Loaded::Battlesystem(Box::new(scenario)).source(None);
-        let args = RunArgs::quiet_or_json(quiet, json);
-        return battlesystem::finish(&record, &source, &dir, &args);
+    if system == <system::Battlesystem as System>::Plan::SYSTEM {
+        merge_of::<system::Battlesystem>(&files, output)
+    } else {
+        merge_of::<system::Mesbg>(&files, output)
     }
+}
+
+fn merge_of<S: System>(files: &[PathBuf], output: &OutputOptions) -> Result<()> {
     let merged =
-        crate::tools::shard::merge::<Plan>(&files, |text, file| scenario::parse(text, file).map(|s| s.hash()))?;
-    let scenario = scenario::parse(&merged.scenario_text, &merged.scenario_file)?;
-    let plan = plan::compile(&scenario);
-    let mut record = RunRecord::new(
-        &scenario,
-        &plan,
-        &merged.tally,
-        merged.seed,
-        merged.threads,
-        merged.elapsed_s,
-        command(&merged.scenario_file, merged.seed, merged.trials),
-    );
-    record.terrain_readings = report::terrain_readings(&scenario);
-    let dir = out.unwrap_or_else(|| PathBuf::from("reports").join(scenario.slug()));
-    let written = report::write_report(&dir, &record)?;
-    if json {
-        out!("{}", serde_json::to_string(&record.to_json())?);
-    } else if !quiet {
+        crate::tools::shard::merge::<S::Plan>(files, |text, file| S::parse(text, file).map(|s| S::facts(&s).hash))?;
+    let scenario = S::parse(&merged.scenario_text, &merged.scenario_file)?;
+    let plan = S::compile(&scenario);
+    let file_arg = if merged.scenario_file == scenario::DEFAULT_SCENARIO_NAME {
+        String::new()
+    } else {
+        format!(" {}", shell_quote(&merged.scenario_file))
+    };
+    let played = Played {
+        tally: merged.tally,
+        seed: merged.seed,
+        elapsed_s: merged.elapsed_s,
+        precision: None,
+        command: format!("charioteer run{file_arg} --seed {} --trials {}", merged.seed, merged.trials),
+    };
+    let record = S::record(&scenario, &plan, played, merged.threads);
+    let dir = output.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(S::facts(&scenario).slug));
+    if !output.quiet && !output.json {
         out!("merged {} shards ({} files)", merged.shards, files.len());
-        print_table(&record);
-        out!("report: {} ({} files)", dir.join("report.md").display(), written.len());
     }
-    Ok(())
+    S::finish(&record, None, &dir, &RunArgs::quiet_or_json(output.quiet, output.json))
 }

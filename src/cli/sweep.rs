@@ -38,54 +38,18 @@ pub(super) fn write_sweep_state<T: serde::Serialize + Clone>(
     Ok(())
 }
 
-/// What a sweep needs from its base scenario, whichever rule system it is.
-struct Base {
-    title: String,
-    hash: u64,
-    seed: u64,
-    trials: u64,
-    slug: String,
-    ruleset: Vec<crate::mesbg::scenario::RuleOption>,
+pub(super) fn sweep(args: SweepArgs) -> Result<()> {
+    on_system!(load_any(Some(&args.file))?, sweep_of(&args))
 }
 
-pub(super) fn sweep(args: SweepArgs) -> Result<()> {
+/// The grid of a scenario of system `S`, each point validated and compiled, then played.
+fn sweep_of<S: System>(base: S::Scenario, args: &SweepArgs) -> Result<()> {
     let text = scenario_text(Some(&args.file))?;
     let sets = args.sets.iter().map(|s| crate::tools::sweep::parse_set(s)).collect::<Result<Vec<_>, _>>()?;
-    match load_any(Some(&args.file))? {
-        Loaded::Mesbg(b) => {
-            let points = crate::tools::sweep::points(&text, &b.file, &sets)?;
-            let plans = points.into_iter().map(|p| (p.values, plan::compile(&p.scenario))).collect();
-            let base = Base {
-                title: b.title.clone(),
-                hash: b.hash(),
-                seed: b.seed,
-                trials: b.trials,
-                slug: b.slug(),
-                ruleset: b.ruleset(),
-            };
-            sweep_plans(&args, &sets, &base, plans)
-        }
-        Loaded::Battlesystem(b) => {
-            let points = crate::tools::sweep::points_of(
-                &text,
-                &b.file,
-                &sets,
-                &toml::Table::new(),
-                crate::battlesystem::scenario::parse,
-            )?;
-            let plans =
-                points.into_iter().map(|p| (p.values, crate::battlesystem::resolve::compile(&p.scenario))).collect();
-            let base = Base {
-                title: b.title.clone(),
-                hash: b.hash(),
-                seed: b.seed,
-                trials: b.trials,
-                slug: b.slug(),
-                ruleset: b.rules.ruleset(),
-            };
-            sweep_plans(&args, &sets, &base, plans)
-        }
-    }
+    let facts = S::facts(&base);
+    let points = crate::tools::sweep::points_of(&text, &facts.name, &sets, &S::profile_library(), S::parse)?;
+    let plans = points.into_iter().map(|p| (p.values, S::compile(&p.scenario))).collect();
+    sweep_plans(args, &sets, &facts, plans)
 }
 
 /// Plays every point of a sweep (each a compiled plan with its values as text) on the base
@@ -93,7 +57,7 @@ pub(super) fn sweep(args: SweepArgs) -> Result<()> {
 fn sweep_plans<S: RuleSystem>(
     args: &SweepArgs,
     sets: &[crate::tools::sweep::Assignment],
-    base: &Base,
+    base: &system::Facts,
     points: Vec<(Vec<String>, S)>,
 ) -> Result<()> {
     let trials = args.play.trials.unwrap_or(base.trials);

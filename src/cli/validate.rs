@@ -12,17 +12,7 @@ pub(super) fn validate(files: &[PathBuf], output: &OutputOptions) -> Result<()> 
     for file in files {
         let name = file.display().to_string();
         let (summary, details, system, hash) = match load_any(Some(file)) {
-            Ok(Loaded::Battlesystem(s)) => (battlesystem::describe(&s), Vec::new(), "battlesystem", s.hash()),
-            Ok(Loaded::Mesbg(s)) => {
-                let plan = plan::compile(&s);
-                let summary = format!(
-                    "ok ({} models, {} on the chariot's path{})",
-                    plan.models.len(),
-                    plan.models_on_path(),
-                    if plan.breakthrough_possible { ", breakthrough possible" } else { "" }
-                );
-                (summary, support_lines(&plan), "mesbg", s.hash())
-            }
+            Ok(loaded) => on_system!(loaded, described()),
             Err(e) => {
                 let problems = match &e {
                     ScenarioError::Invalid { problems, .. } => problems.clone(),
@@ -61,6 +51,12 @@ pub(super) fn validate(files: &[PathBuf], output: &OutputOptions) -> Result<()> 
         Some(e) => Err(e.into()),
         None => Ok(()),
     }
+}
+
+/// What `validate` says of a scenario of system `S`: its line, details, system and hash.
+fn described<S: System>(scenario: S::Scenario) -> (String, Vec<String>, &'static str, u64) {
+    let (summary, details) = S::describe(&scenario);
+    (summary, details, <S::Plan as crate::engine::RuleSystem>::SYSTEM, S::facts(&scenario).hash)
 }
 
 /// What helps the enemy at each place the chariot may stop, when every model it touches

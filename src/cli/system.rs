@@ -1,0 +1,214 @@
+//! The command line's view of a rule system. Every command is written once, generic over
+//! [`System`]; [`on_system!`] picks the system from the scenario file's `system` field,
+//! the one place a command asks which system a file is. The engine's
+//! [`RuleSystem`](crate::engine::RuleSystem) plays the trials; this trait adds what only
+//! the edge needs: reading and compiling a scenario, its facts, its prices, its record and
+//! report, its exact values, its replay and its one-line description.
+
+use super::*;
+use crate::engine::RuleSystem;
+use crate::report::ComparedRun;
+use crate::report::battlesystem::BattleRecord;
+use crate::tools::balance::{BalanceError, Pricing};
+
+/// What every command needs to know about a scenario, whichever system it is.
+pub(super) struct Facts {
+    /// Its title.
+    pub title: String,
+    /// Its name in reports (the file as given).
+    pub name: String,
+    /// Its hash, the key of its streams.
+    pub hash: u64,
+    /// Its own seed.
+    pub seed: u64,
+    /// Its own trials.
+    pub trials: u64,
+    /// Its folder name under reports/.
+    pub slug: String,
+    /// The rule options and policies in force.
+    pub ruleset: Vec<crate::input::RuleOption>,
+}
+
+/// A rule system as the command line uses it.
+pub(super) trait System {
+    /// The validated scenario.
+    type Scenario: Clone;
+    /// The compiled plan the engine plays.
+    type Plan: RuleSystem;
+    /// A finished run, as its report shows it.
+    type Record;
+
+    /// The scenario of a loaded file, if it is of this system.
+    fn take(loaded: Loaded) -> Option<Self::Scenario>;
+    /// Reads a scenario's text (`file` names it in messages).
+    fn parse(text: &str, file: &str) -> Result<Self::Scenario, ScenarioError>;
+    /// Compiles a scenario into the plan the engine plays.
+    fn compile(scenario: &Self::Scenario) -> Self::Plan;
+    /// What every command needs to know about the scenario.
+    fn facts(scenario: &Self::Scenario) -> Facts;
+    /// The profile library as TOML, so `--set` can reach a field a profile supplies.
+    fn profile_library() -> toml::Table;
+    /// The price of the scenario's acting piece and what each enemy it destroys is worth
+    /// (`field`: the price field asked for, or the system's default).
+    fn pricing(scenario: &Self::Scenario, plan: &Self::Plan, field: Option<&str>) -> Result<Pricing, BalanceError>;
+    /// The record of a finished run.
+    fn record(
+        scenario: &Self::Scenario,
+        plan: &Self::Plan,
+        played: run::Played<<Self::Plan as RuleSystem>::Tally>,
+        threads: usize,
+    ) -> Self::Record;
+    /// The record as a side-by-side comparison shows it.
+    fn compared(record: &Self::Record) -> ComparedRun;
+    /// Writes the report folder and prints what a run prints (table, JSON or nothing).
+    fn finish(record: &Self::Record, file: Option<&Path>, out: &Path, args: &RunArgs) -> Result<()>;
+    /// `exact`: the exact distribution, written and printed, or why there is none.
+    fn exact(scenario: &Self::Scenario, output: &OutputOptions) -> Result<()>;
+    /// `replay`: one trial's events and metrics.
+    fn replay(scenario: &Self::Scenario, trial: u64, seed: Option<u64>, output: &OutputOptions) -> Result<()>;
+    /// `validate`: one line saying what the scenario holds, and any lines of detail.
+    fn describe(scenario: &Self::Scenario) -> (String, Vec<String>);
+}
+
+/// Calls the generic command function `$f::<S>(scenario, args...)` with `S` the loaded
+/// scenario's rule system.
+macro_rules! on_system {
+    ($loaded:expr, $f:ident($($arg:expr),* $(,)?)) => {
+        match $loaded {
+            Loaded::Mesbg(s) => $f::<$crate::cli::system::Mesbg>(*s $(, $arg)*),
+            Loaded::Battlesystem(s) => $f::<$crate::cli::system::Battlesystem>(*s $(, $arg)*),
+        }
+    };
+}
+pub(super) use on_system;
+
+/// Middle-earth Strategy Battle Game.
+pub(super) struct Mesbg;
+
+impl System for Mesbg {
+    type Scenario = Scenario;
+    type Plan = Plan;
+    type Record = RunRecord;
+
+    fn take(loaded: Loaded) -> Option<Scenario> {
+        match loaded {
+            Loaded::Mesbg(s) => Some(*s),
+            Loaded::Battlesystem(_) => None,
+        }
+    }
+    fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+        scenario::parse(text, file)
+    }
+    fn compile(scenario: &Scenario) -> Plan {
+        plan::compile(scenario)
+    }
+    fn facts(s: &Scenario) -> Facts {
+        Facts {
+            title: s.title.clone(),
+            name: s.file.clone(),
+            hash: s.hash(),
+            seed: s.seed,
+            trials: s.trials,
+            slug: s.slug(),
+            ruleset: s.ruleset(),
+        }
+    }
+    fn profile_library() -> toml::Table {
+        scenario::BUNDLED_PROFILES.parse().unwrap_or_default()
+    }
+    fn pricing(s: &Scenario, plan: &Plan, field: Option<&str>) -> Result<Pricing, BalanceError> {
+        crate::tools::balance::pricing(s, plan, field.unwrap_or("chariot.points"))
+    }
+    fn record(s: &Scenario, plan: &Plan, played: run::Played<crate::mesbg::tally::Tally>, threads: usize) -> RunRecord {
+        let mut record = RunRecord::new(s, plan, &played.tally, played.seed, threads, played.elapsed_s, played.command);
+        record.precision = played.precision;
+        record.terrain_readings = report::terrain_readings(s);
+        record
+    }
+    fn compared(record: &RunRecord) -> ComparedRun {
+        record.into()
+    }
+    fn finish(record: &RunRecord, file: Option<&Path>, out: &Path, args: &RunArgs) -> Result<()> {
+        run::finish_mesbg(record, file, out, args)
+    }
+    fn exact(s: &Scenario, output: &OutputOptions) -> Result<()> {
+        exact::exact_mesbg(s, output)
+    }
+    fn replay(s: &Scenario, trial: u64, seed: Option<u64>, output: &OutputOptions) -> Result<()> {
+        replay::replay_mesbg(s, trial, seed, output)
+    }
+    fn describe(s: &Scenario) -> (String, Vec<String>) {
+        let plan = plan::compile(s);
+        let summary = format!(
+            "ok ({} models, {} on the chariot's path{})",
+            plan.models.len(),
+            plan.models_on_path(),
+            if plan.breakthrough_possible { ", breakthrough possible" } else { "" }
+        );
+        (summary, validate::support_lines(&plan))
+    }
+}
+
+/// AD&D BATTLESYSTEM.
+pub(super) struct Battlesystem;
+
+impl System for Battlesystem {
+    type Scenario = BattleScenario;
+    type Plan = crate::battlesystem::resolve::BattlePlan;
+    type Record = BattleRecord;
+
+    fn take(loaded: Loaded) -> Option<BattleScenario> {
+        match loaded {
+            Loaded::Battlesystem(s) => Some(*s),
+            Loaded::Mesbg(_) => None,
+        }
+    }
+    fn parse(text: &str, file: &str) -> Result<BattleScenario, ScenarioError> {
+        crate::battlesystem::scenario::parse(text, file)
+    }
+    fn compile(scenario: &BattleScenario) -> Self::Plan {
+        crate::battlesystem::resolve::compile(scenario)
+    }
+    fn facts(s: &BattleScenario) -> Facts {
+        Facts {
+            title: s.title.clone(),
+            name: s.file.clone(),
+            hash: s.hash(),
+            seed: s.seed,
+            trials: s.trials,
+            slug: s.slug(),
+            ruleset: s.rules.ruleset(),
+        }
+    }
+    fn profile_library() -> toml::Table {
+        toml::Table::new()
+    }
+    fn pricing(s: &BattleScenario, plan: &Self::Plan, field: Option<&str>) -> Result<Pricing, BalanceError> {
+        crate::tools::balance::battle_pricing(s, plan, field)
+    }
+    fn record(
+        _: &BattleScenario,
+        plan: &Self::Plan,
+        played: run::Played<crate::battlesystem::tally::BattleTally>,
+        threads: usize,
+    ) -> BattleRecord {
+        let mut record = BattleRecord::new(plan, played.tally, played.seed, threads, played.elapsed_s, played.command);
+        record.precision = played.precision;
+        record
+    }
+    fn compared(record: &BattleRecord) -> ComparedRun {
+        record.into()
+    }
+    fn finish(record: &BattleRecord, file: Option<&Path>, out: &Path, args: &RunArgs) -> Result<()> {
+        battlesystem::finish(record, file, out, args)
+    }
+    fn exact(s: &BattleScenario, output: &OutputOptions) -> Result<()> {
+        exact::exact_battlesystem(s, output)
+    }
+    fn replay(s: &BattleScenario, trial: u64, seed: Option<u64>, output: &OutputOptions) -> Result<()> {
+        battlesystem::replay(s, trial, seed, output)
+    }
+    fn describe(s: &BattleScenario) -> (String, Vec<String>) {
+        (battlesystem::describe(s), Vec::new())
+    }
+}
