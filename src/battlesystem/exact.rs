@@ -9,7 +9,7 @@
 //! and their joint come out at once. The closed form of `hits_on_target` alone
 //! ([`charge_hits_on_target`]) is kept as an independent check of the chain.
 
-use super::resolve::{BattlePlan, MAX_CREW_GROUPS, Slots, charge_target_in_contact, fighting_crew};
+use super::resolve::{BattlePlan, MAX_CREW_GROUPS, Slots, charge_target_in_contact, fighting_crew, melee_multipliers};
 use super::scenario::{Action, ChargeDoubles, PlatformHits, Role, Unit};
 use crate::battlesystem::rules::{AttackDie, PlatformRoll, convolve, dice_count};
 use std::collections::HashMap;
@@ -272,17 +272,7 @@ fn power(one: &[f64], count: u32) -> Vec<f64> {
 fn melee_raw(plan: &BattlePlan, unit: &Unit, held: &Held, in_contact: u32, charging: bool) -> Vec<f64> {
     let rules = &plan.scenario.rules;
     let table = &rules.attack.hits_table;
-    let doubled = |which: ChargeDoubles| {
-        charging && (rules.charge_doubles == which || rules.charge_doubles == ChargeDoubles::Both)
-    };
-    let crew_mult = if doubled(ChargeDoubles::Crew) { (2, 1) } else { (1, 1) };
-    let own_mult = if !unit.is_platform() {
-        crew_mult
-    } else if doubled(ChargeDoubles::Platform) {
-        (2, 1)
-    } else {
-        (1, 1)
-    };
+    let (crew_mult, own_mult) = melee_multipliers(rules, unit, charging);
     let own_dice = || power(&table.hits_pmf(&unit.stats.ad.pmf()), dice_count(in_contact, own_mult.0, own_mult.1));
     if !unit.is_platform() {
         return own_dice();

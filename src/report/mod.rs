@@ -385,6 +385,36 @@ pub fn shared_headline(runs: &[ComparedRun]) -> Vec<crate::engine::MetricDef> {
     document::headline_of(&defs)
 }
 
+/// The files every `exact` writes, for either system: `exact_summary.csv`,
+/// `exact_distribution.csv` (in a run's shape) and `exact.json`.
+pub(crate) fn exact_files<M: crate::engine::statistics::MetricName>(
+    summary: &[crate::engine::statistics::MetricSummary<M>],
+    rows: &[crate::engine::statistics::DistributionRow<M>],
+    json: &Value,
+) -> Result<Vec<ReportFile>, ReportError> {
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let json = serde_json::to_string_pretty(json).unwrap_or_default();
+    Ok(vec![
+        ReportFile {
+            name: "exact_summary.csv".into(),
+            contents: Contents::Frame(
+                analysis::summary_frame(summary).map_err(frame_error("exact summary"))?,
+                "exact summary",
+                FrameFormat::Csv,
+            ),
+        },
+        ReportFile {
+            name: "exact_distribution.csv".into(),
+            contents: Contents::Frame(
+                analysis::distribution_frame(rows).map_err(frame_error("exact distribution"))?,
+                "exact distribution",
+                FrameFormat::Csv,
+            ),
+        },
+        ReportFile { name: "exact.json".into(), contents: Contents::Bytes(json.into_bytes()) },
+    ])
+}
+
 /// Writes the side-by-side comparison of several runs (of either system) into `dir`:
 /// `report.md`, `comparison.csv` and a chart per headline metric they all report.
 pub fn write_comparison(dir: &Path, runs: &[ComparedRun]) -> Result<Vec<PathBuf>, ReportError> {
@@ -527,27 +557,7 @@ pub fn write_exact(
     let frame_error = |what| move |source| ReportError::Frame { what, source };
     let summary: Vec<MetricSummary> = plan.metrics.iter().map(|&m| distribution.summary(m)).collect();
     let rows: Vec<DistributionRow> = plan.metrics.iter().flat_map(|&m| distribution.distribution(m)).collect();
-    let json = serde_json::to_string_pretty(&exact_json(scenario, plan, distribution, elapsed_s)).unwrap_or_default();
-    let files = vec![
-        ReportFile {
-            name: "exact_summary.csv".into(),
-            contents: Contents::Frame(
-                analysis::summary_frame(&summary).map_err(frame_error("exact summary"))?,
-                "exact summary",
-                FrameFormat::Csv,
-            ),
-        },
-        ReportFile {
-            name: "exact_distribution.csv".into(),
-            contents: Contents::Frame(
-                analysis::distribution_frame(&rows).map_err(frame_error("exact distribution"))?,
-                "exact distribution",
-                FrameFormat::Csv,
-            ),
-        },
-        ReportFile { name: "exact.json".into(), contents: Contents::Bytes(json.into_bytes()) },
-    ];
-    let mut files = files;
+    let mut files = exact_files(&summary, &rows, &exact_json(scenario, plan, distribution, elapsed_s))?;
     if plan.chariot.hero.is_some() {
         let cells = distribution.wound_split();
         let frame = polars::df!(

@@ -77,17 +77,14 @@ pub(crate) fn fighting_crew(
     n
 }
 
-/// The hits (before armour) a unit scores in melee with `in_contact` figures, under the
-/// charge multipliers when it is charging.
-pub(super) fn melee_hits(
-    plan: &BattlePlan,
+/// The AD multipliers of a unit's melee (crew dice, the unit's own dice): doubled by a
+/// charge as `charge_doubles` says; a unit that is not a platform rolls its own dice as
+/// crew.
+pub(crate) fn melee_multipliers(
+    rules: &crate::battlesystem::scenario::BattleRules,
     unit: &Unit,
-    state: &UnitState,
-    in_contact: u32,
     charging: bool,
-    dice: &mut Dice,
-) -> u32 {
-    let rules = &plan.scenario.rules;
+) -> ((u32, u32), (u32, u32)) {
     let doubled = |which: ChargeDoubles| {
         charging && (rules.charge_doubles == which || rules.charge_doubles == ChargeDoubles::Both)
     };
@@ -99,6 +96,21 @@ pub(super) fn melee_hits(
     } else {
         (1, 1)
     };
+    (crew_mult, own_mult)
+}
+
+/// The hits (before armour) a unit scores in melee with `in_contact` figures, under the
+/// charge multipliers when it is charging.
+pub(super) fn melee_hits(
+    plan: &BattlePlan,
+    unit: &Unit,
+    state: &UnitState,
+    in_contact: u32,
+    charging: bool,
+    dice: &mut Dice,
+) -> u32 {
+    let rules = &plan.scenario.rules;
+    let (crew_mult, own_mult) = melee_multipliers(rules, unit, charging);
     let table = &rules.attack.hits_table;
     if !unit.is_platform() {
         let a = Attack {

@@ -4,7 +4,7 @@
 use crate::battlesystem::exact::ChargeJoint;
 use crate::battlesystem::resolve::BattlePlan;
 use crate::engine::statistics::{self as analysis, DistributionRow, MetricSummary};
-use crate::report::{Contents, EXACT_SCHEMA, FrameFormat, ReportError, ReportFile, write_files};
+use crate::report::{Contents, EXACT_SCHEMA, FrameFormat, ReportError, ReportFile, exact_files, write_files};
 use polars::prelude::*;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -84,29 +84,10 @@ pub fn write_exact(
         .collect();
     columns.push(Column::new("p".into(), joint.outcomes.iter().map(|(_, p)| *p).collect::<Vec<f64>>()));
     let joint_frame = DataFrame::new(joint.outcomes.len(), columns).map_err(frame_error("exact joint"))?;
-    let json = serde_json::to_string_pretty(&exact_json(plan, joint, elapsed_s)).unwrap_or_default();
-    let files = vec![
-        ReportFile {
-            name: "exact_summary.csv".into(),
-            contents: Contents::Frame(
-                analysis::summary_frame(&summary).map_err(frame_error("exact summary"))?,
-                "exact summary",
-                FrameFormat::Csv,
-            ),
-        },
-        ReportFile {
-            name: "exact_distribution.csv".into(),
-            contents: Contents::Frame(
-                analysis::distribution_frame(&rows).map_err(frame_error("exact distribution"))?,
-                "exact distribution",
-                FrameFormat::Csv,
-            ),
-        },
-        ReportFile {
-            name: "exact_joint.csv".into(),
-            contents: Contents::Frame(joint_frame, "exact joint", FrameFormat::Csv),
-        },
-        ReportFile { name: "exact.json".into(), contents: Contents::Bytes(json.into_bytes()) },
-    ];
+    let mut files = exact_files(&summary, &rows, &exact_json(plan, joint, elapsed_s))?;
+    files.push(ReportFile {
+        name: "exact_joint.csv".into(),
+        contents: Contents::Frame(joint_frame, "exact joint", FrameFormat::Csv),
+    });
     write_files(dir, files)
 }
