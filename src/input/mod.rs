@@ -214,3 +214,20 @@ pub(crate) fn header_fields(
     };
     (trials, seed)
 }
+
+/// Lower-case letters and digits of `text`, other runs as one `-`, at most 60 characters.
+pub fn slug_of(text: &str, empty: &str) -> String {
+    let mut slug = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') && !slug.is_empty() {
+            slug.push('-');
+        }
+        if slug.len() >= 60 {
+            break;
+        }
+    }
+    let slug = slug.trim_end_matches('-').to_string();
+    if slug.is_empty() { empty.to_string() } else { slug }
+}

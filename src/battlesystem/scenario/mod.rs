@@ -9,7 +9,7 @@
 use super::board::{self, Block};
 use crate::battlesystem::rules::{ArmourRoll, AttackDie, AttackRules, HitsTable, MoraleRule, PlatformRoll};
 use crate::geometry::Vec2;
-use crate::input::{Problem, RuleOption, ScenarioError, fnv1a};
+use crate::input::{Problem, RuleOption, ScenarioError, fnv1a, slug_of};
 
 mod raw;
 use raw::*;
@@ -495,23 +495,6 @@ impl BattleScenario {
             RoutDistance::Inches(d) => d,
         }
     }
-}
-
-/// Lower-case letters and digits of `text`, other runs as one `-`, at most 60 characters.
-pub fn slug_of(text: &str, empty: &str) -> String {
-    let mut slug = String::new();
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() {
-            slug.push(c.to_ascii_lowercase());
-        } else if !slug.ends_with('-') && !slug.is_empty() {
-            slug.push('-');
-        }
-        if slug.len() >= 60 {
-            break;
-        }
-    }
-    let slug = slug.trim_end_matches('-').to_string();
-    if slug.is_empty() { empty.to_string() } else { slug }
 }
 
 /// What a scenario text says in its `system` field.

@@ -404,19 +404,7 @@ impl Scenario {
 
     /// A file-name-safe slug of the title, for the default report folder.
     pub fn slug(&self) -> String {
-        let mut slug = String::new();
-        for c in self.title.chars() {
-            if c.is_ascii_alphanumeric() {
-                slug.push(c.to_ascii_lowercase());
-            } else if !slug.ends_with('-') && !slug.is_empty() {
-                slug.push('-');
-            }
-            if slug.len() >= 60 {
-                break;
-            }
-        }
-        let slug = slug.trim_end_matches('-').to_string();
-        if slug.is_empty() { "scenario".to_string() } else { slug }
+        crate::input::slug_of(&self.title, "scenario")
     }
 }
 
