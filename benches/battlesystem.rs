@@ -9,7 +9,7 @@ use charioteer::mesbg::resolve::{Streams, TrialRange};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::sync::atomic::AtomicBool;
 
-fn plan(file: &str) -> charioteer::battlesystem::resolve::BattlePlan {
+fn plan(file: &str) -> charioteer::battlesystem::resolve::BattlesystemPlan {
     let path = format!("scenarios/battlesystem/{file}");
     let text = std::fs::read_to_string(&path).expect("example scenario");
     compile(&parse(&text, &path).expect("valid example"))

@@ -4,9 +4,9 @@
 //! it does not cover.
 
 use charioteer::battlesystem::exact::{charge_hits_on_target, mean_of};
-use charioteer::battlesystem::resolve::{BattlePlan, compile, new_tally, replay, run};
+use charioteer::battlesystem::resolve::{BattlesystemPlan, compile, new_tally, replay, run};
 use charioteer::battlesystem::scenario::parse;
-use charioteer::battlesystem::tally::BattleTally;
+use charioteer::battlesystem::tally::BattlesystemTally;
 use charioteer::mesbg::resolve::{Streams, TrialRange};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -21,16 +21,16 @@ fn examples() -> Vec<PathBuf> {
     files
 }
 
-fn plan_of(path: &Path) -> BattlePlan {
+fn plan_of(path: &Path) -> BattlesystemPlan {
     let text = std::fs::read_to_string(path).unwrap();
     compile(&parse(&text, &path.display().to_string()).unwrap_or_else(|e| panic!("{e}")))
 }
 
-fn plan_from(text: &str) -> BattlePlan {
+fn plan_from(text: &str) -> BattlesystemPlan {
     compile(&parse(text, "test.toml").unwrap_or_else(|e| panic!("{e}")))
 }
 
-fn play(plan: &BattlePlan, trials: u64, threads: usize) -> BattleTally {
+fn play(plan: &BattlesystemPlan, trials: u64, threads: usize) -> BattlesystemTally {
     let streams = Streams::new(plan.scenario.seed, plan.scenario.hash());
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     pool.install(|| run(plan, streams, TrialRange { first: 0, count: trials }, &|_| {}, &AtomicBool::new(false)))
@@ -62,7 +62,7 @@ fn examples_replay_exactly_and_do_not_depend_on_threads() {
 }
 
 /// Every value of `hits_on_target` within 5 standard errors of its exact probability.
-fn check_against_exact(plan: &BattlePlan, trials: u64) {
+fn check_against_exact(plan: &BattlesystemPlan, trials: u64) {
     let pmf = charge_hits_on_target(plan).expect("exact values");
     let tally = play(plan, trials, 2);
     let m = plan.metrics.index("hits_on_target").unwrap();
@@ -125,7 +125,7 @@ fn the_reference_worked_checks_through_the_whole_charge() {
     // Armour: against AR 6 each hit is cancelled with probability (10 - 6) / 10, so the
     // mean hits through is 0.6 of the mean against AR 10.
     let ar6 = plan_from(&CHARGE.replace("ar = 10", "ar = 6"));
-    let mean = |plan: &BattlePlan, tally: &BattleTally| {
+    let mean = |plan: &BattlesystemPlan, tally: &BattlesystemTally| {
         let h = tally.histogram(plan.metrics.index("hits_on_target").unwrap());
         h.iter().enumerate().map(|(v, c)| v as f64 * *c as f64).sum::<f64>() / tally.trials as f64
     };
@@ -234,7 +234,7 @@ fn bad_battlesystem_files_name_the_field_and_line() {
 /// A chariot (one platform, AR 5, 4 Hits) with a rider (AR 8) and one archer (d6, AR 7)
 /// charging twenty foot (d6, AR 7, 1 Hit, ML 12) ten wide, 9.5" away, under the default
 /// rules but for `platform_hits`.
-fn hand_worked_charge(platform_hits: &str) -> BattlePlan {
+fn hand_worked_charge(platform_hits: &str) -> BattlesystemPlan {
     plan_from(&format!(
         r#"title = "hand-worked charge"
 system = "battlesystem"
@@ -271,14 +271,14 @@ target = "Foot"
 }
 
 /// P(metric = v) in a tally.
-fn share(plan: &BattlePlan, tally: &BattleTally, name: &str, value: usize) -> f64 {
+fn share(plan: &BattlesystemPlan, tally: &BattlesystemTally, name: &str, value: usize) -> f64 {
     let m = plan.metrics.index(name).unwrap_or_else(|| panic!("no metric {name}"));
     tally.histogram(m).get(value).copied().unwrap_or(0) as f64 / tally.trials as f64
 }
 
 /// Checks a hand-derived P(metric = value) against the Monte Carlo tally (within 5
 /// standard errors) and against the exact engine's joint distribution (to 1e-12).
-fn assert_share(plan: &BattlePlan, tally: &BattleTally, name: &str, value: usize, exact: f64) {
+fn assert_share(plan: &BattlesystemPlan, tally: &BattlesystemTally, name: &str, value: usize, exact: f64) {
     let joint = charioteer::battlesystem::exact::charge_joint(plan).expect("a charge has an exact joint");
     let m = plan.metrics.index(name).unwrap();
     let marginal = joint.marginal(m);

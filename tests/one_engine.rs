@@ -8,7 +8,7 @@
 //! a platform target, a target destroyed by volleys).
 
 use charioteer::battlesystem::exact::charge_joint;
-use charioteer::battlesystem::resolve::{BattlePlan, compile};
+use charioteer::battlesystem::resolve::{BattlesystemPlan, compile};
 use charioteer::battlesystem::scenario::parse;
 use charioteer::engine::{RuleSystem, Streams, TrialRange};
 use std::collections::BTreeMap;
@@ -216,7 +216,7 @@ fn target_ci_and_per_trial_rows_work_for_battlesystem() {
 
 /// A charge between two platform units, with `rules` and the charger's and target's
 /// statistics filled in.
-fn charge(rules: &str, charger: &str, target: &str, volleys: u32) -> BattlePlan {
+fn charge(rules: &str, charger: &str, target: &str, volleys: u32) -> BattlesystemPlan {
     let text = format!(
         r#"title = "exact against Monte Carlo"
 system = "battlesystem"
@@ -279,7 +279,7 @@ crew = [
 
 /// Every value of every metric within 5 standard errors of its exact probability (and no
 /// value outside the exact support), and every mean within 5 standard errors.
-fn check_joint(name: &str, plan: &BattlePlan, trials: u64) {
+fn check_joint(name: &str, plan: &BattlesystemPlan, trials: u64) {
     let joint = charge_joint(plan).unwrap_or_else(|e| panic!("{name}: {e}"));
     let total: f64 = joint.outcomes.iter().map(|(_, p)| p).sum();
     assert!((total - 1.0).abs() < 1e-9, "{name}: probabilities sum to {total}");
@@ -331,7 +331,7 @@ fn battlesystem_charges_follow_their_exact_joint_distribution() {
         check_joint(name, plan, trials);
     }
     // The variants reach the branches they are for.
-    let p = |plan: &BattlePlan, metric: &str, value: usize| {
+    let p = |plan: &BattlesystemPlan, metric: &str, value: usize| {
         charge_joint(plan).unwrap().marginal(plan.metrics.index(metric).unwrap()).get(value).copied().unwrap_or(0.0)
     };
     assert!(p(&variants[0].1, "platform_figures_lost", 1) > 0.01);
@@ -349,10 +349,10 @@ fn battlesystem_charges_follow_their_exact_joint_distribution() {
 
 #[test]
 fn balance_prices_a_battlesystem_unit_by_hand_worked_value() {
-    use charioteer::tools::balance::{battle_pricing, fair_price_against, fair_price_for, play};
+    use charioteer::tools::balance::{battlesystem_pricing, fair_price_against, fair_price_for, play};
     // The Worthless and Free refusals name the field to set.
     let plan = charge("", WEAK_CHARIOTS, STRONG_FOOT, 2);
-    let err = battle_pricing(&plan.scenario, &plan, None).unwrap_err().to_string();
+    let err = battlesystem_pricing(&plan.scenario, &plan, None).unwrap_err().to_string();
     assert!(err.contains("units[0].points is 0"), "{err}");
     let priced = |charger_points: u32, foot_points: u32| {
         charge(
@@ -363,13 +363,13 @@ fn balance_prices_a_battlesystem_unit_by_hand_worked_value() {
         )
     };
     let worthless = priced(50, 0);
-    let err = battle_pricing(&worthless.scenario, &worthless, None).unwrap_err().to_string();
+    let err = battlesystem_pricing(&worthless.scenario, &worthless, None).unwrap_err().to_string();
     assert!(err.contains("worth 0 points") && err.contains("points"), "{err}");
     let a = priced(50, 6);
-    let pa = battle_pricing(&a.scenario, &a, None).unwrap();
+    let pa = battlesystem_pricing(&a.scenario, &a, None).unwrap();
     assert_eq!(pa.price, 150.0, "three chariots at 50 points each");
     assert_eq!(pa.worth, vec![("target_figures_lost".to_string(), 6)]);
-    let err = battle_pricing(&a.scenario, &a, Some("units[1].points")).unwrap_err().to_string();
+    let err = battlesystem_pricing(&a.scenario, &a, Some("units[1].points")).unwrap_err().to_string();
     assert!(err.contains("only units[0].points can be priced"), "{err}");
     // Against a target efficiency, the value is 6 points per figure lost: the exact mean of
     // target_figures_lost (from the joint) times 6, within 5 standard errors.
@@ -388,7 +388,7 @@ fn balance_prices_a_battlesystem_unit_by_hand_worked_value() {
     // Against itself at a different price, the fair price is exactly the reference's price
     // (the same trials on both sides), with no uncertainty.
     let b = priced(80, 6);
-    let pb = battle_pricing(&b.scenario, &b, None).unwrap();
+    let pb = battlesystem_pricing(&b.scenario, &b, None).unwrap();
     let sums = play(&a, &pa, Some((&b, &pb)), streams, range, &|_| {}, &AtomicBool::new(false)).unwrap();
     let fair = fair_price_against(&sums, &pa, &pb).unwrap();
     assert!((fair.fair_price - 240.0).abs() < 1e-9 && fair.fair_price_se < 1e-6, "{fair:?}");

@@ -8,7 +8,7 @@
 mod support;
 
 use charioteer::battlesystem;
-use charioteer::battlesystem::resolve::BattleEvent;
+use charioteer::battlesystem::resolve::BattlesystemEvent;
 use charioteer::mesbg::plan::compile;
 use charioteer::mesbg::resolve::{Streams, TrialRange, new_tally, replay, run};
 use charioteer::mesbg::scenario::parse;
@@ -148,14 +148,14 @@ proptest! {
                 match e {
                     // A contact only where the move goes into the unit: a turn in place,
                     // or a move away or alongside, never tramples anyone.
-                    BattleEvent::Contact { into, .. } => prop_assert!(*into > 1e-9, "trial {}: {:?}", t, events),
+                    BattlesystemEvent::Contact { into, .. } => prop_assert!(*into > 1e-9, "trial {}: {:?}", t, events),
                     // A push never brings the struck unit closer to the beasts.
-                    BattleEvent::Displaced { gap_before, gap_after: Some(after), .. } => {
+                    BattlesystemEvent::Displaced { gap_before, gap_after: Some(after), .. } => {
                         prop_assert!(*after >= gap_before - 1e-9, "trial {}: {:?}", t, events)
                     }
                     // When the rout ends, no two units overlap (units in contact touch, to
                     // within a millionth of an inch).
-                    BattleEvent::Finished { blocks } => {
+                    BattlesystemEvent::Finished { blocks } => {
                         for (i, a) in blocks.iter().enumerate() {
                             for b in blocks.iter().skip(i + 1) {
                                 if let (Some(a), Some(b)) = (a, b) {

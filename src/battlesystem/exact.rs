@@ -9,7 +9,9 @@
 //! and their joint come out at once. The closed form of `hits_on_target` alone
 //! ([`charge_hits_on_target`]) is kept as an independent check of the chain.
 
-use super::resolve::{BattlePlan, MAX_CREW_GROUPS, Slots, charge_target_in_contact, fighting_crew, melee_multipliers};
+use super::resolve::{
+    BattlesystemPlan, MAX_CREW_GROUPS, Slots, charge_target_in_contact, fighting_crew, melee_multipliers,
+};
 use super::scenario::{Action, ChargeDoubles, PlatformHits, Role, Unit};
 use crate::battlesystem::rules::{AttackDie, PlatformRoll, convolve, dice_count};
 use std::collections::HashMap;
@@ -22,7 +24,7 @@ use std::hash::BuildHasherDefault;
 type Map<K> = HashMap<K, f64, BuildHasherDefault<DefaultHasher>>;
 
 /// The exact distribution of `hits_on_target` (`pmf[h]` = P(h hits)), or why there is none.
-pub fn charge_hits_on_target(plan: &BattlePlan) -> Result<Vec<f64>, String> {
+pub fn charge_hits_on_target(plan: &BattlesystemPlan) -> Result<Vec<f64>, String> {
     let sc = &plan.scenario;
     let Action::Charge { unit, target, volleys, .. } = sc.action else {
         return Err(ROUT_NOT_EXACT.into());
@@ -203,7 +205,7 @@ fn add<K: std::hash::Hash + Eq>(map: &mut Map<K>, key: K, p: f64) {
 /// `out[r]` after `r` hits. Each hit rolls its armour d10 against the figure it falls on
 /// (the platform, or under `platform_hits = "crew_first"` the first crew group with figures
 /// left, riders last), and figures go as their hits fill up.
-fn take_hits_upto(plan: &BattlePlan, unit: &Unit, start: Held, most: usize) -> Vec<Vec<(Took, f64)>> {
+fn take_hits_upto(plan: &BattlesystemPlan, unit: &Unit, start: Held, most: usize) -> Vec<Vec<(Took, f64)>> {
     let rules = &plan.scenario.rules;
     let crew_first = unit.is_platform() && rules.platform_hits == PlatformHits::CrewFirst;
     let mut now: Map<Took> = Map::default();
@@ -269,7 +271,7 @@ fn power(one: &[f64], count: u32) -> Vec<f64> {
 
 /// The distribution of the hits (before armour) a unit scores in melee with `in_contact`
 /// figures in state `held`, under the charge multipliers when `charging`.
-fn melee_raw(plan: &BattlePlan, unit: &Unit, held: &Held, in_contact: u32, charging: bool) -> Vec<f64> {
+fn melee_raw(plan: &BattlesystemPlan, unit: &Unit, held: &Held, in_contact: u32, charging: bool) -> Vec<f64> {
     let rules = &plan.scenario.rules;
     let table = &rules.attack.hits_table;
     let (crew_mult, own_mult) = melee_multipliers(rules, unit, charging);
@@ -298,7 +300,7 @@ fn to_u16(x: u32) -> u16 {
 
 /// The exact joint distribution of every metric of a charge, or why there is none (a rout,
 /// or a walk beyond [`MAX_EXACT_STATES`]).
-pub fn charge_joint(plan: &BattlePlan) -> Result<ChargeJoint, String> {
+pub fn charge_joint(plan: &BattlesystemPlan) -> Result<ChargeJoint, String> {
     let sc = &plan.scenario;
     let (Action::Charge { unit, target, volleys, gap }, Slots::Charge(s)) = (&sc.action, &plan.slots) else {
         return Err(ROUT_NOT_EXACT.into());

@@ -12,7 +12,7 @@ pub use crate::engine::{MetricDef, MetricSet};
 
 /// Histograms of every metric over a set of trials, and the path map.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BattleTally {
+pub struct BattlesystemTally {
     /// Trials counted.
     pub trials: u64,
     /// `histograms[m][v]`: trials in which metric `m` took value `v`.
@@ -25,7 +25,7 @@ pub struct BattleTally {
     pub path: Vec<u64>,
 }
 
-impl BattleTally {
+impl BattlesystemTally {
     /// An empty tally for `metrics` metrics and a `cols` x `rows` path map.
     pub fn new(metrics: usize, cols: usize, rows: usize) -> Self {
         Self { trials: 0, histograms: vec![vec![0; 2]; metrics], cols, rows, path: vec![0; cols * rows] }
@@ -44,7 +44,7 @@ impl BattleTally {
     }
 
     /// Adds another tally of the same plan.
-    pub fn merge(&mut self, other: &BattleTally) {
+    pub fn merge(&mut self, other: &BattlesystemTally) {
         self.trials += other.trials;
         for (mine, theirs) in self.histograms.iter_mut().zip(&other.histograms) {
             if theirs.len() > mine.len() {
@@ -67,11 +67,11 @@ mod tests {
 
     #[test]
     fn records_grow_and_merges_add() {
-        let mut a = BattleTally::new(2, 2, 1);
+        let mut a = BattlesystemTally::new(2, 2, 1);
         a.record(&[1, 5]);
         a.record(&[0, 0]);
         a.path[1] += 1;
-        let mut b = BattleTally::new(2, 2, 1);
+        let mut b = BattlesystemTally::new(2, 2, 1);
         b.record(&[1, 2]);
         b.path[1] += 2;
         let mut ab = a.clone();

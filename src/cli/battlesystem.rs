@@ -1,17 +1,17 @@
 //! `run`, `validate` and `replay` for BATTLESYSTEM scenarios.
 
 use super::{RunArgs, shell_quote};
-use crate::battlesystem::resolve::{self as battlesystem_resolve, BattleEvent, BattlePlan};
+use crate::battlesystem::resolve::{self as battlesystem_resolve, BattlesystemEvent, BattlesystemPlan};
 use crate::battlesystem::rules::MoraleResult;
-use crate::battlesystem::scenario::{Action, BattleScenario};
+use crate::battlesystem::scenario::{Action, BattlesystemScenario};
 use crate::mesbg::resolve::Streams;
-use crate::report::battlesystem::{self as battlesystem_report, BattleRecord};
+use crate::report::battlesystem::{self as battlesystem_report, BattlesystemRecord};
 use crate::report::document::group_digits;
 use anyhow::Result;
 use std::path::Path;
 
 /// One line saying what a valid BATTLESYSTEM scenario holds.
-pub(super) fn describe(scenario: &BattleScenario) -> String {
+pub(super) fn describe(scenario: &BattlesystemScenario) -> String {
     let figures: u32 = scenario.units.iter().map(|u| u.figures).sum();
     let action = match scenario.action {
         Action::Charge { unit, target, volleys, gap } => format!(
@@ -28,7 +28,7 @@ pub(super) fn describe(scenario: &BattleScenario) -> String {
 }
 
 /// Writes a BATTLESYSTEM run's report and says what was written.
-pub(super) fn finish(record: &BattleRecord, file: Option<&Path>, out: &Path, args: &RunArgs) -> Result<()> {
+pub(super) fn finish(record: &BattlesystemRecord, file: Option<&Path>, out: &Path, args: &RunArgs) -> Result<()> {
     let written = battlesystem_report::write_report(out, record)?;
     let file_arg = file.map(|f| format!(" {}", shell_quote(&f.display().to_string()))).unwrap_or_default();
     for a in record.disagreements() {
@@ -50,7 +50,7 @@ pub(super) fn finish(record: &BattleRecord, file: Option<&Path>, out: &Path, arg
     Ok(())
 }
 
-fn print_table(record: &BattleRecord) {
+fn print_table(record: &BattlesystemRecord) {
     out!("{}", record.scenario.title);
     out!(
         "{} trials in {:.2} s ({:.2} M trials/s on {} threads), seed {}, scenario {:016x}",
@@ -96,7 +96,7 @@ fn print_table(record: &BattleRecord) {
 
 /// Replays one trial of a BATTLESYSTEM scenario.
 pub(super) fn replay(
-    scenario: &BattleScenario,
+    scenario: &BattlesystemScenario,
     trial: u64,
     seed: Option<u64>,
     output: &super::OutputOptions,
@@ -129,13 +129,13 @@ pub(super) fn replay(
     Ok(())
 }
 
-fn describe_event(plan: &BattlePlan, event: &BattleEvent) -> String {
+fn describe_event(plan: &BattlesystemPlan, event: &BattlesystemEvent) -> String {
     let name = |i: usize| plan.scenario.units.get(i).map_or("?", |u| u.name.as_str());
     match event {
-        BattleEvent::Volley { range, dice, hits, removed } => {
+        BattlesystemEvent::Volley { range, dice, hits, removed } => {
             format!("volley at {range:.1}\": {dice} dice, {hits} hits through armour, {removed} figures removed")
         }
-        BattleEvent::Melee {
+        BattlesystemEvent::Melee {
             attacker,
             defender,
             attacker_figures,
@@ -152,7 +152,7 @@ fn describe_event(plan: &BattlePlan, event: &BattleEvent) -> String {
             name(*defender),
             name(*attacker)
         ),
-        BattleEvent::Morale { unit, roll, result } => format!(
+        BattlesystemEvent::Morale { unit, roll, result } => format!(
             "morale: {} rolls {roll} on 2d10 against ML {}: {}",
             name(*unit),
             plan.scenario.units[*unit].stats.ml,
@@ -162,25 +162,25 @@ fn describe_event(plan: &BattlePlan, event: &BattleEvent) -> String {
                 MoraleResult::Routed => "routs",
             }
         ),
-        BattleEvent::Heading { hour, reroll } => {
+        BattlesystemEvent::Heading { hour, reroll } => {
             format!("{} d12: {hour} o'clock", if *reroll { "new direction," } else { "rout direction," })
         }
-        BattleEvent::Move { heading, veer, distance, to } => format!(
+        BattlesystemEvent::Move { heading, veer, distance, to } => format!(
             "moves {distance:.2}\" at {heading:.0} degrees{} to ({:.2}, {:.2})",
             if *veer != 0.0 { format!(" (veering {veer:+.0})") } else { String::new() },
             to[0],
             to[1]
         ),
-        BattleEvent::Contact { unit, .. } => format!("contacts {}", name(*unit)),
-        BattleEvent::Displaced { unit, distance, off_board, still_blocking, .. } => format!(
+        BattlesystemEvent::Contact { unit, .. } => format!("contacts {}", name(*unit)),
+        BattlesystemEvent::Displaced { unit, distance, off_board, still_blocking, .. } => format!(
             "{} pushed back {distance:.2}\"{}{}",
             name(*unit),
             if *off_board { ", off the board (lost)" } else { "" },
             if *still_blocking { ", still in the way" } else { ", path clear" }
         ),
-        BattleEvent::LeftBoard => "leaves the board (lost)".to_string(),
-        BattleEvent::Stopped => "stops: still blocked and no re-rolls left".to_string(),
-        BattleEvent::Finished { blocks } => format!(
+        BattlesystemEvent::LeftBoard => "leaves the board (lost)".to_string(),
+        BattlesystemEvent::Stopped => "stops: still blocked and no re-rolls left".to_string(),
+        BattlesystemEvent::Finished { blocks } => format!(
             "ends with {}",
             blocks
                 .iter()

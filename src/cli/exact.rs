@@ -91,7 +91,7 @@ pub(super) fn exact_mesbg(scenario: &Scenario, output: &OutputOptions) -> Result
 }
 
 /// `exact` for a BATTLESYSTEM scenario: the joint distribution of a charge's metrics.
-pub(super) fn exact_battlesystem(scenario: &BattleScenario, output: &OutputOptions) -> Result<()> {
+pub(super) fn exact_battlesystem(scenario: &BattlesystemScenario, output: &OutputOptions) -> Result<()> {
     let plan = crate::battlesystem::resolve::compile(scenario);
     let started = Instant::now();
     let joint = match crate::battlesystem::exact::charge_joint(&plan) {

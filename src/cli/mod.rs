@@ -21,7 +21,7 @@ mod sweep;
 mod system;
 mod validate;
 
-use crate::battlesystem::scenario::{BattleScenario, SystemField, system_of};
+use crate::battlesystem::scenario::{BattlesystemScenario, SystemField, system_of};
 use crate::mesbg::plan::{self, Plan};
 use crate::mesbg::resolve::{self, Event, Streams, TrialRange};
 use crate::mesbg::scenario::{self, MAX_TRIALS, Scenario, ScenarioError};
@@ -349,7 +349,7 @@ enum Loaded {
     /// Middle-earth SBG.
     Mesbg(Box<Scenario>),
     /// BATTLESYSTEM.
-    Battlesystem(Box<BattleScenario>),
+    Battlesystem(Box<BattlesystemScenario>),
 }
 
 /// Reads a scenario of either system (the bundled default without a file).

@@ -8,7 +8,7 @@
 use super::*;
 use crate::engine::RuleSystem;
 use crate::report::ComparedRun;
-use crate::report::battlesystem::BattleRecord;
+use crate::report::battlesystem::BattlesystemRecord;
 use crate::tools::balance::{BalanceError, Pricing};
 
 /// What every command needs to know about a scenario, whichever system it is.
@@ -153,23 +153,23 @@ impl System for Mesbg {
 pub(super) struct Battlesystem;
 
 impl System for Battlesystem {
-    type Scenario = BattleScenario;
-    type Plan = crate::battlesystem::resolve::BattlePlan;
-    type Record = BattleRecord;
+    type Scenario = BattlesystemScenario;
+    type Plan = crate::battlesystem::resolve::BattlesystemPlan;
+    type Record = BattlesystemRecord;
 
-    fn take(loaded: Loaded) -> Option<BattleScenario> {
+    fn take(loaded: Loaded) -> Option<BattlesystemScenario> {
         match loaded {
             Loaded::Battlesystem(s) => Some(*s),
             Loaded::Mesbg(_) => None,
         }
     }
-    fn parse(text: &str, file: &str) -> Result<BattleScenario, ScenarioError> {
+    fn parse(text: &str, file: &str) -> Result<BattlesystemScenario, ScenarioError> {
         crate::battlesystem::scenario::parse(text, file)
     }
-    fn compile(scenario: &BattleScenario) -> Self::Plan {
+    fn compile(scenario: &BattlesystemScenario) -> Self::Plan {
         crate::battlesystem::resolve::compile(scenario)
     }
-    fn facts(s: &BattleScenario) -> Facts {
+    fn facts(s: &BattlesystemScenario) -> Facts {
         Facts {
             title: s.title.clone(),
             name: s.file.clone(),
@@ -183,32 +183,33 @@ impl System for Battlesystem {
     fn profile_library() -> toml::Table {
         toml::Table::new()
     }
-    fn pricing(s: &BattleScenario, plan: &Self::Plan, field: Option<&str>) -> Result<Pricing, BalanceError> {
-        crate::tools::balance::battle_pricing(s, plan, field)
+    fn pricing(s: &BattlesystemScenario, plan: &Self::Plan, field: Option<&str>) -> Result<Pricing, BalanceError> {
+        crate::tools::balance::battlesystem_pricing(s, plan, field)
     }
     fn record(
-        _: &BattleScenario,
+        _: &BattlesystemScenario,
         plan: &Self::Plan,
-        played: run::Played<crate::battlesystem::tally::BattleTally>,
+        played: run::Played<crate::battlesystem::tally::BattlesystemTally>,
         threads: usize,
-    ) -> BattleRecord {
-        let mut record = BattleRecord::new(plan, played.tally, played.seed, threads, played.elapsed_s, played.command);
+    ) -> BattlesystemRecord {
+        let mut record =
+            BattlesystemRecord::new(plan, played.tally, played.seed, threads, played.elapsed_s, played.command);
         record.precision = played.precision;
         record
     }
-    fn compared(record: &BattleRecord) -> ComparedRun {
+    fn compared(record: &BattlesystemRecord) -> ComparedRun {
         record.into()
     }
-    fn finish(record: &BattleRecord, file: Option<&Path>, out: &Path, args: &RunArgs) -> Result<()> {
+    fn finish(record: &BattlesystemRecord, file: Option<&Path>, out: &Path, args: &RunArgs) -> Result<()> {
         battlesystem::finish(record, file, out, args)
     }
-    fn exact(s: &BattleScenario, output: &OutputOptions) -> Result<()> {
+    fn exact(s: &BattlesystemScenario, output: &OutputOptions) -> Result<()> {
         exact::exact_battlesystem(s, output)
     }
-    fn replay(s: &BattleScenario, trial: u64, seed: Option<u64>, output: &OutputOptions) -> Result<()> {
+    fn replay(s: &BattlesystemScenario, trial: u64, seed: Option<u64>, output: &OutputOptions) -> Result<()> {
         battlesystem::replay(s, trial, seed, output)
     }
-    fn describe(s: &BattleScenario) -> (String, Vec<String>) {
+    fn describe(s: &BattlesystemScenario) -> (String, Vec<String>) {
         (battlesystem::describe(s), Vec::new())
     }
 }

@@ -32,7 +32,7 @@ pub const EXACT_SCHEMA: &str = "charioteer.exact/2";
 
 /// The schema of a BATTLESYSTEM run's `run.json`: the same version as MESBG's (2: `ruleset`
 /// entries carry value, default and meaning), told apart by its `system` field.
-pub const BATTLE_RUN_SCHEMA: &str = "charioteer.run/2";
+pub const BATTLESYSTEM_RUN_SCHEMA: &str = "charioteer.run/2";
 
 /// Why results could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -328,8 +328,8 @@ impl From<&RunRecord> for ComparedRun {
     }
 }
 
-impl From<&battlesystem::BattleRecord> for ComparedRun {
-    fn from(r: &battlesystem::BattleRecord) -> Self {
+impl From<&battlesystem::BattlesystemRecord> for ComparedRun {
+    fn from(r: &battlesystem::BattlesystemRecord) -> Self {
         Self {
             title: r.scenario.title.clone(),
             scenario_file: r.scenario_file.clone(),

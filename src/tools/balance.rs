@@ -6,8 +6,8 @@
 //! means) says how sure it is. Each rule system says what its acting piece costs and what
 //! each metric's unit is worth ([`Pricing`]); the rest is written once.
 
-use crate::battlesystem::resolve::BattlePlan;
-use crate::battlesystem::scenario::{Action, BattleScenario};
+use crate::battlesystem::resolve::BattlesystemPlan;
+use crate::battlesystem::scenario::{Action, BattlesystemScenario};
 use crate::engine::statistics::MetricName;
 use crate::engine::{MetricDef, RuleSystem, Streams, TrialRange};
 use crate::mesbg::analysis::Z95;
@@ -106,9 +106,9 @@ pub fn pricing(scenario: &Scenario, plan: &Plan, field: &str) -> Result<Pricing,
 /// Reads a BATTLESYSTEM scenario's price: the charging or routing unit's `points` (per
 /// figure) times its figures; each enemy figure it removes is worth its unit's `points`.
 /// `field` is `units[K].points` for that unit (or `None` for it by default).
-pub fn battle_pricing(
-    scenario: &BattleScenario,
-    plan: &BattlePlan,
+pub fn battlesystem_pricing(
+    scenario: &BattlesystemScenario,
+    plan: &BattlesystemPlan,
     field: Option<&str>,
 ) -> Result<Pricing, BalanceError> {
     let acting = match scenario.action {

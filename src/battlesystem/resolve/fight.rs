@@ -4,7 +4,13 @@ use super::*;
 
 /// Rolls the armour d10 for each of `hits` and removes figures (platform or crew, by the
 /// option in force) as hits accumulate.
-pub(super) fn take_hits(plan: &BattlePlan, unit: &Unit, state: &mut UnitState, hits: u32, dice: &mut Dice) -> Losses {
+pub(super) fn take_hits(
+    plan: &BattlesystemPlan,
+    unit: &Unit,
+    state: &mut UnitState,
+    hits: u32,
+    dice: &mut Dice,
+) -> Losses {
     let armour = plan.scenario.rules.attack.armour;
     let mut losses = Losses::default();
     let crew_first = unit.is_platform() && plan.scenario.rules.platform_hits == PlatformHits::CrewFirst;
@@ -81,7 +87,7 @@ pub(crate) fn fighting_crew(
 /// charge as `charge_doubles` says; a unit that is not a platform rolls its own dice as
 /// crew.
 pub(crate) fn melee_multipliers(
-    rules: &crate::battlesystem::scenario::BattleRules,
+    rules: &crate::battlesystem::scenario::BattlesystemRules,
     unit: &Unit,
     charging: bool,
 ) -> ((u32, u32), (u32, u32)) {
@@ -102,7 +108,7 @@ pub(crate) fn melee_multipliers(
 /// The hits (before armour) a unit scores in melee with `in_contact` figures, under the
 /// charge multipliers when it is charging.
 pub(super) fn melee_hits(
-    plan: &BattlePlan,
+    plan: &BattlesystemPlan,
     unit: &Unit,
     state: &UnitState,
     in_contact: u32,
@@ -174,7 +180,7 @@ pub(super) fn defenders_in_contact(defender: &Unit, state: &UnitState, attacker:
 /// Figures of a charge's target that strike back while it has every figure (with fewer
 /// left, the fewer of this and those left): the exact engine's view of
 /// [`defenders_in_contact`], whose stretch of contact does not change during a charge.
-pub(crate) fn charge_target_in_contact(plan: &BattlePlan, charger: usize, target: usize) -> u32 {
+pub(crate) fn charge_target_in_contact(plan: &BattlesystemPlan, charger: usize, target: usize) -> u32 {
     let units = &plan.scenario.units;
     defenders_in_contact(&units[target], &UnitState::fresh(&units[target]), &units[charger].block)
 }
@@ -182,13 +188,13 @@ pub(crate) fn charge_target_in_contact(plan: &BattlePlan, charger: usize, target
 /// A simultaneous melee between the unit that moved into contact and the unit it struck.
 /// Returns (attacker's losses, defender's losses).
 pub(super) fn melee(
-    plan: &BattlePlan,
+    plan: &BattlesystemPlan,
     states: &mut [UnitState],
     attacker: usize,
     defender: usize,
     charging: bool,
     dice: &mut Dice,
-    trace: &mut Option<Vec<BattleEvent>>,
+    trace: &mut Option<Vec<BattlesystemEvent>>,
 ) -> (Losses, Losses) {
     let units = &plan.scenario.units;
     let (a, d) = (&units[attacker], &units[defender]);
@@ -201,7 +207,7 @@ pub(super) fn melee(
     let d_losses = take_hits(plan, d, &mut states[defender], on_defender, dice);
     let a_losses = take_hits(plan, a, &mut states[attacker], on_attacker, dice);
     if let Some(t) = trace {
-        t.push(BattleEvent::Melee {
+        t.push(BattlesystemEvent::Melee {
             attacker,
             defender,
             attacker_figures: a_contact,
@@ -216,26 +222,26 @@ pub(super) fn melee(
 }
 
 pub(super) fn morale(
-    plan: &BattlePlan,
+    plan: &BattlesystemPlan,
     unit: usize,
     dice: &mut Dice,
-    trace: &mut Option<Vec<BattleEvent>>,
+    trace: &mut Option<Vec<BattlesystemEvent>>,
 ) -> MoraleResult {
     let roll = die(10, dice) + die(10, dice);
     let result = plan.scenario.rules.morale.result(roll, plan.scenario.units[unit].stats.ml);
     if let Some(t) = trace {
-        t.push(BattleEvent::Morale { unit, roll, result });
+        t.push(BattlesystemEvent::Morale { unit, roll, result });
     }
     result
 }
 
 pub(super) fn charge(
-    plan: &BattlePlan,
+    plan: &BattlesystemPlan,
     s: &ChargeSlots,
     (unit, target, volleys, gap): (usize, usize, u32, f64),
     scratch: &mut Scratch,
     dice: &mut Dice,
-    trace: &mut Option<Vec<BattleEvent>>,
+    trace: &mut Option<Vec<BattlesystemEvent>>,
 ) {
     let units = &plan.scenario.units;
     let (c, t) = (&units[unit], &units[target]);
@@ -267,7 +273,7 @@ pub(super) fn charge(
         volley_hits += losses.through;
         volley_kills += losses.figures;
         if let Some(tr) = trace {
-            tr.push(BattleEvent::Volley { range, dice: rolled, hits: losses.through, removed: losses.figures });
+            tr.push(BattlesystemEvent::Volley { range, dice: rolled, hits: losses.through, removed: losses.figures });
         }
         if states[target].figures == 0 {
             break;

@@ -8,8 +8,8 @@
 //! depend on the number of threads, and any trial can be replayed alone with its events.
 
 use super::board::{self, Block};
-use super::scenario::{Action, BattleScenario, ChargeDoubles, PlatformHits, Role, StruckUnitMoves, Unit, Veer};
-use super::tally::{BattleTally, MetricSet};
+use super::scenario::{Action, BattlesystemScenario, ChargeDoubles, PlatformHits, Role, StruckUnitMoves, Unit, Veer};
+use super::tally::{BattlesystemTally, MetricSet};
 use crate::battlesystem::rules::{
     Attack, AttackDie, MoraleResult, PlatformRoll, attack_hits, clock_heading, die, platform_crew_hits,
 };
@@ -80,9 +80,9 @@ pub enum Slots {
 
 /// A scenario compiled for play: the scenario and its metrics.
 #[derive(Clone, Debug)]
-pub struct BattlePlan {
+pub struct BattlesystemPlan {
     /// The validated scenario.
-    pub scenario: BattleScenario,
+    pub scenario: BattlesystemScenario,
     /// Its metrics, in report order.
     pub metrics: MetricSet,
     /// Where each metric sits.
@@ -92,7 +92,7 @@ pub struct BattlePlan {
 }
 
 /// Compiles a scenario into its plan.
-pub fn compile(scenario: &BattleScenario) -> BattlePlan {
+pub fn compile(scenario: &BattlesystemScenario) -> BattlesystemPlan {
     let mut m = MetricSet::default();
     let slots = match &scenario.action {
         Action::Charge { unit, target, .. } => {
@@ -158,13 +158,13 @@ pub fn compile(scenario: &BattleScenario) -> BattlePlan {
         }
     };
     let grid = (scenario.board[0].ceil() as usize, scenario.board[1].ceil() as usize);
-    BattlePlan { scenario: scenario.clone(), metrics: m, slots, grid }
+    BattlesystemPlan { scenario: scenario.clone(), metrics: m, slots, grid }
 }
 
 /// Something that happened in a trial, for replays.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
-pub enum BattleEvent {
+pub enum BattlesystemEvent {
     /// A missile volley.
     Volley {
         /// Range (gap between the blocks), inches.
@@ -304,7 +304,13 @@ pub struct Scratch {
 
 /// Plays one trial, writing its metric values into `scratch.values` and the path cells it
 /// crossed (each once) into `scratch.cells`.
-fn play(plan: &BattlePlan, streams: Streams, trial: u64, scratch: &mut Scratch, trace: &mut Option<Vec<BattleEvent>>) {
+fn play(
+    plan: &BattlesystemPlan,
+    streams: Streams,
+    trial: u64,
+    scratch: &mut Scratch,
+    trace: &mut Option<Vec<BattlesystemEvent>>,
+) {
     let mut dice = streams_dice(streams, trial);
     scratch.values.clear();
     scratch.values.resize(plan.metrics.len(), 0);
@@ -331,17 +337,17 @@ fn to_u16(x: u32) -> u16 {
 }
 
 /// A new, empty tally for `plan`.
-pub fn new_tally(plan: &BattlePlan) -> BattleTally {
-    BattleTally::new(plan.metrics.len(), plan.grid.0, plan.grid.1)
+pub fn new_tally(plan: &BattlesystemPlan) -> BattlesystemTally {
+    BattlesystemTally::new(plan.metrics.len(), plan.grid.0, plan.grid.1)
 }
 
 /// Plays and tallies trials `trials` on this thread.
 pub fn tally_trials(
-    plan: &BattlePlan,
+    plan: &BattlesystemPlan,
     streams: Streams,
     trials: std::ops::Range<u64>,
     scratch: &mut Scratch,
-) -> BattleTally {
+) -> BattlesystemTally {
     let mut tally = new_tally(plan);
     let mut none = None;
     for t in trials {
@@ -357,37 +363,37 @@ pub fn tally_trials(
 /// Plays the trials of `range` on the current rayon pool and tallies them, in the engine's
 /// fixed blocks (so the tally does not depend on the thread count).
 pub fn run(
-    plan: &BattlePlan,
+    plan: &BattlesystemPlan,
     streams: Streams,
     range: TrialRange,
     progress: &(dyn Fn(u64) + Sync),
     cancel: &AtomicBool,
-) -> Result<BattleTally, Interrupted> {
+) -> Result<BattlesystemTally, Interrupted> {
     crate::engine::run(plan, streams, range, progress, cancel)
 }
 
-impl crate::engine::RuleSystem for BattlePlan {
+impl crate::engine::RuleSystem for BattlesystemPlan {
     type Metric = crate::engine::MetricDef;
-    type Tally = BattleTally;
+    type Tally = BattlesystemTally;
     type Scratch = Scratch;
     const SYSTEM: &'static str = "battlesystem";
 
     fn metrics(&self) -> Vec<crate::engine::MetricDef> {
         self.metrics.defs.clone()
     }
-    fn empty_tally(&self) -> BattleTally {
+    fn empty_tally(&self) -> BattlesystemTally {
         new_tally(self)
     }
-    fn tally_block(&self, streams: Streams, trials: std::ops::Range<u64>, scratch: &mut Scratch) -> BattleTally {
+    fn tally_block(&self, streams: Streams, trials: std::ops::Range<u64>, scratch: &mut Scratch) -> BattlesystemTally {
         tally_trials(self, streams, trials, scratch)
     }
-    fn merge_tally(into: &mut BattleTally, other: &BattleTally) {
+    fn merge_tally(into: &mut BattlesystemTally, other: &BattlesystemTally) {
         into.merge(other);
     }
-    fn trials_in(tally: &BattleTally) -> u64 {
+    fn trials_in(tally: &BattlesystemTally) -> u64 {
         tally.trials
     }
-    fn histogram<'t>(&self, tally: &'t BattleTally, index: usize) -> &'t [u64] {
+    fn histogram<'t>(&self, tally: &'t BattlesystemTally, index: usize) -> &'t [u64] {
         tally.histogram(index)
     }
     fn play_values(&self, streams: Streams, trial: u64, scratch: &mut Scratch, values: &mut Vec<u16>) {
@@ -398,7 +404,7 @@ impl crate::engine::RuleSystem for BattlePlan {
 }
 
 /// Replays one trial: its metric values (in plan order) and its events.
-pub fn replay(plan: &BattlePlan, streams: Streams, trial: u64) -> (Vec<u16>, Vec<BattleEvent>) {
+pub fn replay(plan: &BattlesystemPlan, streams: Streams, trial: u64) -> (Vec<u16>, Vec<BattlesystemEvent>) {
     let mut scratch = Scratch::default();
     let mut trace = Some(Vec::new());
     play(plan, streams, trial, &mut scratch, &mut trace);

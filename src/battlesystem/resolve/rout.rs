@@ -239,7 +239,7 @@ pub(super) struct RoutStep {
 /// meets only the unit it cannot avoid; then the turn (if it has room), the move and what it
 /// meets.
 pub(super) fn rout_step(
-    plan: &BattlePlan,
+    plan: &BattlesystemPlan,
     states: &[UnitState],
     beasts: usize,
     here: Block,
@@ -325,7 +325,7 @@ const MAX_REMEMBERED_STEPS: usize = 1 << 15;
 impl StepMemo {
     fn step(
         &mut self,
-        plan: &BattlePlan,
+        plan: &BattlesystemPlan,
         states: &[UnitState],
         beasts: usize,
         here: Block,
@@ -376,13 +376,13 @@ impl std::hash::Hasher for WordHasher {
 }
 
 pub(super) fn rout(
-    plan: &BattlePlan,
+    plan: &BattlesystemPlan,
     s: &RoutSlots,
     beasts: usize,
     first_hour: Option<u32>,
     scratch: &mut Scratch,
     dice: &mut Dice,
-    trace: &mut Option<Vec<BattleEvent>>,
+    trace: &mut Option<Vec<BattlesystemEvent>>,
 ) {
     let sc = &plan.scenario;
     let rules = &sc.rules;
@@ -394,7 +394,7 @@ pub(super) fn rout(
     scratch.generation += 1;
     let hour = first_hour.unwrap_or_else(|| die(12, dice));
     if let Some(t) = trace {
-        t.push(BattleEvent::Heading { hour, reroll: false });
+        t.push(BattlesystemEvent::Heading { hour, reroll: false });
     }
     let mut values = std::mem::take(&mut scratch.values);
     values[s.heading] = hour as u16;
@@ -422,14 +422,19 @@ pub(super) fn rout(
         moved += go;
         remaining -= go;
         if let Some(t) = trace {
-            t.push(BattleEvent::Move { heading, veer, distance: go, to: [moved_block.centre.x, moved_block.centre.y] });
+            t.push(BattlesystemEvent::Move {
+                heading,
+                veer,
+                distance: go,
+                to: [moved_block.centre.x, moved_block.centre.y],
+            });
         }
         let Some((_, struck)) = hit else {
             if exit.is_some() {
                 values[s.left_board] = 1;
                 scratch.states[beasts].block = None;
                 if let Some(t) = trace {
-                    t.push(BattleEvent::LeftBoard);
+                    t.push(BattlesystemEvent::LeftBoard);
                 }
             }
             break;
@@ -438,7 +443,7 @@ pub(super) fn rout(
         scratch.states[struck].contacted = true;
         if let Some(t) = trace {
             let into = scratch.states[struck].block.map_or(0.0, |b| dir.dot(board::contact_face(&moved_block, &b)));
-            t.push(BattleEvent::Contact { unit: struck, into });
+            t.push(BattlesystemEvent::Contact { unit: struck, into });
         }
         let (beast_losses, struck_losses) = melee(plan, &mut scratch.states, beasts, struck, false, dice, trace);
         scratch.states[beasts].lost += beast_losses.figures;
@@ -496,7 +501,7 @@ pub(super) fn rout(
                 && push > 0.0
             {
                 let gap_after = scratch.states[struck].block.map(|b| board::separation(&moved_block, &b));
-                t.push(BattleEvent::Displaced {
+                t.push(BattlesystemEvent::Displaced {
                     unit: struck,
                     distance: pushed,
                     off_board,
@@ -514,14 +519,14 @@ pub(super) fn rout(
             if rerolls >= rules.max_rerolls {
                 values[s.stopped] = 1;
                 if let Some(t) = trace {
-                    t.push(BattleEvent::Stopped);
+                    t.push(BattlesystemEvent::Stopped);
                 }
                 break;
             }
             rerolls += 1;
             let hour = die(12, dice);
             if let Some(t) = trace {
-                t.push(BattleEvent::Heading { hour, reroll: true });
+                t.push(BattlesystemEvent::Heading { hour, reroll: true });
             }
             line = clock_heading(hour);
         } else {
@@ -529,7 +534,7 @@ pub(super) fn rout(
         }
     }
     if let Some(t) = trace {
-        t.push(BattleEvent::Finished {
+        t.push(BattlesystemEvent::Finished {
             blocks: scratch.states.iter().map(|st| st.block.filter(|_| st.figures > 0)).collect(),
         });
     }

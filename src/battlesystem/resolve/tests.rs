@@ -3,16 +3,16 @@
 use super::*;
 use crate::battlesystem::scenario::parse;
 
-fn plan_of(text: &str) -> BattlePlan {
+fn plan_of(text: &str) -> BattlesystemPlan {
     compile(&parse(text, "test.toml").expect("valid scenario"))
 }
 
-fn tally(plan: &BattlePlan, trials: u64) -> BattleTally {
+fn tally(plan: &BattlesystemPlan, trials: u64) -> BattlesystemTally {
     let streams = Streams::new(plan.scenario.seed, plan.scenario.hash());
     tally_trials(plan, streams, 0..trials, &mut Scratch::default())
 }
 
-fn mean(t: &BattleTally, plan: &BattlePlan, name: &str) -> f64 {
+fn mean(t: &BattlesystemTally, plan: &BattlesystemPlan, name: &str) -> f64 {
     let m = plan.metrics.index(name).unwrap_or_else(|| panic!("no metric {name}"));
     let h = t.histogram(m);
     h.iter().enumerate().map(|(v, c)| v as f64 * *c as f64).sum::<f64>() / t.trials as f64
@@ -60,7 +60,7 @@ fn first_melee_defenders(text: &str) -> u32 {
     events
         .iter()
         .find_map(|e| match e {
-            BattleEvent::Melee { defender_figures, .. } => Some(*defender_figures),
+            BattlesystemEvent::Melee { defender_figures, .. } => Some(*defender_figures),
             _ => None,
         })
         .unwrap_or_else(|| panic!("no melee: {events:?}"))
@@ -108,20 +108,20 @@ fn a_turn_in_place_is_not_a_contact() {
     let mut away = 0;
     for trial in 0..200 {
         let (_, events) = replay(&plan, streams, trial);
-        let Some(k) = events.iter().position(|e| matches!(e, BattleEvent::Heading { reroll: true, .. })) else {
+        let Some(k) = events.iter().position(|e| matches!(e, BattlesystemEvent::Heading { reroll: true, .. })) else {
             continue;
         };
-        let BattleEvent::Heading { hour, .. } = events[k] else { unreachable!() };
+        let BattlesystemEvent::Heading { hour, .. } = events[k] else { unreachable!() };
         if (4..=8).contains(&hour) {
             away += 1;
             match &events[k + 1] {
-                BattleEvent::Move { distance, .. } => assert!(*distance > 1.0, "{events:?}"),
+                BattlesystemEvent::Move { distance, .. } => assert!(*distance > 1.0, "{events:?}"),
                 other => panic!("expected a move away, got {other:?}"),
             }
-            assert!(!matches!(events.get(k + 2), Some(BattleEvent::Contact { unit: 1, .. })), "{events:?}");
+            assert!(!matches!(events.get(k + 2), Some(BattlesystemEvent::Contact { unit: 1, .. })), "{events:?}");
         }
         for e in &events {
-            if let BattleEvent::Contact { into, .. } = e {
+            if let BattlesystemEvent::Contact { into, .. } = e {
                 assert!(*into > 1e-9, "a contact not going into its unit: {events:?}");
             }
         }
@@ -146,8 +146,8 @@ fn a_pushed_unit_moves_straight_away_or_aside() {
         let mut seen = 0;
         for trial in 0..100 {
             let (_, events) = replay(&plan, streams, trial);
-            let Some(BattleEvent::Displaced { distance, gap_before, gap_after, still_blocking, .. }) =
-                events.iter().find(|e| matches!(e, BattleEvent::Displaced { .. }))
+            let Some(BattlesystemEvent::Displaced { distance, gap_before, gap_after, still_blocking, .. }) =
+                events.iter().find(|e| matches!(e, BattlesystemEvent::Displaced { .. }))
             else {
                 continue;
             };
@@ -180,11 +180,11 @@ fn veering_round_what_it_can_avoid() {
         let plan = plan_of(&text);
         let (_, events) = replay(&plan, Streams::new(1, plan.scenario.hash()), 0);
         let contact = events.iter().find_map(|e| match e {
-            BattleEvent::Contact { unit, .. } => Some(*unit),
+            BattlesystemEvent::Contact { unit, .. } => Some(*unit),
             _ => None,
         });
         let veer = events.iter().find_map(|e| match e {
-            BattleEvent::Move { veer, .. } => Some(*veer),
+            BattlesystemEvent::Move { veer, .. } => Some(*veer),
             _ => None,
         });
         (contact, veer)
@@ -244,7 +244,7 @@ fn veering_round_a_small_unit_and_not_round_a_long_line() {
     let streams = Streams::new(1, plan.scenario.hash());
     let (values, events) = replay(&plan, streams, 0);
     let veer = events.iter().find_map(|e| match e {
-        BattleEvent::Move { veer, .. } => Some(*veer),
+        BattlesystemEvent::Move { veer, .. } => Some(*veer),
         _ => None,
     });
     // Clockwise first, in 5-degree steps, the smallest turn that clears it.
@@ -261,10 +261,10 @@ fn veering_round_a_small_unit_and_not_round_a_long_line() {
     let long = small.replace("figures = 2\nfrontage = 2", "figures = 20\nfrontage = 20");
     let plan = plan_of(&long);
     let (values, events) = replay(&plan, streams, 0);
-    assert!(events.iter().any(|e| matches!(e, BattleEvent::Contact { unit: 1, .. })), "{events:?}");
+    assert!(events.iter().any(|e| matches!(e, BattlesystemEvent::Contact { unit: 1, .. })), "{events:?}");
     // Contact after 6.5": the beast's front at 11, the line's near edge at 17.5.
     let first_move = events.iter().find_map(|e| match e {
-        BattleEvent::Move { distance, veer, .. } => Some((*distance, *veer)),
+        BattlesystemEvent::Move { distance, veer, .. } => Some((*distance, *veer)),
         _ => None,
     });
     let (distance, veer) = first_move.expect("moved");
@@ -313,11 +313,11 @@ fn a_displaced_unit_clears_the_path() {
     for trial in 0..50 {
         let (values, events) = replay(&plan, streams, trial);
         let displaced = events.iter().find_map(|e| match e {
-            BattleEvent::Displaced { distance, still_blocking, .. } => Some((*distance, *still_blocking)),
+            BattlesystemEvent::Displaced { distance, still_blocking, .. } => Some((*distance, *still_blocking)),
             _ => None,
         });
         let first_morale = events.iter().find_map(|e| match e {
-            BattleEvent::Morale { result, .. } => Some(*result),
+            BattlesystemEvent::Morale { result, .. } => Some(*result),
             _ => None,
         });
         if first_morale == Some(MoraleResult::Routed) {

@@ -31,7 +31,7 @@ impl Checker<'_> {
         })
     }
 
-    pub(super) fn scenario(&mut self, raw: RawBattle, file: &str) -> Option<BattleScenario> {
+    pub(super) fn scenario(&mut self, raw: RawBattlesystem, file: &str) -> Option<BattlesystemScenario> {
         let (trials, seed) = crate::input::header_fields(
             self.text,
             &mut self.problems,
@@ -74,7 +74,7 @@ impl Checker<'_> {
             (None, Some(r)) if all_units => self.rout(r, &units),
             _ => None,
         };
-        let scenario = BattleScenario {
+        let scenario = BattlesystemScenario {
             file: file.to_string(),
             title: raw.title,
             question: raw.question,
@@ -90,8 +90,8 @@ impl Checker<'_> {
         Some(scenario)
     }
 
-    fn rules(&mut self, raw: &RawRules) -> (BattleRules, [f64; 2]) {
-        let mut rules = BattleRules::default();
+    fn rules(&mut self, raw: &RawRules) -> (BattlesystemRules, [f64; 2]) {
+        let mut rules = BattlesystemRules::default();
         if let Some(table) = &raw.hits_table {
             if table.is_empty() || table.len() > 64 {
                 self.fail("rules.hits_table", "give 1 to 64 bands [lowest roll, hits], lowest rolls ascending");

@@ -2,7 +2,7 @@
 //! (those of `../shared/rules/battlesystem.md`, never presented as the book's), and
 //! validation with the same messages as MESBG scenarios: file, line, field and fix.
 //!
-//! A [`BattleScenario`] that leaves [`parse`] has every unit on the board, no two units
+//! A [`BattlesystemScenario`] that leaves [`parse`] has every unit on the board, no two units
 //! overlapping, a platform with a rider, and a charge target the charger can reach, so the
 //! resolver never meets bad input.
 
@@ -217,7 +217,7 @@ pub enum StruckUnitMoves {
 
 /// The BATTLESYSTEM ruleset values in force; reports print every one.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct BattleRules {
+pub struct BattlesystemRules {
     /// The hits table and the armour roll.
     #[serde(skip)]
     pub attack: AttackRules,
@@ -245,7 +245,7 @@ pub struct BattleRules {
     pub struck_unit_moves: StruckUnitMoves,
 }
 
-impl Default for BattleRules {
+impl Default for BattlesystemRules {
     fn default() -> Self {
         Self {
             attack: AttackRules::default(),
@@ -264,11 +264,11 @@ impl Default for BattleRules {
     }
 }
 
-impl BattleRules {
+impl BattlesystemRules {
     /// Every `[rules]` option with its value, the simulator's reference default and what the
     /// value means, for reports (the same layout as MESBG's).
     pub fn ruleset(&self) -> Vec<RuleOption> {
-        let d = BattleRules::default();
+        let d = BattlesystemRules::default();
         let table = |t: &HitsTable| t.bands.clone();
         let distance = |r: &RoutDistance| match r {
             RoutDistance::Mv => serde_json::Value::String("mv".into()),
@@ -429,7 +429,7 @@ pub enum Action {
 
 /// A validated BATTLESYSTEM scenario.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct BattleScenario {
+pub struct BattlesystemScenario {
     /// The file it came from.
     #[serde(skip)]
     pub file: String,
@@ -446,7 +446,7 @@ pub struct BattleScenario {
     /// The units.
     pub units: Vec<Unit>,
     /// The ruleset values.
-    pub rules: BattleRules,
+    pub rules: BattlesystemRules,
     /// The hits table, as written (part of the hash).
     pub hits_table: HitsTable,
     /// The armour roll (part of the hash).
@@ -455,7 +455,7 @@ pub struct BattleScenario {
     pub action: Action,
 }
 
-impl BattleScenario {
+impl BattlesystemScenario {
     /// A stable hash of everything that changes the answer (not title, trials or seed): it
     /// keys the random streams and stamps reports.
     pub fn hash(&self) -> u64 {
@@ -465,7 +465,7 @@ impl BattleScenario {
             system: &'static str,
             board: [f64; 2],
             units: &'a [Unit],
-            rules: &'a BattleRules,
+            rules: &'a BattlesystemRules,
             hits_table: &'a HitsTable,
             armour_roll: ArmourRoll,
             action: &'a Action,
@@ -524,9 +524,9 @@ pub fn system_of(text: &str) -> SystemField {
 // ----- the file format, as written -------------------------------------------------
 
 /// Validates BATTLESYSTEM scenario text; `file` names it in messages.
-pub fn parse(text: &str, file: &str) -> Result<BattleScenario, ScenarioError> {
+pub fn parse(text: &str, file: &str) -> Result<BattlesystemScenario, ScenarioError> {
     let invalid = |problems| ScenarioError::Invalid { file: file.to_string(), problems };
-    let raw: RawBattle = match toml::from_str(text) {
+    let raw: RawBattlesystem = match toml::from_str(text) {
         Ok(raw) => raw,
         Err(e) => {
             let span = e.span();

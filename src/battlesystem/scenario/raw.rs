@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct RawBattle {
+pub(super) struct RawBattlesystem {
     pub(super) title: String,
     #[serde(default)]
     pub(super) question: Option<String>,

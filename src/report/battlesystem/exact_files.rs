@@ -2,7 +2,7 @@
 //! the shape of MESBG's exact output, plus the joint itself (`exact_joint.csv`).
 
 use crate::battlesystem::exact::ChargeJoint;
-use crate::battlesystem::resolve::BattlePlan;
+use crate::battlesystem::resolve::BattlesystemPlan;
 use crate::engine::statistics::{self as analysis, DistributionRow, MetricSummary};
 use crate::report::{Contents, EXACT_SCHEMA, FrameFormat, ReportError, ReportFile, exact_files, write_files};
 use polars::prelude::*;
@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// Each metric's exact statistics row, in plan order (categorical metrics included: their
 /// named outcomes are the flags beside them).
-pub fn exact_summaries(plan: &BattlePlan, joint: &ChargeJoint) -> Vec<MetricSummary<String>> {
+pub fn exact_summaries(plan: &BattlesystemPlan, joint: &ChargeJoint) -> Vec<MetricSummary<String>> {
     plan.metrics
         .defs
         .iter()
@@ -21,7 +21,7 @@ pub fn exact_summaries(plan: &BattlePlan, joint: &ChargeJoint) -> Vec<MetricSumm
 }
 
 /// The `exact --json` object (and `exact.json`).
-pub fn exact_json(plan: &BattlePlan, joint: &ChargeJoint, elapsed_s: f64) -> Value {
+pub fn exact_json(plan: &BattlesystemPlan, joint: &ChargeJoint, elapsed_s: f64) -> Value {
     let sc = &plan.scenario;
     let mut metrics = Map::new();
     let mut distributions = Map::new();
@@ -57,7 +57,7 @@ pub fn exact_json(plan: &BattlePlan, joint: &ChargeJoint, elapsed_s: f64) -> Val
 /// distinct outcome: every metric's value and its probability) and `exact.json` into `dir`.
 pub fn write_exact(
     dir: &Path,
-    plan: &BattlePlan,
+    plan: &BattlesystemPlan,
     joint: &ChargeJoint,
     elapsed_s: f64,
 ) -> Result<Vec<PathBuf>, ReportError> {

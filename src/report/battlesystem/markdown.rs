@@ -2,7 +2,7 @@
 
 use super::*;
 
-pub(super) fn moving_name(record: &BattleRecord) -> &str {
+pub(super) fn moving_name(record: &BattlesystemRecord) -> &str {
     match record.scenario.action {
         Action::Charge { unit, .. } | Action::Rout { unit, .. } => &record.scenario.units[unit].name,
     }
@@ -12,7 +12,7 @@ pub(super) fn row(out: &mut String, cells: &[String]) {
     let _ = writeln!(out, "| {} |", cells.join(" | "));
 }
 
-pub(super) fn value_text(record: &BattleRecord, s: &MetricSummary<String>) -> (String, String, String) {
+pub(super) fn value_text(record: &BattlesystemRecord, s: &MetricSummary<String>) -> (String, String, String) {
     if record.flag(&s.metric) {
         (percent(s.mean), percent(s.ci95_lo), percent(s.ci95_hi))
     } else {
@@ -21,7 +21,7 @@ pub(super) fn value_text(record: &BattleRecord, s: &MetricSummary<String>) -> (S
 }
 
 /// The text of `report.md` for a BATTLESYSTEM run.
-pub fn markdown(record: &BattleRecord, figures: &[Figure], files: &[String]) -> String {
+pub fn markdown(record: &BattlesystemRecord, figures: &[Figure], files: &[String]) -> String {
     let sc = &record.scenario;
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", sc.title);

@@ -6,14 +6,15 @@
 use crate::battlesystem::exact;
 
 mod exact_files;
-use crate::battlesystem::resolve::BattlePlan;
-use crate::battlesystem::scenario::{Action, BattleScenario, Role};
-use crate::battlesystem::tally::BattleTally;
+use crate::battlesystem::resolve::BattlesystemPlan;
+use crate::battlesystem::scenario::{Action, BattlesystemScenario, Role};
+use crate::battlesystem::tally::BattlesystemTally;
 use crate::engine::statistics::{self as analysis, DistributionRow, MetricSummary, Z95};
 use crate::report::charts as chart;
 use crate::report::document::{Figure, group_digits, percent};
 use crate::report::{
-    BATTLE_RUN_SCHEMA, Contents, FrameFormat, ReportError, ReportFile, capitalise, push_chart, write_with_markdown,
+    BATTLESYSTEM_RUN_SCHEMA, Contents, FrameFormat, ReportError, ReportFile, capitalise, push_chart,
+    write_with_markdown,
 };
 pub use exact_files::{exact_json, exact_summaries, write_exact};
 use polars::prelude::*;
@@ -37,9 +38,9 @@ pub struct ExactValue {
 
 /// Everything known about a finished BATTLESYSTEM run.
 #[derive(Clone, Debug)]
-pub struct BattleRecord {
+pub struct BattlesystemRecord {
     /// The scenario.
-    pub scenario: BattleScenario,
+    pub scenario: BattlesystemScenario,
     /// The file as given.
     pub scenario_file: String,
     /// Seed.
@@ -59,18 +60,18 @@ pub struct BattleRecord {
     /// Every metric's distribution.
     pub distribution: Vec<DistributionRow<String>>,
     /// The tally (its path map is drawn and exported).
-    pub tally: BattleTally,
+    pub tally: BattlesystemTally,
     /// Exact values where the rules give them, or why not.
     pub exact: Result<Vec<ExactValue>, String>,
     /// How `--target-ci` chose the trial count, when it was given.
     pub precision: Option<crate::report::record::Precision>,
 }
 
-impl BattleRecord {
+impl BattlesystemRecord {
     /// Summarises a tally of `plan`.
     pub fn new(
-        plan: &BattlePlan,
-        tally: BattleTally,
+        plan: &BattlesystemPlan,
+        tally: BattlesystemTally,
         seed: u64,
         threads: usize,
         elapsed_s: f64,
@@ -166,7 +167,7 @@ impl BattleRecord {
         }
         let ruleset = crate::report::ruleset_json(&self.scenario.rules.ruleset());
         json!({
-            "schema": BATTLE_RUN_SCHEMA,
+            "schema": BATTLESYSTEM_RUN_SCHEMA,
             "system": "battlesystem",
             "version": env!("CARGO_PKG_VERSION"),
             "title": self.scenario.title,
@@ -224,7 +225,7 @@ impl BattleRecord {
 }
 
 /// The summary frame with the exact mean and z of each metric (null where none).
-pub fn summary_frame(record: &BattleRecord) -> PolarsResult<DataFrame> {
+pub fn summary_frame(record: &BattlesystemRecord) -> PolarsResult<DataFrame> {
     let mut frame = analysis::summary_frame(&record.summary)?;
     let found = |s: &MetricSummary<String>| {
         record.exact.as_ref().ok().and_then(|rows| rows.iter().find(|a| a.metric == s.metric))
@@ -238,7 +239,7 @@ pub fn summary_frame(record: &BattleRecord) -> PolarsResult<DataFrame> {
 
 /// The path map: one row per 1" cell the routing unit's centre ever crossed (`x`, `y` of
 /// the cell's south-west corner, trials, and their share with its Wilson interval).
-pub fn path_frame(tally: &BattleTally) -> PolarsResult<DataFrame> {
+pub fn path_frame(tally: &BattlesystemTally) -> PolarsResult<DataFrame> {
     let cells: Vec<(usize, u64)> = tally.path.iter().copied().enumerate().filter(|(_, c)| *c > 0).collect();
     let n = tally.trials;
     let share = |c: u64| if n > 0 { c as f64 / n as f64 } else { 0.0 };
@@ -255,7 +256,7 @@ pub fn path_frame(tally: &BattleTally) -> PolarsResult<DataFrame> {
 
 /// One row per unit: where it stood (corners as "x y;..."), whether it is the one that
 /// moves, and for a rout its chance of being contacted and displaced and its mean losses.
-pub fn units_frame(record: &BattleRecord) -> PolarsResult<DataFrame> {
+pub fn units_frame(record: &BattlesystemRecord) -> PolarsResult<DataFrame> {
     let sc = &record.scenario;
     let moving = match sc.action {
         Action::Charge { unit, .. } | Action::Rout { unit, .. } => unit,
@@ -284,7 +285,7 @@ pub fn units_frame(record: &BattleRecord) -> PolarsResult<DataFrame> {
 /// Writes the report folder of a BATTLESYSTEM run: report.md, charts (PNG and SVG),
 /// summary and distribution (CSV and Parquet), units.csv, path_map.csv for a rout, and
 /// run.json. Returns the files written.
-pub fn write_report(dir: &Path, record: &BattleRecord) -> Result<Vec<PathBuf>, ReportError> {
+pub fn write_report(dir: &Path, record: &BattlesystemRecord) -> Result<Vec<PathBuf>, ReportError> {
     let frame_error = |what| move |source| ReportError::Frame { what, source };
     let summary = summary_frame(record).map_err(frame_error("summary"))?;
     let mut distribution = analysis::distribution_frame(&record.distribution).map_err(frame_error("distribution"))?;
