@@ -111,7 +111,6 @@ def main():
         # where the quote is missing; the message still says what is wrong.
         ("unclosed-string", mesbg.replace('courage = "7+"', 'courage = "7+'), ["unclosed"]),
         ("pivot-too-large", mesbg.replace("pivots = [0, 0]", "pivots = [60, 0]"), ["charge.pivots[0]", "allowed -45 to 45"]),
-        ("too-many-pivots", mesbg.replace("pivots = [0, 0]", "pivots = [0, 0, 0, 0, 0, 0]"), ["charge.pivots"]),
         ("nan-in-array", mesbg.replace("at = [0.0, 0.0]", "at = [nan, 0.0]"), ["chariot.at", "finite"]),
         ("inf-in-array", mesbg.replace("front_centre = [0.0, 6.0]", "front_centre = [0.0, inf]"), ["formations[0].front_centre", "finite"]),
         ("bs-nan-facing", rout.replace("facing = 180\nat = [30.0, 27.0]", "facing = nan\nat = [30.0, 27.0]"), ["units[4].facing", "finite"]),

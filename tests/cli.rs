@@ -247,7 +247,6 @@ const BAD: &[Bad] = &[
         with: "count = 12\nranks = 13",
         expect: &["formations[0].ranks", "allowed 1 to 12"],
     },
-    Bad { replace: "pivots = [0, 0]", with: "pivots = [0, 0, 0, 0]", expect: &["charge.pivots", "allows 3"] },
     Bad {
         replace: "base = { round_mm = 25 }",
         with: "base = { rect_mm = [25, 40] }",

@@ -35,7 +35,11 @@ fn compare_of<S: System>(a: S::Scenario, args: &CompareArgs, sets: &[crate::tool
         _ => anyhow::bail!("compare takes A.toml B.toml, or A.toml with --set PATH=VALUE to make B (not both)"),
     };
     let source = run::Source::of::<S>(&a, Some(&args.a));
-    compare_plans(args, &source, [S::facts(&a), S::facts(&b)], &S::compile(&a), &S::compile(&b))
+    let (plan_a, plan_b) = (S::compile(&a), S::compile(&b));
+    for (s, plan) in [(&a, &plan_a), (&b, &plan_b)] {
+        system::print_warnings(&S::facts(s).name, &S::warnings(s, plan), args.play.quiet);
+    }
+    compare_plans(args, &source, [S::facts(&a), S::facts(&b)], &plan_a, &plan_b)
 }
 
 /// Plays both plans on A's streams, trial by trial, and writes the paired report.

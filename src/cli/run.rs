@@ -107,6 +107,7 @@ fn run_file<S: System>(
         (None, _) => PathBuf::from("reports").join(&source.slug),
     };
     let plan = S::compile(&scenario);
+    system::print_warnings(&source.name, &S::warnings(&scenario, &plan), args.play.quiet);
     let played = play(&plan, &source, args, pool)?;
     let seed = played.seed;
     let trials = <S::Plan as RuleSystem>::trials_in(&played.tally);

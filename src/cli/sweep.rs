@@ -48,7 +48,14 @@ fn sweep_of<S: System>(base: S::Scenario, args: &SweepArgs) -> Result<()> {
     let sets = args.sets.iter().map(|s| crate::tools::sweep::parse_set(s)).collect::<Result<Vec<_>, _>>()?;
     let facts = S::facts(&base);
     let points = crate::tools::sweep::points_of(&text, &facts.name, &sets, &S::profile_library(), S::parse)?;
-    let plans = points.into_iter().map(|p| (p.values, S::compile(&p.scenario))).collect();
+    let plans = points
+        .into_iter()
+        .map(|p| {
+            let plan = S::compile(&p.scenario);
+            system::print_warnings(&S::facts(&p.scenario).name, &S::warnings(&p.scenario, &plan), args.play.quiet);
+            (p.values, plan)
+        })
+        .collect();
     sweep_plans(args, &sets, &facts, plans)
 }
 

@@ -68,6 +68,20 @@ pub(super) trait System {
     fn replay(scenario: &Self::Scenario, trial: u64, seed: Option<u64>, output: &OutputOptions) -> Result<()>;
     /// `validate`: one line saying what the scenario holds, and any lines of detail.
     fn describe(scenario: &Self::Scenario) -> (String, Vec<String>);
+    /// What is allowed but probably not meant, each naming its field: printed by
+    /// `validate`, `run`, `sweep` and `compare`, which still run.
+    fn warnings(scenario: &Self::Scenario, plan: &Self::Plan) -> Vec<crate::input::Problem>;
+}
+
+/// Prints warnings on standard error (nothing under `--quiet`), each on one line naming
+/// the file, line and field.
+pub(super) fn print_warnings(name: &str, warnings: &[crate::input::Problem], quiet: bool) {
+    if quiet {
+        return;
+    }
+    for w in warnings {
+        eprintln!("warning: {}", w.located(name));
+    }
 }
 
 /// Calls the generic command function `$f::<S>(scenario, args...)` with `S` the loaded
@@ -147,6 +161,9 @@ impl System for Mesbg {
         );
         (summary, validate::support_lines(&plan))
     }
+    fn warnings(s: &Scenario, plan: &Plan) -> Vec<crate::input::Problem> {
+        plan.warnings(s)
+    }
 }
 
 /// AD&D BATTLESYSTEM.
@@ -211,5 +228,10 @@ impl System for Battlesystem {
     }
     fn describe(s: &BattlesystemScenario) -> (String, Vec<String>) {
         (battlesystem::describe(s), Vec::new())
+    }
+    fn warnings(_: &BattlesystemScenario, _: &Self::Plan) -> Vec<crate::input::Problem> {
+        // A charge's geometry is checked when the file is read (the target must be within
+        // the charger's MV), and a rout has no path to miss: nothing to warn of.
+        Vec::new()
     }
 }

@@ -11,7 +11,7 @@ pub(super) fn validate(files: &[PathBuf], output: &OutputOptions) -> Result<()> 
     let mut results = Vec::new();
     for file in files {
         let name = file.display().to_string();
-        let (summary, details, system, hash) = match load_any(Some(file)) {
+        let (summary, details, system, hash, warnings) = match load_any(Some(file)) {
             Ok(loaded) => on_system!(loaded, described()),
             Err(e) => {
                 let problems = match &e {
@@ -32,9 +32,10 @@ pub(super) fn validate(files: &[PathBuf], output: &OutputOptions) -> Result<()> 
                 out!("  {line}");
             }
         }
+        system::print_warnings(&name, &warnings, output.quiet || output.json);
         results.push(serde_json::json!({
             "file": name, "ok": true, "system": system, "scenario_hash": format!("{hash:016x}"), "summary": summary,
-            "details": details, "problems": [],
+            "details": details, "problems": [], "warnings": warnings,
         }));
     }
     let value =
@@ -54,9 +55,10 @@ pub(super) fn validate(files: &[PathBuf], output: &OutputOptions) -> Result<()> 
 }
 
 /// What `validate` says of a scenario of system `S`: its line, details, system and hash.
-fn described<S: System>(scenario: S::Scenario) -> (String, Vec<String>, &'static str, u64) {
+fn described<S: System>(scenario: S::Scenario) -> (String, Vec<String>, &'static str, u64, Vec<scenario::Problem>) {
     let (summary, details) = S::describe(&scenario);
-    (summary, details, <S::Plan as crate::engine::RuleSystem>::SYSTEM, S::facts(&scenario).hash)
+    let warnings = S::warnings(&scenario, &S::compile(&scenario));
+    (summary, details, <S::Plan as crate::engine::RuleSystem>::SYSTEM, S::facts(&scenario).hash, warnings)
 }
 
 /// What helps the enemy at each place the chariot may stop, when every model it touches

@@ -54,16 +54,24 @@ fn render_problems(file: &str, problems: &[Problem]) -> String {
     let mut out = format!("{file} is not a valid scenario ({} problem{}):", problems.len(), plural(problems.len()));
     for p in problems {
         out.push_str("\n  ");
-        match p.line {
-            Some(line) => out.push_str(&format!("{file}:{line}: ")),
-            None => out.push_str(&format!("{file}: ")),
-        }
-        if !p.field.is_empty() {
-            out.push_str(&format!("field `{}`: ", p.field));
-        }
-        out.push_str(&p.message);
+        out.push_str(&p.located(file));
     }
     out
+}
+
+impl Problem {
+    /// The problem on one line: `file:line: field `x`: message`.
+    pub fn located(&self, file: &str) -> String {
+        let mut out = match self.line {
+            Some(line) => format!("{file}:{line}: "),
+            None => format!("{file}: "),
+        };
+        if !self.field.is_empty() {
+            out.push_str(&format!("field `{}`: ", self.field));
+        }
+        out.push_str(&self.message);
+        out
+    }
 }
 
 fn plural(n: usize) -> &'static str {

@@ -347,6 +347,40 @@ impl Plan {
         self.groups.iter().map(|g| g.models.len()).sum()
     }
 
+    /// What makes a run of this plan probably not the one meant, beside the scenario's own
+    /// warnings: a path that touches no model, and formations no model of which is within
+    /// reach of the Move. Each names its field; the run still happens.
+    pub fn warnings(&self, scenario: &Scenario) -> Vec<crate::input::Problem> {
+        let mut warnings = scenario.warnings.clone();
+        let move_inches = scenario.chariot.move_inches;
+        if self.models_on_path() == 0 {
+            warnings.push(crate::input::Problem {
+                field: "charge".into(),
+                line: None,
+                message: format!(
+                    "the chariot's path touches no model within its Move of {move_inches}\": every trial is a charge \
+                     into nothing (move the chariot or the formations, or change the pivots, aim or plan)"
+                ),
+            });
+            return warnings;
+        }
+        for (f, formation) in scenario.formations.iter().enumerate() {
+            let reached = self.groups.iter().flat_map(|g| &g.models).any(|&m| self.models[m].formation == f);
+            if !reached {
+                warnings.push(crate::input::Problem {
+                    field: format!("formations[{f}]"),
+                    line: None,
+                    message: format!(
+                        "\"{}\" is out of the chariot's reach: no model of it is touched within the Move of \
+                         {move_inches}\" (it can still support or carry a banner)",
+                        formation.name
+                    ),
+                });
+            }
+        }
+        warnings
+    }
+
     /// The largest group of simultaneous contacts.
     pub fn largest_group(&self) -> usize {
         self.groups.iter().map(|g| g.models.len()).max().unwrap_or(0)

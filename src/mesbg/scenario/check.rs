@@ -176,6 +176,7 @@ impl Checker<'_> {
             rules,
             army,
             terrain,
+            warnings: Vec::new(),
         };
         if raw.formations.len() == scenario.formations.len() && total <= MAX_MODELS {
             self.overlaps(&scenario);
@@ -392,13 +393,22 @@ impl Checker<'_> {
         if let Some(m) = move_inches {
             let chances = 1 + (m / 4.0 + 1e-9).floor() as usize;
             if pivots.len() > chances {
-                self.fail(
-                    "charge.pivots",
-                    format!(
-                        "{} pivots given, but a Move of {m}\" allows {chances}: one at the start and one after each full 4\" driven",
-                        pivots.len()
+                // Allowed (a sweep over the Move keeps its pivot list), but the pivots
+                // beyond the Move never happen: said, not refused.
+                let field = "charge.pivots";
+                self.warnings.push(Problem {
+                    field: field.into(),
+                    line: locate(self.text, field),
+                    message: format!(
+                        "{} pivots given, but a Move of {m}\" allows {chances} (one at the start and one after each full \
+                         4\" driven); {} never reached",
+                        pivots.len(),
+                        match pivots.len() - chances {
+                            1 => "the last one is".to_string(),
+                            n => format!("the last {n} are"),
+                        }
                     ),
-                );
+                });
             }
         }
         Some(Charge { path: PathChoice::Pivots(pivots) })

@@ -353,6 +353,10 @@ pub struct Scenario {
     pub army: Option<Army>,
     /// Terrain on the board.
     pub terrain: Vec<Terrain>,
+    /// What is allowed but probably not meant (pivots the Move never reaches, ...): the
+    /// run still happens, and `validate` and `run` print each one.
+    #[serde(skip)]
+    pub warnings: Vec<Problem>,
 }
 
 impl Scenario {
@@ -432,11 +436,12 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
             return Err(invalid(vec![Problem { field, line, message }]));
         }
     };
-    let mut check = Checker { text, problems: Vec::new(), library: bundled_library() };
+    let mut check = Checker { text, problems: Vec::new(), warnings: Vec::new(), library: bundled_library() };
     let scenario = check.scenario(raw, file);
     if check.problems.is_empty()
-        && let Some(scenario) = scenario
+        && let Some(mut scenario) = scenario
     {
+        scenario.warnings = check.warnings;
         return Ok(scenario);
     }
     let mut problems = check.problems;
@@ -449,6 +454,7 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
 struct Checker<'a> {
     text: &'a str,
     problems: Vec<Problem>,
+    warnings: Vec<Problem>,
     library: RawLibrary,
 }
 

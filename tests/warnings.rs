@@ -1,0 +1,78 @@
+//! Warnings before a wasted run: pivots the Move never reaches, a charge whose path
+//! touches no model, a formation out of reach. Each names its field; the run still
+//! happens and exits 0.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const DEFAULT: &str = "scenarios/mesbg/khandish-vs-minas-tirith.toml";
+
+fn charioteer(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_charioteer")).args(args).current_dir(dir).output().expect("binary runs")
+}
+
+fn default_text() -> String {
+    std::fs::read_to_string(DEFAULT).unwrap()
+}
+
+#[test]
+fn a_sweep_over_move_from_2_to_12_runs_with_warnings_not_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = std::fs::canonicalize(DEFAULT).unwrap();
+    let out = charioteer(
+        &["sweep", file.to_str().unwrap(), "--set", "chariot.move=2..12", "--trials", "5000", "--out", "mv"],
+        dir.path(),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    // The default's two pivots need a Move of 4": below it the second is never reached.
+    assert!(err.contains("with chariot.move=2") && err.contains("field `charge.pivots`"), "{err}");
+    assert!(err.contains("the last one is never reached"), "{err}");
+    assert!(
+        !err.lines().any(|l| l.contains("chariot.move=4") && l.contains("charge.pivots")),
+        "a Move of 4\" reaches both pivots: {err}"
+    );
+    // Too short a Move to reach the line: the charge touches nothing, and says so.
+    assert!(err.contains("touches no model within its Move of 2\""), "{err}");
+    let csv = std::fs::read_to_string(dir.path().join("mv/sweep.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 12, "a header and eleven points: {csv}");
+    // With --quiet, nothing but errors.
+    let out = charioteer(
+        &["sweep", file.to_str().unwrap(), "--set", "chariot.move=2,3", "--trials", "2000", "--out", "q", "--quiet"],
+        dir.path(),
+    );
+    assert!(out.status.success() && out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn validate_and_run_warn_of_a_charge_into_nothing_and_of_a_formation_out_of_reach() {
+    let dir = tempfile::tempdir().unwrap();
+    // Turned away from the line: nothing on the path.
+    let away = default_text().replacen("facing = 0 ", "facing = 180 ", 1);
+    assert_ne!(away, default_text());
+    std::fs::write(dir.path().join("away.toml"), &away).unwrap();
+    for cmd in [vec!["validate", "away.toml"], vec!["run", "away.toml", "--trials", "2000", "--out", "r", "-q"]] {
+        let out = charioteer(&cmd, dir.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{cmd:?}: {err}");
+        if cmd.contains(&"-q") {
+            assert!(err.is_empty(), "--quiet prints no warning: {err}");
+        } else {
+            assert!(err.contains("warning: away.toml: field `charge`: the chariot's path touches no model"), "{err}");
+        }
+    }
+    let out = charioteer(&["validate", "away.toml", "--json"], dir.path());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["files"][0]["warnings"][0]["field"], "charge", "{json}");
+    // A second formation far away: reached by nothing, and named.
+    let reserve = format!(
+        "{}\n[[formations]]\nname = \"Reserve\"\ncount = 4\nprofile = \"Warrior of Minas Tirith\"\nfront_centre = [40.0, 40.0]\nfacing = 180\n",
+        default_text()
+    );
+    std::fs::write(dir.path().join("reserve.toml"), &reserve).unwrap();
+    let out = charioteer(&["validate", "reserve.toml"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("field `formations[1]`: \"Reserve\" is out of the chariot's reach"), "{err}");
+    assert!(!err.contains("formations[0]"), "the charged formation is reached: {err}");
+}
