@@ -76,3 +76,31 @@ fn validate_and_run_warn_of_a_charge_into_nothing_and_of_a_formation_out_of_reac
     assert!(err.contains("field `formations[1]`: \"Reserve\" is out of the chariot's reach"), "{err}");
     assert!(!err.contains("formations[0]"), "the charged formation is reached: {err}");
 }
+
+#[test]
+fn each_problem_is_printed_once_and_a_missing_title_is_blamed_on_title() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, file) in [("mesbg", DEFAULT), ("battlesystem", "scenarios/battlesystem/dragon-with-crew.toml")] {
+        let text: String = std::fs::read_to_string(file)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with("title"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let path = format!("{name}-no-title.toml");
+        std::fs::write(dir.path().join(&path), text).unwrap();
+        for cmd in ["validate", "run"] {
+            let out = charioteer(&[cmd, &path, "--trials", "10"][..if cmd == "run" { 4 } else { 2 }], dir.path());
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{cmd} {path}: {err}");
+            assert!(err.contains(&format!("{path}: field `title`: missing field `title`")), "{cmd} {path}: {err}");
+            assert_eq!(err.matches("missing field").count(), 1, "{cmd} {path}: printed once: {err}");
+        }
+    }
+    // A field missing from a table is named with its table.
+    let text = std::fs::read_to_string(DEFAULT).unwrap().replace("hits = \"2\", ", "");
+    std::fs::write(dir.path().join("no-hits.toml"), text).unwrap();
+    let out = charioteer(&["validate", "no-hits.toml"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("field `chariot.impact.hits`: missing field `hits`"), "{err}");
+}

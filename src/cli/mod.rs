@@ -329,6 +329,20 @@ pub fn main_with(cli: Cli) -> Result<()> {
 #[error("{0}")]
 pub struct UnsupportedRequest(pub String);
 
+/// `validate` found invalid files (each printed with its problems): bad input, exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{invalid} of {files} scenario file{} {} not valid (problems above)",
+    if *files == 1 { "" } else { "s" },
+    if *invalid == 1 { "is" } else { "are" }
+)]
+pub struct InvalidFiles {
+    /// Files refused.
+    pub invalid: usize,
+    /// Files given.
+    pub files: usize,
+}
+
 /// The exit code for an error: 2 for bad input (a scenario, a `--set`, a price field, an
 /// option the scenario's rule system does not have), 130 for Ctrl-C, 1 for anything else.
 pub fn exit_code(error: &anyhow::Error) -> u8 {
@@ -340,6 +354,7 @@ pub fn exit_code(error: &anyhow::Error) -> u8 {
             || e.downcast_ref::<crate::tools::sweep::SweepError>().is_some()
             || e.downcast_ref::<crate::tools::balance::BalanceError>().is_some()
             || e.downcast_ref::<UnsupportedRequest>().is_some()
+            || e.downcast_ref::<InvalidFiles>().is_some()
     };
     if error.chain().any(bad_input) { 2 } else { 1 }
 }

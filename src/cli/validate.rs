@@ -7,7 +7,7 @@ use super::*;
 pub(super) const VALIDATE_SCHEMA: &str = "charioteer.validate/1";
 
 pub(super) fn validate(files: &[PathBuf], output: &OutputOptions) -> Result<()> {
-    let mut failed = None;
+    let mut failed = 0;
     let mut results = Vec::new();
     for file in files {
         let name = file.display().to_string();
@@ -22,7 +22,7 @@ pub(super) fn validate(files: &[PathBuf], output: &OutputOptions) -> Result<()> 
                 };
                 eprintln!("{e}");
                 results.push(serde_json::json!({ "file": name, "ok": false, "problems": problems }));
-                failed = Some(e);
+                failed += 1;
                 continue;
             }
         };
@@ -48,9 +48,10 @@ pub(super) fn validate(files: &[PathBuf], output: &OutputOptions) -> Result<()> 
     if output.json {
         out!("{text}");
     }
+    // Each file's problems were printed above, once; the error only counts them.
     match failed {
-        Some(e) => Err(e.into()),
-        None => Ok(()),
+        0 => Ok(()),
+        invalid => Err(InvalidFiles { invalid, files: files.len() }.into()),
     }
 }
 

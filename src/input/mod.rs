@@ -239,3 +239,26 @@ pub fn slug_of(text: &str, empty: &str) -> String {
     let slug = slug.trim_end_matches('-').to_string();
     if slug.is_empty() { empty.to_string() } else { slug }
 }
+
+/// The problem of a file the TOML reader refused, located where it can be. A missing
+/// field is blamed on the field itself (`title`, `chariot.impact.hits`), not on whatever
+/// key its table starts with: a missing top-level field has no line.
+pub(crate) fn toml_problem(text: &str, e: &toml::de::Error) -> Problem {
+    let span = e.span();
+    let message = plain_words(e.message());
+    let missing = e.message().strip_prefix("missing field `").and_then(|m| m.split('`').next()).map(str::to_string);
+    if let Some(missing) = missing {
+        // The document's own table starts at 0 (a comment or a key there); a table that
+        // lacks the field starts at its `[header]` or inline `{`.
+        let top_level = span.as_ref().is_none_or(|s| s.start == 0 && !text.starts_with('['));
+        if top_level {
+            return Problem { field: missing, line: None, message };
+        }
+        let table = span.as_ref().map(|s| field_at(text, s.start)).unwrap_or_default();
+        let field = if table.is_empty() { missing } else { format!("{table}.{missing}") };
+        return Problem { field, line: span.map(|s| line_of(text, s.start)), message };
+    }
+    let line = span.as_ref().map(|s| line_of(text, s.start));
+    let field = span.map(|s| field_at(text, s.start)).unwrap_or_default();
+    Problem { field, line, message }
+}

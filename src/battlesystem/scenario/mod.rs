@@ -529,11 +529,7 @@ pub fn parse(text: &str, file: &str) -> Result<BattlesystemScenario, ScenarioErr
     let raw: RawBattlesystem = match toml::from_str(text) {
         Ok(raw) => raw,
         Err(e) => {
-            let span = e.span();
-            let line = span.as_ref().map(|s| crate::input::line_of(text, s.start));
-            let field = span.map(|s| crate::input::field_at(text, s.start)).unwrap_or_default();
-            let message = crate::input::plain_words(e.message());
-            return Err(invalid(vec![Problem { field, line, message }]));
+            return Err(invalid(vec![crate::input::toml_problem(text, &e)]));
         }
     };
     let mut check = Checker { text, problems: Vec::new() };

@@ -23,7 +23,7 @@ pub use formation::*;
 mod tests;
 
 pub use crate::input::{MAX_FILE_BYTES, MAX_TRIALS, Problem, RuleOption, ScenarioError, fnv1a, locate, read};
-pub(crate) use crate::input::{checked_float, field_at, header_fields, line_of, plain_words, record};
+pub(crate) use crate::input::{checked_float, header_fields, plain_words, record};
 use raw::*;
 pub use raw::{BUNDLED_PROFILES, bundled_profile_names};
 
@@ -429,11 +429,7 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
     let raw: RawScenario = match toml::from_str(text) {
         Ok(raw) => raw,
         Err(e) => {
-            let span = e.span();
-            let line = span.as_ref().map(|s| line_of(text, s.start));
-            let field = span.map(|s| field_at(text, s.start)).unwrap_or_default();
-            let message = plain_words(e.message());
-            return Err(invalid(vec![Problem { field, line, message }]));
+            return Err(invalid(vec![crate::input::toml_problem(text, &e)]));
         }
     };
     let mut check = Checker { text, problems: Vec::new(), warnings: Vec::new(), library: bundled_library() };
