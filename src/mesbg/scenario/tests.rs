@@ -78,5 +78,5 @@ fn paths_are_located() {
     assert_eq!(locate(text, "chariot.name"), Some(3));
     assert_eq!(locate(text, "formations[1].name"), Some(8));
     assert_eq!(locate(text, "formations[1].profile.wounds"), Some(10));
-    assert_eq!(field_at(text, text.find("wounds").unwrap()), "formations[1].profile.wounds");
+    assert_eq!(crate::input::field_at(text, text.find("wounds").unwrap()), "formations[1].profile.wounds");
 }
