@@ -104,3 +104,34 @@ fn each_problem_is_printed_once_and_a_missing_title_is_blamed_on_title() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("field `chariot.impact.hits`: missing field `hits`"), "{err}");
 }
+
+#[test]
+fn a_report_that_replaces_an_earlier_one_says_so_and_folder_names_are_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "A Khandish charioteer charges a very long shield wall of Minas Tirith on a summer evening by the river";
+    let text = std::fs::read_to_string(DEFAULT).unwrap().replacen(
+        "title = \"Khandish charioteer charges a Minas Tirith shield wall\"",
+        &format!("title = \"{long}\""),
+        1,
+    );
+    assert!(text.contains(long));
+    std::fs::write(dir.path().join("long.toml"), text).unwrap();
+    let slug = "a-khandish-charioteer-charges-a-very-long-shield-wall-of-minas-tirith-on-a-summer-evening-by-the-river";
+    let first = charioteer(&["run", "long.toml", "--trials", "2000"], dir.path());
+    let said = String::from_utf8_lossy(&first.stdout);
+    assert!(first.status.success() && said.contains(&format!("reports/{slug}/report.md")), "{said}");
+    assert!(!said.contains("replaces"), "{said}");
+    let second = charioteer(&["run", "long.toml", "--trials", "2000"], dir.path());
+    let said = String::from_utf8_lossy(&second.stdout);
+    assert!(said.contains("it replaces the earlier report in that folder"), "{said}");
+    // Two scenarios side by side: the comparison folder names both, whole.
+    let both = charioteer(
+        &["run", "long.toml", &std::fs::canonicalize(DEFAULT).unwrap().to_string_lossy(), "--trials", "2000"],
+        dir.path(),
+    );
+    let said = String::from_utf8_lossy(&both.stdout);
+    assert!(
+        said.contains(&format!("compare--{slug}--khandish-charioteer-charges-a-minas-tirith-shield-wall/report.md")),
+        "{said}"
+    );
+}

@@ -111,6 +111,7 @@ fn balance_of<P: RuleSystem>(args: &BalanceArgs, a: Priced<P>, reference: Option
         seed,
         command,
     };
+    let replaced = holds_report(&dir);
     let written = report::write_balance(&dir, &run)?;
     if args.play.json {
         out!("{}", serde_json::to_string(&run.to_json())?);
@@ -135,7 +136,7 @@ fn balance_of<P: RuleSystem>(args: &BalanceArgs, a: Priced<P>, reference: Option
             fair.ci95_hi,
             group_digits(trials)
         );
-        out!("report: {} ({} files)", dir.join("report.md").display(), written.len());
+        out!("{}", report_line("report", &dir, written.len(), replaced));
     }
     Ok(())
 }

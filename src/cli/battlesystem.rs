@@ -29,6 +29,7 @@ pub(super) fn describe(scenario: &BattlesystemScenario) -> String {
 
 /// Writes a BATTLESYSTEM run's report and says what was written.
 pub(super) fn finish(record: &BattlesystemRecord, file: Option<&Path>, out: &Path, args: &RunArgs) -> Result<()> {
+    let replaced = super::holds_report(out);
     let written = battlesystem_report::write_report(out, record)?;
     let file_arg = file.map(|f| format!(" {}", shell_quote(&f.display().to_string()))).unwrap_or_default();
     for a in record.disagreements() {
@@ -42,7 +43,7 @@ pub(super) fn finish(record: &BattlesystemRecord, file: Option<&Path>, out: &Pat
         out!("{}", serde_json::to_string(&record.to_json())?);
     } else if !args.play.quiet {
         print_table(record);
-        out!("report: {} ({} files)", out.join("report.md").display(), written.len());
+        out!("{}", super::report_line("report", out, written.len(), replaced));
         if let Some(path) = &args.trials_out {
             out!("per-trial rows: {}", path.display());
         }

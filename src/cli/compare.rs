@@ -106,9 +106,9 @@ fn compare_plans<S: RuleSystem>(
         precision,
     };
     let dir = args.play.out.clone().unwrap_or_else(|| {
-        let slug = |s: &str| s.chars().take(40).collect::<String>();
-        PathBuf::from("reports").join(format!("paired--{}--{}", slug(&side_a.slug), slug(&side_b.slug)))
+        PathBuf::from("reports").join(joined_slug("paired", &[side_a.slug.clone(), side_b.slug.clone()]))
     });
+    let replaced = holds_report(&dir);
     let written = report::write_paired(&dir, &run)?;
     if args.play.json {
         out!("{}", serde_json::to_string(&run.to_json())?);
@@ -134,7 +134,7 @@ fn compare_plans<S: RuleSystem>(
                 crate::report::document::p_words(d.p_value)
             );
         }
-        out!("report: {} ({} files)", dir.join("report.md").display(), written.len());
+        out!("{}", report_line("report", &dir, written.len(), replaced));
     }
     Ok(())
 }

@@ -395,12 +395,19 @@ fn load_any(file: Option<&Path>) -> Result<Loaded, ScenarioError> {
 
 /// The folder name of a comparison: `compare-` and the scenarios' slugs, kept short.
 fn comparison_slug(slugs: &[String]) -> String {
-    let mut slug = String::from("compare");
-    for s in slugs {
-        slug.push_str("--");
-        slug.extend(s.chars().take(24));
+    joined_slug("compare", slugs)
+}
+
+/// A folder name of several scenarios: `prefix--slug1--slug2...`, whole (never cut); when
+/// that would be too long for a file system (over 200 bytes), `prefix-N-scenarios-HASH`
+/// instead, the scenarios being named inside the report.
+fn joined_slug(prefix: &str, slugs: &[String]) -> String {
+    let whole = std::iter::once(prefix.to_string()).chain(slugs.iter().cloned()).collect::<Vec<_>>().join("--");
+    if whole.len() <= 200 {
+        whole
+    } else {
+        format!("{prefix}-{}-scenarios-{:016x}", slugs.len(), crate::input::fnv1a(whole.as_bytes()))
     }
-    slug.chars().take(120).collect()
 }
 
 /// The text of a scenario file (the bundled default's text without a file).
@@ -506,6 +513,23 @@ fn print_table(record: &RunRecord) {
     if let Some(p) = &record.precision {
         out!("{}", precision_line(p, record.trials));
     }
+}
+
+/// Whether `dir` already holds a report (its `report.md`), checked before a new one is
+/// written there, so the terminal can say it was replaced.
+fn holds_report(dir: &Path) -> bool {
+    dir.join("report.md").is_file()
+}
+
+/// The terminal's line naming a written report: `what: DIR/report.md (N files)`, and when
+/// it replaced an earlier report in the same folder, says so (reports are replaced, never
+/// merged, and never silently).
+fn report_line(what: &str, dir: &Path, files: usize, replaced: bool) -> String {
+    format!(
+        "{what}: {} ({files} files){}",
+        dir.join("report.md").display(),
+        if replaced { "; it replaces the earlier report in that folder" } else { "" }
+    )
 }
 
 /// The terminal's line on how `--target-ci` went.

@@ -82,9 +82,10 @@ pub(super) fn run(args: RunArgs) -> Result<()> {
             Some(dir) => dir.join("comparison"),
             None => PathBuf::from("reports").join(comparison_slug(&slugs)),
         };
+        let replaced = holds_report(&dir);
         let written = report::write_comparison(&dir, &compared)?;
         if !args.play.quiet && !args.play.json {
-            out!("comparison: {} ({} files)", dir.join("report.md").display(), written.len());
+            out!("{}", report_line("comparison", &dir, written.len(), replaced));
         }
     }
     Ok(())
@@ -124,6 +125,7 @@ fn run_file<S: System>(
 /// Writes a MESBG run's report, warns of any disagreement with the exact engine, and says
 /// what was written.
 pub(super) fn finish_mesbg(record: &RunRecord, file: Option<&Path>, out: &Path, args: &RunArgs) -> Result<()> {
+    let replaced = holds_report(out);
     let written = report::write_report(out, record)?;
     let file_arg = file.map(|f| format!(" {}", shell_quote(&f.display().to_string()))).unwrap_or_default();
     for a in record.disagreements() {
@@ -141,7 +143,7 @@ pub(super) fn finish_mesbg(record: &RunRecord, file: Option<&Path>, out: &Path, 
         out!("{}", serde_json::to_string(&record.to_json())?);
     } else if !args.play.quiet {
         print_table(record);
-        out!("report: {} ({} files)", out.join("report.md").display(), written.len());
+        out!("{}", report_line("report", out, written.len(), replaced));
         if let Some(path) = &args.trials_out {
             out!("per-trial rows: {}", path.display());
         }

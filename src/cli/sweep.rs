@@ -179,6 +179,7 @@ fn sweep_plans<S: RuleSystem>(
                 .unwrap_or_default()
         ),
     };
+    let replaced = holds_report(&dir);
     let written = report::write_sweep(&dir, &run)?;
     // The report holds everything now; the checkpoint would only mislead a later --resume.
     let _ = std::fs::remove_file(&state_path);
@@ -204,7 +205,7 @@ fn sweep_plans<S: RuleSystem>(
             }
             out!("{}", cells.iter().map(|c| format!("{c:>22}")).collect::<String>());
         }
-        out!("report: {} ({} files)", dir.join("report.md").display(), written.len());
+        out!("{}", report_line("report", &dir, written.len(), replaced));
     }
     Ok(())
 }

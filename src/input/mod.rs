@@ -223,7 +223,8 @@ pub(crate) fn header_fields(
     (trials, seed)
 }
 
-/// Lower-case letters and digits of `text`, other runs as one `-`, at most 60 characters.
+/// Lower-case letters and digits of `text`, other runs as one `-` (titles are at most 200
+/// characters, so a folder name is never cut).
 pub fn slug_of(text: &str, empty: &str) -> String {
     let mut slug = String::new();
     for c in text.chars() {
@@ -231,9 +232,6 @@ pub fn slug_of(text: &str, empty: &str) -> String {
             slug.push(c.to_ascii_lowercase());
         } else if !slug.ends_with('-') && !slug.is_empty() {
             slug.push('-');
-        }
-        if slug.len() >= 60 {
-            break;
         }
     }
     let slug = slug.trim_end_matches('-').to_string();
