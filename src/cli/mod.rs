@@ -510,6 +510,20 @@ fn print_table(record: &RunRecord) {
     if let Err(reason) = &record.exact {
         out!("({reason})");
     }
+    if let Some(first) = record.conditional.first() {
+        let rates: Vec<String> = record
+            .conditional
+            .iter()
+            .map(|c| {
+                let fmt = |v: f64| if c.flag { format!("{:.2}%", 100.0 * v) } else { format!("{v:.4}") };
+                let name = c.name.trim_end_matches("_given_fought");
+                format!("{name} {} ({} - {})", fmt(c.mean), fmt(c.ci95_lo), fmt(c.ci95_hi))
+            })
+            .collect();
+        out!("given a fight ({} trials): {}", group_digits(first.trials), rates.join(", "));
+    }
+    let ends: Vec<String> = record.charge_ends.iter().map(|e| format!("{} {:.2}%", e.name, 100.0 * e.p)).collect();
+    out!("how charges end: {}", ends.join(", "));
     if let Some(p) = &record.precision {
         out!("{}", precision_line(p, record.trials));
     }

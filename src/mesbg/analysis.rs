@@ -180,6 +180,127 @@ pub fn impact_chain_frame(rows: &[ChainStep]) -> PolarsResult<DataFrame> {
     )
 }
 
+/// A rate among only the trials where something happened ("won, given a fight"), so a
+/// reader never guesses the denominator: how many trials that was, the estimate with its
+/// 95% interval, and the exact value when the exact engine covers the scenario.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ConditionalRate {
+    /// Name in files, e.g. `fight_won_given_fought`.
+    pub name: String,
+    /// What it means, denominator included.
+    pub description: String,
+    /// The metric that must be 1 for a trial to count.
+    pub given: String,
+    /// Trials in which it was.
+    pub trials: u64,
+    /// True for a chance (Wilson interval), false for a mean.
+    pub flag: bool,
+    /// The estimate.
+    pub mean: f64,
+    /// Lower end of its 95% interval.
+    pub ci95_lo: f64,
+    /// Upper end.
+    pub ci95_hi: f64,
+    /// The exact value, when known.
+    pub exact: Option<f64>,
+}
+
+/// How a charge ended, one of four classes that split every trial: it broke through; a
+/// survivor stopped it and a fight followed; every model it touched was slain but the
+/// Move (or an obstacle) stopped it; it touched nothing.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ChargeEnd {
+    /// Name in files (`broke_through`, `stopped_by_a_survivor`, `ran_out`, `touched_nothing`).
+    pub name: &'static str,
+    /// The class in words.
+    pub words: &'static str,
+    /// Trials that ended so.
+    pub count: u64,
+    /// Their share.
+    pub p: f64,
+    /// Wilson 95% interval of the share.
+    pub ci95_lo: f64,
+    /// Upper end.
+    pub ci95_hi: f64,
+    /// The exact chance, when known.
+    pub exact: Option<f64>,
+}
+
+/// The conditional rates a player asks for: the fight won and the models slain in it,
+/// among charges that ended in a fight. `exact_mean(metric)` gives a metric's exact mean
+/// when the exact engine covers the scenario.
+pub fn conditional_rates(tally: &Tally, exact_mean: &dyn Fn(Metric) -> Option<f64>) -> Vec<ConditionalRate> {
+    let fought = tally.histogram(Metric::FightFought).get(1).copied().unwrap_or(0);
+    let ratio = |m: Metric| match (exact_mean(m), exact_mean(Metric::FightFought)) {
+        (Some(a), Some(f)) if f > 0.0 => Some(a / f),
+        _ => None,
+    };
+    let won = tally.histogram(Metric::FightWon).get(1).copied().unwrap_or(0);
+    let (lo, hi) = wilson(won, fought, Z95);
+    let won_rate = ConditionalRate {
+        name: "fight_won_given_fought".into(),
+        description: "the chariot won the fight, among charges that ended in a fight".into(),
+        given: Metric::FightFought.name().into(),
+        trials: fought,
+        flag: true,
+        mean: if fought > 0 { won as f64 / fought as f64 } else { 0.0 },
+        ci95_lo: lo,
+        ci95_hi: hi,
+        exact: ratio(Metric::FightWon),
+    };
+    // Trials without a fight slay nobody in it, so the sums over the fights are the sums
+    // over every trial.
+    let (sum, sum_sq) = tally
+        .histogram(Metric::FightKills)
+        .iter()
+        .enumerate()
+        .fold((0.0, 0.0), |(s, q), (v, &c)| (s + v as f64 * c as f64, q + (v * v) as f64 * c as f64));
+    let n = fought as f64;
+    let mean = if fought > 0 { sum / n } else { 0.0 };
+    let var = if fought > 1 { ((sum_sq - n * mean * mean) / (n - 1.0)).max(0.0) } else { 0.0 };
+    let half = if fought > 0 { Z95 * (var / n).sqrt() } else { 0.0 };
+    let kills_rate = ConditionalRate {
+        name: "fight_kills_given_fought".into(),
+        description: "models slain in the fight, among charges that ended in a fight".into(),
+        given: Metric::FightFought.name().into(),
+        trials: fought,
+        flag: false,
+        mean,
+        ci95_lo: mean - half,
+        ci95_hi: mean + half,
+        exact: ratio(Metric::FightKills),
+    };
+    vec![won_rate, kills_rate]
+}
+
+/// How the charges ended: the four classes of [`ChargeEnd`], whose counts add up to the
+/// trials. `exact` gives P(breakthrough), P(fight), P(no contact) when known.
+pub fn charge_ends(tally: &Tally, exact: Option<[f64; 3]>) -> Vec<ChargeEnd> {
+    let n = tally.trials;
+    let broke = tally.histogram(Metric::Breakthrough).get(1).copied().unwrap_or(0);
+    let fought = tally.histogram(Metric::FightFought).get(1).copied().unwrap_or(0);
+    let nothing = tally.histogram(Metric::Contacts).first().copied().unwrap_or(0);
+    let ran_out = n.saturating_sub(broke + fought + nothing);
+    let exact_ran_out = exact.map(|[b, f, z]| (1.0 - b - f - z).max(0.0));
+    [
+        ("broke_through", "broke through every formation on its path", broke, exact.map(|e| e[0])),
+        ("stopped_by_a_survivor", "stopped by a model that survived, and fought", fought, exact.map(|e| e[1])),
+        (
+            "ran_out",
+            "every model touched was slain, but the Move (or an obstacle) ended the charge",
+            ran_out,
+            exact_ran_out,
+        ),
+        ("touched_nothing", "touched no model", nothing, exact.map(|e| e[2])),
+    ]
+    .into_iter()
+    .map(|(name, words, count, exact)| {
+        let (ci95_lo, ci95_hi) = wilson(count, n, Z95);
+        ChargeEnd { name, words, count, p: if n > 0 { count as f64 / n as f64 } else { 0.0 }, ci95_lo, ci95_hi, exact }
+    })
+    .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

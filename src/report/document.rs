@@ -244,6 +244,7 @@ pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String])
             ],
         );
     }
+    charge_ends_section(&mut out, record);
     let _ = writeln!(out, "\n## Distributions\n");
     for s in record.summary.iter().filter(|s| !s.metric.is_flag()) {
         let rows: Vec<&DistributionRow> = record.distribution.iter().filter(|r| r.metric == s.metric).collect();
@@ -434,6 +435,48 @@ pub fn comparison_markdown(runs: &[crate::report::ComparedRun], figures: &[Figur
     let _ = writeln!(out, "```\n");
     let _ = writeln!(out, "Files: {}", files.iter().map(|f| format!("[{f}]({f})")).collect::<Vec<_>>().join(", "));
     out
+}
+
+/// How the charges ended (four classes that split every trial) and the rates among the
+/// charges that ended in a fight, each with its denominator.
+fn charge_ends_section(out: &mut String, record: &RunRecord) {
+    let _ = writeln!(out, "\n## How the charges ended\n");
+    let _ = writeln!(out, "Every charge ends in exactly one of these ways; the shares add up to 100%.\n");
+    table_row(out, &["the charge".into(), "share of charges".into(), "95% CI".into(), "exact".into()]);
+    table_row(out, &["---".into(), "---:".into(), "---".into(), "---:".into()]);
+    for e in &record.charge_ends {
+        table_row(
+            out,
+            &[
+                capitalised(e.words),
+                percent(e.p),
+                format!("{} to {}", percent(e.ci95_lo), percent(e.ci95_hi)),
+                e.exact.map_or_else(|| "-".to_string(), percent),
+            ],
+        );
+    }
+    let Some(first) = record.conditional.first() else { return };
+    let _ = writeln!(
+        out,
+        "\nAmong the {} charges ({}) that ended in a fight:\n",
+        group_digits(first.trials),
+        percent(first.trials as f64 / record.trials.max(1) as f64)
+    );
+    table_row(out, &["metric".into(), "value".into(), "95% CI".into(), "exact".into(), "meaning".into()]);
+    table_row(out, &["---".into(), "---:".into(), "---".into(), "---:".into(), "---".into()]);
+    for c in &record.conditional {
+        let fmt = |v: f64| if c.flag { percent(v) } else { format!("{v:.4}") };
+        table_row(
+            out,
+            &[
+                format!("`{}`", c.name),
+                fmt(c.mean),
+                format!("{} to {}", fmt(c.ci95_lo), fmt(c.ci95_hi)),
+                c.exact.map_or_else(|| "-".to_string(), fmt),
+                c.description.clone(),
+            ],
+        );
+    }
 }
 
 /// The headline metrics among `metrics`, in headline order.

@@ -66,6 +66,10 @@ pub struct RunRecord {
     /// With difficult terrain in the scenario: the charge under each way of measuring
     /// "within" (`difficult_terrain_measure`), so a reader sees what the choice changes.
     pub terrain_readings: Vec<TerrainReading>,
+    /// Rates among the charges that ended in a fight (denominators named).
+    pub conditional: Vec<crate::mesbg::analysis::ConditionalRate>,
+    /// How the charges ended, in four classes that split every trial.
+    pub charge_ends: Vec<crate::mesbg::analysis::ChargeEnd>,
     /// Facts of the compiled path.
     pub plan: PlanFacts,
     /// The command that reproduces the run.
@@ -179,7 +183,15 @@ impl RunRecord {
         elapsed_s: f64,
         command: String,
     ) -> Self {
+        let distribution = exact::exact(plan);
+        let exact_mean = |m: Metric| distribution.as_ref().ok().map(|d| d.summary(m).mean);
+        let exact_ends = distribution.as_ref().ok().map(|d| {
+            let nothing = d.distribution(Metric::Contacts).first().map_or(0.0, |r| r.p);
+            [d.summary(Metric::Breakthrough).mean, d.summary(Metric::FightFought).mean, nothing]
+        });
         Self {
+            conditional: analysis::conditional_rates(tally, &exact_mean),
+            charge_ends: analysis::charge_ends(tally, exact_ends),
             title: scenario.title.clone(),
             question: scenario.question.clone(),
             scenario_file: scenario.file.clone(),
@@ -194,8 +206,8 @@ impl RunRecord {
             wound_split: plan.chariot.hero.map(|_| analysis::wound_split(tally)),
             chain: analysis::impact_chain(tally, &PlanFacts::of(plan).contacts, &plan.chain.stop_probabilities),
             plan: PlanFacts::of(plan),
-            exact: match exact::exact(plan) {
-                Ok(d) => Ok(exact::agreement(&analysis::summarize(tally, &plan.metrics), &d, tally.trials)),
+            exact: match &distribution {
+                Ok(d) => Ok(exact::agreement(&analysis::summarize(tally, &plan.metrics), d, tally.trials)),
                 Err(e) => Err(e.to_string()),
             },
             command,
@@ -265,6 +277,8 @@ impl RunRecord {
             "impact_chain": self.chain,
             "precision": self.precision,
             "terrain_readings": self.terrain_readings,
+            "conditional": self.conditional,
+            "charge_ends": self.charge_ends,
             "exact": match &self.exact {
                 Ok(rows) => {
                     let per_metric: Map<String, Value> = rows
