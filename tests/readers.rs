@@ -68,3 +68,42 @@ fn rates_given_a_fight_agree_with_their_exact_values_and_the_report_names_the_de
     assert!(md.contains("## How the charges ended") && md.contains("that ended in a fight:"), "{md}");
     assert!(Path::new(&dir.path().join("r/run.json")).is_file());
 }
+
+#[test]
+fn balance_against_a_matchup_set_gives_each_price_and_an_overall_with_the_spread() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = std::fs::canonicalize("scenarios/mesbg/khandish-vs-minas-tirith.toml").unwrap();
+    let b = std::fs::canonicalize("scenarios/mesbg/king-on-chariot-vs-uruk-hai.toml").unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let run = |extra: &[&str]| {
+        let mut args = vec!["balance", a, "--against", a, b, "--trials", "40000", "--json", "--out", "bal"];
+        args.extend(extra);
+        Command::new(env!("CARGO_BIN_EXE_charioteer")).args(&args).current_dir(dir.path()).output().unwrap()
+    };
+    let out = run(&["--weights", "3,1"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let m = json["matchups"].as_array().unwrap();
+    assert_eq!(m.len(), 2);
+    let price = |i: usize| m[i]["fair"]["fair_price"].as_f64().unwrap();
+    let se = |i: usize| m[i]["fair"]["fair_price_se"].as_f64().unwrap();
+    // Against itself the fair price is its own 40 points, exactly.
+    assert!((price(0) - 40.0).abs() < 1e-9 && se(0) < 1e-6, "{}", m[0]);
+    // Worked by hand from the matchups: weights 3/4 and 1/4.
+    let mean = 0.75 * price(0) + 0.25 * price(1);
+    let between = (0.75 * (price(0) - mean).powi(2) + 0.25 * (price(1) - mean).powi(2)).sqrt();
+    let sampling = ((0.75 * se(0)).powi(2) + (0.25 * se(1)).powi(2)).sqrt();
+    let half = 1.959_963_984_540_054 * (between.powi(2) + sampling.powi(2)).sqrt();
+    let fair = &json["fair"];
+    assert!((fair["fair_price"].as_f64().unwrap() - mean).abs() < 1e-9, "{fair}");
+    assert!((fair["ci95_hi"].as_f64().unwrap() - (mean + half)).abs() < 1e-9, "{fair}");
+    let spread = &json["spread"];
+    assert!((spread["between_sd"].as_f64().unwrap() - between).abs() < 1e-9, "{spread}");
+    assert_eq!(spread["lowest"].as_f64().unwrap(), price(0).min(price(1)));
+    let md = std::fs::read_to_string(dir.path().join("bal/report.md")).unwrap();
+    assert!(md.contains("Overall fair price") && md.contains("spread across matchups"), "{md}");
+    // Weights must be one per reference.
+    let out = run(&["--weights", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("one per --against file"));
+}

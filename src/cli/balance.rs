@@ -36,54 +36,89 @@ pub(super) fn balance(args: BalanceArgs) -> Result<()> {
 }
 
 fn balance_system<S: System>(a: S::Scenario, args: &BalanceArgs) -> Result<()> {
-    let reference = match args.against.as_deref() {
-        Some(path) => {
-            let r = S::take(load_any(Some(path))?)
-                .ok_or_else(|| UnsupportedRequest(format!("balance {}", compare::DIFFERENT_SYSTEMS)))?;
-            // Each side prices its own acting piece by its system's default field; an
-            // explicit --price names A's.
-            Some(priced::<S>(&r, path, None)?)
-        }
-        None => None,
-    };
-    balance_of(args, priced::<S>(&a, &args.file, args.price.as_deref())?, reference)
+    if !args.weights.is_empty() && args.weights.len() != args.against.len() {
+        return Err(UnsupportedRequest(format!(
+            "--weights gives {} weights for {} references: give one per --against file, in order",
+            args.weights.len(),
+            args.against.len()
+        ))
+        .into());
+    }
+    if args.weights.iter().any(|w| !w.is_finite() || *w <= 0.0) {
+        return Err(UnsupportedRequest("--weights must be positive numbers, e.g. --weights 2,1,1".into()).into());
+    }
+    let mut references = Vec::with_capacity(args.against.len());
+    for path in &args.against {
+        let r = S::take(load_any(Some(path))?)
+            .ok_or_else(|| UnsupportedRequest(format!("balance {}", compare::DIFFERENT_SYSTEMS)))?;
+        // Each side prices its own acting piece by its system's default field; an explicit
+        // --price names A's.
+        references.push(priced::<S>(&r, path, None)?);
+    }
+    balance_of(args, priced::<S>(&a, &args.file, args.price.as_deref())?, references)
 }
 
-fn balance_of<P: RuleSystem>(args: &BalanceArgs, a: Priced<P>, reference: Option<Priced<P>>) -> Result<()> {
+fn balance_of<P: RuleSystem>(args: &BalanceArgs, a: Priced<P>, references: Vec<Priced<P>>) -> Result<()> {
     let (seed, trials) = a.source.seed_and_trials(&args.play);
     let pool = args.play.pool()?;
     let streams = Streams::new(seed, a.source.hash);
-    let bar = trial_bar(trials, args.play.quiet || args.play.json);
+    let total = trials.saturating_mul(references.len().max(1) as u64);
+    let bar = trial_bar(total, args.play.quiet || args.play.json);
     let cancel = &CANCEL;
     let range = TrialRange { first: 0, count: trials };
     let quote = |p: &Path| shell_quote(&p.display().to_string());
     let price_arg = args.price.as_deref().map(|p| format!(" --price {}", shell_quote(p))).unwrap_or_default();
-    let sums = pool
-        .install(|| {
+    let play = |reference: Option<&Priced<P>>| {
+        pool.install(|| {
             crate::tools::balance::play(
                 &a.plan,
                 &a.pricing,
-                reference.as_ref().map(|r| (&r.plan, &r.pricing)),
+                reference.map(|r| (&r.plan, &r.pricing)),
                 streams,
                 range,
                 &|n| bar.inc(n),
                 cancel,
             )
         })
-        .context("the balance run was interrupted")?;
-    let (fair, command) = match (&reference, args.target_efficiency) {
-        (Some(r), _) => {
-            let fair = crate::tools::balance::fair_price_against(&sums, &a.pricing, &r.pricing).context(
-                "the reference destroys nothing worth points, so no price matches its efficiency: choose another reference",
-            )?;
+        .context("the balance run was interrupted")
+    };
+    let mut matchups = Vec::new();
+    let (fair, command) = match (references.is_empty(), args.target_efficiency) {
+        (false, _) => {
+            for (i, r) in references.iter().enumerate() {
+                let sums = play(Some(r))?;
+                let fair = crate::tools::balance::fair_price_against(&sums, &a.pricing, &r.pricing).with_context(|| {
+                    format!(
+                        "the reference {} destroys nothing worth points, so no price matches its efficiency: choose \
+                         another reference",
+                        r.title
+                    )
+                })?;
+                matchups.push(crate::tools::balance::Matchup {
+                    reference: r.title.clone(),
+                    weight: args.weights.get(i).copied().unwrap_or(1.0),
+                    fair,
+                });
+            }
+            let against: String = args.against.iter().map(|p| format!(" {}", quote(p))).collect();
+            let weights = if args.weights.is_empty() {
+                String::new()
+            } else {
+                format!(" --weights {}", args.weights.iter().map(f64::to_string).collect::<Vec<_>>().join(","))
+            };
             let command = format!(
-                "charioteer balance {}{price_arg} --against {} --seed {seed} --trials {trials}",
-                quote(&args.file),
-                quote(args.against.as_deref().unwrap_or(Path::new("?")))
+                "charioteer balance {}{price_arg} --against{against}{weights} --seed {seed} --trials {trials}",
+                quote(&args.file)
             );
+            let fair = if matchups.len() == 1 {
+                matchups[0].fair.clone()
+            } else {
+                crate::tools::balance::overall(&matchups).map(|o| o.0).context("the weights add up to nothing")?
+            };
             (fair, command)
         }
-        (None, Some(target)) => {
+        (true, Some(target)) => {
+            let sums = play(None)?;
             let fair = crate::tools::balance::fair_price_for(&sums, &a.pricing, target);
             let command = format!(
                 "charioteer balance {}{price_arg} --target-efficiency {target} --seed {seed} --trials {trials}",
@@ -91,25 +126,33 @@ fn balance_of<P: RuleSystem>(args: &BalanceArgs, a: Priced<P>, reference: Option
             );
             (fair, command)
         }
-        (None, None) => anyhow::bail!("balance needs --against REFERENCE.toml or --target-efficiency X"),
+        (true, None) => anyhow::bail!("balance needs --against REFERENCE.toml or --target-efficiency X"),
     };
     bar.finish_and_clear();
     anyhow::ensure!(
         fair.fair_price.is_finite(),
         "the reference destroys nothing, so no price matches its efficiency: choose another reference"
     );
+    let spread = if matchups.len() > 1 { crate::tools::balance::overall(&matchups).map(|o| o.1) } else { None };
     let dir = args.play.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(format!("balance--{}", a.slug)));
     let mut rulesets = vec![(a.title.clone(), a.ruleset.clone())];
-    rulesets.extend(reference.as_ref().map(|r| (r.title.clone(), r.ruleset.clone())));
+    rulesets.extend(references.iter().map(|r| (r.title.clone(), r.ruleset.clone())));
+    let reference = match references.as_slice() {
+        [] => None,
+        [one] => Some(one.title.clone()),
+        many => Some(format!("{} references", many.len())),
+    };
     let run = crate::tools::balance::BalanceRun {
         rulesets,
         title: a.title.clone(),
-        reference: reference.as_ref().map(|r| r.title.clone()),
+        reference,
         fair: fair.clone(),
         pricing: a.pricing.clone(),
         trials,
         seed,
         command,
+        matchups: if matchups.len() > 1 { matchups } else { Vec::new() },
+        spread,
     };
     let replaced = holds_report(&dir);
     let written = report::write_balance(&dir, &run)?;
@@ -129,8 +172,24 @@ fn balance_of<P: RuleSystem>(args: &BalanceArgs, a: Priced<P>, reference: Option
         if let (Some(r), Some(name)) = (&fair.reference, &run.reference) {
             out!("reference {name}: price {:.0}, efficiency {:.4} per point", r.price, r.efficiency);
         }
+        for m in &run.matchups {
+            out!(
+                "  against {} (weight {}): fair price {:.2} (95% CI {:.2} to {:.2})",
+                m.reference,
+                m.weight,
+                m.fair.fair_price,
+                m.fair.ci95_lo,
+                m.fair.ci95_hi
+            );
+        }
+        let spread = run.spread.as_ref().map_or_else(String::new, |sp| {
+            format!(
+                "; across matchups {:.2} to {:.2} (sd {:.2}), sampling se {:.2}",
+                sp.lowest, sp.highest, sp.between_sd, sp.sampling_se
+            )
+        });
         out!(
-            "fair price {:.2} points (95% CI {:.2} to {:.2}), {} trials, seed {seed}",
+            "fair price {:.2} points (95% CI {:.2} to {:.2}){spread}, {} trials, seed {seed}",
             fair.fair_price,
             fair.ci95_lo,
             fair.ci95_hi,

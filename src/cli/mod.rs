@@ -263,9 +263,14 @@ pub struct BalanceArgs {
     /// figure). Default: that field.
     #[arg(long)]
     pub price: Option<String>,
-    /// Reference scenario whose efficiency the fair price matches.
-    #[arg(long, conflicts_with = "target_efficiency", required_unless_present = "target_efficiency")]
-    pub against: Option<PathBuf>,
+    /// Reference scenario whose efficiency the fair price matches; give several (a matchup
+    /// set: `--against A.toml B.toml`) for the fair price against each and overall.
+    #[arg(long, num_args = 1.., conflicts_with = "target_efficiency", required_unless_present = "target_efficiency")]
+    pub against: Vec<PathBuf>,
+    /// Weights of the references in the overall price, in `--against` order (default:
+    /// equal), e.g. `--weights 2,1,1`.
+    #[arg(long, value_delimiter = ',', requires = "against")]
+    pub weights: Vec<f64>,
     /// Efficiency to match instead (enemy points destroyed per point spent).
     #[arg(long, value_parser = parse_target)]
     pub target_efficiency: Option<f64>,

@@ -303,6 +303,65 @@ pub fn fair_price_for(sums: &PairedSums, a: &Pricing, target: f64) -> FairPrice 
     }
 }
 
+/// One reference of a matchup set: its title, its weight, and the fair price against it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Matchup {
+    /// The reference's title.
+    pub reference: String,
+    /// Its weight in the overall price (normalised to add up to 1).
+    pub weight: f64,
+    /// The fair price against it alone.
+    pub fair: FairPrice,
+}
+
+/// How the fair prices of a matchup set spread, beside the sampling noise of each.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Spread {
+    /// The weighted standard deviation of the matchups' fair prices around the overall.
+    pub between_sd: f64,
+    /// The sampling standard error of the overall (from each matchup's, as if independent).
+    pub sampling_se: f64,
+    /// The lowest and highest matchup's fair price.
+    pub lowest: f64,
+    /// Highest.
+    pub highest: f64,
+}
+
+/// The overall fair price of a matchup set: the weighted mean of the matchups' fair
+/// prices, with an interval that holds both the spread across matchups and the sampling
+/// noise (1.96 x the root of the sum of their variances). Each matchup keeps its own
+/// price; the overall says what one price is fair across them.
+pub fn overall(matchups: &[Matchup]) -> Option<(FairPrice, Spread)> {
+    let total: f64 = matchups.iter().map(|m| m.weight).sum();
+    let first = matchups.first()?;
+    if total <= 0.0 {
+        return None;
+    }
+    let w = |m: &Matchup| m.weight / total;
+    let mean: f64 = matchups.iter().map(|m| w(m) * m.fair.fair_price).sum();
+    let sampling_se = matchups.iter().map(|m| (w(m) * m.fair.fair_price_se).powi(2)).sum::<f64>().sqrt();
+    let between_sd = matchups.iter().map(|m| w(m) * (m.fair.fair_price - mean).powi(2)).sum::<f64>().sqrt();
+    let half = Z95 * (sampling_se.powi(2) + between_sd.powi(2)).sqrt();
+    let scenario = first.fair.scenario.clone();
+    let fair = FairPrice {
+        target_efficiency: if mean > 0.0 { scenario.points_destroyed / mean } else { f64::NAN },
+        scenario,
+        reference: None,
+        fair_price: mean,
+        fair_price_se: (sampling_se.powi(2) + between_sd.powi(2)).sqrt(),
+        ci95_lo: mean - half,
+        ci95_hi: mean + half,
+    };
+    let prices = matchups.iter().map(|m| m.fair.fair_price);
+    let spread = Spread {
+        between_sd,
+        sampling_se,
+        lowest: prices.clone().fold(f64::INFINITY, f64::min),
+        highest: prices.fold(f64::NEG_INFINITY, f64::max),
+    };
+    Some((fair, spread))
+}
+
 /// A finished balance, as reports need it.
 #[derive(Clone, Debug)]
 pub struct BalanceRun {
@@ -323,6 +382,10 @@ pub struct BalanceRun {
     /// The rule options and policies in force, per scenario (the priced one, then the
     /// reference), with its title.
     pub rulesets: Vec<(String, Vec<crate::mesbg::scenario::RuleOption>)>,
+    /// With several references: each matchup's fair price (then `fair` is the overall).
+    pub matchups: Vec<Matchup>,
+    /// With several references: how their fair prices spread.
+    pub spread: Option<Spread>,
 }
 
 /// The version of the balance's JSON object (`balance --json`).
@@ -341,6 +404,8 @@ impl BalanceRun {
             "command": self.command,
             "pricing": self.pricing,
             "fair": self.fair,
+            "matchups": self.matchups,
+            "spread": self.spread,
         })
     }
 }

@@ -113,6 +113,49 @@ pub fn balance_markdown(run: &crate::tools::balance::BalanceRun, figures: &[Figu
         "Value model: a trial is worth the enemy points it destroys, {}; its own losses are not counted.\n",
         worth.join(" + ")
     );
+    if let Some(spread) = &run.spread {
+        let _ = writeln!(out, "Against each reference of the matchup set:\n");
+        table_row(
+            &mut out,
+            &["reference".into(), "weight".into(), "its efficiency".into(), "fair price".into(), "95% CI".into()],
+        );
+        table_row(&mut out, &["---".into(), "---:".into(), "---:".into(), "---:".into(), "---".into()]);
+        let total: f64 = run.matchups.iter().map(|m| m.weight).sum();
+        for m in &run.matchups {
+            table_row(
+                &mut out,
+                &[
+                    m.reference.clone(),
+                    format!("{:.2}", m.weight / total.max(f64::MIN_POSITIVE)),
+                    format!("{:.3}", m.fair.target_efficiency),
+                    format!("{:.1}", m.fair.fair_price),
+                    format!("{:.1} to {:.1}", m.fair.ci95_lo, m.fair.ci95_hi),
+                ],
+            );
+        }
+        let _ = writeln!(
+            out,
+            "\n**Overall fair price: {:.1} points** (95% CI {:.1} to {:.1}): the weighted mean of the matchups' fair \
+             prices. Its interval holds both the spread across matchups (from {:.1} to {:.1}; weighted sd {:.2}) and \
+             the sampling noise (se {:.2}): 1.96 x the root of the sum of their variances. A price inside it is \
+             defensible across the set; one matchup's own price is in its row.\n",
+            fair.fair_price,
+            fair.ci95_lo,
+            fair.ci95_hi,
+            spread.lowest,
+            spread.highest,
+            spread.between_sd,
+            spread.sampling_se
+        );
+        let _ = writeln!(
+            out,
+            "{} trials per matchup, seed {seed}, on the priced scenario's random streams.\n",
+            group_digits(trials)
+        );
+        let sets: Vec<(&str, &[RuleOption])> = run.rulesets.iter().map(|(t, r)| (t.as_str(), r.as_slice())).collect();
+        figures_and_stamp(&mut out, figures, &sets, command, files);
+        return out;
+    }
     match (&fair.reference, reference) {
         (Some(r), Some(name)) => {
             let _ = writeln!(
