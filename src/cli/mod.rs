@@ -468,11 +468,12 @@ fn print_table(record: &RunRecord) {
     );
     let pivots: Vec<String> = record.plan.pivots.iter().map(|p| format!("{p:+.0}")).collect();
     out!(
-        "path: pivots [{}] deg, {:.1}\" driven, {} models in reach, {} contacts{}{}",
+        "path: pivots [{}] deg, {:.1}\" driven, {} models in reach in {} contact group{}{}{}",
         pivots.join(", "),
         record.plan.path_length,
         record.plan.models_on_path,
         record.plan.contacts.len(),
+        if record.plan.contacts.len() == 1 { "" } else { "s" },
         record.plan.obstacle.as_ref().map(|o| format!(", ends at obstacle \"{o}\"")).unwrap_or_default(),
         if record.plan.breakthrough_possible { ", breakthrough possible" } else { ", no breakthrough possible" }
     );

@@ -171,7 +171,7 @@ pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String])
     let pivots: Vec<String> = record.plan.pivots.iter().map(|p| format!("{p:+.0} deg")).collect();
     let _ = writeln!(
         out,
-        "The chariot drives {:.1}\" (pivots: {}), with {} models in reach in {} contact{}{}. {}\n",
+        "The chariot drives {:.1}\" (pivots: {}), with {} models in reach in {} contact group{}{}. {}\n",
         record.plan.path_length,
         if pivots.is_empty() { "none".to_string() } else { pivots.join(", ") },
         record.plan.models_on_path,
