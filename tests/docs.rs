@@ -60,3 +60,64 @@ fn check_citations(file: &str, code: &str) {
     }
     assert!(cited > 20, "{file}: only {cited} citations found: the pattern no longer matches the document");
 }
+
+/// The TOML names of the fields of every `Raw*` struct (the file as written) in the Rust
+/// sources under `dir`, serde renames applied.
+fn raw_fields(dir: &Path) -> Vec<(String, String)> {
+    let mut code = String::new();
+    sources(dir, &mut code);
+    let mut out = Vec::new();
+    let mut current: Option<String> = None;
+    let mut rename: Option<String> = None;
+    for line in code.lines() {
+        let trimmed = line.trim_start();
+        if let Some(rest) = trimmed.strip_prefix("pub(super) struct Raw").or_else(|| trimmed.strip_prefix("struct Raw"))
+        {
+            current = Some(format!("Raw{}", rest.split([' ', '{', '<']).next().unwrap_or_default()));
+            continue;
+        }
+        if line.starts_with('}') {
+            current = None;
+            continue;
+        }
+        let Some(name) = &current else { continue };
+        if let Some(at) = trimmed.find("rename = \"") {
+            rename = trimmed[at + 10..].split('"').next().map(str::to_string);
+            continue;
+        }
+        let field = trimmed.strip_prefix("pub(super) ").unwrap_or(trimmed);
+        if let Some((ident, _)) = field.split_once(':')
+            && !ident.is_empty()
+            && ident.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+        {
+            out.push((name.clone(), rename.take().unwrap_or_else(|| ident.to_string())));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_scenario_reference_names_every_field_the_readers_accept() {
+    let doc = std::fs::read_to_string("docs/scenario.md").unwrap();
+    let (mesbg, battlesystem) = doc.split_once("## BATTLESYSTEM").expect("a BATTLESYSTEM section");
+    // A field is named when it stands in backticks, alone or in an example (`kind = "..."`).
+    let named = |part: &str, field: &str| {
+        part.split('`')
+            .skip(1)
+            .step_by(2)
+            .any(|code| code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(|word| word == field))
+    };
+    for (part, dir, expected) in [(mesbg, "src/mesbg/scenario", 80), (battlesystem, "src/battlesystem/scenario", 40)] {
+        let fields = raw_fields(Path::new(dir));
+        assert!(fields.len() >= expected, "{dir}: only {} fields found: {fields:?}", fields.len());
+        let missing: Vec<String> =
+            fields.iter().filter(|(_, f)| !named(part, f)).map(|(s, f)| format!("{s}.{f}")).collect();
+        assert!(missing.is_empty(), "docs/scenario.md does not name: {missing:?}");
+    }
+    // The command line points to it.
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_charioteer")).args(["run", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("docs/scenario.md"));
+    let help =
+        std::process::Command::new(env!("CARGO_BIN_EXE_charioteer")).args(["validate", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("docs/scenario.md"));
+}

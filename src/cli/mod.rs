@@ -57,9 +57,11 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Simulate scenarios and write a report folder for each.
+    /// Simulate scenarios and write a report folder for each. Every field a scenario file
+    /// may hold: docs/scenario.md.
     Run(RunArgs),
-    /// Check scenario files without running them.
+    /// Check scenario files without running them: every problem with its file, line and
+    /// field, and warnings. Every field a scenario file may hold: docs/scenario.md.
     Validate {
         /// Scenario files (TOML).
         #[arg(required = true)]
