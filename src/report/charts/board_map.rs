@@ -7,8 +7,71 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use polars::prelude::DataFrame;
 
-/// A unit as drawn: its name, whether it is the one that moves, and its corners.
-type DrawnUnit = (String, bool, Vec<(f64, f64)>);
+/// A unit as drawn: its name, its side, whether it is the one that moves, and its corners.
+type DrawnUnit = (String, String, bool, Vec<(f64, f64)>);
+
+/// The colour of side "b"'s units (side "a" is [`INK`], the moving unit [`ACCENT`]).
+const SIDE_B: RGBColor = RGBColor(118, 62, 145);
+
+/// Points of a label's font; its width is estimated from the characters.
+const LABEL_PX: u32 = 14;
+
+/// An axis-aligned box in board inches: (x0, y0, x1, y1).
+type Area = (f64, f64, f64, f64);
+
+fn overlaps(a: Area, b: Area) -> bool {
+    a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
+}
+
+/// Where each unit's label goes, in board inches (centre of the text): beside its block
+/// (above, below, right, left, then further out), at the first place that overlaps no
+/// block and no label placed before it, and stays on the board.
+fn place_labels(units: &[DrawnUnit], inch_px: f64, board: [f64; 2]) -> Vec<(f64, f64)> {
+    let bounds: Vec<Area> = units
+        .iter()
+        .map(|(_, _, _, c)| {
+            let xs = c.iter().map(|p| p.0);
+            let ys = c.iter().map(|p| p.1);
+            (
+                xs.clone().fold(f64::INFINITY, f64::min),
+                ys.clone().fold(f64::INFINITY, f64::min),
+                xs.fold(f64::NEG_INFINITY, f64::max),
+                ys.fold(f64::NEG_INFINITY, f64::max),
+            )
+        })
+        .collect();
+    let mut placed: Vec<Area> = Vec::new();
+    let mut out = Vec::with_capacity(units.len());
+    for ((name, ..), b) in units.iter().zip(&bounds) {
+        // About 0.55 em per character, and a line's height.
+        let half_w = 0.55 * f64::from(LABEL_PX) * name.chars().count() as f64 / inch_px / 2.0;
+        let half_h = f64::from(LABEL_PX) * 0.7 / inch_px;
+        let (cx, cy) = ((b.0 + b.2) / 2.0, (b.1 + b.3) / 2.0);
+        let gap = half_h + 0.2;
+        let mut candidates = Vec::new();
+        for step in 0..4 {
+            let extra = f64::from(step) * 2.0 * half_h;
+            candidates.push((cx, b.3 + gap + extra));
+            candidates.push((cx, b.1 - gap - extra));
+            candidates.push((b.2 + half_w + 0.3 + extra, cy));
+            candidates.push((b.0 - half_w - 0.3 - extra, cy));
+        }
+        let area = |(x, y): (f64, f64)| (x - half_w, y - half_h, x + half_w, y + half_h);
+        let fits = |p: (f64, f64)| {
+            let a = area(p);
+            a.0 >= 0.0
+                && a.1 >= 0.0
+                && a.2 <= board[0]
+                && a.3 <= board[1]
+                && !bounds.iter().any(|u| overlaps(a, *u))
+                && !placed.iter().any(|l| overlaps(a, *l))
+        };
+        let at = candidates.iter().copied().find(|p| fits(*p)).unwrap_or(candidates[0]);
+        placed.push(area(at));
+        out.push(at);
+    }
+    out
+}
 
 /// The board, its units and the path density.
 #[derive(Clone, Debug)]
@@ -31,6 +94,7 @@ impl BoardMapChart {
             column_f64(path, Self::KIND, "p")?,
         );
         let names = column_str(units, Self::KIND, "name")?;
+        let sides = column_str(units, Self::KIND, "side")?;
         let corners = column_str(units, Self::KIND, "corners")?;
         let moving = column_f64(units, Self::KIND, "moving")?;
         let parse = |text: &str| -> Vec<(f64, f64)> {
@@ -47,9 +111,10 @@ impl BoardMapChart {
             cells: x.into_iter().zip(y).zip(p).map(|((x, y), p)| (x, y, p)).collect(),
             units: names
                 .into_iter()
+                .zip(sides)
                 .zip(corners.iter().map(|c| parse(c)))
                 .zip(moving)
-                .map(|((n, c), m)| (n, m > 0.5, c))
+                .map(|(((n, side), c), m)| (n, side, m > 0.5, c))
                 .collect(),
         })
     }
@@ -97,8 +162,13 @@ impl Chart for BoardMapChart {
                     .map(|&(x, y, p)| Rectangle::new([(x, y), (x + 1.0, y + 1.0)], shade(p).filled())),
             )
             .map_err(msg)?;
-        for (name, moving, corners) in &self.units {
-            let colour = if *moving { ACCENT } else { INK };
+        let labels = place_labels(&self.units, plot_w / w, self.board);
+        for ((name, side, moving, corners), at) in self.units.iter().zip(&labels) {
+            let colour = match (*moving, side.as_str()) {
+                (true, _) => ACCENT,
+                (false, "b") => SIDE_B,
+                _ => INK,
+            };
             let mut outline = corners.clone();
             if let Some(first) = corners.first() {
                 outline.push(*first);
@@ -107,10 +177,8 @@ impl Chart for BoardMapChart {
                 .draw_series(std::iter::once(Polygon::new(corners.clone(), colour.mix(0.25).filled())))
                 .map_err(msg)?;
             chart.draw_series(std::iter::once(PathElement::new(outline, colour.stroke_width(2)))).map_err(msg)?;
-            let n = corners.len().max(1) as f64;
-            let centre = (corners.iter().map(|c| c.0).sum::<f64>() / n, corners.iter().map(|c| c.1).sum::<f64>() / n);
-            let style = (FONT, 14).into_font().color(&BLACK).pos(Pos::new(HPos::Center, VPos::Center));
-            chart.draw_series(std::iter::once(Text::new(name.clone(), centre, style))).map_err(msg)?;
+            let style = (FONT, LABEL_PX).into_font().color(&colour).pos(Pos::new(HPos::Center, VPos::Center));
+            chart.draw_series(std::iter::once(Text::new(name.clone(), *at, style))).map_err(msg)?;
         }
         // The key, beside the board.
         let key = (FONT, 15).into_font().color(&BLACK);
@@ -120,13 +188,71 @@ impl Chart for BoardMapChart {
             "crossed the 1\" cell".to_string(),
             format!("(darkest: {:.1}%)", top * 100.0),
             String::new(),
-            "Orange: the routing unit".to_string(),
-            "Blue: the other units,".to_string(),
-            "where they stood".to_string(),
+            "Orange: the moving unit".to_string(),
+            "Blue: side a, purple: side b,".to_string(),
+            "where they stood; each name".to_string(),
+            "beside its block".to_string(),
         ];
         for (i, line) in lines.iter().enumerate() {
             right.draw(&Text::new(line.clone(), (10, 80 + 22 * i as i32), key.clone())).map_err(msg)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(name: &str, x: f64, y: f64, w: f64, d: f64) -> DrawnUnit {
+        let c = vec![
+            (x - w / 2.0, y - d / 2.0),
+            (x + w / 2.0, y - d / 2.0),
+            (x + w / 2.0, y + d / 2.0),
+            (x - w / 2.0, y + d / 2.0),
+        ];
+        (name.to_string(), "a".to_string(), false, c)
+    }
+
+    #[test]
+    fn labels_sit_beside_their_blocks_and_never_overlap_a_block_or_each_other() {
+        // Three blocks in a row and one just above the middle: crowded labels.
+        let units = vec![
+            block("Spearmen left", 21.0, 15.5, 10.0, 2.0),
+            block("Elephants", 30.0, 15.5, 4.0, 3.0),
+            block("Spearmen right", 39.0, 15.5, 10.0, 2.0),
+            block("Enemy foot", 30.0, 20.0, 15.0, 2.0),
+        ];
+        let inch_px = 10.0;
+        let at = place_labels(&units, inch_px, [60.0, 48.0]);
+        let half = |name: &str| {
+            (
+                0.55 * f64::from(LABEL_PX) * name.chars().count() as f64 / inch_px / 2.0,
+                f64::from(LABEL_PX) * 0.7 / inch_px,
+            )
+        };
+        let areas: Vec<Area> = units
+            .iter()
+            .zip(&at)
+            .map(|((n, ..), &(x, y))| {
+                let (hw, hh) = half(n);
+                (x - hw, y - hh, x + hw, y + hh)
+            })
+            .collect();
+        for (i, a) in areas.iter().enumerate() {
+            for (j, b) in areas.iter().enumerate().filter(|(j, _)| *j != i) {
+                assert!(!overlaps(*a, *b), "labels {i} and {j} overlap: {a:?} {b:?}");
+            }
+            for (_, _, _, c) in &units {
+                let (x0, x1) = (c[0].0, c[1].0);
+                let (y0, y1) = (c[0].1, c[2].1);
+                assert!(!overlaps(*a, (x0, y0, x1, y1)), "label {i} covers a block");
+            }
+            // Beside its own block: within a few inches of it.
+            let (_, _, _, c) = &units[i];
+            let (cx, cy) = ((c[0].0 + c[1].0) / 2.0, (c[0].1 + c[2].1) / 2.0);
+            let (x, y) = at[i];
+            assert!((x - cx).abs() < 15.0 && (y - cy).abs() < 8.0, "label {i} strays to {x}, {y}");
+        }
     }
 }
