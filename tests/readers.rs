@@ -107,3 +107,25 @@ fn balance_against_a_matchup_set_gives_each_price_and_an_overall_with_the_spread
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("one per --against file"));
 }
+
+#[test]
+fn a_chart_of_nothing_but_zeros_is_left_out_with_a_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = std::fs::canonicalize("scenarios/battlesystem/elephant-howdah-vs-pikemen.toml").unwrap();
+    let file = file.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_charioteer")).args(args).current_dir(dir.path()).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    // The elephant never loses a platform: that sweep chart would be a flat zero.
+    run(&["sweep", file, "--set", "units[1].stats.ml=10,14", "--trials", "20000", "--out", "sw", "-q"]);
+    let md = std::fs::read_to_string(dir.path().join("sw/report.md")).unwrap();
+    assert!(md.contains("(`platform_figures_lost`) is 0 at every point of the sweep, so it has no chart."), "{md}");
+    assert!(!dir.path().join("sw/sweep-platform_figures_lost.png").exists());
+    assert!(dir.path().join("sw/sweep-target_routed.png").is_file(), "a chart with something in it stays");
+    // A scenario compared with itself: every difference is 0, so no difference chart.
+    run(&["compare", file, file, "--trials", "5000", "--out", "self", "-q"]);
+    let md = std::fs::read_to_string(dir.path().join("self/report.md")).unwrap();
+    assert!(md.contains("every difference is exactly 0") && !md.contains("difference-chances.png"), "{md}");
+    assert!(!dir.path().join("self/difference-chances.png").exists());
+}

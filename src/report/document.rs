@@ -23,6 +23,18 @@ pub struct Figure {
     pub alt: String,
 }
 
+impl Figure {
+    /// A chart left out (it would show nothing but zeros), with the sentence said instead.
+    pub fn left_out(sentence: String) -> Self {
+        Self { stem: String::new(), caption: sentence, alt: String::new() }
+    }
+
+    /// Whether this is a chart left out.
+    pub fn is_left_out(&self) -> bool {
+        self.stem.is_empty()
+    }
+}
+
 /// A probability as a percentage: two decimals from 1% up, two significant digits below
 /// (so a rare event's interval still shows), and a plain "0%" for never.
 pub fn percent(p: f64) -> String {
@@ -91,9 +103,15 @@ fn figures_and_stamp(
     command: &str,
     files: &[String],
 ) {
-    for (i, f) in figures.iter().enumerate() {
+    let mut number = 0;
+    for f in figures {
+        if f.is_left_out() {
+            let _ = writeln!(out, "{}\n", f.caption);
+            continue;
+        }
+        number += 1;
         let _ = writeln!(out, "![{}]({}.png)\n", f.alt, f.stem);
-        let _ = writeln!(out, "*Figure {}. {}* ([SVG]({}.svg))\n", i + 1, f.caption, f.stem);
+        let _ = writeln!(out, "*Figure {number}. {}* ([SVG]({}.svg))\n", f.caption, f.stem);
     }
     ruleset_section(out, rules);
     let _ = writeln!(out, "\n## Reproduce\n\n- charioteer {}\n", env!("CARGO_PKG_VERSION"));
@@ -423,6 +441,8 @@ pub fn comparison_markdown(runs: &[crate::report::ComparedRun], figures: &[Figur
         {
             let _ = writeln!(out, "\n![{}]({}.png)\n", f.alt, f.stem);
             let _ = writeln!(out, "*Figure {}. {}* ([SVG]({}.svg))", i + 1, f.caption, f.stem);
+        } else {
+            let _ = writeln!(out, "\n0 in every scenario, so there is no chart.");
         }
         let _ = writeln!(out);
     }

@@ -430,6 +430,11 @@ pub fn write_comparison(dir: &Path, runs: &[ComparedRun]) -> Result<Vec<PathBuf>
                 r.summary.iter().find(|s| s.metric.name == metric.name).map(|s| (r.title.clone(), s.clone()))
             })
             .collect();
+        rows.extend(metric_rows.iter().cloned());
+        if metric_rows.iter().all(|(_, s)| s.mean == 0.0 && s.ci95_hi == 0.0) {
+            // Nothing to draw: the report's table says 0 for every scenario.
+            continue;
+        }
         let frame = analysis::comparison_frame(&metric_rows).map_err(frame_error("comparison"))?;
         let title = capitalise(&metric.description);
         let chart = chart::comparison::ComparisonChart::from_frame(&frame, &title, metric.flag)?;
@@ -443,7 +448,6 @@ pub fn write_comparison(dir: &Path, runs: &[ComparedRun]) -> Result<Vec<PathBuf>
             caption: format!("{title} (`{}`) in each scenario, with 95% whiskers.", metric.name),
             alt: format!("Horizontal bar chart. {}.", listed.join("; ")),
         });
-        rows.extend(metric_rows);
     }
     let frame = analysis::comparison_frame(&rows).map_err(frame_error("comparison"))?;
     files.push(ReportFile {

@@ -20,8 +20,14 @@ pub fn write_paired(dir: &Path, run: &crate::tools::paired::PairedRun) -> Result
         if part.is_empty() {
             continue;
         }
-        let part_frame = crate::tools::paired::paired_frame(&part).map_err(frame_error("paired"))?;
         let title = if flags { "Change in chances (A - B)" } else { "Change in counts (A - B)" };
+        if part.iter().all(|d| d.diff == 0.0 && d.ci95_lo == 0.0 && d.ci95_hi == 0.0) {
+            figures.push(Figure::left_out(format!(
+                "{title}: every difference is exactly 0 (the two played identically on every trial), so there is no chart."
+            )));
+            continue;
+        }
+        let part_frame = crate::tools::paired::paired_frame(&part).map_err(frame_error("paired"))?;
         let chart = chart::difference::DifferenceChart::from_frame(&part_frame, title, label, scale)?;
         let rendered = chart::render(&chart)?;
         push_chart(&mut files, stem, rendered);
@@ -107,6 +113,13 @@ pub fn write_sweep(dir: &Path, run: &crate::tools::sweep::SweepRun) -> Result<Ve
         let summaries: Vec<&crate::engine::statistics::MetricSummary<crate::engine::MetricDef>> =
             run.rows.iter().filter_map(|r| r.summary.iter().find(|s| s.metric.name == m.name)).collect();
         let title = capitalise(&m.description);
+        if summaries.iter().all(|s| s.mean == 0.0 && s.ci95_hi == 0.0) {
+            figures.push(Figure::left_out(format!(
+                "{title} (`{}`) is 0 at every point of the sweep, so it has no chart.",
+                m.name
+            )));
+            continue;
+        }
         let rendered = match run.paths.len() {
             1 => chart::render(&chart::sweep_line::SweepLineChart {
                 title: title.clone(),
