@@ -129,3 +129,24 @@ fn a_chart_of_nothing_but_zeros_is_left_out_with_a_sentence() {
     assert!(md.contains("every difference is exactly 0") && !md.contains("difference-chances.png"), "{md}");
     assert!(!dir.path().join("self/difference-chances.png").exists());
 }
+
+#[test]
+fn every_chart_names_the_scenario_it_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_charioteer"))
+        .args(["run", "--trials", "20000", "--out", "r", "-q"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let mut charts = 0;
+    for entry in std::fs::read_dir(dir.path().join("r")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "svg") {
+            let svg = std::fs::read_to_string(&path).unwrap();
+            assert!(svg.contains("Khandish charioteer charges a Minas Tirith shield wall"), "{}", path.display());
+            charts += 1;
+        }
+    }
+    assert!(charts >= 5, "{charts} charts");
+}

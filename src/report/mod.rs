@@ -170,7 +170,7 @@ fn figures(record: &RunRecord) -> Result<(Vec<Figure>, Vec<ReportFile>), ReportE
             .collect();
         add(
             "impact-chain",
-            chart::render(&chart)?,
+            chart::render(&chart, &record.title)?,
             "The impact chain: the share of charges that reached each contact along the path (blue-grey) and \
              that a survivor stopped there (orange), with 95% whiskers; crosses mark the exact chance of \
              stopping there."
@@ -190,7 +190,10 @@ fn figures(record: &RunRecord) -> Result<(Vec<Figure>, Vec<ReportFile>), ReportE
         let listed: Vec<String> = rows.iter().map(|r| format!("{} in {}", r.value, pct(r.p))).collect();
         add(
             &format!("distribution-{name}"),
-            chart::render(&chart::distribution::DistributionChart::from_frame(&frame, &title, describe)?)?,
+            chart::render(
+                &chart::distribution::DistributionChart::from_frame(&frame, &title, describe)?,
+                &record.title,
+            )?,
             format!("{title} (`{name}`): the share of charges giving each value, with 95% whiskers."),
             format!("Bar chart of {describe}: {}.", listed.join(", ")),
         );
@@ -200,7 +203,7 @@ fn figures(record: &RunRecord) -> Result<(Vec<Figure>, Vec<ReportFile>), ReportE
             let title = format!("Chance of at least k: {describe}");
             add(
                 &format!("at-least-{name}"),
-                chart::render(&chart::at_least::AtLeastChart::from_frame(&frame, &title, describe)?)?,
+                chart::render(&chart::at_least::AtLeastChart::from_frame(&frame, &title, describe)?, &record.title)?,
                 format!("The chance of at least k {describe} (`{name}`), with its 95% Wilson band."),
                 format!("Line chart, falling from 100% at k = 0: {}.", listed.join(", ")),
             );
@@ -216,7 +219,7 @@ fn figures(record: &RunRecord) -> Result<(Vec<Figure>, Vec<ReportFile>), ReportE
             .collect();
         add(
             "wound-split",
-            chart::render(&chart)?,
+            chart::render(&chart, &record.title)?,
             "The wound split: the share of charges for each pair of Wounds lost by the chariot (rows) and \
              by the Hero riding it (columns); darker is more common."
                 .to_string(),
@@ -423,6 +426,8 @@ pub fn write_comparison(dir: &Path, runs: &[ComparedRun]) -> Result<Vec<PathBuf>
     let mut rows: Vec<Row> = Vec::new();
     let mut figures = Vec::new();
     let mut files = Vec::new();
+    let compared_titles =
+        runs.iter().enumerate().map(|(i, r)| format!("{}. {}", i + 1, r.title)).collect::<Vec<_>>().join("  /  ");
     for metric in shared_headline(runs) {
         let metric_rows: Vec<Row> = runs
             .iter()
@@ -438,7 +443,7 @@ pub fn write_comparison(dir: &Path, runs: &[ComparedRun]) -> Result<Vec<PathBuf>
         let frame = analysis::comparison_frame(&metric_rows).map_err(frame_error("comparison"))?;
         let title = capitalise(&metric.description);
         let chart = chart::comparison::ComparisonChart::from_frame(&frame, &title, metric.flag)?;
-        let rendered = chart::render(&chart)?;
+        let rendered = chart::render(&chart, &compared_titles)?;
         let stem = format!("comparison-{}", metric.name);
         push_chart(&mut files, &stem, rendered);
         let listed: Vec<String> =

@@ -29,7 +29,7 @@ pub fn write_paired(dir: &Path, run: &crate::tools::paired::PairedRun) -> Result
         }
         let part_frame = crate::tools::paired::paired_frame(&part).map_err(frame_error("paired"))?;
         let chart = chart::difference::DifferenceChart::from_frame(&part_frame, title, label, scale)?;
-        let rendered = chart::render(&chart)?;
+        let rendered = chart::render(&chart, &format!("A: {}  /  B: {}", run.titles[0], run.titles[1]))?;
         push_chart(&mut files, stem, rendered);
         let listed: Vec<String> =
             part.iter().map(|d| format!("{} {}", d.metric.name, document::difference_words(d))).collect();
@@ -83,7 +83,7 @@ pub fn write_balance(dir: &Path, run: &crate::tools::balance::BalanceRun) -> Res
         fair: (fair.fair_price, fair.ci95_lo, fair.ci95_hi),
         current: fair.scenario.price,
     };
-    let rendered = chart::render(&chart)?;
+    let rendered = chart::render(&chart, title)?;
     let figure = Figure {
         stem: "cost-sweep".into(),
         caption:
@@ -120,28 +120,35 @@ pub fn write_sweep(dir: &Path, run: &crate::tools::sweep::SweepRun) -> Result<Ve
             )));
             continue;
         }
+        let source = format!("Sweep of {}", run.title);
         let rendered = match run.paths.len() {
-            1 => chart::render(&chart::sweep_line::SweepLineChart {
-                title: title.clone(),
-                x_label: run.paths[0].clone(),
-                labels: run.axes[0].clone(),
-                mean: summaries.iter().map(|s| s.mean).collect(),
-                band: summaries.iter().map(|s| (s.ci95_lo, s.ci95_hi)).collect(),
-                probability: m.flag,
-            })?,
+            1 => chart::render(
+                &chart::sweep_line::SweepLineChart {
+                    title: title.clone(),
+                    x_label: run.paths[0].clone(),
+                    labels: run.axes[0].clone(),
+                    mean: summaries.iter().map(|s| s.mean).collect(),
+                    band: summaries.iter().map(|s| (s.ci95_lo, s.ci95_hi)).collect(),
+                    probability: m.flag,
+                },
+                &source,
+            )?,
             2 => {
                 let (nx, ny) = (run.axes[0].len(), run.axes[1].len());
                 // Points run with the first field slowest: point (i, j) is i * ny + j.
                 let cells = (0..ny).map(|j| (0..nx).map(|i| summaries[i * ny + j].mean).collect()).collect();
-                chart::render(&chart::sweep_heatmap::SweepHeatmapChart {
-                    title: title.clone(),
-                    x_label: run.paths[0].clone(),
-                    y_label: run.paths[1].clone(),
-                    columns: run.axes[0].clone(),
-                    rows: run.axes[1].clone(),
-                    cells,
-                    probability: m.flag,
-                })?
+                chart::render(
+                    &chart::sweep_heatmap::SweepHeatmapChart {
+                        title: title.clone(),
+                        x_label: run.paths[0].clone(),
+                        y_label: run.paths[1].clone(),
+                        columns: run.axes[0].clone(),
+                        rows: run.axes[1].clone(),
+                        cells,
+                        probability: m.flag,
+                    },
+                    &source,
+                )?
             }
             _ => continue,
         };

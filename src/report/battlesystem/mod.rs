@@ -334,7 +334,7 @@ pub fn write_report(dir: &Path, record: &BattlesystemRecord) -> Result<Vec<PathB
         add(
             &mut files,
             "board-map",
-            chart::render(&map)?,
+            chart::render(&map, &record.scenario.title)?,
             "The board from above: each unit where it stood, and the share of trials in which the routing \
              unit's centre crossed each 1-inch cell (darker: more often)."
                 .to_string(),
@@ -348,7 +348,7 @@ pub fn write_report(dir: &Path, record: &BattlesystemRecord) -> Result<Vec<PathB
         add(
             &mut files,
             "heading-rose",
-            chart::render(&rose)?,
+            chart::render(&rose, &record.scenario.title)?,
             "The first d12 direction rolled, as a clock (12 is the board's +y); the grey circle is 1/12.".to_string(),
             format!("Clock rose of the rolled direction: {}.", listed.join(", ")),
         );
@@ -377,7 +377,7 @@ pub fn write_report(dir: &Path, record: &BattlesystemRecord) -> Result<Vec<PathB
             add(
                 &mut files,
                 "units-contacted",
-                chart::render(&chart)?,
+                chart::render(&chart, &record.scenario.title)?,
                 "The chance that the routing unit contacts each unit, with 95% whiskers.".to_string(),
                 format!("Bar chart of the chance of contact: {}.", listed.join(", ")),
             );
@@ -407,7 +407,7 @@ pub fn write_report(dir: &Path, record: &BattlesystemRecord) -> Result<Vec<PathB
         add(
             &mut files,
             &format!("distribution-{name}"),
-            chart::render(&chart)?,
+            chart::render(&chart, &record.scenario.title)?,
             format!("{title} (`{name}`): the share of trials giving each value, with 95% whiskers."),
             format!("Bar chart of {describe}: {}.", listed.join(", ")),
         );

@@ -19,6 +19,7 @@ pub mod wound_split;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use polars::prelude::{DataFrame, DataType};
 use std::sync::Once;
 
@@ -99,24 +100,49 @@ pub struct Rendered {
 }
 
 /// Draws `chart` once as a PNG ([`SIZE`] pixels) and once as an SVG.
-pub fn render<C: Chart>(chart: &C) -> Result<Rendered, ChartError> {
+pub fn render<C: Chart>(chart: &C, source: &str) -> Result<Rendered, ChartError> {
     register_fonts();
     let (w, h) = SIZE;
     let draw_error = |reason: String| ChartError::Draw { chart: C::KIND, reason };
     let mut pixels = vec![255u8; (w * h * 3) as usize];
     {
         let root = BitMapBackend::with_buffer(&mut pixels, SIZE).into_drawing_area();
-        chart.draw(&root).map_err(draw_error)?;
+        draw_with_source(chart, &root, source).map_err(draw_error)?;
         root.present().map_err(|e| draw_error(e.to_string()))?;
     }
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        chart.draw(&root).map_err(draw_error)?;
+        draw_with_source(chart, &root, source).map_err(draw_error)?;
         root.present().map_err(|e| draw_error(e.to_string()))?;
     }
     let png = encode_png(&pixels, w, h).map_err(|reason| ChartError::Encode { chart: C::KIND, reason })?;
     Ok(Rendered { png, svg })
+}
+
+/// Height of the strip above every chart naming the scenario (or scenarios) it shows.
+pub const SOURCE_STRIP: u32 = 24;
+
+/// Draws `chart` below a strip naming its `source` (the scenario's title, or A and B), so
+/// a chart pasted on its own still says what it is of. A source too long for the strip
+/// ends in "...".
+fn draw_with_source<C: Chart, DB: DrawingBackend>(
+    chart: &C,
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    source: &str,
+) -> Result<(), String> {
+    root.fill(&WHITE).map_err(msg)?;
+    let (strip, rest) = root.split_vertically(SOURCE_STRIP);
+    let limit = 130;
+    let text: String = if source.chars().count() > limit {
+        format!("{}...", source.chars().take(limit - 3).collect::<String>())
+    } else {
+        source.to_string()
+    };
+    let (w, _) = strip.dim_in_pixel();
+    let style = (FONT, 14).into_font().color(&RGBColor(90, 90, 90)).pos(Pos::new(HPos::Center, VPos::Center));
+    strip.draw(&Text::new(text, ((w / 2) as i32, (SOURCE_STRIP / 2 + 2) as i32), style)).map_err(msg)?;
+    chart.draw(&rest)
 }
 
 fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>, String> {
