@@ -150,3 +150,19 @@ fn every_chart_names_the_scenario_it_shows() {
     }
     assert!(charts >= 5, "{charts} charts");
 }
+
+#[test]
+fn heatmaps_carry_a_colour_scale() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = std::fs::canonicalize("scenarios/mesbg/king-on-chariot-vs-cave-trolls.toml").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_charioteer"))
+        .args(["run", file.to_str().unwrap(), "--trials", "20000", "--out", "r", "-q"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let svg = std::fs::read_to_string(dir.path().join("r/wound-split.svg")).unwrap();
+    assert!(svg.contains("share of charges") && svg.contains("0.00%"), "the wound split has its scale");
+    let png = image::open(dir.path().join("r/wound-split.png")).unwrap().to_rgb8();
+    assert_eq!(png.dimensions(), (960, 560));
+}

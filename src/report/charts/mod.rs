@@ -120,6 +120,40 @@ pub fn render<C: Chart>(chart: &C, source: &str) -> Result<Rendered, ChartError>
     Ok(Rendered { png, svg })
 }
 
+/// Width of the colour scale beside a heatmap.
+pub const SCALE_STRIP: u32 = 130;
+
+/// Draws a heatmap's colour scale into `area` (a strip beside the map): a vertical bar
+/// from t = 0 (bottom) to 1 (top) coloured by `colour_at`, with each `(t, text)` label
+/// beside its tick and `title` above.
+pub(crate) fn colour_scale<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    colour_at: &dyn Fn(f64) -> RGBColor,
+    labels: &[(f64, String)],
+    title: &str,
+) -> Result<(), String> {
+    let (_, h) = area.dim_in_pixel();
+    let (top, bottom) = (80i32, h as i32 - 90);
+    let (x0, x1) = (8i32, 30i32);
+    let steps = 120;
+    let span = f64::from(bottom - top);
+    for i in 0..steps {
+        let (a, b) = (f64::from(i) / f64::from(steps), f64::from(i + 1) / f64::from(steps));
+        let (ya, yb) = (bottom - (a * span) as i32, bottom - (b * span) as i32);
+        area.draw(&Rectangle::new([(x0, yb), (x1, ya)], colour_at((a + b) / 2.0).filled())).map_err(msg)?;
+    }
+    area.draw(&Rectangle::new([(x0, top), (x1, bottom)], BLACK.stroke_width(1))).map_err(msg)?;
+    let style = (FONT, 14).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
+    for (t, text) in labels {
+        let y = bottom - (t.clamp(0.0, 1.0) * span) as i32;
+        area.draw(&PathElement::new(vec![(x1, y), (x1 + 5, y)], BLACK.stroke_width(1))).map_err(msg)?;
+        area.draw(&Text::new(text.clone(), (x1 + 8, y), style.clone())).map_err(msg)?;
+    }
+    let head = (FONT, 14).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Bottom));
+    area.draw(&Text::new(title.to_string(), (x0, top - 16), head)).map_err(msg)?;
+    Ok(())
+}
+
 /// Height of the strip above every chart naming the scenario (or scenarios) it shows.
 pub const SOURCE_STRIP: u32 = 24;
 

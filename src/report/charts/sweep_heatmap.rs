@@ -33,6 +33,9 @@ impl Chart for SweepHeatmapChart {
         let values = self.cells.iter().flatten().copied();
         let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
         let span = if hi > lo { hi - lo } else { 1.0 };
+        let (w, _) = root.dim_in_pixel();
+        let (map, scale) = root.split_horizontally(w.saturating_sub(super::SCALE_STRIP));
+        let root = &map;
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, title_style())
             .margin(20)
@@ -62,11 +65,18 @@ impl Chart for SweepHeatmapChart {
             .axis_desc_style(label_style())
             .draw()
             .map_err(msg)?;
+        let ramp = |t: f64| {
+            let mix = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
+            RGBColor(mix(247.0, 8.0), mix(251.0, 48.0), mix(255.0, 107.0))
+        };
         let shade = |v: f64| {
             let t = ((v - lo) / span).clamp(0.0, 1.0);
-            let mix = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
-            (RGBColor(mix(247.0, 8.0), mix(251.0, 48.0), mix(255.0, 107.0)), t > 0.55)
+            (ramp(t), t > 0.55)
         };
+        let value = |v: f64| if self.probability { format!("{:.1}%", v * 100.0) } else { format!("{v:.2}") };
+        let lo_shown = if lo.is_finite() { lo } else { 0.0 };
+        let labels = [(0.0, value(lo_shown)), (0.5, value(lo_shown + span / 2.0)), (1.0, value(lo_shown + span))];
+        super::colour_scale(&scale, &ramp, &labels, "colour scale")?;
         for (r, row) in self.cells.iter().enumerate() {
             for (c, &v) in row.iter().enumerate() {
                 let (x, y) = (c as f64, r as f64);

@@ -41,6 +41,13 @@ impl Chart for WoundSplitChart {
         let max_c = self.cells.iter().map(|c| c.0).max().unwrap_or(0);
         let max_h = self.cells.iter().map(|c| c.1).max().unwrap_or(0);
         let max_p = self.cells.iter().map(|c| c.2).fold(0.0, f64::max);
+        let (w, _) = root.dim_in_pixel();
+        let (map, scale) = root.split_horizontally(w.saturating_sub(super::SCALE_STRIP));
+        // The scale is a square root of the share (so rare cells stay visible): t = sqrt(p / max).
+        let labels: Vec<(f64, String)> =
+            [0.0, 0.25, 1.0].iter().map(|&f: &f64| (f.sqrt(), format!("{:.2}%", 100.0 * f * max_p))).collect();
+        super::colour_scale(&scale, &|t| shade(t * t * max_p, max_p), &labels, "share of charges")?;
+        let root = &map;
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, title_style())
             .margin(20)
