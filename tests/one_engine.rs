@@ -352,7 +352,7 @@ fn balance_prices_a_battlesystem_unit_by_hand_worked_value() {
     use charioteer::tools::balance::{battlesystem_pricing, fair_price_against, fair_price_for, play};
     // The Worthless and Free refusals name the field to set.
     let plan = charge("", WEAK_CHARIOTS, STRONG_FOOT, 2);
-    let err = battlesystem_pricing(&plan.scenario, &plan, None).unwrap_err().to_string();
+    let err = battlesystem_pricing(&plan.scenario, &plan, None, Default::default()).unwrap_err().to_string();
     assert!(err.contains("units[0].points is 0"), "{err}");
     let priced = |charger_points: u32, foot_points: u32| {
         charge(
@@ -363,13 +363,15 @@ fn balance_prices_a_battlesystem_unit_by_hand_worked_value() {
         )
     };
     let worthless = priced(50, 0);
-    let err = battlesystem_pricing(&worthless.scenario, &worthless, None).unwrap_err().to_string();
+    let err = battlesystem_pricing(&worthless.scenario, &worthless, None, Default::default()).unwrap_err().to_string();
     assert!(err.contains("worth 0 points") && err.contains("points"), "{err}");
     let a = priced(50, 6);
-    let pa = battlesystem_pricing(&a.scenario, &a, None).unwrap();
+    let pa = battlesystem_pricing(&a.scenario, &a, None, Default::default()).unwrap();
     assert_eq!(pa.price, 150.0, "three chariots at 50 points each");
     assert_eq!(pa.worth, vec![("target_figures_lost".to_string(), 6)]);
-    let err = battlesystem_pricing(&a.scenario, &a, Some("units[1].points")).unwrap_err().to_string();
+    assert_eq!(pa.scale, 1);
+    let err =
+        battlesystem_pricing(&a.scenario, &a, Some("units[1].points"), Default::default()).unwrap_err().to_string();
     assert!(err.contains("only units[0].points can be priced"), "{err}");
     // Against a target efficiency, the value is 6 points per figure lost: the exact mean of
     // target_figures_lost (from the joint) times 6, within 5 standard errors.
@@ -385,10 +387,24 @@ fn balance_prices_a_battlesystem_unit_by_hand_worked_value() {
         fair.scenario.points_destroyed
     );
     assert!((fair.fair_price - fair.scenario.points_destroyed / 0.25).abs() < 1e-9);
+    // The net value model: less 50 points for each of its own platforms lost.
+    let net = battlesystem_pricing(&a.scenario, &a, None, charioteer::tools::balance::ValueModel::Net).unwrap();
+    assert_eq!(net.worth[1], ("platform_figures_lost".to_string(), -50));
+    let sums = play(&a, &net, None, streams, range, &|_| {}, &AtomicBool::new(false)).unwrap();
+    let fair_net = fair_price_for(&sums, &net, 0.25);
+    let joint = charge_joint(&a).unwrap();
+    let (lost, _) = joint.mean_sd(a.metrics.index("platform_figures_lost").unwrap());
+    let expected = 6.0 * mean - 50.0 * lost;
+    assert!(lost > 0.05, "weak chariots do lose platforms");
+    assert!(
+        (fair_net.scenario.points_destroyed - expected).abs() < 5.0 * fair_net.scenario.points_destroyed_se,
+        "{} vs {expected}",
+        fair_net.scenario.points_destroyed
+    );
     // Against itself at a different price, the fair price is exactly the reference's price
     // (the same trials on both sides), with no uncertainty.
     let b = priced(80, 6);
-    let pb = battlesystem_pricing(&b.scenario, &b, None).unwrap();
+    let pb = battlesystem_pricing(&b.scenario, &b, None, Default::default()).unwrap();
     let sums = play(&a, &pa, Some((&b, &pb)), streams, range, &|_| {}, &AtomicBool::new(false)).unwrap();
     let fair = fair_price_against(&sums, &pa, &pb).unwrap();
     assert!((fair.fair_price - 240.0).abs() < 1e-9 && fair.fair_price_se < 1e-6, "{fair:?}");

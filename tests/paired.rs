@@ -67,7 +67,7 @@ fn the_fair_price_against_itself_is_its_own_price_and_reruns_agree() {
     use charioteer::tools::balance::{fair_price_against, pricing};
     let s = parse(DEFAULT_SCENARIO, "a").unwrap();
     let plan = compile(&s);
-    let p = pricing(&s, &plan, "chariot.points").unwrap();
+    let p = pricing(&s, &plan, "chariot.points", Default::default()).unwrap();
     assert_eq!(p.price, 40.0);
     let price = |seed: u64, other: &charioteer::mesbg::plan::Plan, q: &charioteer::tools::balance::Pricing| {
         let sums = charioteer::tools::balance::play(
@@ -90,7 +90,7 @@ fn the_fair_price_against_itself_is_its_own_price_and_reruns_agree() {
     // seed one within the interval.
     let weaker = parse(&DEFAULT_SCENARIO.replacen("strength = 4 }", "strength = 5 }", 1), "b").unwrap();
     let weaker_plan = compile(&weaker);
-    let q = pricing(&weaker, &weaker_plan, "chariot.points").unwrap();
+    let q = pricing(&weaker, &weaker_plan, "chariot.points", Default::default()).unwrap();
     let first = price(1, &weaker_plan, &q);
     let again = price(1, &weaker_plan, &q);
     assert_eq!(first, again);
@@ -104,5 +104,5 @@ fn the_fair_price_against_itself_is_its_own_price_and_reruns_agree() {
     );
     assert!(first.ci95_lo < first.fair_price && first.fair_price < first.ci95_hi);
     // Pricing refuses what it cannot price.
-    assert!(pricing(&s, &plan, "chariot.move").is_err());
+    assert!(pricing(&s, &plan, "chariot.move", Default::default()).is_err());
 }

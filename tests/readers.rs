@@ -166,3 +166,32 @@ fn heatmaps_carry_a_colour_scale() {
     let png = image::open(dir.path().join("r/wound-split.png")).unwrap().to_rgb8();
     assert_eq!(png.dimensions(), (960, 560));
 }
+
+#[test]
+fn the_net_value_model_counts_the_pieces_own_losses() {
+    use charioteer::tools::balance::{ValueModel, fair_price_for, play, pricing};
+    use std::sync::atomic::AtomicBool;
+    // MESBG: 8 points per warrior slain, less the chariot's 40 points in thirds as it loses
+    // its 3 Wounds. The value's exact mean comes from the exact engine's distribution.
+    let text = DEFAULT_SCENARIO.replacen("move = 10 ", "move = 5 ", 1);
+    let s = parse(&text, "default").unwrap();
+    let plan = charioteer::mesbg::plan::compile(&s);
+    assert_eq!((s.chariot.points, s.chariot.wounds), (40, 3));
+    let net = pricing(&s, &plan, "chariot.points", ValueModel::Net).unwrap();
+    assert_eq!(net.words(), "`kills` x 8 - `chariot_wounds_lost` x 13.33");
+    let exact = charioteer::mesbg::exact::exact(&plan).unwrap();
+    let (kills, wounds) = (exact.summary(Metric::Kills), exact.summary(Metric::ChariotWoundsLost));
+    assert!(wounds.mean > 0.0, "the chariot does lose Wounds in this charge");
+    let expected = 8.0 * kills.mean - 40.0 / 3.0 * wounds.mean;
+    let range = charioteer::engine::TrialRange { first: 0, count: 200_000 };
+    let sums = play(&plan, &net, None, Streams::new(1, s.hash()), range, &|_| {}, &AtomicBool::new(false)).unwrap();
+    let fair = fair_price_for(&sums, &net, 0.5);
+    let got = fair.scenario.points_destroyed;
+    assert!((got - expected).abs() < 5.0 * fair.scenario.points_destroyed_se, "{got} vs {expected}");
+    // The kills model of the same trials is worth more by exactly the losses' mean.
+    let kills_only = pricing(&s, &plan, "chariot.points", ValueModel::Kills).unwrap();
+    let sums =
+        play(&plan, &kills_only, None, Streams::new(1, s.hash()), range, &|_| {}, &AtomicBool::new(false)).unwrap();
+    let gross = fair_price_for(&sums, &kills_only, 0.5).scenario.points_destroyed;
+    assert!(gross > got, "{gross} vs {got}");
+}

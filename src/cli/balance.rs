@@ -17,9 +17,14 @@ struct Priced<'a, P> {
 
 /// Compiles and prices a scenario of system `S` (`price`: the field, or the system's
 /// default when `None`).
-fn priced<'a, S: System>(s: &S::Scenario, file: &'a Path, price: Option<&str>) -> Result<Priced<'a, S::Plan>> {
+fn priced<'a, S: System>(
+    s: &S::Scenario,
+    file: &'a Path,
+    price: Option<&str>,
+    model: crate::tools::balance::ValueModel,
+) -> Result<Priced<'a, S::Plan>> {
     let plan = S::compile(s);
-    let pricing = S::pricing(s, &plan, price)?;
+    let pricing = S::pricing(s, &plan, price, model)?;
     let facts = S::facts(s);
     Ok(Priced {
         title: facts.title,
@@ -53,9 +58,9 @@ fn balance_system<S: System>(a: S::Scenario, args: &BalanceArgs) -> Result<()> {
             .ok_or_else(|| UnsupportedRequest(format!("balance {}", compare::DIFFERENT_SYSTEMS)))?;
         // Each side prices its own acting piece by its system's default field; an explicit
         // --price names A's.
-        references.push(priced::<S>(&r, path, None)?);
+        references.push(priced::<S>(&r, path, None, args.value)?);
     }
-    balance_of(args, priced::<S>(&a, &args.file, args.price.as_deref())?, references)
+    balance_of(args, priced::<S>(&a, &args.file, args.price.as_deref(), args.value)?, references)
 }
 
 fn balance_of<P: RuleSystem>(args: &BalanceArgs, a: Priced<P>, references: Vec<Priced<P>>) -> Result<()> {
@@ -67,7 +72,10 @@ fn balance_of<P: RuleSystem>(args: &BalanceArgs, a: Priced<P>, references: Vec<P
     let cancel = &CANCEL;
     let range = TrialRange { first: 0, count: trials };
     let quote = |p: &Path| shell_quote(&p.display().to_string());
-    let price_arg = args.price.as_deref().map(|p| format!(" --price {}", shell_quote(p))).unwrap_or_default();
+    let mut price_arg = args.price.as_deref().map(|p| format!(" --price {}", shell_quote(p))).unwrap_or_default();
+    if args.value == crate::tools::balance::ValueModel::Net {
+        price_arg.push_str(" --value net");
+    }
     let play = |reference: Option<&Priced<P>>| {
         pool.install(|| {
             crate::tools::balance::play(
@@ -162,9 +170,13 @@ fn balance_of<P: RuleSystem>(args: &BalanceArgs, a: Priced<P>, references: Vec<P
         let s = &fair.scenario;
         out!("{}", a.title);
         out!(
-            "price {:.0} points: {:.3} enemy points destroyed per trial (+/- {:.3}), efficiency {:.4} per point, {:.2} models or figures per 100 points",
+            "price {:.0} points: {:.3} {} per trial (+/- {:.3}), efficiency {:.4} per point, {:.2} models or figures per 100 points",
             s.price,
             s.points_destroyed,
+            match a.pricing.model {
+                crate::tools::balance::ValueModel::Kills => "enemy points destroyed",
+                crate::tools::balance::ValueModel::Net => "points of value (enemy points destroyed less its own lost)",
+            },
             crate::mesbg::analysis::Z95 * s.points_destroyed_se,
             s.efficiency,
             s.kills_per_100_points

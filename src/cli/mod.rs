@@ -269,6 +269,11 @@ pub struct BalanceArgs {
     /// set: `--against A.toml B.toml`) for the fair price against each and overall.
     #[arg(long, num_args = 1.., conflicts_with = "target_efficiency", required_unless_present = "target_efficiency")]
     pub against: Vec<PathBuf>,
+    /// What a trial is worth: `kills` (the enemy points destroyed) or `net` (less the
+    /// piece's own points lost: a chariot's and its Hero's in proportion to Wounds lost, a
+    /// unit's per figure, and friends a routing beast tramples).
+    #[arg(long, value_enum, default_value_t)]
+    pub value: crate::tools::balance::ValueModel,
     /// Weights of the references in the overall price, in `--against` order (default:
     /// equal), e.g. `--weights 2,1,1`.
     #[arg(long, value_delimiter = ',', requires = "against")]

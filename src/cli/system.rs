@@ -9,7 +9,7 @@ use super::*;
 use crate::engine::RuleSystem;
 use crate::report::ComparedRun;
 use crate::report::battlesystem::BattlesystemRecord;
-use crate::tools::balance::{BalanceError, Pricing};
+use crate::tools::balance::{BalanceError, Pricing, ValueModel};
 
 /// What every command needs to know about a scenario, whichever system it is.
 pub(super) struct Facts {
@@ -50,7 +50,12 @@ pub(super) trait System {
     fn profile_library() -> toml::Table;
     /// The price of the scenario's acting piece and what each enemy it destroys is worth
     /// (`field`: the price field asked for, or the system's default).
-    fn pricing(scenario: &Self::Scenario, plan: &Self::Plan, field: Option<&str>) -> Result<Pricing, BalanceError>;
+    fn pricing(
+        scenario: &Self::Scenario,
+        plan: &Self::Plan,
+        field: Option<&str>,
+        model: ValueModel,
+    ) -> Result<Pricing, BalanceError>;
     /// The record of a finished run.
     fn record(
         scenario: &Self::Scenario,
@@ -130,8 +135,8 @@ impl System for Mesbg {
     fn profile_library() -> toml::Table {
         scenario::BUNDLED_PROFILES.parse().unwrap_or_default()
     }
-    fn pricing(s: &Scenario, plan: &Plan, field: Option<&str>) -> Result<Pricing, BalanceError> {
-        crate::tools::balance::pricing(s, plan, field.unwrap_or("chariot.points"))
+    fn pricing(s: &Scenario, plan: &Plan, field: Option<&str>, model: ValueModel) -> Result<Pricing, BalanceError> {
+        crate::tools::balance::pricing(s, plan, field.unwrap_or("chariot.points"), model)
     }
     fn record(s: &Scenario, plan: &Plan, played: run::Played<crate::mesbg::tally::Tally>, threads: usize) -> RunRecord {
         let mut record = RunRecord::new(s, plan, &played.tally, played.seed, threads, played.elapsed_s, played.command);
@@ -200,8 +205,13 @@ impl System for Battlesystem {
     fn profile_library() -> toml::Table {
         toml::Table::new()
     }
-    fn pricing(s: &BattlesystemScenario, plan: &Self::Plan, field: Option<&str>) -> Result<Pricing, BalanceError> {
-        crate::tools::balance::battlesystem_pricing(s, plan, field)
+    fn pricing(
+        s: &BattlesystemScenario,
+        plan: &Self::Plan,
+        field: Option<&str>,
+        model: ValueModel,
+    ) -> Result<Pricing, BalanceError> {
+        crate::tools::balance::battlesystem_pricing(s, plan, field, model)
     }
     fn record(
         _: &BattlesystemScenario,

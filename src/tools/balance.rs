@@ -59,19 +59,63 @@ pub enum BalanceError {
     },
 }
 
-/// What a scenario's acting piece costs and what each enemy it destroys is worth: a trial's
-/// value is the sum over `worth` of the metric's value times its points.
+/// What a trial is worth to the priced piece.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueModel {
+    /// The enemy points it destroys.
+    #[default]
+    Kills,
+    /// The enemy points it destroys, less its own points lost: a chariot's (and its Hero's)
+    /// points in proportion to the Wounds lost, a unit's per figure lost, and friendly
+    /// figures a routing beast tramples.
+    Net,
+}
+
+/// What a scenario's acting piece costs and what a trial is worth to it: the sum over
+/// `worth` of each metric's value times its points, divided by `scale` (so points per
+/// Wound need no fractions; a negative weight is a loss).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Pricing {
     /// Points paid for the chariot (and its Hero), platform unit or beasts.
     pub price: f64,
-    /// (metric name, points per unit of it): each enemy figure or model it can destroy.
-    pub worth: Vec<(String, u64)>,
+    /// (metric name, points per unit of it x `scale`): each enemy figure or model it can
+    /// destroy, and (with the net value model) each of its own it loses, negative.
+    pub worth: Vec<(String, i64)>,
+    /// What every weight is divided by.
+    pub scale: i64,
+    /// The value model these weights follow.
+    pub model: ValueModel,
+}
+
+impl Pricing {
+    /// The value model in words, for reports: `kills x 8 - chariot_wounds_lost x 13.33`.
+    pub fn words(&self) -> String {
+        self.worth
+            .iter()
+            .enumerate()
+            .map(|(i, (m, w))| {
+                let points = *w as f64 / self.scale as f64;
+                let sign = match (i, points < 0.0) {
+                    (0, false) => "",
+                    (0, true) => "-",
+                    (_, false) => " + ",
+                    (_, true) => " - ",
+                };
+                format!("{sign}`{m}` x {}", trim(points.abs()))
+            })
+            .collect()
+    }
+}
+
+fn trim(x: f64) -> String {
+    let text = format!("{x:.2}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// Reads a MESBG scenario's price (`field`, which must be `chariot.points`) and the value
 /// per model slain.
-pub fn pricing(scenario: &Scenario, plan: &Plan, field: &str) -> Result<Pricing, BalanceError> {
+pub fn pricing(scenario: &Scenario, plan: &Plan, field: &str, model: ValueModel) -> Result<Pricing, BalanceError> {
     if field != "chariot.points" {
         return Err(BalanceError::UnknownPriceField {
             field: field.to_string(),
@@ -95,7 +139,26 @@ pub fn pricing(scenario: &Scenario, plan: &Plan, field: &str) -> Result<Pricing,
             what: "the models on the chariot's path are".into(),
             fix: "their profiles points".into(),
         }),
-        [one] => Ok(Pricing { price, worth: vec![(Metric::Kills.name().to_string(), u64::from(*one))] }),
+        [one] => {
+            let c = &scenario.chariot;
+            // Points per Wound need no fractions in units of 1 / (chariot Wounds x Hero Wounds).
+            let hero_wounds = c.hero.as_ref().map_or(1, |h| i64::from(h.wounds.max(1)));
+            let scale = i64::from(c.wounds.max(1)) * hero_wounds;
+            let mut worth = vec![(Metric::Kills.name().to_string(), i64::from(*one) * scale)];
+            if model == ValueModel::Net {
+                worth.push((
+                    Metric::ChariotWoundsLost.name().to_string(),
+                    -(i64::from(c.points) * scale / i64::from(c.wounds.max(1))),
+                ));
+                if let Some(h) = &c.hero {
+                    worth.push((
+                        Metric::HeroWoundsLost.name().to_string(),
+                        -(i64::from(h.points) * scale / i64::from(h.wounds.max(1))),
+                    ));
+                }
+            }
+            Ok(Pricing { price, worth, scale, model })
+        }
         many => Err(BalanceError::MixedPoints {
             file: scenario.file.clone(),
             values: many.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
@@ -110,6 +173,7 @@ pub fn battlesystem_pricing(
     scenario: &BattlesystemScenario,
     plan: &BattlesystemPlan,
     field: Option<&str>,
+    model: ValueModel,
 ) -> Result<Pricing, BalanceError> {
     let acting = match scenario.action {
         Action::Charge { unit, .. } | Action::Rout { unit, .. } => unit,
@@ -131,14 +195,14 @@ pub fn battlesystem_pricing(
         return Err(BalanceError::Free { file: scenario.file.clone(), field: own_field });
     }
     let enemies = scenario.units.iter().enumerate().filter(|(i, u)| *i != acting && u.side != unit.side);
-    let worth: Vec<(String, u64)> = match scenario.action {
+    let worth: Vec<(String, i64)> = match scenario.action {
         Action::Charge { target, .. } => enemies
             .filter(|(i, _)| *i == target)
-            .map(|(_, u)| ("target_figures_lost".to_string(), u64::from(u.points)))
+            .map(|(_, u)| ("target_figures_lost".to_string(), i64::from(u.points)))
             .collect(),
-        Action::Rout { .. } => enemies.map(|(_, u)| (format!("figures_lost.{}", u.key), u64::from(u.points))).collect(),
+        Action::Rout { .. } => enemies.map(|(_, u)| (format!("figures_lost.{}", u.key), i64::from(u.points))).collect(),
     };
-    let worth: Vec<(String, u64)> =
+    let mut worth: Vec<(String, i64)> =
         worth.into_iter().filter(|(name, p)| *p > 0 && plan.metrics.index(name).is_some()).collect();
     if worth.is_empty() {
         return Err(BalanceError::Worthless {
@@ -147,19 +211,37 @@ pub fn battlesystem_pricing(
             fix: "them `points` (per figure)".into(),
         });
     }
-    Ok(Pricing { price, worth })
+    if model == ValueModel::Net {
+        // Its own figures lost, and (for a rout) the friends it tramples.
+        let own = match scenario.action {
+            Action::Charge { .. } => "platform_figures_lost".to_string(),
+            Action::Rout { .. } => "beasts_figures_lost".to_string(),
+        };
+        worth.push((own, -i64::from(unit.points)));
+        if matches!(scenario.action, Action::Rout { .. }) {
+            let friends = scenario.units.iter().enumerate().filter(|(i, u)| *i != acting && u.side == unit.side);
+            worth.extend(friends.map(|(_, u)| (format!("figures_lost.{}", u.key), -i64::from(u.points))));
+        }
+        worth.retain(|(name, p)| *p != 0 && plan.metrics.index(name).is_some());
+    }
+    Ok(Pricing { price, worth, scale: 1, model })
 }
 
 /// The two paired columns of a balance, for plan `a` (priced by `pa`) and plan `b` (priced
 /// by `pb`): enemy points destroyed, and enemy figures or models destroyed.
 fn balance_columns<S: RuleSystem>(a: &S, pa: &Pricing, b: &S, pb: &Pricing) -> Vec<Column> {
-    let weights = |plan: &S, pricing: &Pricing, points: bool| -> Vec<(usize, u64)> {
+    let scale = common_scale(pa, pb);
+    // Points in units of 1 / `scale` on both sides; the models column counts only what is
+    // destroyed (positive weights), one each.
+    let weights = |plan: &S, pricing: &Pricing, points: bool| -> Vec<(usize, i64)> {
         let metrics = plan.metrics();
         pricing
             .worth
             .iter()
+            .filter(|(_, p)| points || *p > 0)
             .filter_map(|(name, p)| {
-                metrics.iter().position(|m| m.metric_name() == name).map(|i| (i, if points { *p } else { 1 }))
+                let w = if points { p * (scale / pricing.scale.max(1)) } else { 1 };
+                metrics.iter().position(|m| m.metric_name() == name).map(|i| (i, w))
             })
             .collect()
     };
@@ -235,23 +317,38 @@ pub struct FairPrice {
 }
 
 /// Means, variances and covariance of column `i` of paired sums.
-fn moments(sums: &PairedSums, i: usize) -> (f64, f64, f64, f64, f64, f64) {
+/// The least common multiple of two pricings' scales: both sides' points in one unit.
+fn common_scale(a: &Pricing, b: &Pricing) -> i64 {
+    let gcd = |mut x: i64, mut y: i64| {
+        while y != 0 {
+            (x, y) = (y, x % y);
+        }
+        x.abs().max(1)
+    };
+    let (x, y) = (a.scale.max(1), b.scale.max(1));
+    x / gcd(x, y) * y
+}
+
+/// Means, variances and covariance of column `i` of paired sums, in units of 1 / `scale`.
+fn moments(sums: &PairedSums, i: usize, scale: i64) -> (f64, f64, f64, f64, f64, f64) {
     let n = sums.n.max(1) as f64;
     let (ma, mb) = (sums.sum_a[i] as f64 / n, sums.sum_b[i] as f64 / n);
     let denom = (n - 1.0).max(1.0);
     let var_a = ((sums.sum_a2[i] as f64 - n * ma * ma) / denom).max(0.0);
     let var_b = ((sums.sum_b2[i] as f64 - n * mb * mb) / denom).max(0.0);
     // sum of a*b = (sum a^2 + sum b^2 - sum (a - b)^2) / 2, exactly in integers.
-    let sum_ab = (sums.sum_a2[i] + sums.sum_b2[i] - sums.sum_d2[i]) as f64 / 2.0;
+    let sum_ab = (sums.sum_a2[i] as i128 + sums.sum_b2[i] as i128 - sums.sum_d2[i] as i128) as f64 / 2.0;
     let cov = (sum_ab - n * ma * mb) / denom;
-    (n, ma, mb, var_a, var_b, cov)
+    let s = scale.max(1) as f64;
+    (n, ma / s, mb / s, var_a / (s * s), var_b / (s * s), cov / (s * s))
 }
 
 /// The efficiency of each side from a balance's paired sums (points in column 0, models
 /// in column 1).
-fn efficiencies(sums: &PairedSums, price_a: f64, price_b: f64) -> (Efficiency, Efficiency) {
-    let (n, ma, mb, var_a, var_b, _) = moments(sums, 0);
-    let (_, ka, kb, _, _, _) = moments(sums, 1);
+fn efficiencies(sums: &PairedSums, a: &Pricing, b: &Pricing) -> (Efficiency, Efficiency) {
+    let (price_a, price_b) = (a.price, b.price);
+    let (n, ma, mb, var_a, var_b, _) = moments(sums, 0, common_scale(a, b));
+    let (_, ka, kb, _, _, _) = moments(sums, 1, 1);
     let one = |price: f64, mean: f64, var: f64, kills: f64| Efficiency {
         price,
         points_destroyed: mean,
@@ -265,11 +362,11 @@ fn efficiencies(sums: &PairedSums, price_a: f64, price_b: f64) -> (Efficiency, E
 /// The fair price of A against the reference B, from a balance's paired sums ([`play`]
 /// with a reference); `None` when the reference destroys nothing.
 pub fn fair_price_against(sums: &PairedSums, a: &Pricing, b: &Pricing) -> Option<FairPrice> {
-    let (n, ma, mb, var_a, var_b, cov) = moments(sums, 0);
+    let (n, ma, mb, var_a, var_b, cov) = moments(sums, 0, common_scale(a, b));
     if mb <= 0.0 {
         return None;
     }
-    let (scenario, reference) = efficiencies(sums, a.price, b.price);
+    let (scenario, reference) = efficiencies(sums, a, b);
     // p* = value_A / E_ref = price_B * ma / mb; delta method on ma / mb.
     let ratio = ma / mb;
     let var_ratio = (var_a / (mb * mb) + ma * ma * var_b / mb.powi(4) - 2.0 * ma * cov / mb.powi(3)) / n;
@@ -289,7 +386,7 @@ pub fn fair_price_against(sums: &PairedSums, a: &Pricing, b: &Pricing) -> Option
 /// The fair price of A for a target efficiency (enemy points destroyed per point), from
 /// the sums of [`play`] without a reference.
 pub fn fair_price_for(sums: &PairedSums, a: &Pricing, target: f64) -> FairPrice {
-    let (scenario, _) = efficiencies(sums, a.price, a.price);
+    let (scenario, _) = efficiencies(sums, a, a);
     let fair = scenario.points_destroyed / target;
     let se = scenario.points_destroyed_se / target;
     FairPrice {

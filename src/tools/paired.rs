@@ -17,10 +17,10 @@ pub struct PairedSums {
     pub metrics: Vec<MetricDef>,
     /// Trials.
     pub n: u64,
-    /// Per metric: sum of A's values.
-    pub sum_a: Vec<u128>,
+    /// Per metric: sum of A's values (a column may weigh some metrics negatively).
+    pub sum_a: Vec<i128>,
     /// Per metric: sum of B's values.
-    pub sum_b: Vec<u128>,
+    pub sum_b: Vec<i128>,
     /// Per metric: sum of squared differences (A - B)^2.
     pub sum_d2: Vec<u128>,
     /// Per metric: sum of A's squared values.
@@ -35,8 +35,8 @@ impl PairedSums {
         Self {
             metrics: metrics.to_vec(),
             n: 0,
-            sum_a: zeros.clone(),
-            sum_b: zeros.clone(),
+            sum_a: vec![0; metrics.len()],
+            sum_b: vec![0; metrics.len()],
             sum_d2: zeros.clone(),
             sum_a2: zeros.clone(),
             sum_b2: zeros,
@@ -75,10 +75,10 @@ pub fn shared_metrics<S: RuleSystem>(a: &S, b: &S) -> Vec<(MetricDef, usize, usi
 pub struct Column {
     /// What the column holds.
     pub def: MetricDef,
-    /// A's metrics and weights.
-    pub a: Vec<(usize, u64)>,
+    /// A's metrics and weights (negative for what counts against A).
+    pub a: Vec<(usize, i64)>,
     /// B's metrics and weights.
-    pub b: Vec<(usize, u64)>,
+    pub b: Vec<(usize, i64)>,
 }
 
 /// Plays trials `range` of both plans (of one rule system) on the same streams and sums
@@ -111,8 +111,8 @@ pub fn run_columns<S: RuleSystem>(
     cancel: &AtomicBool,
 ) -> Option<PairedSums> {
     let metrics: Vec<MetricDef> = columns.iter().map(|c| c.def.clone()).collect();
-    let value = |weights: &[(usize, u64)], values: &[u16]| -> u128 {
-        weights.iter().map(|&(i, w)| u128::from(values[i]) * u128::from(w)).sum()
+    let value = |weights: &[(usize, i64)], values: &[u16]| -> i128 {
+        weights.iter().map(|&(i, w)| i128::from(values[i]) * i128::from(w)).sum()
     };
     let blocks = range.count.div_ceil(BLOCK);
     let sums = (0..blocks)
@@ -139,8 +139,8 @@ pub fn run_columns<S: RuleSystem>(
                         let (x, y) = (value(&column.a, va), value(&column.b, vb));
                         sums.sum_a[i] += x;
                         sums.sum_b[i] += y;
-                        sums.sum_a2[i] += x * x;
-                        sums.sum_b2[i] += y * y;
+                        sums.sum_a2[i] += x.unsigned_abs().pow(2);
+                        sums.sum_b2[i] += y.unsigned_abs().pow(2);
                         sums.sum_d2[i] += x.abs_diff(y).pow(2);
                     }
                 }
@@ -251,7 +251,7 @@ pub fn differences(sums: &PairedSums) -> Vec<Difference> {
             let mean_a = sums.sum_a[i] as f64 / n;
             let mean_b = sums.sum_b[i] as f64 / n;
             let diff = mean_a - mean_b;
-            let var = |sum: u128, sum_sq: u128| {
+            let var = |sum: i128, sum_sq: u128| {
                 if sums.n < 2 {
                     return 0.0;
                 }

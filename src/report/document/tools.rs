@@ -98,20 +98,36 @@ pub fn balance_markdown(run: &crate::tools::balance::BalanceRun, figures: &[Figu
     let _ = writeln!(out, "# What is it worth? {title}\n");
     let _ = writeln!(
         out,
-        "At **{:.0} points**, it destroys **{:.2}** enemy points per trial (one charge or rout; 95% CI {:.2} to {:.2}): \
+        "At **{:.0} points**, it {} **{:.2}** {} per trial (one charge or rout; 95% CI {:.2} to {:.2}): \
          **{:.3}** points per point spent, or **{:.2}** models or figures destroyed per 100 points.\n",
         s.price,
+        if run.pricing.model == crate::tools::balance::ValueModel::Net { "is worth" } else { "destroys" },
         s.points_destroyed,
+        if run.pricing.model == crate::tools::balance::ValueModel::Net {
+            "points of value (enemy points destroyed less its own points lost)"
+        } else {
+            "enemy points"
+        },
         s.points_destroyed - Z95_TEXT * s.points_destroyed_se,
         s.points_destroyed + Z95_TEXT * s.points_destroyed_se,
         s.efficiency,
         s.kills_per_100_points
     );
-    let worth: Vec<String> = run.pricing.worth.iter().map(|(m, p)| format!("`{m}` x {p}")).collect();
     let _ = writeln!(
         out,
-        "Value model: a trial is worth the enemy points it destroys, {}; its own losses are not counted.\n",
-        worth.join(" + ")
+        "Value model (`--value {}`): a trial is worth {}: {}.\n",
+        match run.pricing.model {
+            crate::tools::balance::ValueModel::Kills => "kills",
+            crate::tools::balance::ValueModel::Net => "net",
+        },
+        match run.pricing.model {
+            crate::tools::balance::ValueModel::Kills => "the enemy points it destroys (its own losses are not counted)",
+            crate::tools::balance::ValueModel::Net => {
+                "the enemy points it destroys less its own points lost (a chariot's and its Hero's in proportion to \
+                 the Wounds lost, a unit's per figure, and the friends a routing beast tramples)"
+            }
+        },
+        run.pricing.words()
     );
     if let Some(spread) = &run.spread {
         let _ = writeln!(out, "Against each reference of the matchup set:\n");
