@@ -348,6 +348,10 @@ pub fn charge_joint(plan: &BattlesystemPlan) -> Result<ChargeJoint, String> {
     // The melee: both sides roll, then both take their hits; then the target's morale.
     let on_target_raw = melee_raw(plan, c, &charger, c.figures.min(c.frontage), true);
     let full_contact = charge_target_in_contact(plan, unit, target);
+    // The charger starts every melee whole, so its state after r hits is walked once: up to
+    // the most the target can strike back with (every figure and crew of it left).
+    let most_back = melee_raw(plan, t, &Held::fresh(t), full_contact.min(t.figures), false).len();
+    let mut charger_after = take_hits_upto(plan, c, charger, most_back.saturating_sub(1));
     let morale = sc.rules.morale.distribution(t.stats.ml);
     let width = plan.metrics.len();
     let mut outcomes: Map<Vec<u16>> = Map::default();
@@ -373,7 +377,9 @@ pub fn charge_joint(plan: &BattlesystemPlan) -> Result<ChargeJoint, String> {
             }
         }
         let on_charger_raw = melee_raw(plan, t, &held, full_contact.min(held.figures), false);
-        let charger_after = take_hits_upto(plan, c, charger, on_charger_raw.len() - 1);
+        if on_charger_raw.len() > charger_after.len() {
+            charger_after = take_hits_upto(plan, c, charger, on_charger_raw.len() - 1);
+        }
         let mut on_charger: Map<(u32, u32, u32, bool, bool)> = Map::default();
         for (r, pr) in on_charger_raw.iter().enumerate().filter(|(_, p)| **p > 0.0) {
             for (took, pt) in &charger_after[r] {

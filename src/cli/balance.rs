@@ -91,7 +91,7 @@ fn balance_of<P: RuleSystem>(args: &BalanceArgs, a: Priced<P>, references: Vec<P
         .context("the balance run was interrupted")
     };
     let mut matchups = Vec::new();
-    let (fair, command) = match (references.is_empty(), args.target_efficiency) {
+    let (fair, spread, command) = match (references.is_empty(), args.target_efficiency) {
         (false, _) => {
             for (i, r) in references.iter().enumerate() {
                 let sums = play(Some(r))?;
@@ -118,21 +118,24 @@ fn balance_of<P: RuleSystem>(args: &BalanceArgs, a: Priced<P>, references: Vec<P
                 "charioteer balance {}{price_arg} --against{against}{weights} --seed {seed} --trials {trials}",
                 quote(&args.file)
             );
-            let fair = if matchups.len() == 1 {
-                matchups[0].fair.clone()
+            let (fair, spread) = if matchups.len() == 1 {
+                (matchups[0].fair.clone(), None)
             } else {
-                crate::tools::balance::overall(&matchups).map(|o| o.0).context("the weights add up to nothing")?
+                let (fair, spread) =
+                    crate::tools::balance::overall(&matchups).context("the weights add up to nothing")?;
+                (fair, Some(spread))
             };
-            (fair, command)
+            (fair, spread, command)
         }
         (true, Some(target)) => {
             let sums = play(None)?;
             let fair = crate::tools::balance::fair_price_for(&sums, &a.pricing, target);
+            let spread = None;
             let command = format!(
                 "charioteer balance {}{price_arg} --target-efficiency {target} --seed {seed} --trials {trials}",
                 quote(&args.file)
             );
-            (fair, command)
+            (fair, spread, command)
         }
         (true, None) => anyhow::bail!("balance needs --against REFERENCE.toml or --target-efficiency X"),
     };
@@ -141,7 +144,6 @@ fn balance_of<P: RuleSystem>(args: &BalanceArgs, a: Priced<P>, references: Vec<P
         fair.fair_price.is_finite(),
         "the reference destroys nothing, so no price matches its efficiency: choose another reference"
     );
-    let spread = if matchups.len() > 1 { crate::tools::balance::overall(&matchups).map(|o| o.1) } else { None };
     let dir = args.play.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(format!("balance--{}", a.slug)));
     let mut rulesets = vec![(a.title.clone(), a.ruleset.clone())];
     rulesets.extend(references.iter().map(|r| (r.title.clone(), r.ruleset.clone())));

@@ -189,6 +189,7 @@ impl RunRecord {
             let nothing = d.distribution(Metric::Contacts).first().map_or(0.0, |r| r.p);
             [d.summary(Metric::Breakthrough).mean, d.summary(Metric::FightFought).mean, nothing]
         });
+        let summary = analysis::summarize(tally, &plan.metrics);
         Self {
             conditional: analysis::conditional_rates(tally, &exact_mean),
             charge_ends: analysis::charge_ends(tally, exact_ends),
@@ -201,15 +202,15 @@ impl RunRecord {
             threads,
             elapsed_s,
             ruleset: scenario.ruleset(),
-            summary: analysis::summarize(tally, &plan.metrics),
+            exact: match &distribution {
+                Ok(d) => Ok(exact::agreement(&summary, d, tally.trials)),
+                Err(e) => Err(e.to_string()),
+            },
+            summary,
             distribution: analysis::distributions(tally, &plan.metrics),
             wound_split: plan.chariot.hero.map(|_| analysis::wound_split(tally)),
             chain: analysis::impact_chain(tally, &PlanFacts::of(plan).contacts, &plan.chain.stop_probabilities),
             plan: PlanFacts::of(plan),
-            exact: match &distribution {
-                Ok(d) => Ok(exact::agreement(&analysis::summarize(tally, &plan.metrics), d, tally.trials)),
-                Err(e) => Err(e.to_string()),
-            },
             command,
             precision: None,
             terrain_readings: Vec::new(),

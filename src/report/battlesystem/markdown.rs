@@ -52,26 +52,10 @@ pub fn markdown(record: &BattlesystemRecord, figures: &[Figure], files: &[String
     };
     let _ = writeln!(out, "{what}\n");
     let _ = writeln!(out, "## Headline\n");
-    let headline: &[&str] = if record.is_rout() {
-        &[
-            "left_board",
-            "stopped",
-            "friendly_figures_lost",
-            "enemy_figures_lost",
-            "units_contacted",
-            "beasts_figures_lost",
-        ]
-    } else {
-        &[
-            "target_routed",
-            "target_fell_back",
-            "target_held",
-            "target_figures_lost",
-            "platform_figures_lost",
-            "crew_lost",
-        ]
-    };
-    for name in headline {
+    // The headline metrics this plan reports, in the order every report shows them.
+    let headline: Vec<String> =
+        crate::report::document::headline_of(&record.metrics.defs).into_iter().map(|d| d.name).collect();
+    for name in &headline {
         if let Some(s) = record.summary_of(name) {
             let (v, lo, hi) = value_text(record, s);
             let d = capitalise(record.describe(name));
