@@ -65,7 +65,7 @@ fn rates_given_a_fight_agree_with_their_exact_values_and_the_report_names_the_de
         assert!((p - exact).abs() <= 5.0 * se + 1e-9, "{e}");
     }
     let md = std::fs::read_to_string(dir.path().join("r/report.md")).unwrap();
-    assert!(md.contains("## How the charges ended") && md.contains("that ended in a fight:"), "{md}");
+    assert!(md.contains("## How the charges ended") && md.contains("that ended in a fight (`fight_fought`):"), "{md}");
     assert!(Path::new(&dir.path().join("r/run.json")).is_file());
 }
 
@@ -194,4 +194,76 @@ fn the_net_value_model_counts_the_pieces_own_losses() {
         play(&plan, &kills_only, None, Streams::new(1, s.hash()), range, &|_| {}, &AtomicBool::new(false)).unwrap();
     let gross = fair_price_for(&sums, &kills_only, 0.5).scenario.points_destroyed;
     assert!(gross > got, "{gross} vs {got}");
+}
+
+/// Two warriors one behind the other, one Impact Hit each wounding on a 5+: by hand a
+/// third of the charges slay the first and drive on, and a third of those slay the
+/// second too and break through; so breakthrough given the first broken is 1/3.
+#[test]
+fn breakthrough_given_the_first_rank_broken_matches_a_charge_worked_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = DEFAULT_SCENARIO.replacen("count = 12", "count = 2", 1).replacen("hits = \"2\"", "hits = \"1\"", 1);
+    std::fs::write(dir.path().join("file.toml"), &text).unwrap();
+    let n = 300_000u64;
+    let out = Command::new(env!("CARGO_BIN_EXE_charioteer"))
+        .args(["run", "file.toml", "--trials", &n.to_string(), "--json", "--out", "r"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rates = json["conditional"].as_array().unwrap();
+    let rate = rates.iter().find(|c| c["name"] == "breakthrough_given_first_broken").expect("the rate is reported");
+    assert_eq!(rate["given"], "first_group_broken");
+    let broken = rate["trials"].as_u64().unwrap() as f64;
+    let third = 1.0 / 3.0;
+    let five_se = |q: f64, m: f64| 5.0 * (q * (1.0 - q) / m).sqrt();
+    assert!((broken / n as f64 - third).abs() < five_se(third, n as f64), "{rate}");
+    let mean = rate["mean"].as_f64().unwrap();
+    assert!((mean - third).abs() < five_se(third, broken), "{rate}");
+    assert!((rate["exact"].as_f64().unwrap() - third).abs() < 1e-9, "{rate}");
+    let md = std::fs::read_to_string(dir.path().join("r/report.md")).unwrap();
+    assert!(md.contains("breakthrough_given_first_broken"), "report.md shows the rate with its denominator");
+}
+
+/// With a Hero riding, the fair price splits by the share of the work the chariot does
+/// without him: with one points value per model that share is E[kills without him] /
+/// E[kills with him], which the exact engine gives without sampling.
+#[test]
+fn a_heros_price_and_his_chariots_are_given_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/mesbg/king-on-chariot-vs-uruk-hai.toml");
+    let out = Command::new(env!("CARGO_BIN_EXE_charioteer"))
+        .args(["balance", file, "--target-efficiency", "0.5", "--trials", "200000", "--json", "--out", "b"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let split = &json["split"];
+    let fair = json["fair"]["fair_price"].as_f64().unwrap();
+    let (chariot, hero) = (split["chariot"][0].as_f64().unwrap(), split["hero_part"][0].as_f64().unwrap());
+    assert!((chariot + hero - fair).abs() < 1e-9, "the parts add up to the fair price: {split}");
+
+    let s = parse(&std::fs::read_to_string(file).unwrap(), file).unwrap();
+    let with = charioteer::mesbg::exact::exact(&charioteer::mesbg::plan::compile(&s)).unwrap();
+    let mut alone = s.clone();
+    alone.chariot.hero = None;
+    let without = charioteer::mesbg::exact::exact(&charioteer::mesbg::plan::compile(&alone)).unwrap();
+    let share = without.summary(Metric::Kills).mean / with.summary(Metric::Kills).mean;
+    assert!(share > 0.2 && share < 0.95, "the Hero adds some of the work but not all: {share}");
+    let (got, se) = (split["chariot_share"].as_f64().unwrap(), split["chariot_share_se"].as_f64().unwrap());
+    assert!((got - share).abs() < 5.0 * se, "share {got} (se {se}) against the exact {share}");
+    let md = std::fs::read_to_string(dir.path().join("b/report.md")).unwrap();
+    assert!(md.contains("Chariot and Hero apart"), "report.md explains the split");
+
+    // Without a Hero there is nothing to split.
+    let plain = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/mesbg/khandish-vs-minas-tirith.toml");
+    let out = Command::new(env!("CARGO_BIN_EXE_charioteer"))
+        .args(["balance", plain, "--target-efficiency", "0.5", "--trials", "20000", "--json", "--out", "p"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(json["split"].is_null());
 }

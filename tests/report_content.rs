@@ -175,8 +175,11 @@ fn assert_valid_run_json(folder: &Path) {
     assert!(errors.is_empty(), "{}/run.json breaks docs/run.schema.json:\n{}", folder.display(), errors.join("\n"));
 }
 
-const MESBG_FILES: [&str; 11] = [
+const MESBG_FILES: [&str; 14] = [
     "report.md",
+    "board.csv",
+    "board.png",
+    "board.svg",
     "summary.csv",
     "summary.parquet",
     "distribution.csv",

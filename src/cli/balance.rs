@@ -60,14 +60,28 @@ fn balance_system<S: System>(a: S::Scenario, args: &BalanceArgs) -> Result<()> {
         // --price names A's.
         references.push(priced::<S>(&r, path, None, args.value)?);
     }
-    balance_of(args, priced::<S>(&a, &args.file, args.price.as_deref(), args.value)?, references)
+    // With a Hero riding, the same charge without him (on the same streams) splits the price.
+    let alone = match S::without_rider(&a) {
+        // A chariot priced at 0 without its Hero cannot be priced alone: no split then.
+        Some((alone, hero)) => {
+            priced::<S>(&alone, &args.file, args.price.as_deref(), args.value).ok().map(|p| (p, hero))
+        }
+        None => None,
+    };
+    balance_of(args, priced::<S>(&a, &args.file, args.price.as_deref(), args.value)?, references, alone)
 }
 
-fn balance_of<P: RuleSystem>(args: &BalanceArgs, a: Priced<P>, references: Vec<Priced<P>>) -> Result<()> {
+fn balance_of<P: RuleSystem>(
+    args: &BalanceArgs,
+    a: Priced<P>,
+    references: Vec<Priced<P>>,
+    alone: Option<(Priced<P>, String)>,
+) -> Result<()> {
     let (seed, trials) = a.source.seed_and_trials(&args.play);
     let pool = args.play.pool()?;
     let streams = Streams::new(seed, a.source.hash);
-    let total = trials.saturating_mul(references.len().max(1) as u64);
+    let plays = references.len().max(1) as u64 + u64::from(alone.is_some());
+    let total = trials.saturating_mul(plays);
     let bar = trial_bar(total, args.play.quiet || args.play.json);
     let cancel = &CANCEL;
     let range = TrialRange { first: 0, count: trials };
@@ -139,6 +153,25 @@ fn balance_of<P: RuleSystem>(args: &BalanceArgs, a: Priced<P>, references: Vec<P
         }
         (true, None) => anyhow::bail!("balance needs --against REFERENCE.toml or --target-efficiency X"),
     };
+    let split = match &alone {
+        Some((c, hero)) => {
+            let sums = pool
+                .install(|| {
+                    crate::tools::balance::play(
+                        &c.plan,
+                        &c.pricing,
+                        Some((&a.plan, &a.pricing)),
+                        streams,
+                        range,
+                        &|n| bar.inc(n),
+                        cancel,
+                    )
+                })
+                .context("the balance run was interrupted")?;
+            crate::tools::balance::split_price(&sums, &c.pricing, &a.pricing, &fair, hero)
+        }
+        None => None,
+    };
     bar.finish_and_clear();
     anyhow::ensure!(
         fair.fair_price.is_finite(),
@@ -163,6 +196,7 @@ fn balance_of<P: RuleSystem>(args: &BalanceArgs, a: Priced<P>, references: Vec<P
         command,
         matchups: if matchups.len() > 1 { matchups } else { Vec::new() },
         spread,
+        split,
     };
     let replaced = holds_report(&dir);
     let written = report::write_balance(&dir, &run)?;
@@ -209,6 +243,20 @@ fn balance_of<P: RuleSystem>(args: &BalanceArgs, a: Priced<P>, references: Vec<P
             fair.ci95_hi,
             group_digits(trials)
         );
+        if let Some(sp) = &run.split {
+            out!(
+                "of which the chariot {:.2} (95% CI {:.2} to {:.2}) and {} riding it {:.2} (95% CI {:.2} to {:.2}); \
+                 without him it does {:.1}% of the work",
+                sp.chariot.0,
+                sp.chariot.1,
+                sp.chariot.2,
+                sp.hero,
+                sp.hero_part.0,
+                sp.hero_part.1,
+                sp.hero_part.2,
+                100.0 * sp.chariot_share
+            );
+        }
         out!("{}", report_line("report", &dir, written.len(), replaced));
     }
     Ok(())

@@ -52,6 +52,59 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// How charts are written (any command that writes them).
+    #[command(flatten)]
+    pub charts: ChartOptions,
+}
+
+/// How charts are written: their PNG size and how their SVGs carry text.
+#[derive(Args, Debug, Clone)]
+pub struct ChartOptions {
+    /// Write PNG charts at this many times their size, for print: 2 gives 1920 x 1120
+    /// pixels with text and lines drawn at that size (0.5 to 4).
+    #[arg(long, global = true, value_name = "FACTOR", value_parser = parse_png_scale, conflicts_with = "dpi")]
+    pub png_scale: Option<f64>,
+    /// PNG resolution in dots per inch, charts being 10 inches wide: 96 is the normal
+    /// size, 192 the same as --png-scale 2 (48 to 384).
+    #[arg(long, global = true, value_name = "DPI", value_parser = parse_dpi)]
+    pub dpi: Option<f64>,
+    /// How SVG charts carry their text: `paths` (outlines of the bundled DejaVu Sans, so
+    /// they look the same in every viewer) or `text` (smaller and editable, drawn in the
+    /// viewer's sans-serif font).
+    #[arg(long, global = true, value_enum, default_value_t)]
+    pub svg_text: crate::report::charts::svg_text::SvgText,
+}
+
+impl ChartOptions {
+    /// The render options these ask for.
+    pub fn render_options(&self) -> crate::report::charts::RenderOptions {
+        let png_scale = self.png_scale.or(self.dpi.map(|d| d / DPI_AT_SCALE_1)).unwrap_or(1.0);
+        crate::report::charts::RenderOptions { png_scale, svg_text: self.svg_text }
+    }
+}
+
+/// The resolution of a chart at --png-scale 1: 960 pixels over 10 inches.
+const DPI_AT_SCALE_1: f64 = 96.0;
+
+fn parse_png_scale(text: &str) -> Result<f64, String> {
+    let range = crate::report::charts::PNG_SCALES;
+    match text.parse::<f64>() {
+        Ok(x) if range.contains(&x) => Ok(x),
+        _ => Err(format!(
+            "--png-scale takes a factor from {} to {} (2 for print), not {text:?}",
+            range.start(),
+            range.end()
+        )),
+    }
+}
+
+fn parse_dpi(text: &str) -> Result<f64, String> {
+    let range = crate::report::charts::PNG_SCALES;
+    let (lo, hi) = (range.start() * DPI_AT_SCALE_1, range.end() * DPI_AT_SCALE_1);
+    match text.parse::<f64>() {
+        Ok(x) if (lo..=hi).contains(&x) => Ok(x),
+        _ => Err(format!("--dpi takes {lo} to {hi} (96 is the normal size, 192 for print), not {text:?}")),
+    }
 }
 
 /// The subcommands.
@@ -66,6 +119,11 @@ pub enum Command {
         /// Scenario files (TOML).
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Also draw the board to FILE (.png or .svg): the bases, terrain, the chariot's
+        /// path with its pivots, where charges stop and each model's chance to be slain
+        /// (BATTLESYSTEM: the units and where a rout goes). Takes one scenario file.
+        #[arg(long, value_name = "FILE")]
+        map: Option<PathBuf>,
         /// `--out` (writes validation.json there), `--quiet`, `--json`.
         #[command(flatten)]
         output: OutputOptions,
@@ -323,9 +381,10 @@ fn handle_interrupts() {
 /// Runs the parsed command line.
 pub fn main_with(cli: Cli) -> Result<()> {
     handle_interrupts();
+    crate::report::charts::set_render_options(cli.charts.render_options());
     match cli.command {
         Command::Run(args) => run(args),
-        Command::Validate { files, output } => validate(&files, &output),
+        Command::Validate { files, map, output } => validate(&files, map.as_deref(), &output),
         Command::Replay { file, trial, seed, output } => replay(file.as_deref(), trial, seed, &output),
         Command::Exact { file, output } => exact(file.as_deref(), &output),
         Command::Merge { paths, output } => merge(&paths, &output),
@@ -523,17 +582,24 @@ fn print_table(record: &RunRecord) {
     if let Err(reason) = &record.exact {
         out!("({reason})");
     }
-    if let Some(first) = record.conditional.first() {
-        let rates: Vec<String> = record
-            .conditional
+    let mut givens: Vec<&str> = Vec::new();
+    for c in &record.conditional {
+        if !givens.contains(&c.given.as_str()) {
+            givens.push(&c.given);
+        }
+    }
+    for given in givens {
+        let rates: Vec<_> = record.conditional.iter().filter(|c| c.given == given).collect();
+        let listed: Vec<String> = rates
             .iter()
             .map(|c| {
                 let fmt = |v: f64| if c.flag { format!("{:.2}%", 100.0 * v) } else { format!("{v:.4}") };
-                let name = c.name.trim_end_matches("_given_fought");
+                let name = c.name.split("_given_").next().unwrap_or(&c.name);
                 format!("{name} {} ({} - {})", fmt(c.mean), fmt(c.ci95_lo), fmt(c.ci95_hi))
             })
             .collect();
-        out!("given a fight ({} trials): {}", group_digits(first.trials), rates.join(", "));
+        let among = if given == "fight_fought" { "given a fight" } else { "given the first contact group broken" };
+        out!("{among} ({} trials): {}", group_digits(rates[0].trials), listed.join(", "));
     }
     let ends: Vec<String> = record.charge_ends.iter().map(|e| format!("{} {:.2}%", e.name, 100.0 * e.p)).collect();
     out!("how charges end: {}", ends.join(", "));

@@ -93,10 +93,14 @@ pub(super) fn describe_event(plan: &Plan, event: &Event) -> String {
             });
             text
         }
-        Event::KnockedFlying { model, wounded } => format!(
+        Event::KnockedFlying { model, wounded, slain } => format!(
             "{} is Knocked Flying (Strength 3 hit): {}",
             plan.model_label(*model),
-            if *wounded { "wounded" } else { "unhurt, Prone" }
+            match (wounded, slain) {
+                (_, true) => "wounded, slain",
+                (true, false) => "wounded, Prone",
+                (false, false) => "unhurt, Prone",
+            }
         ),
         Event::Stopped { distance, by } => format!(
             "stops at {distance:.2}\" in base contact with {}",
@@ -182,13 +186,17 @@ pub(super) fn describe_event(plan: &Plan, event: &Event) -> String {
             if *wounds == 1 { "" } else { "s" },
             if *slain { ", slain" } else { ", Prone" }
         ),
-        Event::Strike { by, target, rolls, wounds, slain } => match (by, target) {
+        Event::Strike { by, target, rolls, wounds, slain, casualty } => match (by, target) {
             (_, Some(t)) => format!(
                 "chariot strikes {} ({rolls} roll{}): {wounds} Wound{}{}",
                 plan.model_label(*t),
                 if *rolls == 1 { "" } else { "s" },
                 if *wounds == 1 { "" } else { "s" },
-                if *slain { ", slain" } else { "" }
+                match (slain, casualty) {
+                    (_, true) => ", slain",
+                    (true, false) => ", its mount slain",
+                    (false, _) => "",
+                }
             ),
             (Some(b), None) => format!(
                 "{} strikes the chariot: {wounds} Wound{}{}",

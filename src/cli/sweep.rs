@@ -161,6 +161,7 @@ fn sweep_plans<S: RuleSystem>(
     bar.finish_and_clear();
     let run = crate::tools::sweep::SweepRun {
         ruleset: base.ruleset.clone(),
+        trial_word: base.trial_word.to_string(),
         title: base.title.clone(),
         paths: sets.iter().map(|a| a.path.clone()).collect(),
         axes: sets.iter().map(|a| a.values.iter().map(crate::tools::sweep::value_text).collect()).collect(),

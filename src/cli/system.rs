@@ -27,6 +27,8 @@ pub(super) struct Facts {
     pub slug: String,
     /// The rule options and policies in force.
     pub ruleset: Vec<crate::input::RuleOption>,
+    /// What one trial is, for chart axes: "charge" or "rout".
+    pub trial_word: &'static str,
 }
 
 /// A rule system as the command line uses it.
@@ -76,6 +78,12 @@ pub(super) trait System {
     /// What is allowed but probably not meant, each naming its field: printed by
     /// `validate`, `run`, `sweep` and `compare`, which still run.
     fn warnings(scenario: &Self::Scenario, plan: &Self::Plan) -> Vec<crate::input::Problem>;
+    /// The scenario without the Hero riding its chariot, when one rides (so `balance`
+    /// can split a fair price between the chariot and the Hero).
+    fn without_rider(scenario: &Self::Scenario) -> Option<(Self::Scenario, String)>;
+    /// `validate --map`: the board drawn, with what moves counted from the first
+    /// [`BOARD_TRIALS`](crate::mesbg::board::BOARD_TRIALS) trials of the scenario's seed.
+    fn board(scenario: &Self::Scenario) -> Result<crate::report::charts::Rendered>;
 }
 
 /// Prints warnings on standard error (nothing under `--quiet`), each on one line naming
@@ -130,6 +138,7 @@ impl System for Mesbg {
             trials: s.trials,
             slug: s.slug(),
             ruleset: s.ruleset(),
+            trial_word: "charge",
         }
     }
     fn profile_library() -> toml::Table {
@@ -142,6 +151,8 @@ impl System for Mesbg {
         let mut record = RunRecord::new(s, plan, &played.tally, played.seed, threads, played.elapsed_s, played.command);
         record.precision = played.precision;
         record.terrain_readings = report::terrain_readings(s);
+        record.board = Some(crate::mesbg::board::picture(s, plan, played.seed, crate::mesbg::board::BOARD_TRIALS));
+        record.warnings = plan.warnings(s);
         record
     }
     fn compared(record: &RunRecord) -> ComparedRun {
@@ -159,8 +170,9 @@ impl System for Mesbg {
     fn describe(s: &Scenario) -> (String, Vec<String>) {
         let plan = plan::compile(s);
         let summary = format!(
-            "ok ({} models, {} on the chariot's path{})",
+            "ok ({} model{}, {} on the chariot's path{})",
             plan.models.len(),
+            if plan.models.len() == 1 { "" } else { "s" },
             plan.models_on_path(),
             if plan.breakthrough_possible { ", breakthrough possible" } else { "" }
         );
@@ -168,6 +180,17 @@ impl System for Mesbg {
     }
     fn warnings(s: &Scenario, plan: &Plan) -> Vec<crate::input::Problem> {
         plan.warnings(s)
+    }
+    fn without_rider(s: &Scenario) -> Option<(Scenario, String)> {
+        let hero = s.chariot.hero.as_ref()?.name.clone();
+        let mut alone = s.clone();
+        alone.chariot.hero = None;
+        Some((alone, hero))
+    }
+    fn board(s: &Scenario) -> Result<crate::report::charts::Rendered> {
+        let plan = plan::compile(s);
+        let picture = crate::mesbg::board::picture(s, &plan, s.seed, crate::mesbg::board::BOARD_TRIALS);
+        Ok(report::board_figure(&picture, &s.title)?.0)
     }
 }
 
@@ -200,6 +223,10 @@ impl System for Battlesystem {
             trials: s.trials,
             slug: s.slug(),
             ruleset: s.rules.ruleset(),
+            trial_word: match s.action {
+                crate::battlesystem::scenario::Action::Rout { .. } => "rout",
+                crate::battlesystem::scenario::Action::Charge { .. } => "charge",
+            },
         }
     }
     fn profile_library() -> toml::Table {
@@ -243,5 +270,24 @@ impl System for Battlesystem {
         // A charge's geometry is checked when the file is read (the target must be within
         // the charger's MV), and a rout has no path to miss: nothing to warn of.
         Vec::new()
+    }
+    fn without_rider(_: &BattlesystemScenario) -> Option<(BattlesystemScenario, String)> {
+        None // a platform's crew is its unit's figures, priced with it
+    }
+    fn board(s: &BattlesystemScenario) -> Result<crate::report::charts::Rendered> {
+        let plan = Self::compile(s);
+        let streams = crate::engine::Streams::new(s.seed, s.hash());
+        let range = crate::engine::TrialRange { first: 0, count: crate::mesbg::board::BOARD_TRIALS };
+        let started = std::time::Instant::now();
+        let tally = crate::engine::run(&plan, streams, range, &|_| {}, &super::CANCEL)?;
+        let record = BattlesystemRecord::new(
+            &plan,
+            tally,
+            s.seed,
+            rayon::current_num_threads(),
+            started.elapsed().as_secs_f64(),
+            String::new(),
+        );
+        Ok(crate::report::battlesystem::board_map(&record)?)
     }
 }

@@ -6,13 +6,23 @@ use super::*;
 /// The version of the validation's JSON object (`validate --json`, `validation.json`).
 pub(super) const VALIDATE_SCHEMA: &str = "charioteer.validate/1";
 
-pub(super) fn validate(files: &[PathBuf], output: &OutputOptions) -> Result<()> {
+pub(super) fn validate(files: &[PathBuf], map: Option<&Path>, output: &OutputOptions) -> Result<()> {
+    if let Some(map) = map {
+        if files.len() != 1 {
+            return Err(UnsupportedRequest(format!(
+                "--map draws one board, but {} scenario files were given: validate them one at a time with --map",
+                files.len()
+            ))
+            .into());
+        }
+        map_format(map)?;
+    }
     let mut failed = 0;
     let mut results = Vec::new();
     for file in files {
         let name = file.display().to_string();
         let (summary, details, system, hash, warnings) = match load_any(Some(file)) {
-            Ok(loaded) => on_system!(loaded, described()),
+            Ok(loaded) => on_system!(loaded, described(map, output.quiet || output.json))?,
             Err(e) => {
                 let problems = match &e {
                     ScenarioError::Invalid { problems, .. } => problems.clone(),
@@ -55,11 +65,39 @@ pub(super) fn validate(files: &[PathBuf], output: &OutputOptions) -> Result<()> 
     }
 }
 
-/// What `validate` says of a scenario of system `S`: its line, details, system and hash.
-fn described<S: System>(scenario: S::Scenario) -> (String, Vec<String>, &'static str, u64, Vec<scenario::Problem>) {
+/// Whether `--map FILE` asks for a PNG (true) or an SVG (false), by its extension.
+fn map_format(map: &Path) -> Result<bool> {
+    match map.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        Some("png") => Ok(true),
+        Some("svg") => Ok(false),
+        _ => Err(UnsupportedRequest(format!(
+            "--map {}: the picture is written as PNG or SVG; end the file name in .png or .svg",
+            map.display()
+        ))
+        .into()),
+    }
+}
+
+/// What `validate` says of a scenario: its line, details, system, hash and warnings.
+type Described = (String, Vec<String>, &'static str, u64, Vec<scenario::Problem>);
+
+/// What `validate` says of a scenario of system `S`, after drawing its board to `map` if
+/// asked.
+fn described<S: System>(scenario: S::Scenario, map: Option<&Path>, quiet: bool) -> Result<Described> {
     let (summary, details) = S::describe(&scenario);
     let warnings = S::warnings(&scenario, &S::compile(&scenario));
-    (summary, details, <S::Plan as crate::engine::RuleSystem>::SYSTEM, S::facts(&scenario).hash, warnings)
+    if let Some(map) = map {
+        let rendered = S::board(&scenario)?;
+        let bytes = if map_format(map)? { rendered.png } else { rendered.svg.into_bytes() };
+        if let Some(dir) = map.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        report::write_atomic(map, |f| std::io::Write::write_all(f, &bytes))?;
+        if !quiet {
+            eprintln!("board drawn to {}", map.display());
+        }
+    }
+    Ok((summary, details, <S::Plan as crate::engine::RuleSystem>::SYSTEM, S::facts(&scenario).hash, warnings))
 }
 
 /// What helps the enemy at each place the chariot may stop, when every model it touches

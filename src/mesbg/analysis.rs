@@ -229,7 +229,17 @@ pub struct ChargeEnd {
 /// The conditional rates a player asks for: the fight won and the models slain in it,
 /// among charges that ended in a fight. `exact_mean(metric)` gives a metric's exact mean
 /// when the exact engine covers the scenario.
-pub fn conditional_rates(tally: &Tally, exact_mean: &dyn Fn(Metric) -> Option<f64>) -> Vec<ConditionalRate> {
+///
+/// With a breakthrough possible, `steps` (each contact group's distance and models) adds
+/// `breakthrough_given_first_broken`: among charges that slew every model of the first
+/// contact group and drove on, the share that broke through; `exact_first_broken` is
+/// P(first group broken) when the exact engine covers the scenario.
+pub fn conditional_rates(
+    tally: &Tally,
+    exact_mean: &dyn Fn(Metric) -> Option<f64>,
+    steps: &[(f64, usize)],
+    exact_first_broken: Option<f64>,
+) -> Vec<ConditionalRate> {
     let fought = tally.histogram(Metric::FightFought).get(1).copied().unwrap_or(0);
     let ratio = |m: Metric| match (exact_mean(m), exact_mean(Metric::FightFought)) {
         (Some(a), Some(f)) if f > 0.0 => Some(a / f),
@@ -270,7 +280,39 @@ pub fn conditional_rates(tally: &Tally, exact_mean: &dyn Fn(Metric) -> Option<f6
         ci95_hi: mean + half,
         exact: ratio(Metric::FightKills),
     };
-    vec![won_rate, kills_rate]
+    let mut rates = vec![won_rate, kills_rate];
+    if let Some(&(_, first)) = steps.first() {
+        let broken = first_group_broken(tally, steps, first);
+        let broke = tally.histogram(Metric::Breakthrough).get(1).copied().unwrap_or(0);
+        let (lo, hi) = wilson(broke, broken, Z95);
+        rates.push(ConditionalRate {
+            name: "breakthrough_given_first_broken".into(),
+            description: "the chariot broke through, among charges that slew every model of the first contact group \
+                          (the rank it met first) and drove on"
+                .into(),
+            given: "first_group_broken".into(),
+            trials: broken,
+            flag: true,
+            mean: if broken > 0 { broke as f64 / broken as f64 } else { 0.0 },
+            ci95_lo: lo,
+            ci95_hi: hi,
+            exact: match (exact_mean(Metric::Breakthrough), exact_first_broken) {
+                (Some(b), Some(f)) if f > 0.0 => Some(b / f),
+                _ => None,
+            },
+        });
+    }
+    rates
+}
+
+/// Trials that slew every model of the first contact group (`first` models) and drove on:
+/// those that touched a model beyond it, or, with a single group, slew it all.
+fn first_group_broken(tally: &Tally, steps: &[(f64, usize)], first: usize) -> u64 {
+    if steps.len() > 1 {
+        tally.histogram(Metric::Contacts).iter().skip(first + 1).sum()
+    } else {
+        tally.histogram(Metric::ImpactKills).get(first).copied().unwrap_or(0)
+    }
 }
 
 /// How the charges ended: the four classes of [`ChargeEnd`], whose counts add up to the

@@ -4,6 +4,7 @@
 //! [`plan::Plan`]; every tool reaches it only through that trait.
 
 pub mod analysis;
+pub mod board;
 pub mod exact;
 pub mod plan;
 pub mod resolve;

@@ -179,6 +179,13 @@ pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String])
     if let Some(p) = &record.precision {
         let _ = writeln!(out, "{}\n", p.sentence());
     }
+    if !record.warnings.is_empty() {
+        let _ = writeln!(out, "**Warnings.** The scenario allows these, but probably does not mean them:\n");
+        for w in &record.warnings {
+            let _ = writeln!(out, "- {}", w.located(&record.scenario_file));
+        }
+        let _ = writeln!(out);
+    }
     let _ = writeln!(out, "## Headline\n");
     for metric in HEADLINE {
         if let Some(s) = record.summary.iter().find(|s| s.metric == metric) {
@@ -475,27 +482,42 @@ fn charge_ends_section(out: &mut String, record: &RunRecord) {
             ],
         );
     }
-    let Some(first) = record.conditional.first() else { return };
-    let _ = writeln!(
-        out,
-        "\nAmong the {} charges ({}) that ended in a fight:\n",
-        group_digits(first.trials),
-        percent(first.trials as f64 / record.trials.max(1) as f64)
-    );
-    table_row(out, &["metric".into(), "value".into(), "95% CI".into(), "exact".into(), "meaning".into()]);
-    table_row(out, &["---".into(), "---:".into(), "---".into(), "---:".into(), "---".into()]);
+    // One table per denominator, each saying how many charges it counts.
+    let mut givens: Vec<&str> = Vec::new();
     for c in &record.conditional {
-        let fmt = |v: f64| if c.flag { percent(v) } else { format!("{v:.4}") };
-        table_row(
+        if !givens.contains(&c.given.as_str()) {
+            givens.push(&c.given);
+        }
+    }
+    for given in givens {
+        let rates: Vec<_> = record.conditional.iter().filter(|c| c.given == given).collect();
+        let among = match given {
+            "fight_fought" => "that ended in a fight",
+            "first_group_broken" => "that slew every model of the first contact group and drove on",
+            other => other,
+        };
+        let trials = rates[0].trials;
+        let _ = writeln!(
             out,
-            &[
-                format!("`{}`", c.name),
-                fmt(c.mean),
-                format!("{} to {}", fmt(c.ci95_lo), fmt(c.ci95_hi)),
-                c.exact.map_or_else(|| "-".to_string(), fmt),
-                c.description.clone(),
-            ],
+            "\nAmong the {} charges ({}) {among} (`{given}`):\n",
+            group_digits(trials),
+            percent(trials as f64 / record.trials.max(1) as f64)
         );
+        table_row(out, &["metric".into(), "value".into(), "95% CI".into(), "exact".into(), "meaning".into()]);
+        table_row(out, &["---".into(), "---:".into(), "---".into(), "---:".into(), "---".into()]);
+        for c in rates {
+            let fmt = |v: f64| if c.flag { percent(v) } else { format!("{v:.4}") };
+            table_row(
+                out,
+                &[
+                    format!("`{}`", c.name),
+                    fmt(c.mean),
+                    format!("{} to {}", fmt(c.ci95_lo), fmt(c.ci95_hi)),
+                    c.exact.map_or_else(|| "-".to_string(), fmt),
+                    c.description.clone(),
+                ],
+            );
+        }
     }
 }
 

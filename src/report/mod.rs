@@ -152,6 +152,10 @@ fn figures(record: &RunRecord) -> Result<(Vec<Figure>, Vec<ReportFile>), ReportE
         figures.push(Figure { stem: stem.to_string(), caption, alt });
     };
     let pct = document::percent;
+    if let Some(board) = &record.board {
+        let (rendered, caption, alt) = board_figure(board, &record.title)?;
+        add("board", rendered, caption, alt);
+    }
     if !record.chain.is_empty() {
         let frame = analysis::impact_chain_frame(&record.chain).map_err(frame_error("impact chain"))?;
         let chart = chart::impact_chain::ImpactChainChart::from_frame(&frame, "How far the charge gets")?;
@@ -229,6 +233,59 @@ fn figures(record: &RunRecord) -> Result<(Vec<Figure>, Vec<ReportFile>), ReportE
     Ok((figures, files))
 }
 
+/// The board picture of a MESBG charge, with its caption and its words for a reader who
+/// cannot see it.
+pub fn board_figure(
+    board: &crate::mesbg::board::BoardPicture,
+    source: &str,
+) -> Result<(chart::Rendered, String, String), ReportError> {
+    let pct = document::percent;
+    let chart = chart::charge_board::ChargeBoardChart {
+        title: "The board: the path and who falls".to_string(),
+        picture: board.clone(),
+    };
+    let rendered = chart::render(&chart, source)?;
+    let caption = format!(
+        "The board to scale, in inches. The chariot starts at the orange base; the pale orange band is the \
+         area its base sweeps over its full Move, triangles mark its pivots. Each model's base is shaded by \
+         its chance to be slain (by Impact Hits or in the fight) and labelled rank.file, as `replay` names \
+         it; grey discs show where charges ended, their area in proportion to the share. Counted from the \
+         first {} trials of the run's own streams; `board.csv` lists every model.",
+        board.trials
+    );
+    let mut likely: Vec<&crate::mesbg::board::DrawnBase> = board.bases.iter().filter(|b| b.p_slain > 0.0).collect();
+    likely.sort_by(|a, b| b.p_slain.total_cmp(&a.p_slain));
+    let named: Vec<String> = likely.iter().take(5).map(|b| format!("{} {}", b.label, pct(b.p_slain))).collect();
+    let ends: Vec<String> =
+        board.stops.iter().map(|s| format!("{} at {:.1} inches ({})", pct(s.p), s.distance, s.how)).collect();
+    let alt = format!(
+        "Map of the board. Most likely slain: {}. Charges ended: {}.",
+        if named.is_empty() { "nobody".to_string() } else { named.join(", ") },
+        ends.join("; ")
+    );
+    Ok((rendered, caption, alt))
+}
+
+/// One row per model of a MESBG board: its name, rank and file, where it stood, and its
+/// chance to be slain with a 95% Wilson interval.
+pub fn board_frame(board: &crate::mesbg::board::BoardPicture) -> Result<DataFrame, PolarsError> {
+    use polars::prelude::*;
+    let b = &board.bases;
+    let bounds: Vec<(f64, f64)> = b.iter().map(|m| analysis::wilson(m.slain, board.trials, analysis::Z95)).collect();
+    df!(
+        "model" => b.iter().map(|m| m.label.as_str()).collect::<Vec<_>>(),
+        "formation" => b.iter().map(|m| board.formations.get(m.formation).map_or("", String::as_str)).collect::<Vec<_>>(),
+        "rank" => b.iter().map(|m| m.rank as u32).collect::<Vec<_>>(),
+        "file" => b.iter().map(|m| m.file as u32).collect::<Vec<_>>(),
+        "x" => b.iter().map(|m| m.centre.0).collect::<Vec<_>>(),
+        "y" => b.iter().map(|m| m.centre.1).collect::<Vec<_>>(),
+        "p_slain" => b.iter().map(|m| m.p_slain).collect::<Vec<_>>(),
+        "p_slain_lo" => bounds.iter().map(|x| x.0).collect::<Vec<_>>(),
+        "p_slain_hi" => bounds.iter().map(|x| x.1).collect::<Vec<_>>(),
+        "trials" => b.iter().map(|_| board.trials).collect::<Vec<_>>(),
+    )
+}
+
 pub(crate) fn capitalise(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
@@ -288,6 +345,10 @@ pub fn write_report(dir: &Path, record: &RunRecord) -> Result<Vec<PathBuf>, Repo
     files.push(frame("distribution.csv", &distribution, "distribution", FrameFormat::Csv));
     files.push(frame("distribution.parquet", &distribution, "distribution", FrameFormat::Parquet));
     files.push(frame("impact_chain.csv", &chain, "impact chain", FrameFormat::Csv));
+    if let Some(board) = &record.board {
+        let board = board_frame(board).map_err(frame_error("board"))?;
+        files.push(frame("board.csv", &board, "board", FrameFormat::Csv));
+    }
     if let Some(split) = &record.wound_split {
         let split = analysis::wound_split_frame(split).map_err(frame_error("wound split"))?;
         files.push(frame("wound_split.csv", &split, "wound split", FrameFormat::Csv));
@@ -314,6 +375,8 @@ pub struct ComparedRun {
     pub ruleset: Vec<crate::input::RuleOption>,
     /// Every metric's statistics.
     pub summary: Vec<crate::engine::statistics::MetricSummary<crate::engine::MetricDef>>,
+    /// What one trial is ("charge", "rout"), for chart axes.
+    pub trial_word: &'static str,
 }
 
 impl From<&RunRecord> for ComparedRun {
@@ -327,6 +390,7 @@ impl From<&RunRecord> for ComparedRun {
             command: r.command.clone(),
             ruleset: r.ruleset.clone(),
             summary: r.summary.iter().map(|s| with_def(s, s.metric.def())).collect(),
+            trial_word: "charge",
         }
     }
 }
@@ -347,6 +411,7 @@ impl From<&battlesystem::BattlesystemRecord> for ComparedRun {
                 .filter(|(_, d)| d.labels.is_empty())
                 .map(|(s, d)| with_def(s, d.clone()))
                 .collect(),
+            trial_word: if r.is_rout() { "rout" } else { "charge" },
         }
     }
 }
@@ -442,7 +507,10 @@ pub fn write_comparison(dir: &Path, runs: &[ComparedRun]) -> Result<Vec<PathBuf>
         }
         let frame = analysis::comparison_frame(&metric_rows).map_err(frame_error("comparison"))?;
         let title = capitalise(&metric.description);
-        let chart = chart::comparison::ComparisonChart::from_frame(&frame, &title, metric.flag)?;
+        let mut chart = chart::comparison::ComparisonChart::from_frame(&frame, &title, metric.flag)?;
+        // Runs of one kind share its word; a mix of charges and routs is counted in trials.
+        let words: std::collections::BTreeSet<&str> = runs.iter().map(|r| r.trial_word).collect();
+        chart.trial_word = if words.len() == 1 { runs[0].trial_word } else { "trial" }.to_string();
         let rendered = chart::render(&chart, &compared_titles)?;
         let stem = format!("comparison-{}", metric.name);
         push_chart(&mut files, &stem, rendered);

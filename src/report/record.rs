@@ -72,6 +72,11 @@ pub struct RunRecord {
     pub charge_ends: Vec<crate::mesbg::analysis::ChargeEnd>,
     /// Facts of the compiled path.
     pub plan: PlanFacts,
+    /// The board as its picture shows it (bases with their chance to be slain, terrain,
+    /// path, stops), when the run counted it.
+    pub board: Option<crate::mesbg::board::BoardPicture>,
+    /// What the scenario allows but probably does not mean (printed before the run).
+    pub warnings: Vec<crate::input::Problem>,
     /// The command that reproduces the run.
     pub command: String,
 }
@@ -190,8 +195,22 @@ impl RunRecord {
             [d.summary(Metric::Breakthrough).mean, d.summary(Metric::FightFought).mean, nothing]
         });
         let summary = analysis::summarize(tally, &plan.metrics);
+        let breakthrough_steps: Vec<(f64, usize)> = if plan.breakthrough_possible {
+            plan.groups.iter().map(|g| (g.distance, g.models.len())).collect()
+        } else {
+            Vec::new()
+        };
+        // P(the first contact group broken): a model beyond it touched, or with one
+        // group, every model slain by the Impact Hits.
+        let exact_first_broken = distribution.as_ref().ok().zip(breakthrough_steps.first()).map(|(d, &(_, first))| {
+            if breakthrough_steps.len() > 1 {
+                d.distribution(Metric::Contacts).iter().filter(|r| r.value as usize > first).map(|r| r.p).sum()
+            } else {
+                d.distribution(Metric::ImpactKills).iter().filter(|r| r.value as usize == first).map(|r| r.p).sum()
+            }
+        });
         Self {
-            conditional: analysis::conditional_rates(tally, &exact_mean),
+            conditional: analysis::conditional_rates(tally, &exact_mean, &breakthrough_steps, exact_first_broken),
             charge_ends: analysis::charge_ends(tally, exact_ends),
             title: scenario.title.clone(),
             question: scenario.question.clone(),
@@ -211,6 +230,8 @@ impl RunRecord {
             wound_split: plan.chariot.hero.map(|_| analysis::wound_split(tally)),
             chain: analysis::impact_chain(tally, &PlanFacts::of(plan).contacts, &plan.chain.stop_probabilities),
             plan: PlanFacts::of(plan),
+            board: None,
+            warnings: Vec::new(),
             command,
             precision: None,
             terrain_readings: Vec::new(),

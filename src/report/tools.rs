@@ -130,6 +130,7 @@ pub fn write_sweep(dir: &Path, run: &crate::tools::sweep::SweepRun) -> Result<Ve
                     mean: summaries.iter().map(|s| s.mean).collect(),
                     band: summaries.iter().map(|s| (s.ci95_lo, s.ci95_hi)).collect(),
                     probability: m.flag,
+                    trial_word: run.trial_word.clone(),
                 },
                 &source,
             )?,

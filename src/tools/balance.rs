@@ -459,6 +459,56 @@ pub fn overall(matchups: &[Matchup]) -> Option<(FairPrice, Spread)> {
     Some((fair, spread))
 }
 
+/// The fair price of a chariot with a Hero riding it, split between the chariot (what
+/// it does with no Hero aboard) and the Hero (what he adds by riding it).
+///
+/// Both charges are played on the same streams, so the share `chariot_share` (mean value
+/// without the Hero over mean value with him) is estimated from paired trials. The Hero's
+/// worth on foot is not modelled: this is what he adds to this charge.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PriceSplit {
+    /// The Hero's name.
+    pub hero: String,
+    /// Mean value without the Hero over mean value with him.
+    pub chariot_share: f64,
+    /// Its standard error (delta method on the paired means).
+    pub chariot_share_se: f64,
+    /// The chariot's part of the fair price, with its 95% interval.
+    pub chariot: (f64, f64, f64),
+    /// The Hero's part, with its 95% interval.
+    pub hero_part: (f64, f64, f64),
+}
+
+/// Splits `fair` (the fair price with the Hero riding) by the paired sums of [`play`]
+/// with the charge without him as A and the charge with him as the reference: each
+/// part's interval holds the fair price's and the share's uncertainty, taken as
+/// independent. `None` when the charge with the Hero destroys nothing.
+pub fn split_price(
+    sums: &PairedSums,
+    without: &Pricing,
+    with: &Pricing,
+    fair: &FairPrice,
+    hero: &str,
+) -> Option<PriceSplit> {
+    // `fair_price_against` prices A at price_B x mean_A / mean_B: the share is that over price_B.
+    let ratio = fair_price_against(sums, without, with)?;
+    let share = ratio.fair_price / with.price;
+    let share_se = ratio.fair_price_se / with.price;
+    let (f, f_se) = (fair.fair_price, fair.fair_price_se);
+    let part = |s: f64, s_se: f64| {
+        let value = f * s;
+        let se = ((s * f_se).powi(2) + (f * s_se).powi(2)).sqrt();
+        (value, value - Z95 * se, value + Z95 * se)
+    };
+    Some(PriceSplit {
+        hero: hero.to_string(),
+        chariot_share: share,
+        chariot_share_se: share_se,
+        chariot: part(share, share_se),
+        hero_part: part(1.0 - share, share_se),
+    })
+}
+
 /// A finished balance, as reports need it.
 #[derive(Clone, Debug)]
 pub struct BalanceRun {
@@ -483,6 +533,8 @@ pub struct BalanceRun {
     pub matchups: Vec<Matchup>,
     /// With several references: how their fair prices spread.
     pub spread: Option<Spread>,
+    /// With a Hero riding: the fair price split between the chariot and the Hero.
+    pub split: Option<PriceSplit>,
 }
 
 /// The version of the balance's JSON object (`balance --json`).
@@ -503,6 +555,7 @@ impl BalanceRun {
             "fair": self.fair,
             "matchups": self.matchups,
             "spread": self.spread,
+            "split": self.split,
         })
     }
 }

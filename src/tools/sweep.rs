@@ -344,6 +344,8 @@ pub struct SweepRun {
     /// The base scenario's rule options and policies (a swept `rules.*` field varies as
     /// its column says).
     pub ruleset: Vec<crate::mesbg::scenario::RuleOption>,
+    /// What one trial is, for chart axes: "charge" or "rout".
+    pub trial_word: String,
 }
 
 /// The version of a sweep's JSON object (`sweep --json`).

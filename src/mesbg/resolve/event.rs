@@ -23,6 +23,8 @@ pub enum Event {
         model: usize,
         /// Whether the hit wounded the rider.
         wounded: bool,
+        /// Whether that Wound was his last (he counts as a casualty).
+        slain: bool,
     },
     /// A survivor stopped the chariot in base contact.
     Stopped {
@@ -156,6 +158,9 @@ pub enum Event {
         wounds: u8,
         /// Whether the target was slain by it.
         slain: bool,
+        /// Whether that made the model a casualty: the rider (or a model on foot) slain,
+        /// not only a mount.
+        casualty: bool,
     },
 }
 

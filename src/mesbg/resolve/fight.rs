@@ -78,6 +78,7 @@ pub(super) fn supporters_strike<O: Observer>(
             rolls: 1,
             wounds,
             slain: state.wounds_left == 0,
+            casualty: false,
         });
     }
 }
@@ -294,7 +295,7 @@ pub(super) fn fight_by_dice<O: Observer>(
                     let wounded = m.thrown_hit.roll(dice);
                     left -= u8::from(wounded);
                     kills += u8::from(left == 0);
-                    obs.note(|| Event::KnockedFlying { model: s.model, wounded });
+                    obs.note(|| Event::KnockedFlying { model: s.model, wounded, slain: left == 0 });
                     rules.trapped
                 } else {
                     rules.trapped && !never_prone
@@ -359,10 +360,11 @@ pub(super) fn fight_by_dice<O: Observer>(
                 }
             };
             let slain = scratch.targets[i].wounds_left == 0;
-            kills += u8::from(slain && scratch.target_is_rider[i]);
+            let casualty = slain && scratch.target_is_rider[i];
+            kills += u8::from(casualty);
             let model = scratch.survivors[i].model;
             let rolls = 1 + u8::from(target.trapped);
-            obs.note(|| Event::Strike { by: None, target: Some(model), rolls, wounds, slain });
+            obs.note(|| Event::Strike { by: None, target: Some(model), rolls, wounds, slain, casualty });
         }
         let foe_chariot_slain = scratch.targets.iter().zip(&at_start).enumerate().any(|(i, (t, &start))| {
             start > 0 && t.wounds_left == 0 && plan.models[scratch.survivors[i].model].chariot.is_some()
@@ -415,6 +417,7 @@ pub(super) fn fight_by_dice<O: Observer>(
                         rolls: 1,
                         wounds,
                         slain: state.wounds_left == 0,
+                        casualty: false,
                     });
                     if state.wounds_left == 0 {
                         break 'strikes;

@@ -211,7 +211,8 @@ impl BattlesystemRecord {
         })
     }
 
-    fn is_rout(&self) -> bool {
+    /// Whether the run is of a routing unit (its trials are routs, not charges).
+    pub fn is_rout(&self) -> bool {
         matches!(self.scenario.action, Action::Rout { .. })
     }
 
@@ -280,6 +281,21 @@ pub fn units_frame(record: &BattlesystemRecord) -> PolarsResult<DataFrame> {
         "mean_figures_lost" => units.iter().map(|u| stat("figures_lost", &u.key, |s| s.mean)).collect::<Vec<_>>(),
         "p_displaced" => units.iter().map(|u| stat("displaced", &u.key, |s| s.mean)).collect::<Vec<_>>(),
     )
+}
+
+/// The board from above (`validate --map`): every unit where it stood and, for a rout,
+/// where the routing unit went in the record's trials.
+pub fn board_map(record: &BattlesystemRecord) -> Result<chart::Rendered, ReportError> {
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let units = units_frame(record).map_err(frame_error("units"))?;
+    let path = path_frame(&record.tally).map_err(frame_error("path map"))?;
+    let title = if record.is_rout() {
+        format!("Where {} went", moving_name(record))
+    } else {
+        format!("The board: {} charges", moving_name(record))
+    };
+    let map = chart::board_map::BoardMapChart::from_frames(&path, &units, &title, record.scenario.board)?;
+    Ok(chart::render(&map, &record.scenario.title)?)
 }
 
 /// Writes the report folder of a BATTLESYSTEM run: report.md, charts (PNG and SVG),
@@ -372,7 +388,7 @@ pub fn write_report(dir: &Path, record: &BattlesystemRecord) -> Result<Vec<PathB
             .map_err(frame_error("contacted"))?;
             let mut chart =
                 chart::comparison::ComparisonChart::from_frame(&frame, "Chance each unit is contacted", true)?;
-            chart.trial_word = "trial".to_string();
+            chart.trial_word = if record.is_rout() { "rout" } else { "charge" }.to_string();
             let listed: Vec<String> = contacted.iter().map(|c| format!("{} {}", c.0, percent(c.1))).collect();
             add(
                 &mut files,
@@ -397,7 +413,7 @@ pub fn write_report(dir: &Path, record: &BattlesystemRecord) -> Result<Vec<PathB
         let describe = record.describe(name).to_string();
         let title = capitalise(&describe);
         let mut chart = chart::distribution::DistributionChart::from_frame(&frame, &title, &describe)?;
-        chart.y_label = "share of trials".to_string();
+        chart.y_label = if record.is_rout() { "share of routs" } else { "share of charges" }.to_string();
         let index = record.metrics.index(name);
         let label = |v: u32| index.map_or_else(|| v.to_string(), |i| record.metrics.value_label(i, v));
         if index.is_some_and(|i| !record.metrics.defs[i].labels.is_empty()) {

@@ -8,7 +8,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use polars::prelude::DataFrame;
 
 /// A unit as drawn: its name, its side, whether it is the one that moves, and its corners.
-type DrawnUnit = (String, String, bool, Vec<(f64, f64)>);
+pub(super) type DrawnUnit = (String, String, bool, Vec<(f64, f64)>);
 
 /// The colour of side "b"'s units (side "a" is [`INK`], the moving unit [`ACCENT`]).
 const SIDE_B: RGBColor = RGBColor(118, 62, 145);
@@ -26,7 +26,7 @@ fn overlaps(a: Area, b: Area) -> bool {
 /// Where each unit's label goes, in board inches (centre of the text): beside its block
 /// (above, below, right, left, then further out), at the first place that overlaps no
 /// block and no label placed before it, and stays on the board.
-fn place_labels(units: &[DrawnUnit], inch_px: f64, board: [f64; 2]) -> Vec<(f64, f64)> {
+pub(super) fn place_labels(units: &[DrawnUnit], inch_px: f64, board: [f64; 2]) -> Vec<(f64, f64)> {
     let bounds: Vec<Area> = units
         .iter()
         .map(|(_, _, _, c)| {
@@ -182,18 +182,21 @@ impl Chart for BoardMapChart {
         }
         // The key, beside the board.
         let key = (FONT, 15).into_font().color(&BLACK);
-        let lines = [
+        let shading = [
             "Shade: share of trials in which".to_string(),
             "the routing unit's centre".to_string(),
             "crossed the 1\" cell".to_string(),
             format!("(darkest: {:.1}%)", top * 100.0),
             String::new(),
+        ];
+        let shaded = if self.cells.is_empty() { &[][..] } else { &shading[..] };
+        let units = [
             "Orange: the moving unit".to_string(),
             "Blue: side a, purple: side b,".to_string(),
             "where they stood; each name".to_string(),
             "beside its block".to_string(),
         ];
-        for (i, line) in lines.iter().enumerate() {
+        for (i, line) in shaded.iter().chain(&units).enumerate() {
             right.draw(&Text::new(line.clone(), (10, 80 + 22 * i as i32), key.clone())).map_err(msg)?;
         }
         Ok(())

@@ -7,12 +7,15 @@
 
 pub mod at_least;
 pub mod board_map;
+pub mod charge_board;
 pub mod comparison;
 pub mod cost;
 pub mod difference;
 pub mod distribution;
 pub mod impact_chain;
 pub mod rose;
+pub mod scaled;
+pub mod svg_text;
 pub mod sweep_heatmap;
 pub mod sweep_line;
 pub mod wound_split;
@@ -95,26 +98,74 @@ fn register_fonts() {
 pub struct Rendered {
     /// PNG file contents.
     pub png: Vec<u8>,
-    /// SVG document (text is kept as `<text>` elements).
+    /// SVG document (text as glyph outlines or `<text>`, as [`RenderOptions::svg_text`]).
     pub svg: String,
 }
 
-/// Draws `chart` once as a PNG ([`SIZE`] pixels) and once as an SVG.
+/// How charts are written, the same for every chart of a process (set once by the
+/// command line's `--png-scale`/`--dpi` and `--svg-text`).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct RenderOptions {
+    /// PNG pixels per chart pixel: 1 gives [`SIZE`], 2 twice that each way for print.
+    pub png_scale: f64,
+    /// How SVGs carry their text.
+    pub svg_text: svg_text::SvgText,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        Self { png_scale: 1.0, svg_text: svg_text::SvgText::Paths }
+    }
+}
+
+/// The smallest and largest PNG scale: below, text is unreadable; above, a chart is
+/// tens of megabytes of pixels.
+pub const PNG_SCALES: std::ops::RangeInclusive<f64> = 0.5..=4.0;
+
+static OPTIONS: std::sync::OnceLock<RenderOptions> = std::sync::OnceLock::new();
+
+/// Sets how this process writes charts; the first call wins (returns false after).
+pub fn set_render_options(options: RenderOptions) -> bool {
+    OPTIONS.set(options).is_ok()
+}
+
+/// How this process writes charts.
+pub fn render_options() -> RenderOptions {
+    OPTIONS.get().copied().unwrap_or_default()
+}
+
+/// Draws `chart` once as a PNG ([`SIZE`] pixels times the PNG scale) and once as an SVG.
 pub fn render<C: Chart>(chart: &C, source: &str) -> Result<Rendered, ChartError> {
+    render_with(chart, source, render_options())
+}
+
+/// [`render`] with the given options.
+pub fn render_with<C: Chart>(chart: &C, source: &str, options: RenderOptions) -> Result<Rendered, ChartError> {
     register_fonts();
-    let (w, h) = SIZE;
+    let scale = options.png_scale.clamp(*PNG_SCALES.start(), *PNG_SCALES.end());
+    let (w, h) = ((f64::from(SIZE.0) * scale).round() as u32, (f64::from(SIZE.1) * scale).round() as u32);
     let draw_error = |reason: String| ChartError::Draw { chart: C::KIND, reason };
     let mut pixels = vec![255u8; (w * h * 3) as usize];
     {
-        let root = BitMapBackend::with_buffer(&mut pixels, SIZE).into_drawing_area();
-        draw_with_source(chart, &root, source).map_err(draw_error)?;
-        root.present().map_err(|e| draw_error(e.to_string()))?;
+        let backend = BitMapBackend::with_buffer(&mut pixels, (w, h));
+        if scale == 1.0 {
+            let root = backend.into_drawing_area();
+            draw_with_source(chart, &root, source).map_err(draw_error)?;
+            root.present().map_err(|e| draw_error(e.to_string()))?;
+        } else {
+            let root = scaled::Scaled::new(backend, scale).into_drawing_area();
+            draw_with_source(chart, &root, source).map_err(draw_error)?;
+            root.present().map_err(|e| draw_error(e.to_string()))?;
+        }
     }
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         draw_with_source(chart, &root, source).map_err(draw_error)?;
         root.present().map_err(|e| draw_error(e.to_string()))?;
+    }
+    if options.svg_text == svg_text::SvgText::Paths {
+        svg = svg_text::text_to_paths(&svg, REGULAR, BOLD);
     }
     let png = encode_png(&pixels, w, h).map_err(|reason| ChartError::Encode { chart: C::KIND, reason })?;
     Ok(Rendered { png, svg })
@@ -133,7 +184,17 @@ pub(crate) fn colour_scale<DB: DrawingBackend>(
     title: &str,
 ) -> Result<(), String> {
     let (_, h) = area.dim_in_pixel();
-    let (top, bottom) = (80i32, h as i32 - 90);
+    colour_bar(area, colour_at, labels, title, (80, h as i32 - 90))
+}
+
+/// [`colour_scale`] with the bar from `top` to `bottom` pixels of `area`.
+pub(crate) fn colour_bar<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    colour_at: &dyn Fn(f64) -> RGBColor,
+    labels: &[(f64, String)],
+    title: &str,
+    (top, bottom): (i32, i32),
+) -> Result<(), String> {
     let (x0, x1) = (8i32, 30i32);
     let steps = 120;
     let span = f64::from(bottom - top);

@@ -20,6 +20,8 @@ pub struct SweepLineChart {
     pub band: Vec<(f64, f64)>,
     /// Whether the metric is a probability (axis in percent).
     pub probability: bool,
+    /// What one trial is ("charge", "rout"), for the axis.
+    pub trial_word: String,
 }
 
 impl Chart for SweepLineChart {
@@ -43,7 +45,11 @@ impl Chart for SweepLineChart {
             .configure_mesh()
             .light_line_style(TRANSPARENT)
             .x_desc(&self.x_label)
-            .y_desc(if probability { "share of charges" } else { "mean per charge" })
+            .y_desc(if probability {
+                format!("share of {}s", self.trial_word)
+            } else {
+                format!("mean per {}", self.trial_word)
+            })
             .x_labels(n.min(25))
             .x_label_formatter(&|x| {
                 let i = x.round();

@@ -88,6 +88,28 @@ pub fn paired_markdown(run: &crate::tools::paired::PairedRun, figures: &[Figure]
     out
 }
 
+/// With a Hero riding: the fair price split between the chariot and the Hero, and how.
+fn split_paragraph(out: &mut String, run: &crate::tools::balance::BalanceRun) {
+    let Some(sp) = &run.split else { return };
+    let _ = writeln!(
+        out,
+        "**Chariot and Hero apart.** Of the fair price, **{:.1} points** (95% CI {:.1} to {:.1}) is the chariot's \
+         and **{:.1}** ({:.1} to {:.1}) is what {} adds by riding it. The same charge was played without him on \
+         the same random streams: it does {:.1}% (se {:.1}%) of the value of the charge with him, and that share of \
+         the fair price is the chariot's (the upgrade), the rest his. His worth on foot is not part of this: a Hero \
+         who fights well without a chariot is worth more than his share here.\n",
+        sp.chariot.0,
+        sp.chariot.1,
+        sp.chariot.2,
+        sp.hero_part.0,
+        sp.hero_part.1,
+        sp.hero_part.2,
+        sp.hero,
+        100.0 * sp.chariot_share,
+        100.0 * sp.chariot_share_se
+    );
+}
+
 /// The balance report: the scenario's efficiency, the reference's, the fair price with its
 /// interval, the cost sweep chart, and how to reproduce it.
 pub fn balance_markdown(run: &crate::tools::balance::BalanceRun, figures: &[Figure], files: &[String]) -> String {
@@ -163,6 +185,7 @@ pub fn balance_markdown(run: &crate::tools::balance::BalanceRun, figures: &[Figu
             spread.between_sd,
             spread.sampling_se
         );
+        split_paragraph(&mut out, run);
         let _ = writeln!(
             out,
             "{} trials per matchup, seed {seed}, on the priced scenario's random streams.\n",
@@ -193,6 +216,7 @@ pub fn balance_markdown(run: &crate::tools::balance::BalanceRun, figures: &[Figu
         fair.ci95_hi,
         if fair.reference.is_some() { "the reference's" } else { "the target" }
     );
+    split_paragraph(&mut out, run);
     let _ = writeln!(
         out,
         "{} trials, seed {seed}{}. The same seed always gives the same price; another seed gives a price within the \
