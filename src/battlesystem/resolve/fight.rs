@@ -163,6 +163,14 @@ pub(super) fn defenders_in_contact(defender: &Unit, state: &UnitState, attacker:
     if state.figures == 0 {
         return 0;
     }
+    defenders_facing(defender, &d, attacker).min(state.figures)
+}
+
+/// The figures of `defender` (standing at `d`) whose bases face the stretch of contact
+/// with `attacker`, before counting the figures it has left: geometry only, so a rout
+/// step can work it out once for every trial that takes it.
+pub(super) fn defenders_facing(defender: &Unit, d: &Block, attacker: &Block) -> u32 {
+    let d = *d;
     let contact_face = board::contact_face(attacker, &d);
     let along = contact_face.right();
     let overlap = board::overlap_along(attacker, &d, along);
@@ -174,7 +182,7 @@ pub(super) fn defenders_in_contact(defender: &Unit, state: &UnitState, attacker:
         (defender.base[1], defender.figures.div_ceil(defender.frontage.max(1)))
     };
     let fit = ((overlap / base_along) - 1e-9).ceil().max(1.0) as u32;
-    fit.min(on_face).min(state.figures)
+    fit.min(on_face)
 }
 
 /// Figures of a charge's target that strike back while it has every figure (with fewer
@@ -187,12 +195,16 @@ pub(crate) fn charge_target_in_contact(plan: &BattlesystemPlan, charger: usize, 
 
 /// A simultaneous melee between the unit that moved into contact and the unit it struck.
 /// Returns (attacker's losses, defender's losses).
+///
+/// `facing`, when given, is [`defenders_facing`] worked out beforehand for these blocks.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn melee(
     plan: &BattlesystemPlan,
     states: &mut [UnitState],
     attacker: usize,
     defender: usize,
     charging: bool,
+    facing: Option<u32>,
     dice: &mut Dice,
     trace: &mut Option<Vec<BattlesystemEvent>>,
 ) -> (Losses, Losses) {
@@ -200,7 +212,10 @@ pub(super) fn melee(
     let (a, d) = (&units[attacker], &units[defender]);
     let a_block = states[attacker].block.unwrap_or(a.block);
     let a_contact = states[attacker].figures.min(a.frontage);
-    let d_contact = defenders_in_contact(d, &states[defender], &a_block);
+    let d_contact = match facing {
+        Some(f) if states[defender].block.is_some() && states[defender].figures > 0 => f.min(states[defender].figures),
+        _ => defenders_in_contact(d, &states[defender], &a_block),
+    };
     // Both roll before either removes a figure.
     let on_defender = melee_hits(plan, a, &states[attacker], a_contact, charging, dice);
     let on_attacker = melee_hits(plan, d, &states[defender], d_contact, false, dice);
@@ -283,7 +298,7 @@ pub(super) fn charge(
     out[s.volley_kills] = to_u16(volley_kills);
     let (mut on_target, mut on_charger) = (Losses::default(), Losses::default());
     if states[target].figures > 0 {
-        (on_charger, on_target) = melee(plan, states, unit, target, true, dice, trace);
+        (on_charger, on_target) = melee(plan, states, unit, target, true, None, dice, trace);
     }
     out[s.hits_on_target] = to_u16(on_target.through);
     out[s.target_figures_lost] = to_u16(volley_kills + on_target.figures);

@@ -302,6 +302,22 @@ pub struct Scratch {
     steps: StepMemo,
 }
 
+impl Scratch {
+    /// A scratch that works out every rout step afresh instead of remembering it: slower,
+    /// and for tests that prove remembering changes nothing.
+    pub fn uncompiled() -> Self {
+        let mut scratch = Self::default();
+        scratch.steps.remember = false;
+        scratch
+    }
+
+    /// The path map cells (row-major 1" cells) the last trial's routing unit crossed, each
+    /// once, in the order first crossed.
+    pub fn cells_crossed(&self) -> &[usize] {
+        &self.cells
+    }
+}
+
 /// Plays one trial, writing its metric values into `scratch.values` and the path cells it
 /// crossed (each once) into `scratch.cells`.
 fn play(

@@ -233,6 +233,94 @@ pub(super) struct RoutStep {
     hit: Option<(f64, usize)>,
 }
 
+impl RoutStep {
+    /// How far the beasts go on this step: to the unit they meet, else to the board's edge,
+    /// else the whole of what is left.
+    fn distance(&self, remaining: f64) -> f64 {
+        match (self.hit, self.exit) {
+            (Some((d, _)), _) => d,
+            (None, Some(e)) => e,
+            (None, None) => remaining,
+        }
+    }
+}
+
+/// A rout step with what follows from it alone, worked out once for every trial that
+/// takes it: how far the beasts go, where they end, the path map cells their centre
+/// crosses (a range of [`StepMemo::cells`]) and, on a hit, the struck unit's figures facing
+/// them (before its losses).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct CompiledStep {
+    step: RoutStep,
+    go: f64,
+    moved: Block,
+    cells: (u32, u32),
+    facing: Option<u32>,
+    /// On a hit, where the struck unit ends for each morale result (held, fell back,
+    /// routed), should it survive the melee.
+    after: Option<[Displacement; 3]>,
+}
+
+/// Where a struck unit ends after its morale result, and whether it still blocks the
+/// beasts: geometry only, given the result.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Displacement {
+    /// Its block afterwards (`None`: pushed off the board).
+    block: Option<Block>,
+    /// How far it was pushed (`None`: it held).
+    pushed: Option<f64>,
+    /// Whether the push took it off the board.
+    off_board: bool,
+    /// Whether it still stands in the beasts' way for the rest of their move.
+    blocking: bool,
+}
+
+/// Where the unit `struck` goes after morale `result`, the beasts standing at `moved`
+/// after a move along `dir` with `remaining` inches left: pushed away from them along
+/// `dir` (which went into it, so the gap between them can only grow), stopping short of
+/// other units; or, with struck_unit_moves = "aside", sideways out of their path when
+/// that is shorter and clear. A unit pushed off the board leaves it.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn displacement(
+    plan: &BattlesystemPlan,
+    states: &[UnitState],
+    beasts: usize,
+    struck: usize,
+    moved: &Block,
+    dir: Vec2,
+    result: MoraleResult,
+    remaining: f64,
+) -> Displacement {
+    let sc = &plan.scenario;
+    let [width, depth] = sc.board;
+    let block = states[struck].block.unwrap_or(sc.units[struck].block);
+    let push = match result {
+        MoraleResult::Held => 0.0,
+        MoraleResult::FellBack => f64::from(sc.rules.morale.fall_back_inches),
+        MoraleResult::Routed => sc.rout_distance(struck),
+    };
+    let (after, pushed, off_board) = if push > 0.0 {
+        let aside = (sc.rules.struck_unit_moves == StruckUnitMoves::Aside)
+            .then(|| step_aside(states, beasts, struck, moved, &block, dir, push))
+            .flatten();
+        let (way, mut room) = match aside {
+            Some(a) => a,
+            None => (dir, first_hit(states, u32::MAX, [struck, beasts], &block, dir, push).map_or(push, |(d, _)| d)),
+        };
+        let mut off_board = false;
+        if let Some(e) = board::leaves_board(block.centre, way, room, width, depth) {
+            room = e;
+            off_board = true;
+        }
+        let after = if off_board { None } else { Some(block.moved(way.scale(room))) };
+        (after, Some(room), off_board)
+    } else {
+        (Some(block), None, false)
+    };
+    let blocking = after.is_some_and(|b| board::first_contact(moved, dir, remaining.max(1e-6), &b).is_some());
+    Displacement { block: after, pushed, off_board, blocking }
+}
+
 /// The beasts' next move from `here` along the clock `line` with `remaining` inches to go,
 /// the other units standing as in `states`: the smallest veer (clockwise first, within the
 /// allowance) whose whole move is clear, or with `veer = "avoid_what_it_can"` the one that
@@ -307,23 +395,80 @@ pub(super) fn rout_step(
     RoutStep { heading, veer, dir, turned, exit, hit }
 }
 
-/// Rout steps already worked out in this thread, keyed by everything [`rout_step`] reads
-/// that changes between trials: the beasts' block and line, the distance left and where
-/// every other unit stands (or that it is gone). Trials retrace the same few boards over
-/// and over (twelve first headings, a handful of morale results), so most steps are found
-/// here instead of being recomputed; a step found is exactly the step computed.
-#[derive(Clone, Debug, Default)]
+/// Rout steps already worked out in this thread, as a graph. Each board state a rout
+/// meets (everything [`rout_step`] reads that changes between trials: the beasts' block
+/// and line, the distance left, where every other unit stands or that it is gone) is a
+/// node, numbered the first time it is met and holding its compiled step. A node leads to
+/// the next by what the dice did ([`turn_of`]: the struck unit destroyed, or its morale
+/// result, and the line the beasts take next), so after the first trials a rout walks
+/// from node to node by number, looking nothing up by its board. Trials retrace the same
+/// few boards over and over (twelve first headings, a handful of morale results); a step
+/// found is exactly the step computed (`tests/compiled_rout.rs`).
+#[derive(Clone, Debug)]
 pub(super) struct StepMemo {
-    pub(super) steps: std::collections::HashMap<Box<[u64]>, RoutStep, std::hash::BuildHasherDefault<WordHasher>>,
+    /// Each board state met, by its key: its node.
+    index: std::collections::HashMap<Box<[u64]>, u32, std::hash::BuildHasherDefault<WordHasher>>,
+    /// Each node's compiled step.
+    pub(super) nodes: Vec<CompiledStep>,
+    /// Where each node leads: `node * TURNS + turn`, `u32::MAX` while not yet seen.
+    next: Vec<u32>,
+    /// The first node of a rout by its first hour (1 to 12).
+    roots: [u32; 13],
     key: Vec<u64>,
+    /// The path map cells of every node, each node's a range.
+    cells: Vec<usize>,
+    /// Whether to remember at all (tests compare a run that works out every step afresh).
+    pub(super) remember: bool,
+    /// The plan the nodes belong to (its address): another plan starts afresh.
+    plan: usize,
 }
 
-/// The most steps a thread remembers (about 300 bytes each for the largest boards); when
-/// full the memo starts again.
+impl Default for StepMemo {
+    fn default() -> Self {
+        Self {
+            index: Default::default(),
+            nodes: Vec::new(),
+            next: Vec::new(),
+            roots: [u32::MAX; 13],
+            key: Vec::new(),
+            cells: Vec::new(),
+            remember: true,
+            plan: 0,
+        }
+    }
+}
+
+/// The most nodes a thread remembers (a few hundred bytes each); when full the memo
+/// starts again at the next trial.
 const MAX_REMEMBERED_STEPS: usize = 1 << 15;
 
+/// What can follow a step: five outcomes (no hit, struck unit destroyed, held, fell back,
+/// routed) times thirteen lines (carry on, or a re-rolled hour 1 to 12).
+const TURNS: usize = 5 * 13;
+
+/// The turn a rout takes after a step: `outcome` 0 (no hit), 1 (the struck unit was
+/// destroyed in the melee) or 2 + its morale result; `reroll` the hour re-rolled, if any.
+fn turn_of(outcome: usize, reroll: Option<u32>) -> usize {
+    outcome * 13 + reroll.map_or(0, |h| h as usize)
+}
+
 impl StepMemo {
-    fn step(
+    /// Readies the memo for a trial of `plan`: another plan's nodes, or too many, are
+    /// forgotten (never during a trial, whose node numbers must hold).
+    fn begin_trial(&mut self, plan: &BattlesystemPlan) {
+        let id = std::ptr::from_ref(plan) as usize;
+        if self.plan != id || self.nodes.len() >= MAX_REMEMBERED_STEPS {
+            self.index.clear();
+            self.nodes.clear();
+            self.next.clear();
+            self.cells.clear();
+            self.roots = [u32::MAX; 13];
+            self.plan = id;
+        }
+    }
+
+    /// The node of the board state given, found by its key or compiled now.
+    fn node_for(
         &mut self,
         plan: &BattlesystemPlan,
         states: &[UnitState],
@@ -331,7 +476,7 @@ impl StepMemo {
         here: Block,
         line: f64,
         remaining: f64,
-    ) -> RoutStep {
+    ) -> u32 {
         self.key.clear();
         self.key.extend([here.centre.x, here.centre.y, here.facing, line, remaining].map(f64::to_bits));
         for (i, st) in states.iter().enumerate() {
@@ -340,15 +485,73 @@ impl StepMemo {
                 None => self.key.extend([u64::MAX, u64::MAX]),
             }
         }
-        if let Some(step) = self.steps.get(&self.key[..]) {
-            return *step;
+        if let Some(&node) = self.index.get(&self.key[..]) {
+            return node;
         }
-        let step = rout_step(plan, states, beasts, here, line, remaining);
-        if self.steps.len() >= MAX_REMEMBERED_STEPS {
-            self.steps.clear();
+        let step = compile_step(plan, states, beasts, here, line, remaining, &mut self.cells);
+        let node = self.nodes.len() as u32;
+        self.nodes.push(step);
+        self.next.extend([u32::MAX; TURNS]);
+        self.index.insert(self.key.clone().into_boxed_slice(), node);
+        node
+    }
+
+    /// The node a turn from `node` leads to, if it was seen before.
+    fn follow(&self, node: u32, turn: usize) -> Option<u32> {
+        Some(self.next[node as usize * TURNS + turn]).filter(|&n| n != u32::MAX)
+    }
+
+    /// Records that a turn from `node` leads to `to`.
+    fn link(&mut self, node: u32, turn: usize, to: u32) {
+        self.next[node as usize * TURNS + turn] = to;
+    }
+
+    /// The path map cells of a node's step.
+    fn cells_of(&self, step: &CompiledStep) -> &[usize] {
+        &self.cells[step.cells.0 as usize..step.cells.1 as usize]
+    }
+}
+
+/// [`rout_step`] and what follows from it alone (see [`CompiledStep`]), its cells pushed
+/// onto `cells`.
+fn compile_step(
+    plan: &BattlesystemPlan,
+    states: &[UnitState],
+    beasts: usize,
+    here: Block,
+    line: f64,
+    remaining: f64,
+    cells: &mut Vec<usize>,
+) -> CompiledStep {
+    let step = rout_step(plan, states, beasts, here, line, remaining);
+    let go = step.distance(remaining);
+    let moved = step.turned.moved(step.dir.scale(go));
+    let first = cells.len() as u32;
+    let grid = plan.grid;
+    for_each_cell_crossed(step.turned.centre, moved.centre, |col, row| {
+        if col >= 0 && row >= 0 && (col as usize) < grid.0 && (row as usize) < grid.1 {
+            cells.push(row as usize * grid.0 + col as usize);
         }
-        self.steps.insert(self.key.clone().into_boxed_slice(), step);
-        step
+    });
+    let facing = step.hit.and_then(|(_, struck)| {
+        let block = states[struck].block?;
+        Some(fight::defenders_facing(&plan.scenario.units[struck], &block, &moved))
+    });
+    let left = remaining - go;
+    let after = step.hit.map(|(_, struck)| {
+        [MoraleResult::Held, MoraleResult::FellBack, MoraleResult::Routed]
+            .map(|result| displacement(plan, states, beasts, struck, &moved, step.dir, result, left))
+    });
+    CompiledStep { step, go, moved, cells: (first, cells.len() as u32), facing, after }
+}
+
+/// Marks each cell of `cells` on the path map, once per trial.
+fn mark_cells(stamp: &mut [u64], generation: u64, crossed: &mut Vec<usize>, cells: &[usize]) {
+    for &cell in cells {
+        if stamp[cell] != generation {
+            stamp[cell] = generation;
+            crossed.push(cell);
+        }
     }
 }
 
@@ -386,7 +589,6 @@ pub(super) fn rout(
 ) {
     let sc = &plan.scenario;
     let rules = &sc.rules;
-    let [width, depth] = sc.board;
     if scratch.stamp.len() != plan.grid.0 * plan.grid.1 {
         scratch.stamp = vec![0; plan.grid.0 * plan.grid.1];
         scratch.generation = 0;
@@ -404,20 +606,48 @@ pub(super) fn rout(
     let mut off_board_units = 0u32;
     let start = scratch.states[beasts].block.map_or(sc.units[beasts].block.centre, |b| b.centre);
     mark_path(scratch, plan.grid, start, start);
+    // Where the rout stands in the memo's graph: the node of the board state, when known
+    // from the turn that led here, and that turn (to record it once the node is found).
+    let remember = scratch.steps.remember;
+    if remember {
+        scratch.steps.begin_trial(plan);
+    }
+    let first_hour = hour as usize;
+    let mut node = Some(scratch.steps.roots[first_hour]).filter(|&n| remember && n != u32::MAX);
+    let mut came_by: Option<(u32, usize)> = None;
+    let mut current = u32::MAX;
     loop {
         if remaining <= 1e-9 || scratch.states[beasts].figures == 0 {
             break;
         }
         let here = scratch.states[beasts].block.unwrap_or(sc.units[beasts].block);
-        let RoutStep { heading, veer, dir, turned, exit, hit } =
-            scratch.steps.step(plan, &scratch.states, beasts, here, line, remaining);
-        let go = match (hit, exit) {
-            (Some((d, _)), _) => d,
-            (None, Some(e)) => e,
-            (None, None) => remaining,
+        let (step, go, moved_block, facing, compiled_after) = if remember {
+            let memo = &mut scratch.steps;
+            let id = match node {
+                Some(id) => id,
+                None => {
+                    let id = memo.node_for(plan, &scratch.states, beasts, here, line, remaining);
+                    match came_by {
+                        Some((from, turn)) => memo.link(from, turn, id),
+                        None => memo.roots[first_hour] = id,
+                    }
+                    id
+                }
+            };
+            current = id;
+            let compiled = &memo.nodes[id as usize];
+            mark_cells(&mut scratch.stamp, scratch.generation, &mut scratch.cells, memo.cells_of(compiled));
+            (compiled.step, compiled.go, compiled.moved, compiled.facing, compiled.after.is_some().then_some(id))
+        } else {
+            // Every step worked out afresh, as before steps were remembered: the check
+            // that remembering changes nothing.
+            let step = rout_step(plan, &scratch.states, beasts, here, line, remaining);
+            let go = step.distance(remaining);
+            let moved = step.turned.moved(step.dir.scale(go));
+            mark_path(scratch, plan.grid, step.turned.centre, moved.centre);
+            (step, go, moved, None, None)
         };
-        let moved_block = turned.moved(dir.scale(go));
-        mark_path(scratch, plan.grid, turned.centre, moved_block.centre);
+        let RoutStep { heading, veer, dir, exit, hit, .. } = step;
         scratch.states[beasts].block = Some(moved_block);
         moved += go;
         remaining -= go;
@@ -445,48 +675,30 @@ pub(super) fn rout(
             let into = scratch.states[struck].block.map_or(0.0, |b| dir.dot(board::contact_face(&moved_block, &b)));
             t.push(BattlesystemEvent::Contact { unit: struck, into });
         }
-        let (beast_losses, struck_losses) = melee(plan, &mut scratch.states, beasts, struck, false, dice, trace);
+        let (beast_losses, struck_losses) =
+            melee(plan, &mut scratch.states, beasts, struck, false, facing, dice, trace);
         scratch.states[beasts].lost += beast_losses.figures;
         scratch.states[struck].lost += struck_losses.figures;
         if scratch.states[beasts].figures == 0 {
             break;
         }
         let mut blocking = false;
+        // What happened to the struck unit, for the memo's graph (see `turn_of`).
+        let mut outcome = 1;
         if scratch.states[struck].figures > 0 {
-            let push = match morale(plan, struck, dice, trace) {
-                MoraleResult::Held => 0.0,
-                MoraleResult::FellBack => f64::from(rules.morale.fall_back_inches),
-                MoraleResult::Routed => sc.rout_distance(struck),
+            let result = morale(plan, struck, dice, trace);
+            outcome = 2 + result as usize;
+            let block = scratch.states[struck].block.unwrap_or(sc.units[struck].block);
+            let remembered = compiled_after.and_then(|id| scratch.steps.nodes[id as usize].after.as_ref());
+            let moved_aside = match remembered {
+                Some(after) => after[result as usize],
+                None => displacement(plan, &scratch.states, beasts, struck, &moved_block, dir, result, remaining),
             };
-            let mut off_board = false;
-            let mut pushed = 0.0;
-            let mut gap_before = 0.0;
-            if push > 0.0 {
+            blocking = moved_aside.blocking;
+            if moved_aside.pushed.is_some() {
                 scratch.states[struck].displaced = true;
-                // Pushed away from the beasts: along the heading of the move that struck it
-                // (which went into it, so the gap between them can only grow), stopping
-                // short of other units; or, with struck_unit_moves = "aside", sideways out of
-                // their path when that is shorter and clear.
-                let block = scratch.states[struck].block.unwrap_or(sc.units[struck].block);
-                gap_before = board::separation(&moved_block, &block);
-                let aside = (rules.struck_unit_moves == StruckUnitMoves::Aside)
-                    .then(|| step_aside(&scratch.states, beasts, struck, &moved_block, &block, dir, push))
-                    .flatten();
-                let (way, mut room) = match aside {
-                    Some(a) => a,
-                    None => (
-                        dir,
-                        first_hit(&scratch.states, u32::MAX, [struck, beasts], &block, dir, push)
-                            .map_or(push, |(d, _)| d),
-                    ),
-                };
-                if let Some(e) = board::leaves_board(block.centre, way, room, width, depth) {
-                    room = e;
-                    off_board = true;
-                }
-                pushed = room;
-                scratch.states[struck].block = if off_board { None } else { Some(block.moved(way.scale(room))) };
-                if off_board {
+                scratch.states[struck].block = moved_aside.block;
+                if moved_aside.off_board {
                     // A unit that leaves the board is lost: its figures count as lost.
                     off_board_units += 1;
                     let st = &mut scratch.states[struck];
@@ -494,19 +706,16 @@ pub(super) fn rout(
                     st.figures = 0;
                 }
             }
-            blocking = scratch.states[struck]
-                .block
-                .is_some_and(|b| board::first_contact(&moved_block, dir, remaining.max(1e-6), &b).is_some());
             if let Some(t) = trace
-                && push > 0.0
+                && let Some(pushed) = moved_aside.pushed
             {
                 let gap_after = scratch.states[struck].block.map(|b| board::separation(&moved_block, &b));
                 t.push(BattlesystemEvent::Displaced {
                     unit: struck,
                     distance: pushed,
-                    off_board,
+                    off_board: moved_aside.off_board,
                     still_blocking: blocking,
-                    gap_before,
+                    gap_before: board::separation(&moved_block, &block),
                     gap_after,
                 });
             }
@@ -529,9 +738,12 @@ pub(super) fn rout(
                 t.push(BattlesystemEvent::Heading { hour, reroll: true });
             }
             line = clock_heading(hour);
+            came_by = Some((current, turn_of(outcome, Some(hour))));
         } else {
             line = heading;
+            came_by = Some((current, turn_of(outcome, None)));
         }
+        node = came_by.filter(|_| remember).and_then(|(from, turn)| scratch.steps.follow(from, turn));
     }
     if let Some(t) = trace {
         t.push(BattlesystemEvent::Finished {

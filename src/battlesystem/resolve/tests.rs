@@ -370,7 +370,7 @@ fn remembered_rout_steps_are_the_steps_computed() {
         let streams = Streams::new(3, plan.scenario.hash());
         let mut remembering = Scratch::default();
         let together = tally_trials(&plan, streams, 0..4_000, &mut remembering);
-        assert!(remembering.steps.steps.len() > 10, "the memo is used");
+        assert!(remembering.steps.nodes.len() > 10, "the memo is used");
         let mut apart = new_tally(&plan);
         for t in 0..4_000 {
             apart.merge(&tally_trials(&plan, streams, t..t + 1, &mut Scratch::default()));
