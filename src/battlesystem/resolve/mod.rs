@@ -89,7 +89,14 @@ pub struct BattlesystemPlan {
     pub slots: Slots,
     /// Path map columns and rows (1" cells).
     pub grid: (usize, usize),
+    /// Unique among the plans compiled by this process: a thread's remembered rout steps
+    /// belong to one plan, and a plan compiled later (even at the same address) starts
+    /// afresh.
+    pub id: u64,
 }
+
+/// The next plan's [`BattlesystemPlan::id`].
+static NEXT_PLAN_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// Compiles a scenario into its plan.
 pub fn compile(scenario: &BattlesystemScenario) -> BattlesystemPlan {
@@ -158,7 +165,8 @@ pub fn compile(scenario: &BattlesystemScenario) -> BattlesystemPlan {
         }
     };
     let grid = (scenario.board[0].ceil() as usize, scenario.board[1].ceil() as usize);
-    BattlesystemPlan { scenario: scenario.clone(), metrics: m, slots, grid }
+    let id = NEXT_PLAN_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    BattlesystemPlan { scenario: scenario.clone(), metrics: m, slots, grid, id }
 }
 
 /// Something that happened in a trial, for replays.
@@ -292,7 +300,7 @@ struct Losses {
 }
 
 /// Reusable per-thread buffers.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Scratch {
     states: Vec<UnitState>,
     values: Vec<u16>,
@@ -300,6 +308,35 @@ pub struct Scratch {
     generation: u64,
     cells: Vec<usize>,
     steps: StepMemo,
+}
+
+thread_local! {
+    /// The remembered rout steps of this thread's last scratch: a run makes a fresh scratch
+    /// for each share of its blocks, and each would otherwise work its steps out again.
+    static SPARE_STEPS: std::cell::RefCell<Option<StepMemo>> = const { std::cell::RefCell::new(None) };
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Self {
+            states: Vec::new(),
+            values: Vec::new(),
+            stamp: Vec::new(),
+            generation: 0,
+            cells: Vec::new(),
+            steps: SPARE_STEPS.with(|spare| spare.borrow_mut().take()).unwrap_or_default(),
+        }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if self.steps.remember {
+            let steps = std::mem::take(&mut self.steps);
+            // A thread being torn down has no spare to keep: then the steps just go.
+            let _ = SPARE_STEPS.try_with(|spare| *spare.borrow_mut() = Some(steps));
+        }
+    }
 }
 
 impl Scratch {
@@ -424,7 +461,7 @@ pub fn replay(plan: &BattlesystemPlan, streams: Streams, trial: u64) -> (Vec<u16
     let mut scratch = Scratch::default();
     let mut trace = Some(Vec::new());
     play(plan, streams, trial, &mut scratch, &mut trace);
-    (scratch.values, trace.unwrap_or_default())
+    (std::mem::take(&mut scratch.values), trace.unwrap_or_default())
 }
 
 #[cfg(test)]

@@ -419,8 +419,8 @@ pub(super) struct StepMemo {
     cells: Vec<usize>,
     /// Whether to remember at all (tests compare a run that works out every step afresh).
     pub(super) remember: bool,
-    /// The plan the nodes belong to (its address): another plan starts afresh.
-    plan: usize,
+    /// The plan the nodes belong to ([`BattlesystemPlan::id`]): another plan starts afresh.
+    plan: u64,
 }
 
 impl Default for StepMemo {
@@ -456,7 +456,7 @@ impl StepMemo {
     /// Readies the memo for a trial of `plan`: another plan's nodes, or too many, are
     /// forgotten (never during a trial, whose node numbers must hold).
     fn begin_trial(&mut self, plan: &BattlesystemPlan) {
-        let id = std::ptr::from_ref(plan) as usize;
+        let id = plan.id;
         if self.plan != id || self.nodes.len() >= MAX_REMEMBERED_STEPS {
             self.index.clear();
             self.nodes.clear();
