@@ -269,12 +269,12 @@ pub fn column_str(frame: &DataFrame, chart: &'static str, name: &str) -> Result<
 /// A percentage label for a probability axis tick (`12.5%`), with as few decimals as the
 /// axis range needs.
 pub fn percent_label(p: f64, range: f64) -> String {
-    let decimals = if range >= 0.1 {
-        0
-    } else if range >= 0.01 {
-        1
-    } else {
+    // About ten ticks span the range: enough decimals that neighbouring ticks differ.
+    let decimals = if range <= 0.0 || !range.is_finite() {
         2
+    } else {
+        let step_percent = range * 100.0 / 10.0;
+        (-step_percent.log10()).ceil().clamp(0.0, 4.0) as usize
     };
     format!("{:.*}%", decimals, p * 100.0)
 }
@@ -308,4 +308,20 @@ where
 /// Converts any drawing error to its message.
 pub fn msg<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
+}
+
+#[cfg(test)]
+mod percent_tests {
+    use super::percent_label;
+
+    #[test]
+    fn neighbouring_ticks_read_differently_at_any_range() {
+        assert_eq!(percent_label(0.5, 1.0), "50%");
+        assert_eq!(percent_label(0.031, 0.05), "3.1%");
+        // A range of 0.02 percentage points: ticks 0.002 points apart.
+        let ticks: Vec<String> = (0..10).map(|i| percent_label(f64::from(i) * 0.00002, 0.0002)).collect();
+        let mut unique = ticks.clone();
+        unique.dedup();
+        assert_eq!(unique.len(), ticks.len(), "{ticks:?}");
+    }
 }
