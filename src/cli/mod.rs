@@ -582,14 +582,7 @@ fn print_table(record: &RunRecord) {
     if let Err(reason) = &record.exact {
         out!("({reason})");
     }
-    let mut givens: Vec<&str> = Vec::new();
-    for c in &record.conditional {
-        if !givens.contains(&c.given.as_str()) {
-            givens.push(&c.given);
-        }
-    }
-    for given in givens {
-        let rates: Vec<_> = record.conditional.iter().filter(|c| c.given == given).collect();
+    for (given, rates) in crate::mesbg::analysis::by_denominator(&record.conditional) {
         let listed: Vec<String> = rates
             .iter()
             .map(|c| {

@@ -305,6 +305,19 @@ pub fn conditional_rates(
     rates
 }
 
+/// The rates grouped by their denominator (`given`), in the order first met: each group is
+/// printed with how many trials it counts.
+pub fn by_denominator(rates: &[ConditionalRate]) -> Vec<(&str, Vec<&ConditionalRate>)> {
+    let mut groups: Vec<(&str, Vec<&ConditionalRate>)> = Vec::new();
+    for rate in rates {
+        match groups.iter_mut().find(|(given, _)| *given == rate.given) {
+            Some((_, members)) => members.push(rate),
+            None => groups.push((&rate.given, vec![rate])),
+        }
+    }
+    groups
+}
+
 /// Trials that slew every model of the first contact group (`first` models) and drove on:
 /// those that touched a model beyond it, or, with a single group, slew it all.
 fn first_group_broken(tally: &Tally, steps: &[(f64, usize)], first: usize) -> u64 {

@@ -483,14 +483,7 @@ fn charge_ends_section(out: &mut String, record: &RunRecord) {
         );
     }
     // One table per denominator, each saying how many charges it counts.
-    let mut givens: Vec<&str> = Vec::new();
-    for c in &record.conditional {
-        if !givens.contains(&c.given.as_str()) {
-            givens.push(&c.given);
-        }
-    }
-    for given in givens {
-        let rates: Vec<_> = record.conditional.iter().filter(|c| c.given == given).collect();
+    for (given, rates) in crate::mesbg::analysis::by_denominator(&record.conditional) {
         let among = match given {
             "fight_fought" => "that ended in a fight",
             "first_group_broken" => "that slew every model of the first contact group and drove on",
