@@ -323,7 +323,7 @@ impl ChargeBoardChart {
         let room = (symbols.dim_in_pixel().1 as i32 - y - 10) / 18;
         for (i, s) in ends.iter().enumerate().take(room.max(0) as usize) {
             let line = if i + 1 == room as usize && ends.len() > room as usize {
-                format!("... and {} more (board.csv)", ends.len() - i)
+                format!("... and {} more (listed in report.md)", ends.len() - i)
             } else {
                 format!("{} {} at {:.1}", super::super::document::percent(s.p), short_how(s.how), s.distance)
             };
