@@ -194,8 +194,10 @@ impl Counts {
 fn count(plan: &Plan, streams: Streams, range: std::ops::Range<u64>) -> Counts {
     let mut counts = Counts { slain: vec![0; plan.models.len()], ends: BTreeMap::new() };
     let mut scratch = Scratch::default();
+    let mut watch = Watch { plan, slain: vec![false; plan.models.len()], end: None };
     for t in range {
-        let mut watch = Watch { plan, slain: vec![false; plan.models.len()], end: None };
+        watch.slain.fill(false);
+        watch.end = None;
         resolve::trial(plan, streams, t, &mut scratch, &mut watch);
         for (c, s) in counts.slain.iter_mut().zip(&watch.slain) {
             *c += u64::from(*s);

@@ -291,6 +291,14 @@ pub(crate) fn capitalise(text: &str) -> String {
     chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
+/// Adds a frame as `<stem>.csv` and `<stem>.parquet` (`what` names it in messages).
+pub(crate) fn push_csv_and_parquet(files: &mut Vec<ReportFile>, stem: &str, frame: &DataFrame, what: &'static str) {
+    for (ext, format) in [("csv", FrameFormat::Csv), ("parquet", FrameFormat::Parquet)] {
+        files
+            .push(ReportFile { name: format!("{stem}.{ext}"), contents: Contents::Frame(frame.clone(), what, format) });
+    }
+}
+
 /// Adds a rendered chart's `<stem>.png` and `<stem>.svg`.
 pub(crate) fn push_chart(files: &mut Vec<ReportFile>, stem: &str, rendered: chart::Rendered) {
     files.push(ReportFile { name: format!("{stem}.png"), contents: Contents::Bytes(rendered.png) });
@@ -340,10 +348,8 @@ pub fn write_report(dir: &Path, record: &RunRecord) -> Result<Vec<PathBuf>, Repo
         name: name.to_string(),
         contents: Contents::Frame(frame.clone(), what, format),
     };
-    files.push(frame("summary.csv", &summary, "summary", FrameFormat::Csv));
-    files.push(frame("summary.parquet", &summary, "summary", FrameFormat::Parquet));
-    files.push(frame("distribution.csv", &distribution, "distribution", FrameFormat::Csv));
-    files.push(frame("distribution.parquet", &distribution, "distribution", FrameFormat::Parquet));
+    push_csv_and_parquet(&mut files, "summary", &summary, "summary");
+    push_csv_and_parquet(&mut files, "distribution", &distribution, "distribution");
     files.push(frame("impact_chain.csv", &chain, "impact chain", FrameFormat::Csv));
     if let Some(board) = &record.board {
         let board = board_frame(board).map_err(frame_error("board"))?;

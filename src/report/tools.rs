@@ -39,14 +39,7 @@ pub fn write_paired(dir: &Path, run: &crate::tools::paired::PairedRun) -> Result
             alt: format!("Horizontal bar chart of differences. {}.", listed.join("; ")),
         });
     }
-    files.push(ReportFile {
-        name: "paired.csv".into(),
-        contents: Contents::Frame(frame.clone(), "paired", FrameFormat::Csv),
-    });
-    files.push(ReportFile {
-        name: "paired.parquet".into(),
-        contents: Contents::Frame(frame, "paired", FrameFormat::Parquet),
-    });
+    push_csv_and_parquet(&mut files, "paired", &frame, "paired");
     write_with_markdown(dir, files, |names| document::paired_markdown(run, &figures, names))
 }
 
@@ -176,13 +169,6 @@ pub fn write_sweep(dir: &Path, run: &crate::tools::sweep::SweepRun) -> Result<Ve
             ),
         });
     }
-    files.push(ReportFile {
-        name: "sweep.csv".into(),
-        contents: Contents::Frame(frame.clone(), "sweep", FrameFormat::Csv),
-    });
-    files.push(ReportFile {
-        name: "sweep.parquet".into(),
-        contents: Contents::Frame(frame, "sweep", FrameFormat::Parquet),
-    });
+    push_csv_and_parquet(&mut files, "sweep", &frame, "sweep");
     write_with_markdown(dir, files, |names| document::sweep_markdown(run, &figures, names))
 }

@@ -118,16 +118,17 @@ pub(super) fn melee_hits(
     let rules = &plan.scenario.rules;
     let (crew_mult, own_mult) = melee_multipliers(rules, unit, charging);
     let table = &rules.attack.hits_table;
+    // The unit's own attack: a unit's figures, or a platform attacking alone.
+    let own = Attack {
+        figures: in_contact,
+        die: unit.stats.ad,
+        multiplier: own_mult,
+        platform: None,
+        platform_roll: PlatformRoll::Shared,
+        defender_ar: 0,
+    };
     if !unit.is_platform() {
-        let a = Attack {
-            figures: in_contact,
-            die: unit.stats.ad,
-            multiplier: own_mult,
-            platform: None,
-            platform_roll: PlatformRoll::Shared,
-            defender_ar: 0,
-        };
-        return attack_hits(&a, table, dice);
+        return attack_hits(&own, table, dice);
     }
     let mut hits = 0;
     // Each platform in contact adds its roll to its own crew's dice. Crew are spread over
@@ -139,15 +140,7 @@ pub(super) fn melee_hits(
         hits += platform_crew_hits(unit.stats.ad, &groups[..n], crew_mult, rules.platform_roll, table, dice);
     }
     if rules.platform_attacks_alone {
-        let a = Attack {
-            figures: in_contact,
-            die: unit.stats.ad,
-            multiplier: own_mult,
-            platform: None,
-            platform_roll: PlatformRoll::Shared,
-            defender_ar: 0,
-        };
-        hits += attack_hits(&a, table, dice);
+        hits += attack_hits(&own, table, dice);
     }
     hits
 }

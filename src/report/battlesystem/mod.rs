@@ -14,7 +14,7 @@ use crate::report::charts as chart;
 use crate::report::document::{Figure, group_digits, percent};
 use crate::report::{
     BATTLESYSTEM_RUN_SCHEMA, Contents, FrameFormat, ReportError, ReportFile, capitalise, push_chart,
-    write_with_markdown,
+    push_csv_and_parquet, write_with_markdown,
 };
 pub use exact_files::{exact_json, exact_summaries, write_exact};
 use polars::prelude::*;
@@ -428,10 +428,8 @@ pub fn write_report(dir: &Path, record: &BattlesystemRecord) -> Result<Vec<PathB
             format!("Bar chart of {describe}: {}.", listed.join(", ")),
         );
     }
-    files.push(frame("summary.csv", &summary, "summary", FrameFormat::Csv));
-    files.push(frame("summary.parquet", &summary, "summary", FrameFormat::Parquet));
-    files.push(frame("distribution.csv", &distribution, "distribution", FrameFormat::Csv));
-    files.push(frame("distribution.parquet", &distribution, "distribution", FrameFormat::Parquet));
+    push_csv_and_parquet(&mut files, "summary", &summary, "summary");
+    push_csv_and_parquet(&mut files, "distribution", &distribution, "distribution");
     files.push(frame("units.csv", &units, "units", FrameFormat::Csv));
     let json = serde_json::to_string_pretty(&record.to_json()).unwrap_or_default();
     files.push(ReportFile { name: "run.json".into(), contents: Contents::Bytes(json.into_bytes()) });
