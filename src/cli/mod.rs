@@ -17,6 +17,7 @@ mod compare;
 mod exact;
 mod replay;
 mod run;
+mod serve;
 mod sweep;
 mod system;
 mod validate;
@@ -155,6 +156,9 @@ pub enum Command {
         #[command(flatten)]
         output: OutputOptions,
     },
+    /// Serve a page for players on this machine: place the chariot and formations on a
+    /// board, see the path, and run the odds with intervals in the browser.
+    Serve(serve::ServeArgs),
     /// Replay one trial of a run with every event it rolled.
     Replay {
         /// Scenario file (TOML); without it, the bundled default.
@@ -391,6 +395,7 @@ pub fn main_with(cli: Cli) -> Result<()> {
         Command::Compare(args) => compare(args),
         Command::Balance(args) => balance(args),
         Command::Sweep(args) => sweep(args),
+        Command::Serve(args) => serve::serve(args),
     }
 }
 
@@ -444,20 +449,22 @@ fn load_any(file: Option<&Path>) -> Result<Loaded, ScenarioError> {
         return scenario::parse(scenario::DEFAULT_SCENARIO, scenario::DEFAULT_SCENARIO_NAME)
             .map(|s| Loaded::Mesbg(Box::new(s)));
     };
-    let text = scenario::read(path)?;
-    let name = path.display().to_string();
-    match system_of(&text) {
+    load_text(&scenario::read(path)?, &path.display().to_string())
+}
+
+/// Reads a scenario's text of either system, by its `system` field (`name` names it in
+/// messages).
+fn load_text(text: &str, name: &str) -> Result<Loaded, ScenarioError> {
+    match system_of(text) {
         SystemField::Battlesystem => {
-            crate::battlesystem::scenario::parse(&text, &name).map(|s| Loaded::Battlesystem(Box::new(s)))
+            crate::battlesystem::scenario::parse(text, name).map(|s| Loaded::Battlesystem(Box::new(s)))
         }
-        SystemField::Mesbg | SystemField::Unreadable => {
-            scenario::parse(&text, &name).map(|s| Loaded::Mesbg(Box::new(s)))
-        }
+        SystemField::Mesbg | SystemField::Unreadable => scenario::parse(text, name).map(|s| Loaded::Mesbg(Box::new(s))),
         SystemField::Other(found) => Err(ScenarioError::Invalid {
-            file: name,
+            file: name.to_string(),
             problems: vec![scenario::Problem {
                 field: "system".into(),
-                line: scenario::locate(&text, "system"),
+                line: scenario::locate(text, "system"),
                 message: format!("unknown system {found}; allowed: \"mesbg\", \"battlesystem\""),
             }],
         }),

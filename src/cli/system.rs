@@ -67,6 +67,10 @@ pub(super) trait System {
     ) -> Self::Record;
     /// The record as a side-by-side comparison shows it.
     fn compared(record: &Self::Record) -> ComparedRun;
+    /// Writes the report folder and prints nothing; returns the files written.
+    fn write_report(record: &Self::Record, out: &Path) -> Result<Vec<PathBuf>>;
+    /// The record as `run --json` prints it.
+    fn json(record: &Self::Record) -> serde_json::Value;
     /// Writes the report folder and prints what a run prints (table, JSON or nothing).
     fn finish(record: &Self::Record, file: Option<&Path>, out: &Path, args: &RunArgs) -> Result<()>;
     /// `exact`: the exact distribution, written and printed, or why there is none.
@@ -157,6 +161,12 @@ impl System for Mesbg {
     }
     fn compared(record: &RunRecord) -> ComparedRun {
         record.into()
+    }
+    fn write_report(record: &RunRecord, out: &Path) -> Result<Vec<PathBuf>> {
+        Ok(report::write_report(out, record)?)
+    }
+    fn json(record: &RunRecord) -> serde_json::Value {
+        record.to_json()
     }
     fn finish(record: &RunRecord, file: Option<&Path>, out: &Path, args: &RunArgs) -> Result<()> {
         run::finish_mesbg(record, file, out, args)
@@ -253,6 +263,12 @@ impl System for Battlesystem {
     }
     fn compared(record: &BattlesystemRecord) -> ComparedRun {
         record.into()
+    }
+    fn write_report(record: &BattlesystemRecord, out: &Path) -> Result<Vec<PathBuf>> {
+        Ok(crate::report::battlesystem::write_report(out, record)?)
+    }
+    fn json(record: &BattlesystemRecord) -> serde_json::Value {
+        record.to_json()
     }
     fn finish(record: &BattlesystemRecord, file: Option<&Path>, out: &Path, args: &RunArgs) -> Result<()> {
         battlesystem::finish(record, file, out, args)

@@ -42,7 +42,6 @@ pub struct DrawnBase {
     /// Where it stood, inches.
     pub centre: Point,
     /// Its base's outline where it stood.
-    #[serde(skip)]
     pub outline: Vec<Point>,
     /// Where a pivot pushed it aside to, if one did.
     pub pushed_to: Option<Point>,
@@ -90,13 +89,10 @@ pub struct BoardPicture {
     /// The chariot's name.
     pub chariot: String,
     /// The chariot's base where it starts.
-    #[serde(skip)]
     pub chariot_start: Vec<Point>,
     /// The chariot's base where its full Move ends.
-    #[serde(skip)]
     pub chariot_end: Vec<Point>,
     /// The chariot's base every half inch along its path (together, the swept area).
-    #[serde(skip)]
     pub swept: Vec<Vec<Point>>,
     /// The path of the chariot's centre: the start of each straight stretch, then the end.
     pub centre_line: Vec<Point>,

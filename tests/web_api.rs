@@ -1,0 +1,240 @@
+//! `charioteer serve`'s JSON API, through real HTTP: the same answers as the command line,
+//! clear 4xx answers to bad requests (and a server that keeps serving), bounded and
+//! cancellable runs, one at a time per client, and files written only under `reports/`.
+
+mod web;
+
+use serde_json::{Value, json};
+use std::process::Command;
+use web::{Server, repo_file};
+
+const SHIELD_WALL: &str = "scenarios/mesbg/khandish-vs-minas-tirith.toml";
+const ROUT: &str = "scenarios/battlesystem/routing-elephants-in-battle-line.toml";
+
+/// `charioteer ARGS --json` run in the repository, its JSON answer.
+fn cli_json(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_charioteer"))
+        .args(args)
+        .args(["--json", "--out"])
+        .arg(tempfile::tempdir().expect("folder").path())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("binary runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+/// A run's object without what depends on the machine or the file's name.
+fn comparable(mut v: Value) -> Value {
+    for key in ["elapsed_s", "trials_per_second", "threads", "scenario_file", "command", "scenario_files"] {
+        v.as_object_mut().expect("object").remove(key);
+    }
+    v
+}
+
+#[test]
+fn the_page_and_the_library_are_served_and_every_example_is_offered() {
+    let server = Server::start(&[]);
+    let page = server.get("/");
+    assert_eq!(page.status, 200);
+    assert!(String::from_utf8_lossy(&page.body).contains("<script src=\"/app.js\">"));
+    assert_eq!(server.get("/app.js").status, 200);
+    assert_eq!(server.get("/style.css").status, 200);
+    let library = server.get("/api/library").json();
+    assert!(library["profiles"]["chariots"]["Khandish Charioteer"].is_object());
+    // The page offers every example scenario of the repository, as it is on disk.
+    let offered: Vec<(String, String)> = library["examples"]
+        .as_array()
+        .expect("examples")
+        .iter()
+        .map(|e| (e["file"].as_str().expect("file").to_string(), e["toml"].as_str().expect("toml").to_string()))
+        .collect();
+    let mut on_disk = 0;
+    for system in ["mesbg", "battlesystem"] {
+        for entry in std::fs::read_dir(format!("{}/scenarios/{system}", env!("CARGO_MANIFEST_DIR"))).expect("dir") {
+            let path = entry.expect("entry").path();
+            let name = format!("{system}/{}", path.file_name().expect("name").to_string_lossy());
+            let text = std::fs::read_to_string(&path).expect("read");
+            assert!(offered.contains(&(name.clone(), text)), "{name} is not offered as it is on disk");
+            on_disk += 1;
+        }
+    }
+    assert_eq!(offered.len(), on_disk);
+}
+
+#[test]
+fn validate_answers_the_board_and_both_forms_or_the_problems_with_lines() {
+    let server = Server::start(&[]);
+    let text = repo_file(SHIELD_WALL);
+    let ok = server.post("/api/validate", "text/plain", text.as_bytes());
+    assert_eq!(ok.status, 200);
+    let answer = ok.json();
+    assert_eq!(answer["system"], "mesbg");
+    // 12 Warriors of Minas Tirith on the board, with counted chances between 0 and 1.
+    let bases = answer["board"]["picture"]["bases"].as_array().expect("bases");
+    assert_eq!(bases.len(), 12);
+    assert!(bases.iter().all(|b| (0.0..=1.0).contains(&b["p_slain"].as_f64().expect("p"))));
+    assert_eq!(answer["board"]["plan"]["path_length"], 10.0);
+    // The JSON form round-trips: sent back as JSON, it is the same scenario.
+    let again = server.post("/api/validate", "application/json", answer["scenario"].to_string().as_bytes());
+    assert_eq!(again.status, 200, "{}", String::from_utf8_lossy(&again.body));
+    assert_eq!(again.json()["board"]["plan"], answer["board"]["plan"]);
+
+    // A syntax error, with its line.
+    let broken = text.replace("fight = 4\n", "fight = \n");
+    let bad = server.post("/api/validate?name=mine.toml", "text/plain", broken.as_bytes());
+    assert_eq!(bad.status, 400);
+    let problems = bad.json()["problems"].as_array().expect("problems").clone();
+    assert!(!problems.is_empty());
+    assert_eq!(problems[0]["file"], "mine.toml");
+    assert!(problems[0]["line"].as_u64().is_some(), "{problems:?}");
+    // A value out of range names its field and line.
+    let wrong = text.replace("count = 12", "count = 0");
+    let bad = server.post("/api/validate", "text/plain", wrong.as_bytes()).json();
+    let problem = &bad["problems"][0];
+    assert_eq!(problem["field"], "formations[0].count", "{bad}");
+    assert_eq!(problem["line"], 28);
+    // A warning is answered with a valid scenario.
+    let far = text.replace("front_centre = [0.0, 6.0]", "front_centre = [30.0, 6.0]");
+    let warned = server.post("/api/validate", "text/plain", far.as_bytes());
+    assert_eq!(warned.status, 200);
+    assert!(!warned.json()["warnings"].as_array().expect("warnings").is_empty());
+}
+
+#[test]
+fn a_run_answers_what_run_json_prints_for_both_systems() {
+    let server = Server::start(&[]);
+    for (file, trials) in [(SHIELD_WALL, "40000"), (ROUT, "20000")] {
+        let web = server.post(&format!("/api/run?trials={trials}&seed=3"), "text/plain", repo_file(file).as_bytes());
+        assert_eq!(web.status, 200, "{}", String::from_utf8_lossy(&web.body));
+        let cli = cli_json(&["run", file, "--trials", trials, "--seed", "3"]);
+        assert_eq!(comparable(web.json()), comparable(cli), "{file}");
+    }
+}
+
+#[test]
+fn a_comparison_answers_what_compare_json_prints() {
+    let server = Server::start(&[]);
+    let a = repo_file(SHIELD_WALL);
+    let b = a.replace("impact = { hits = \"2\", strength = 4 }", "impact = { hits = \"2\", strength = 5 }");
+    let b_file = tempfile::NamedTempFile::new().expect("file");
+    std::fs::write(b_file.path(), &b).expect("write");
+    let web = server.post(
+        "/api/compare?trials=30000&seed=11",
+        "application/json",
+        json!({"a": a, "b": b}).to_string().as_bytes(),
+    );
+    assert_eq!(web.status, 200, "{}", String::from_utf8_lossy(&web.body));
+    let b_path = b_file.path().to_string_lossy().to_string();
+    let cli = cli_json(&["compare", SHIELD_WALL, &b_path, "--trials", "30000", "--seed", "11"]);
+    let web = web.json();
+    assert_eq!(web["differences"], cli["differences"]);
+    assert!(web["differences"]["impact_kills"]["diff"].as_f64().expect("diff") < 0.0, "strength 5 kills more");
+}
+
+#[test]
+fn bad_requests_get_clear_4xx_answers_and_the_server_keeps_serving() {
+    let mut server = Server::start(&["--max-trials", "1000000"]);
+    let text = repo_file(SHIELD_WALL);
+    let too_many = server.post("/api/run?trials=1000000000000", "text/plain", text.as_bytes());
+    assert_eq!(too_many.status, 400);
+    assert!(too_many.json()["error"].as_str().expect("error").contains("1 to 1,000,000"));
+    // The scenario's own 1,000,000 trials are within this server's bound; 0 is not.
+    assert_eq!(server.post("/api/run?trials=0", "text/plain", text.as_bytes()).status, 400);
+    assert_eq!(server.post("/api/run?trials=lots", "text/plain", text.as_bytes()).status, 400);
+    // 10 MB: refused before it is read.
+    let huge = vec![b'#'; 10 << 20];
+    let answer = server.post("/api/validate", "text/plain", &huge);
+    assert_eq!(answer.status, 413);
+    assert!(answer.json()["error"].as_str().expect("error").contains("larger than a scenario"));
+    assert_eq!(server.post("/api/validate", "text/plain", b"").status, 400);
+    assert_eq!(server.post("/api/validate", "application/json", b"{not json").status, 400);
+    assert_eq!(server.post("/api/validate", "application/json", b"[1, 2]").status, 400);
+    assert_eq!(server.post("/api/validate", "text/plain", &[0xff, 0xfe, 0x00]).status, 400);
+    assert_eq!(server.post("/api/validate?board_trials=100000000", "text/plain", text.as_bytes()).status, 400);
+    // A comparison needs both sides, of one rule system.
+    assert_eq!(server.post("/api/compare", "application/json", json!({"a": text}).to_string().as_bytes()).status, 400);
+    let mixed = json!({"a": text, "b": repo_file(ROUT)}).to_string();
+    let answer = server.post("/api/compare?trials=1000", "application/json", mixed.as_bytes());
+    assert_eq!(answer.status, 400);
+    assert!(answer.json()["error"].as_str().expect("error").contains("different systems"));
+    assert_eq!(server.get("/api/jobs/999").status, 404);
+    assert_eq!(server.get("/api/jobs/x").status, 404);
+    assert_eq!(server.get("/no/such/page").status, 404);
+    // Still serving.
+    assert!(server.alive());
+    assert_eq!(server.post("/api/validate", "text/plain", text.as_bytes()).status, 200);
+}
+
+#[test]
+fn runs_are_one_at_a_time_per_client_cancellable_and_write_only_under_reports() {
+    let server = Server::start(&["--max-trials", "2000000000"]);
+    let rout = repo_file(ROUT);
+    let start = |client: &str, trials: u64| {
+        server.request(
+            "POST",
+            &format!("/api/jobs/run?trials={trials}"),
+            &[("Content-Type", "text/plain"), ("X-Charioteer-Client", client)],
+            rout.as_bytes(),
+        )
+    };
+    // Long enough to be running when the next requests arrive.
+    let long = start("player-1", 1_000_000_000);
+    assert_eq!(long.status, 202);
+    let id = long.json()["id"].as_str().expect("id").to_string();
+    let second = start("player-1", 1000);
+    assert_eq!(second.status, 409);
+    assert!(second.json()["error"].as_str().expect("error").contains("one run at a time"));
+    // Another client is not held up.
+    let other = start("player-2", 1000);
+    assert_eq!(other.status, 202);
+    // Cancelled within a block or two.
+    assert_eq!(server.request("DELETE", &format!("/api/jobs/{id}"), &[], b"").status, 200);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        let s = server.get(&format!("/api/jobs/{id}")).json();
+        if s["state"] != "running" {
+            break s;
+        }
+        assert!(std::time::Instant::now() < deadline, "not cancelled: {s}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(status["state"], "cancelled", "{status}");
+    assert!(status["done"].as_u64().expect("done") < 1_000_000_000);
+    // Now player-1 may run again; the finished run's report is served.
+    let again = start("player-1", 5000).json();
+    let url = again["url"].as_str().expect("url").to_string();
+    let done = loop {
+        let s = server.get(&url).json();
+        if s["state"] != "running" {
+            break s;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(done["state"], "done", "{done}");
+    assert_eq!(done["result"]["trials"], 5000);
+    let files = done["files"].as_array().expect("files");
+    assert_eq!(files[0]["name"], "report.md");
+    assert!(files.iter().any(|f| f["name"] == "scenario.toml"));
+    let report = server.get(files[0]["url"].as_str().expect("url"));
+    assert_eq!(report.status, 200);
+    assert!(String::from_utf8_lossy(&report.body).contains("routing"));
+    // Nothing but the files it wrote, by name.
+    for sneaky in ["..%2F..%2Fscenario.toml", "..", "%2Fetc%2Fpasswd", "missing.csv"] {
+        let id = done["id"].as_str().expect("id");
+        assert_eq!(server.get(&format!("/api/jobs/{id}/files/{sneaky}")).status, 404, "{sneaky}");
+    }
+    // Every file the server wrote is under reports/.
+    let mut stack = vec![server.dir.path().to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let relative = path.strip_prefix(server.dir.path()).expect("inside");
+                assert!(relative.starts_with("reports/web"), "{} written outside reports/web", relative.display());
+            }
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! The page in a real browser: headless Chromium (Debian's `chromium` package) driven
+//! through the DevTools protocol. A player's session: the page loads and checks the
+//! example, a formation is added and dragged into place with the mouse (the path and
+//! contacts update), a run plays with progress and its table is read from the page and
+//! checked against the API's run of the same set-up, two set-ups are compared, and a
+//! BATTLESYSTEM example is loaded and run. Screenshots are saved for a person to look at.
+
+mod web;
+
+use serde_json::json;
+use web::{Browser, Server, find_chromium};
+
+fn screenshot_dir() -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-screenshots");
+    std::fs::create_dir_all(&dir).expect("screenshot folder");
+    dir
+}
+
+#[test]
+fn a_player_places_a_formation_runs_compares_and_loads_battlesystem() {
+    let Some(chromium) = find_chromium() else {
+        eprintln!(
+            "SKIPPED: no Chromium found, so the page was not tested in a browser. Install it with \
+             `sudo apt-get install -y chromium` (Debian/Ubuntu; .ci/run does this), or point \
+             CHARIOTEER_CHROMIUM at a Chromium or Chrome binary."
+        );
+        return;
+    };
+    let server = Server::start(&[]);
+    let mut browser = Browser::start(&chromium, 1400, 1000);
+    browser.open(&server.url());
+    let shots = screenshot_dir();
+
+    // The first example is checked and drawn: 12 bases, the chariot, its path.
+    assert_eq!(browser.eval("document.querySelectorAll('#board .formation .base').length"), json!(12));
+    assert!(browser.eval("document.getElementById('status').className") == json!("ok"));
+    assert!(
+        browser
+            .eval("document.getElementById('status').textContent")
+            .as_str()
+            .expect("status")
+            .contains("4 contact groups")
+    );
+
+    // Add a formation of Uruk-hai from the library and drag it across the chariot's path.
+    browser.set_value("#add-profile", "Uruk-hai Warrior");
+    browser.click("#add-formation");
+    browser.wait_for("document.querySelectorAll('#board .formation').length === 2", 30);
+    let before = browser.eval("state.scenario.formations[1].front_centre");
+    let from = browser.centre_of("#board .formation[data-index='1'] .base");
+    // Where the chariot's path is, 10 inches ahead of the chariot, in screen pixels.
+    let to = browser.eval(
+        "(() => { const svg = document.getElementById('board'); const p = svg.createSVGPoint();
+            p.x = 0; p.y = -10; const q = p.matrixTransform(svg.getScreenCTM()); return [q.x, q.y]; })()",
+    );
+    let to = (to[0].as_f64().expect("x"), to[1].as_f64().expect("y"));
+    // Drag by the base's offset from the formation's front centre, so the front centre lands there.
+    let base_centre = browser.eval(
+        "(() => { const b = state.check.board.picture.bases.filter(b => b.formation === 1)[0]; return b.centre; })()",
+    );
+    let front = before.clone();
+    let offset = (
+        base_centre[0].as_f64().expect("x") - front[0].as_f64().expect("x"),
+        base_centre[1].as_f64().expect("y") - front[1].as_f64().expect("y"),
+    );
+    let scale = browser.eval("document.getElementById('board').getScreenCTM().a").as_f64().expect("scale");
+    browser.drag(from, (to.0 + offset.0 * scale, to.1 - offset.1 * scale));
+    browser.wait_for(
+        &format!("JSON.stringify(state.scenario.formations[1].front_centre) !== JSON.stringify({before})"),
+        30,
+    );
+    browser.wait_for("document.getElementById('status').className === 'ok'", 30);
+    let after = browser.eval("state.scenario.formations[1].front_centre");
+    let (x, y) = (after[0].as_f64().expect("x"), after[1].as_f64().expect("y"));
+    assert!(x.abs() < 0.6 && (y - 10.0).abs() < 0.6, "dropped at {after}, not on the path at [0, 10]");
+    // The move is in the scenario file the page shows, and the board drew the new path.
+    browser.wait_for("document.getElementById('toml').value.includes('Uruk-hai Warrior')", 10);
+    let formations_on_path = browser.eval("state.check.board.plan.formations_on_path");
+    assert!(formations_on_path.to_string().contains("Uruk-hai Warrior"), "{formations_on_path}");
+    browser.screenshot(&shots.join("1-formation-placed.png"));
+
+    // Run 100,000 trials and read the table from the page.
+    browser.set_value("#trials", "100000");
+    browser.set_value("#seed", "21");
+    browser.click("#run");
+    browser.wait_for("document.querySelector('#metrics-table tr[data-metric=kills]')", 120);
+    let shown = browser.eval("document.querySelector('#metrics-table tr[data-metric=kills] .mean').textContent");
+    let exact = browser.eval("document.querySelector('#metrics-table tr[data-metric=kills] .exact').textContent");
+    let charts = browser.eval("document.querySelectorAll('#charts img').length").as_u64().expect("charts");
+    assert!(charts >= 5, "{charts} charts shown");
+    // The same set-up through the API (same seed and trials) gives the numbers shown.
+    let toml = browser.eval("state.check.toml").as_str().expect("toml").to_string();
+    let api = server.post("/api/run?trials=100000&seed=21", "text/plain", toml.as_bytes()).json();
+    let mean = api["metrics"]["kills"]["mean"].as_f64().expect("mean");
+    assert_eq!(shown, json!(format!("{mean:.4}")));
+    let exact_value = api["exact"]["kills"]["exact"].as_f64().expect("exact");
+    assert_eq!(exact, json!(format!("{exact_value:.4}")));
+    // The downloads include the report and the scenario file.
+    let links = browser.eval("[...document.querySelectorAll('#downloads a')].map(a => a.textContent).join(' ')");
+    assert!(
+        links.as_str().expect("links").contains("report.md")
+            && links.as_str().expect("links").contains("scenario.toml")
+    );
+    browser.eval("window.scrollTo(0, 0)");
+    browser.screenshot(&shots.join("2-run.png"));
+
+    // Keep this as A, turn the chariot 15 degrees, compare A with it.
+    browser.click("#keep-a");
+    browser.set_value("#chariot-facing", "15");
+    browser
+        .wait_for("state.scenario.chariot.facing === 15 && document.getElementById('status').className === 'ok'", 30);
+    browser.set_value("#trials", "50000");
+    browser.click("#compare");
+    browser.wait_for("document.querySelector('#comparison-table tr[data-metric=kills]')", 120);
+    assert_eq!(browser.eval("document.getElementById('comparison').hidden"), json!(false));
+    browser.screenshot(&shots.join("3-compared.png"));
+
+    // A BATTLESYSTEM example: drawn by the server, run like any other.
+    let index = browser.eval("state.library.examples.findIndex(e => e.file.includes('routing-elephants'))");
+    browser.set_value("#examples", &index.to_string());
+    browser.wait_for("state.system === 'battlesystem' && document.querySelector('#board-svg svg')", 30);
+    browser.set_value("#trials", "20000");
+    browser.click("#run");
+    browser.wait_for("document.querySelector('#metrics-table tr[data-metric=units_contacted]')", 120);
+    browser.eval("window.scrollTo(0, 0)");
+    browser.screenshot(&shots.join("4-battlesystem.png"));
+    eprintln!("screenshots: {}", shots.display());
+}
