@@ -238,3 +238,31 @@ fn runs_are_one_at_a_time_per_client_cancellable_and_write_only_under_reports() 
         }
     }
 }
+
+#[test]
+fn a_run_whose_caller_goes_away_is_cancelled() {
+    use std::io::Write;
+    let server = Server::start(&["--max-trials", "2000000000"]);
+    let rout = repo_file(ROUT);
+    let mut stream = std::net::TcpStream::connect(&server.address).expect("connects");
+    write!(
+        stream,
+        "POST /api/run?trials=1000000000 HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n{rout}",
+        rout.len()
+    )
+    .expect("sends");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    drop(stream);
+    // The first job of a fresh server is 1.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        let s = server.get("/api/jobs/1").json();
+        if s["state"] != "running" {
+            break s;
+        }
+        assert!(std::time::Instant::now() < deadline, "still running after its caller left: {s}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(status["state"], "cancelled", "{status}");
+    assert!(status["error"].as_str().expect("error").contains("of 1,000,000,000 trials"));
+}

@@ -19,6 +19,11 @@ fn screenshot_dir() -> std::path::PathBuf {
 #[test]
 fn a_player_places_a_formation_runs_compares_and_loads_battlesystem() {
     let Some(chromium) = find_chromium() else {
+        assert!(
+            std::env::var_os("CHARIOTEER_REQUIRE_BROWSER").is_none(),
+            "CHARIOTEER_REQUIRE_BROWSER is set (as .ci/run sets it) but no Chromium was found: \
+             install it with `apt-get install -y chromium` or set CHARIOTEER_CHROMIUM"
+        );
         eprintln!(
             "SKIPPED: no Chromium found, so the page was not tested in a browser. Install it with \
              `sudo apt-get install -y chromium` (Debian/Ubuntu; .ci/run does this), or point \
@@ -103,6 +108,8 @@ fn a_player_places_a_formation_runs_compares_and_loads_battlesystem() {
     );
     browser.eval("window.scrollTo(0, 0)");
     browser.screenshot(&shots.join("2-run.png"));
+    // The README's picture: the board and the start of the results.
+    browser.top_screenshot(&shots.join("2-run-top.png"), 1400, 1560);
 
     // Keep this as A, turn the chariot 15 degrees, compare A with it.
     browser.click("#keep-a");

@@ -331,9 +331,15 @@ impl Browser {
     /// A PNG of the whole page.
     pub fn screenshot(&mut self, path: &Path) {
         let shot = self.call("Page.captureScreenshot", json!({"format": "png", "captureBeyondViewport": true}));
-        let data = shot["data"].as_str().expect("screenshot data");
-        let bytes = base64_decode(data);
-        std::fs::write(path, bytes).expect("writes the screenshot");
+        std::fs::write(path, base64_decode(shot["data"].as_str().expect("screenshot data"))).expect("writes");
+    }
+
+    /// A PNG of the top `height` pixels of the page, `width` wide.
+    pub fn top_screenshot(&mut self, path: &Path, width: u32, height: u32) {
+        let clip = json!({"x": 0, "y": 0, "width": width, "height": height, "scale": 1});
+        let shot =
+            self.call("Page.captureScreenshot", json!({"format": "png", "captureBeyondViewport": true, "clip": clip}));
+        std::fs::write(path, base64_decode(shot["data"].as_str().expect("screenshot data"))).expect("writes");
     }
 }
 

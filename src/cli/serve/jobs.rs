@@ -192,10 +192,14 @@ pub(super) fn spawn(
 }
 
 /// The answer when a job was stopped before it finished.
-fn interrupted(e: crate::engine::Interrupted) -> ApiError {
+fn interrupted(job: &Job) -> ApiError {
     ApiError::new(
         StatusCode::CONFLICT,
-        format!("cancelled after {} of {} trials; nothing was written", group_digits(e.done), group_digits(e.asked)),
+        format!(
+            "cancelled after {} of {} trials; nothing was written",
+            group_digits(job.done.load(Ordering::Relaxed)),
+            group_digits(job.trials)
+        ),
     )
 }
 
@@ -242,7 +246,7 @@ fn run_of<S: System>(
         job.done.fetch_add(n, Ordering::Relaxed);
     };
     let tally = crate::engine::run(&plan, streams, TrialRange { first: 0, count: trials }, &progress, &job.cancel)
-        .map_err(interrupted)?;
+        .map_err(|_| interrupted(job))?;
     let played = Played {
         tally,
         seed,
@@ -302,10 +306,8 @@ fn compare_of<S: System>(
         job.done.fetch_add(n, Ordering::Relaxed);
     };
     let range = TrialRange { first: 0, count: trials };
-    let sums =
-        crate::tools::paired::run(&plan_a, &plan_b, streams, range, &progress, &job.cancel).ok_or_else(|| {
-            interrupted(crate::engine::Interrupted { done: job.done.load(Ordering::Relaxed), asked: trials })
-        })?;
+    let sums = crate::tools::paired::run(&plan_a, &plan_b, streams, range, &progress, &job.cancel)
+        .ok_or_else(|| interrupted(job))?;
     let run = crate::tools::paired::PairedRun {
         titles: [facts_a.title.clone(), facts_b.title.clone()],
         files: [facts_a.name.clone(), facts_b.name.clone()],

@@ -99,10 +99,11 @@ pub struct ServeArgs {
     /// Worker threads for runs (default: all cores, or RAYON_NUM_THREADS).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub threads: Option<u64>,
-    /// Folder the runs' reports are written under (each run in a folder of its own).
-    #[arg(long, default_value = "reports/web")]
-    pub reports: PathBuf,
 }
+
+/// Where the server writes its runs' reports, each in a folder of its own: the only place
+/// it writes.
+const REPORTS: &str = "reports/web";
 
 /// What every request handler shares.
 struct Server {
@@ -123,7 +124,7 @@ pub(super) fn serve(args: ServeArgs) -> Result<()> {
     let pool =
         PlayOptions { trials: None, seed: None, threads: args.threads, out: None, quiet: true, json: false }.pool()?;
     let server =
-        Arc::new(Server { pool, jobs: Jobs::default(), max_trials: args.max_trials, reports: args.reports.clone() });
+        Arc::new(Server { pool, jobs: Jobs::default(), max_trials: args.max_trials, reports: PathBuf::from(REPORTS) });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
