@@ -77,17 +77,19 @@ pub(super) trait System {
     fn exact(scenario: &Self::Scenario, output: &OutputOptions) -> Result<()>;
     /// `replay`: one trial's events and metrics.
     fn replay(scenario: &Self::Scenario, trial: u64, seed: Option<u64>, output: &OutputOptions) -> Result<()>;
-    /// `validate`: one line saying what the scenario holds, and any lines of detail.
-    fn describe(scenario: &Self::Scenario) -> (String, Vec<String>);
+    /// `validate`: one line saying what the scenario holds (compiled as `plan`), and any
+    /// lines of detail.
+    fn describe(scenario: &Self::Scenario, plan: &Self::Plan) -> (String, Vec<String>);
     /// What is allowed but probably not meant, each naming its field: printed by
     /// `validate`, `run`, `sweep` and `compare`, which still run.
     fn warnings(scenario: &Self::Scenario, plan: &Self::Plan) -> Vec<crate::input::Problem>;
     /// The scenario without the Hero riding its chariot, when one rides (so `balance`
     /// can split a fair price between the chariot and the Hero).
     fn without_rider(scenario: &Self::Scenario) -> Option<(Self::Scenario, String)>;
-    /// `validate --map`: the board drawn, with what moves counted from the first
-    /// [`BOARD_TRIALS`](crate::mesbg::board::BOARD_TRIALS) trials of the scenario's seed.
-    fn board(scenario: &Self::Scenario) -> Result<crate::report::charts::Rendered>;
+    /// `validate --map`: the board drawn (the scenario compiled as `plan`), with what moves
+    /// counted from the first [`BOARD_TRIALS`](crate::mesbg::board::BOARD_TRIALS) trials of
+    /// the scenario's seed.
+    fn board(scenario: &Self::Scenario, plan: &Self::Plan) -> Result<crate::report::charts::Rendered>;
 }
 
 /// Prints warnings on standard error (nothing under `--quiet`), each on one line naming
@@ -177,8 +179,7 @@ impl System for Mesbg {
     fn replay(s: &Scenario, trial: u64, seed: Option<u64>, output: &OutputOptions) -> Result<()> {
         replay::replay_mesbg(s, trial, seed, output)
     }
-    fn describe(s: &Scenario) -> (String, Vec<String>) {
-        let plan = plan::compile(s);
+    fn describe(_: &Scenario, plan: &Plan) -> (String, Vec<String>) {
         let summary = format!(
             "ok ({} model{}, {} on the chariot's path{})",
             plan.models.len(),
@@ -186,7 +187,7 @@ impl System for Mesbg {
             plan.models_on_path(),
             if plan.breakthrough_possible { ", breakthrough possible" } else { "" }
         );
-        (summary, validate::support_lines(&plan))
+        (summary, validate::support_lines(plan))
     }
     fn warnings(s: &Scenario, plan: &Plan) -> Vec<crate::input::Problem> {
         plan.warnings(s)
@@ -197,9 +198,8 @@ impl System for Mesbg {
         alone.chariot.hero = None;
         Some((alone, hero))
     }
-    fn board(s: &Scenario) -> Result<crate::report::charts::Rendered> {
-        let plan = plan::compile(s);
-        let picture = crate::mesbg::board::picture(s, &plan, s.seed, crate::mesbg::board::BOARD_TRIALS);
+    fn board(s: &Scenario, plan: &Plan) -> Result<crate::report::charts::Rendered> {
+        let picture = crate::mesbg::board::picture(s, plan, s.seed, crate::mesbg::board::BOARD_TRIALS);
         Ok(report::board_figure(&picture, &s.title)?.0)
     }
 }
@@ -279,7 +279,7 @@ impl System for Battlesystem {
     fn replay(s: &BattlesystemScenario, trial: u64, seed: Option<u64>, output: &OutputOptions) -> Result<()> {
         battlesystem::replay(s, trial, seed, output)
     }
-    fn describe(s: &BattlesystemScenario) -> (String, Vec<String>) {
+    fn describe(s: &BattlesystemScenario, _: &Self::Plan) -> (String, Vec<String>) {
         (battlesystem::describe(s), Vec::new())
     }
     fn warnings(_: &BattlesystemScenario, _: &Self::Plan) -> Vec<crate::input::Problem> {
@@ -290,14 +290,13 @@ impl System for Battlesystem {
     fn without_rider(_: &BattlesystemScenario) -> Option<(BattlesystemScenario, String)> {
         None // a platform's crew is its unit's figures, priced with it
     }
-    fn board(s: &BattlesystemScenario) -> Result<crate::report::charts::Rendered> {
-        let plan = Self::compile(s);
+    fn board(s: &BattlesystemScenario, plan: &Self::Plan) -> Result<crate::report::charts::Rendered> {
         let streams = crate::engine::Streams::new(s.seed, s.hash());
         let range = crate::engine::TrialRange { first: 0, count: crate::mesbg::board::BOARD_TRIALS };
         let started = std::time::Instant::now();
-        let tally = crate::engine::run(&plan, streams, range, &|_| {}, &super::CANCEL)?;
+        let tally = crate::engine::run(plan, streams, range, &|_| {}, &super::CANCEL)?;
         let record = BattlesystemRecord::new(
-            &plan,
+            plan,
             tally,
             s.seed,
             rayon::current_num_threads(),

@@ -84,10 +84,11 @@ type Described = (String, Vec<String>, &'static str, u64, Vec<scenario::Problem>
 /// What `validate` says of a scenario of system `S`, after drawing its board to `map` if
 /// asked.
 fn described<S: System>(scenario: S::Scenario, map: Option<&Path>, quiet: bool) -> Result<Described> {
-    let (summary, details) = S::describe(&scenario);
-    let warnings = S::warnings(&scenario, &S::compile(&scenario));
+    let plan = S::compile(&scenario);
+    let (summary, details) = S::describe(&scenario, &plan);
+    let warnings = S::warnings(&scenario, &plan);
     if let Some(map) = map {
-        let rendered = S::board(&scenario)?;
+        let rendered = S::board(&scenario, &plan)?;
         let bytes = if map_format(map)? { rendered.png } else { rendered.svg.into_bytes() };
         if let Some(dir) = map.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;

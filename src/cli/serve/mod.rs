@@ -460,7 +460,7 @@ async fn validate_request(
 fn validated<S: WebSystem>(scenario: S::Scenario, board_trials: u64) -> Result<Value> {
     let facts = S::facts(&scenario);
     let plan = S::compile(&scenario);
-    let (summary, details) = S::describe(&scenario);
+    let (summary, details) = S::describe(&scenario, &plan);
     let warnings: Vec<Value> = S::warnings(&scenario, &plan)
         .iter()
         .map(|w| {
@@ -504,8 +504,8 @@ impl WebSystem for Mesbg {
 
 impl WebSystem for Battlesystem {
     const NAME: &'static str = "battlesystem";
-    fn page_board(s: &Self::Scenario, _: &Self::Plan, _: u64) -> Result<Value> {
-        let rendered = Battlesystem::board(s)?;
+    fn page_board(s: &Self::Scenario, plan: &Self::Plan, _: u64) -> Result<Value> {
+        let rendered = Battlesystem::board(s, plan)?;
         Ok(json!({"kind": "svg", "svg": rendered.svg}))
     }
 }

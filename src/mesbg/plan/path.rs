@@ -3,6 +3,7 @@
 //! contacts it makes.
 
 use super::*;
+use rayon::prelude::*;
 
 /// The distance a drive covers for `budget` inches of Move when the `stretches` (sorted,
 /// disjoint, from the start of the drive) are difficult terrain, where Move is halved.
@@ -323,17 +324,22 @@ pub(super) fn best_pivots(
     let mut best = vec![0.0; chances];
     let mut best_score = score(&best);
     let total = per.pow(chances as u32);
-    let mut candidate = vec![0.0; chances];
-    for index in 0..total {
+    let candidate = |index: usize| -> Vec<f64> {
         let mut rest = index;
-        for slot in candidate.iter_mut() {
-            *slot = values[rest % per];
-            rest /= per;
-        }
-        let sc = score(&candidate);
+        (0..chances)
+            .map(|_| {
+                let v = values[rest % per];
+                rest /= per;
+                v
+            })
+            .collect()
+    };
+    // Scored in parallel, chosen in order: the same choice as scoring one by one.
+    let scores: Vec<(f64, f64)> = (0..total).into_par_iter().map(|index| score(&candidate(index))).collect();
+    for (index, sc) in scores.into_iter().enumerate() {
         if better(sc, best_score) {
             best_score = sc;
-            best.clone_from(&candidate);
+            best = candidate(index);
         }
     }
     // Refine one pivot at a time at 1 degree: over the whole range for round footprints,
@@ -343,15 +349,26 @@ pub(super) fn best_pivots(
         let mut improved = false;
         for k in 0..chances {
             let centre = best[k].round() as i32;
-            for step in (centre - reach).max(-45)..=(centre + reach).min(45) {
+            // Every trial differs from `best` only at pivot k, so an improvement found on
+            // the way does not change the trials after it: scored in parallel, chosen in
+            // order, as one by one.
+            let steps: Vec<i32> = ((centre - reach).max(-45)..=(centre + reach).min(45)).collect();
+            let with_step = |step: i32| {
                 let mut trial = best.clone();
                 trial[k] = f64::from(step);
-                let sc = score(&trial);
+                trial
+            };
+            let scores: Vec<(f64, f64)> = steps.par_iter().map(|&step| score(&with_step(step))).collect();
+            let mut chosen = None;
+            for (&step, sc) in steps.iter().zip(scores) {
                 if better(sc, best_score) {
                     best_score = sc;
-                    best = trial;
+                    chosen = Some(step);
                     improved = true;
                 }
+            }
+            if let Some(step) = chosen {
+                best = with_step(step);
             }
         }
         if !improved {

@@ -51,10 +51,32 @@ function slainColour(p) {
 }
 
 // ---------- checking ----------
-// Sends the scenario (its JSON form, or TOML text) to the validator; draws the answer.
+// One check at a time: edits made while one is on its way wait, and only the latest is
+// sent when it returns (a best-path search can take seconds; the server is not asked to
+// check set-ups the player has already changed).
+let checkInFlight = null;
+let pendingCheck = null;
 async function check(source) {
+  pendingCheck = source;
+  if (checkInFlight) return checkInFlight;
+  checkInFlight = (async () => {
+    let ok = false;
+    while (pendingCheck) {
+      const next = pendingCheck;
+      pendingCheck = null;
+      ok = await checkNow(next);
+    }
+    checkInFlight = null;
+    return ok;
+  })();
+  return checkInFlight;
+}
+
+// Sends the scenario (its JSON form, or TOML text) to the validator; draws the answer.
+async function checkNow(source) {
   const ticket = ++state.checking;
-  $("status").textContent = "checking…";
+  $("status").textContent = source.json && source.json.charge && source.json.charge.plan === "best"
+    ? "checking… (searching for the best path takes a few seconds)" : "checking…";
   $("status").className = "";
   const { ok, answer } = source.text !== undefined
     ? await api("POST", "/api/validate", source.text, false)
