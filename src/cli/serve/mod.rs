@@ -177,10 +177,10 @@ fn router(server: Shared) -> Router {
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .route("/api/library", get(library))
         .route("/api/validate", post(validate_request))
-        .route("/api/run", post(run_now))
-        .route("/api/compare", post(compare_now))
-        .route("/api/jobs/run", post(start_run))
-        .route("/api/jobs/compare", post(start_compare))
+        .route("/api/run", post(play_now::<false>))
+        .route("/api/compare", post(play_now::<true>))
+        .route("/api/jobs/run", post(start_job::<false>))
+        .route("/api/jobs/compare", post(start_job::<true>))
         .route("/api/jobs/{id}", get(job_status).delete(cancel_job))
         .route("/api/jobs/{id}/files/{name}", get(job_file))
         .fallback(|| async {
@@ -572,34 +572,59 @@ fn compare_request(
     Ok((a, b, [text_a, text_b], query.seed.unwrap_or(seed), trials))
 }
 
-/// `POST /api/run`: plays the scenario and answers `run --json`'s object when done.
-/// The run stops if the caller goes away.
-async fn run_now(
-    State(server): State<Shared>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+/// The work of a job, ready to play.
+type Work = Box<dyn FnOnce(&Server, &Job) -> Result<Value, ApiError> + Send>;
+
+/// A run (`COMPARE` false: the body is a scenario) or a comparison (`COMPARE` true: the
+/// body is `{"a": ..., "b": ...}`) read from a request, registered as a job of its client.
+fn prepared<const COMPARE: bool>(
+    server: &Server,
+    peer: SocketAddr,
     query: Result<Query<PlayQuery>, QueryRejection>,
-    headers: HeaderMap,
+    headers: &HeaderMap,
     body: Result<axum::body::Bytes, BytesRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<(Arc<Job>, Work), ApiError> {
     let Query(query) = query?;
-    let (loaded, text, seed, trials) = run_request(&server, &headers, &body?, &query)?;
-    let job = server.jobs.start(client_of(&headers, peer), JobKind::Run, trials)?;
-    finish_now(&server, job, move |server, job| jobs::run_job(server, job, loaded, &text, seed, trials)).await
+    let body = body?;
+    let client = client_of(headers, peer);
+    if COMPARE {
+        let (a, b, texts, seed, trials) = compare_request(server, &body, &query)?;
+        let job = server.jobs.start(client, JobKind::Compare, trials)?;
+        Ok((job, Box::new(move |server, job| jobs::compare_job(server, job, a, b, &texts, seed, trials))))
+    } else {
+        let (loaded, text, seed, trials) = run_request(server, headers, &body, &query)?;
+        let job = server.jobs.start(client, JobKind::Run, trials)?;
+        Ok((job, Box::new(move |server, job| jobs::run_job(server, job, loaded, &text, seed, trials))))
+    }
 }
 
-/// `POST /api/compare`: plays A and B on common random numbers and answers `compare
-/// --json`'s object when done.
-async fn compare_now(
+/// `POST /api/run` and `POST /api/compare`: plays the run (`run --json`'s object) or the
+/// comparison on common random numbers (`compare --json`'s) and answers when done. It
+/// stops if the caller goes away.
+async fn play_now<const COMPARE: bool>(
     State(server): State<Shared>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     query: Result<Query<PlayQuery>, QueryRejection>,
     headers: HeaderMap,
     body: Result<axum::body::Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let Query(query) = query?;
-    let (a, b, texts, seed, trials) = compare_request(&server, &body?, &query)?;
-    let job = server.jobs.start(client_of(&headers, peer), JobKind::Compare, trials)?;
-    finish_now(&server, job, move |server, job| jobs::compare_job(server, job, a, b, &texts, seed, trials)).await
+    let (job, work) = prepared::<COMPARE>(&server, peer, query, &headers, body)?;
+    finish_now(&server, job, work).await
+}
+
+/// `POST /api/jobs/run` and `POST /api/jobs/compare`: the same, started and answered at
+/// once (202) with the job's status.
+async fn start_job<const COMPARE: bool>(
+    State(server): State<Shared>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    query: Result<Query<PlayQuery>, QueryRejection>,
+    headers: HeaderMap,
+    body: Result<axum::body::Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let (job, work) = prepared::<COMPARE>(&server, peer, query, &headers, body)?;
+    let answer = job.status();
+    drop(jobs::spawn(server, job, work));
+    Ok((StatusCode::ACCEPTED, Json(answer)).into_response())
 }
 
 /// Plays a job while the caller waits; cancels it if the caller goes away.
@@ -621,38 +646,6 @@ async fn finish_now(
     let answer =
         result.map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the run failed: {e}")))?;
     answer.map(Json)
-}
-
-/// `POST /api/jobs/run`: starts a run and answers its id at once (202).
-async fn start_run(
-    State(server): State<Shared>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    query: Result<Query<PlayQuery>, QueryRejection>,
-    headers: HeaderMap,
-    body: Result<axum::body::Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
-    let Query(query) = query?;
-    let (loaded, text, seed, trials) = run_request(&server, &headers, &body?, &query)?;
-    let job = server.jobs.start(client_of(&headers, peer), JobKind::Run, trials)?;
-    let answer = job.status();
-    drop(jobs::spawn(server, job, move |server, job| jobs::run_job(server, job, loaded, &text, seed, trials)));
-    Ok((StatusCode::ACCEPTED, Json(answer)).into_response())
-}
-
-/// `POST /api/jobs/compare`: starts a comparison and answers its id at once (202).
-async fn start_compare(
-    State(server): State<Shared>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    query: Result<Query<PlayQuery>, QueryRejection>,
-    headers: HeaderMap,
-    body: Result<axum::body::Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
-    let Query(query) = query?;
-    let (a, b, texts, seed, trials) = compare_request(&server, &body?, &query)?;
-    let job = server.jobs.start(client_of(&headers, peer), JobKind::Compare, trials)?;
-    let answer = job.status();
-    drop(jobs::spawn(server, job, move |server, job| jobs::compare_job(server, job, a, b, &texts, seed, trials)));
-    Ok((StatusCode::ACCEPTED, Json(answer)).into_response())
 }
 
 /// `GET /api/jobs/{id}`: a job's progress, and its result when done.
