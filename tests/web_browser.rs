@@ -131,5 +131,10 @@ fn a_player_places_a_formation_runs_compares_and_loads_battlesystem() {
     browser.wait_for("document.querySelector('#metrics-table tr[data-metric=units_contacted]')", 120);
     browser.eval("window.scrollTo(0, 0)");
     browser.screenshot(&shots.join("4-battlesystem.png"));
+
+    // The last set-up is kept in the browser: a reload starts from it.
+    browser.open(&server.url());
+    browser.wait_for("state.system === 'battlesystem' && document.querySelector('#board-svg svg')", 30);
+    assert_eq!(browser.eval("document.getElementById('examples').value"), json!(""));
     eprintln!("screenshots: {}", shots.display());
 }

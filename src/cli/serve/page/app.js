@@ -90,6 +90,7 @@ async function checkNow(source) {
   state.check = answer;
   state.scenario = answer.scenario;
   state.system = answer.system;
+  remember(answer.toml);
   $("toml").value = source.text !== undefined ? source.text : answer.toml;
   if (!$("seed").dataset.touched) $("seed").value = answer.seed;
   showCheck(answer);
@@ -641,9 +642,10 @@ function showRun(status) {
   }
   html += "</tbody>";
   $("metrics-table").innerHTML = html;
-  $("ends").innerHTML = r.charge_ends
+  const noExact = r.exact && r.exact.unavailable ? `<p class="small">No exact values: ${esc(r.exact.unavailable)}</p>` : "";
+  $("ends").innerHTML = noExact + (r.charge_ends
     ? `<h3>How charges end</h3><table><thead><tr><th class="name">end</th><th>share</th><th>95% interval</th><th>exact</th></tr></thead><tbody>${r.charge_ends.map((e) => `<tr><td class="name">${esc(e.words)}</td><td>${pct(e.p)}</td><td>${pct(e.ci95_lo)} – ${pct(e.ci95_hi)}</td><td>${e.exact === null || e.exact === undefined ? "–" : pct(e.exact)}</td></tr>`).join("")}</tbody></table>`
-    : (r.exact && r.exact.unavailable ? `<p class="small">No exact values: ${esc(r.exact.unavailable)}</p>` : "");
+    : "");
   $("conditional").innerHTML = r.conditional && r.conditional.length
     ? `<h3>Given rates</h3><table><thead><tr><th class="name">rate</th><th>mean</th><th>95% interval</th><th>among</th></tr></thead><tbody>${r.conditional.map((c) => `<tr><td class="name">${esc(c.description)}</td><td>${valueText(c.flag, c.mean)}</td><td>${valueText(c.flag, c.ci95_lo)} – ${valueText(c.flag, c.ci95_hi)}</td><td>${grouped(c.trials)} trials</td></tr>`).join("")}</tbody></table>`
     : "";
@@ -707,9 +709,21 @@ function opened(text) {
   $("comparison").hidden = true;
   return check({ text });
 }
-$("examples").addEventListener("change", () => opened(state.library.examples[Number($("examples").value)].toml));
+$("examples").addEventListener("change", () => {
+  const v = $("examples").value;
+  opened(v === "" ? state.keptAtStart : state.library.examples[Number(v)].toml);
+});
 
 // ---------- start ----------
+// The last valid set-up is kept in this browser, so a reload (or tomorrow) starts from it.
+const KEPT = "charioteer.scenario";
+function remember(toml) {
+  try { localStorage.setItem(KEPT, toml); } catch { /* private mode: nothing kept */ }
+}
+function remembered() {
+  try { return localStorage.getItem(KEPT); } catch { return null; }
+}
+
 async function start() {
   $("board-hint").dataset.mesbg = $("board-hint").textContent;
   const { answer } = await api("GET", "/api/library");
@@ -718,7 +732,12 @@ async function start() {
   answer.examples.forEach((e, i) => option($("examples"), i, `${e.system === "battlesystem" ? "BATTLESYSTEM: " : ""}${e.title}`, i === 0));
   for (const name of Object.keys(answer.profiles.models || {})) option($("add-profile"), name, name, name === "Warrior of Minas Tirith");
   setRunning(false);
-  await check({ text: answer.examples[0].toml });
+  const kept = remembered();
+  if (!(kept && await check({ text: kept }))) await check({ text: answer.examples[0].toml });
+  if (kept && state.check && state.check.toml === kept) {
+    state.keptAtStart = kept;
+    $("examples").insertBefore(new Option("(your last set-up, kept in this browser)", "", true, true), $("examples").firstChild);
+  }
   document.body.dataset.ready = "yes";
 }
 start();
