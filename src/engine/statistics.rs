@@ -35,7 +35,7 @@ pub struct MetricSummary<M> {
     pub sd: f64,
     /// Standard error of the mean.
     pub se: f64,
-    /// Lower end of the 95% interval (Wilson for 0/1 metrics, mean - 1.96 se otherwise).
+    /// Lower end of the 95% interval (Wilson for 0/1 metrics, mean - 1.96 se cut at 0 otherwise).
     pub ci95_lo: f64,
     /// Upper end of the 95% interval.
     pub ci95_hi: f64,
@@ -81,6 +81,12 @@ pub fn wilson(successes: u64, n: u64, z: f64) -> (f64, f64) {
     (lo, hi)
 }
 
+/// The 95% interval of a count's mean (the normal one), cut at 0: a count is never
+/// negative, so neither is its mean, and a rare count's interval must not say it might be.
+pub fn count_interval(mean: f64, se: f64) -> (f64, f64) {
+    ((mean - Z95 * se).max(0.0), mean + Z95 * se)
+}
+
 /// Headline statistics of a histogram of `n` trials (`hist[v]` trials gave value `v`);
 /// `flag` marks 0/1 metrics, whose interval is Wilson's.
 pub fn summarize_histogram<M>(hist: &[u64], n: u64, flag: bool, metric: M) -> MetricSummary<M> {
@@ -95,7 +101,7 @@ pub fn summarize_histogram<M>(hist: &[u64], n: u64, flag: bool, metric: M) -> Me
     let sd = var.sqrt();
     let se = if n > 0 { sd / n_f.sqrt() } else { 0.0 };
     let (ci95_lo, ci95_hi) =
-        if flag { wilson(hist.get(1).copied().unwrap_or(0), n, Z95) } else { (mean - Z95 * se, mean + Z95 * se) };
+        if flag { wilson(hist.get(1).copied().unwrap_or(0), n, Z95) } else { count_interval(mean, se) };
     MetricSummary { metric, mean, sd, se, ci95_lo, ci95_hi }
 }
 
@@ -197,4 +203,27 @@ pub fn comparison_frame<M: MetricName>(rows: &[(String, MetricSummary<M>)]) -> P
         "ci95_lo" => rows.iter().map(|r| r.1.ci95_lo).collect::<Vec<_>>(),
         "ci95_hi" => rows.iter().map(|r| r.1.ci95_hi).collect::<Vec<_>>(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rare_counts_interval_stops_at_zero() {
+        // 10,000 trials, one of which counted 1: mean 1e-4, sample variance
+        // (1 - n mean^2) / (n - 1) = 0.9999 / 9999 = 1e-4, so se = 1e-4 and the normal
+        // interval would run from -0.96e-4.
+        let mut hist = vec![9_999, 1];
+        let s = summarize_histogram(&hist, 10_000, false, ());
+        assert!((s.mean - 1e-4).abs() < 1e-15);
+        assert!((s.se - 1e-4).abs() < 1e-12);
+        assert_eq!(s.ci95_lo, 0.0);
+        assert!((s.ci95_hi - (1e-4 + Z95 * 1e-4)).abs() < 1e-12);
+        // A common count keeps its symmetric interval.
+        hist = vec![5_000, 5_000];
+        let s = summarize_histogram(&hist, 10_000, false, ());
+        assert!((s.mean - s.ci95_lo - (s.ci95_hi - s.mean)).abs() < 1e-12);
+        assert!(s.ci95_lo > 0.0);
+    }
 }

@@ -178,12 +178,16 @@ pub fn summaries<S: RuleSystem>(plan: &S, tally: &S::Tally) -> Vec<MetricSummary
 
 /// The reported metric with the widest 95% interval, and that half-width (`None` for a
 /// plan without metrics). Categorical metrics are left out: their named outcomes are
-/// flags of their own.
+/// flags of their own. A count's half-width is its normal one (1.96 standard errors),
+/// whether or not its interval was cut at 0.
 pub fn worst_half_width<S: RuleSystem>(plan: &S, tally: &S::Tally) -> Option<(S::Metric, f64)> {
     summaries(plan, tally)
         .into_iter()
         .filter(|s| !s.metric.is_categorical())
-        .map(|s| (s.metric, (s.ci95_hi - s.ci95_lo) / 2.0))
+        .map(|s| {
+            let half = if s.metric.is_flag() { (s.ci95_hi - s.ci95_lo) / 2.0 } else { s.ci95_hi - s.mean };
+            (s.metric, half)
+        })
         .fold(None, |worst, m| match worst {
             Some(w) if w.1 >= m.1 => Some(w),
             _ => Some(m),

@@ -268,7 +268,8 @@ pub fn conditional_rates(
     let n = fought as f64;
     let mean = if fought > 0 { sum / n } else { 0.0 };
     let var = if fought > 1 { ((sum_sq - n * mean * mean) / (n - 1.0)).max(0.0) } else { 0.0 };
-    let half = if fought > 0 { Z95 * (var / n).sqrt() } else { 0.0 };
+    let se = if fought > 0 { (var / n).sqrt() } else { 0.0 };
+    let (kills_lo, kills_hi) = crate::engine::statistics::count_interval(mean, se);
     let kills_rate = ConditionalRate {
         name: "fight_kills_given_fought".into(),
         description: "models slain in the fight, among charges that ended in a fight".into(),
@@ -276,8 +277,8 @@ pub fn conditional_rates(
         trials: fought,
         flag: false,
         mean,
-        ci95_lo: mean - half,
-        ci95_hi: mean + half,
+        ci95_lo: kills_lo,
+        ci95_hi: kills_hi,
         exact: ratio(Metric::FightKills),
     };
     let mut rates = vec![won_rate, kills_rate];
