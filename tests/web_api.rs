@@ -247,7 +247,8 @@ fn a_run_whose_caller_goes_away_is_cancelled() {
     let mut stream = std::net::TcpStream::connect(&server.address).expect("connects");
     write!(
         stream,
-        "POST /api/run?trials=1000000000 HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n{rout}",
+        "POST /api/run?trials=1000000000 HTTP/1.1\r\nHost: {}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n{rout}",
+        server.address,
         rout.len()
     )
     .expect("sends");
@@ -265,4 +266,30 @@ fn a_run_whose_caller_goes_away_is_cancelled() {
     };
     assert_eq!(status["state"], "cancelled", "{status}");
     assert!(status["error"].as_str().expect("error").contains("of 1,000,000,000 trials"));
+}
+
+#[test]
+fn requests_another_site_could_make_a_browser_send_are_refused() {
+    let server = Server::start(&[]);
+    let text = repo_file(SHIELD_WALL);
+    // A page reaching the server under another name (DNS rebinding).
+    let rebound = server.request("GET", "/api/library", &[("Host", "evil.example:8080")], b"");
+    assert_eq!(rebound.status, 403);
+    // Another site's script posting a run.
+    let foreign = server.request(
+        "POST",
+        "/api/run?trials=1000",
+        &[("Content-Type", "text/plain"), ("Origin", "http://evil.example")],
+        text.as_bytes(),
+    );
+    assert_eq!(foreign.status, 403);
+    assert!(foreign.json()["error"].as_str().expect("error").contains("another site"));
+    // The page's own origin, and localhost by name, are served.
+    let own = format!("http://{}", server.address);
+    let same =
+        server.request("POST", "/api/validate", &[("Content-Type", "text/plain"), ("Origin", &own)], text.as_bytes());
+    assert_eq!(same.status, 200);
+    let port = server.address.rsplit(':').next().expect("port").to_string();
+    let by_name = server.request("GET", "/api/library", &[("Host", &format!("localhost:{port}"))], b"");
+    assert_eq!(by_name.status, 200);
 }

@@ -59,12 +59,13 @@ impl Server {
     pub fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
         let mut stream = TcpStream::connect(&self.address).expect("connects");
         stream.set_read_timeout(Some(Duration::from_secs(300))).expect("timeout");
+        let host =
+            headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("host")).map_or(self.address.as_str(), |(_, v)| v);
         let mut head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Length: {}\r\n",
-            self.address,
+            "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Length: {}\r\n",
             body.len()
         );
-        for (k, v) in headers {
+        for (k, v) in headers.iter().filter(|(k, _)| !k.eq_ignore_ascii_case("host")) {
             head.push_str(&format!("{k}: {v}\r\n"));
         }
         head.push_str("\r\n");

@@ -115,6 +115,8 @@ struct Server {
     max_trials: u64,
     /// Where the runs' reports go.
     reports: PathBuf,
+    /// Whether it listens on this machine only (then every request must name it).
+    local_only: bool,
 }
 
 type Shared = Arc<Server>;
@@ -123,8 +125,13 @@ type Shared = Arc<Server>;
 pub(super) fn serve(args: ServeArgs) -> Result<()> {
     let pool =
         PlayOptions { trials: None, seed: None, threads: args.threads, out: None, quiet: true, json: false }.pool()?;
-    let server =
-        Arc::new(Server { pool, jobs: Jobs::default(), max_trials: args.max_trials, reports: PathBuf::from(REPORTS) });
+    let server = Arc::new(Server {
+        pool,
+        jobs: Jobs::default(),
+        max_trials: args.max_trials,
+        reports: PathBuf::from(REPORTS),
+        local_only: args.host.is_loopback(),
+    });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -187,7 +194,51 @@ fn router(server: Shared) -> Router {
             ApiError::new(StatusCode::NOT_FOUND, "no such page or API route (the API is under /api/)")
         })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn_with_state(server.clone(), same_origin_only))
         .with_state(server)
+}
+
+/// Whether `host` (a `Host` header: name and port) names this machine.
+fn names_this_machine(host: &str) -> bool {
+    let name = match host.rsplit_once(':') {
+        Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) => name,
+        _ => host,
+    };
+    matches!(name, "localhost" | "127.0.0.1" | "[::1]")
+}
+
+/// Refuses (403) what another web site could make a browser send: a request whose `Host`
+/// does not name this machine while the server listens on this machine only (a page
+/// reaching it through DNS rebinding), and one whose `Origin` is not the page's own
+/// (another site's script posting runs). Clients that are not browsers (curl, scripts)
+/// send no `Origin`.
+async fn same_origin_only(
+    State(server): State<Shared>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    // Read before the await: the request is handed on, and its headers are not `Sync`.
+    let (host, origin) = {
+        let header = |name| request.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+        (header(header::HOST).unwrap_or_default(), header(header::ORIGIN))
+    };
+    if server.local_only && !names_this_machine(&host) {
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!("this server answers to localhost and 127.0.0.1 only, not to {host:?}"),
+        )
+        .into_response();
+    }
+    if let Some(origin) = origin
+        && origin != format!("http://{host}")
+    {
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!("requests from another site ({origin}) are refused: open the page at http://{host}/"),
+        )
+        .into_response();
+    }
+    next.run(request).await
 }
 
 fn page(body: &'static str, kind: &'static str) -> Response {
