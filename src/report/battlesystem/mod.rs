@@ -294,8 +294,41 @@ pub fn board_map(record: &BattlesystemRecord) -> Result<chart::Rendered, ReportE
     } else {
         format!("The board: {} charges", moving_name(record))
     };
-    let map = chart::board_map::BoardMapChart::from_frames(&path, &units, &title, record.scenario.board)?;
+    let mut map = chart::board_map::BoardMapChart::from_frames(&path, &units, &title, record.scenario.board)?;
+    if let Action::Charge { unit, target, gap, .. } = record.scenario.action {
+        let (from, to) = charge_line(&record.scenario.units[unit].block, &record.scenario.units[target].block);
+        map = map.with_charge(from, to, format!("charges {gap:.1}\" to contact"));
+    }
     Ok(chart::render(&map, &record.scenario.title)?)
+}
+
+/// The line a charge is drawn along: from the middle of the charger's front edge towards
+/// the target's centre, ending where it meets the target's block.
+fn charge_line(
+    charger: &crate::battlesystem::board::Block,
+    target: &crate::battlesystem::board::Block,
+) -> ((f64, f64), (f64, f64)) {
+    let from = charger.centre + crate::geometry::Vec2::heading(charger.facing).scale(charger.depth / 2.0);
+    let aim = target.centre;
+    let corners = target.corners();
+    // The first crossing of the segment from -> aim with an edge of the target's block.
+    let d = aim - from;
+    let cross = |a: crate::geometry::Vec2, b: crate::geometry::Vec2| a.x * b.y - a.y * b.x;
+    let first = (0..4)
+        .filter_map(|i| {
+            let (p, q) = (corners[i], corners[(i + 1) % 4]);
+            let e = q - p;
+            let denom = cross(d, e);
+            if denom.abs() < 1e-12 {
+                return None;
+            }
+            let t = cross(p - from, e) / denom;
+            let u = cross(p - from, d) / denom;
+            ((0.0..=1.0).contains(&t) && (0.0..=1.0).contains(&u)).then_some(t)
+        })
+        .fold(1.0f64, f64::min);
+    let to = from + d.scale(first);
+    ((from.x, from.y), (to.x, to.y))
 }
 
 /// Writes the report folder of a BATTLESYSTEM run: report.md, charts (PNG and SVG),
@@ -434,4 +467,29 @@ pub fn write_report(dir: &Path, record: &BattlesystemRecord) -> Result<Vec<PathB
     let json = serde_json::to_string_pretty(&record.to_json()).unwrap_or_default();
     files.push(ReportFile { name: "run.json".into(), contents: Contents::Bytes(json.into_bytes()) });
     write_with_markdown(dir, files, |names| markdown(record, &figures, names))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::charge_line;
+    use crate::battlesystem::board::Block;
+    use crate::geometry::Vec2;
+
+    #[test]
+    fn a_charge_is_drawn_from_the_chargers_front_to_the_targets_edge() {
+        // Charger 4" wide, 6" deep at (24, 12) facing north: its front edge's middle is
+        // (24, 15). Target 6" wide, 2" deep at (24, 24): its near edge is y = 23.
+        let charger = Block::new(Vec2 { x: 24.0, y: 12.0 }, 0.0, 4.0, 6.0);
+        let target = Block::new(Vec2 { x: 24.0, y: 24.0 }, 180.0, 6.0, 2.0);
+        let ((fx, fy), (tx, ty)) = charge_line(&charger, &target);
+        assert!((fx - 24.0).abs() < 1e-9 && (fy - 15.0).abs() < 1e-9, "from ({fx}, {fy})");
+        assert!((tx - 24.0).abs() < 1e-9 && (ty - 23.0).abs() < 1e-9, "to ({tx}, {ty})");
+        // Facing east towards a target north-east: the line ends on the target's west or
+        // south edge, never inside it.
+        let charger = Block::new(Vec2 { x: 10.0, y: 10.0 }, 90.0, 4.0, 2.0);
+        let target = Block::new(Vec2 { x: 20.0, y: 14.0 }, 270.0, 4.0, 2.0);
+        let (_, (tx, ty)) = charge_line(&charger, &target);
+        assert!((tx - 19.0).abs() < 1e-9 || (ty - 12.0).abs() < 1e-9, "to ({tx}, {ty})");
+        assert!(tx <= 19.0 + 1e-9 && ty <= 14.0 + 1e-9);
+    }
 }

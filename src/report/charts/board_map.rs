@@ -82,6 +82,17 @@ pub struct BoardMapChart {
     pub board: [f64; 2],
     cells: Vec<(f64, f64, f64)>,
     units: Vec<DrawnUnit>,
+    /// A charge, drawn as an arrow.
+    charge: Option<ChargeArrow>,
+}
+
+/// A charge as the map draws it: the line from the charger's front to where it meets its
+/// target, and its label.
+#[derive(Clone, Debug)]
+struct ChargeArrow {
+    from: (f64, f64),
+    to: (f64, f64),
+    label: String,
 }
 
 impl BoardMapChart {
@@ -116,7 +127,14 @@ impl BoardMapChart {
                 .zip(moving)
                 .map(|(((n, side), c), m)| (n, side, m > 0.5, c))
                 .collect(),
+            charge: None,
         })
+    }
+
+    /// The map with a charge drawn as an arrow from `from` to `to`, labelled.
+    pub fn with_charge(mut self, from: (f64, f64), to: (f64, f64), label: String) -> Self {
+        self.charge = Some(ChargeArrow { from, to, label });
+        self
     }
 }
 
@@ -162,7 +180,15 @@ impl Chart for BoardMapChart {
                     .map(|&(x, y, p)| Rectangle::new([(x, y), (x + 1.0, y + 1.0)], shade(p).filled())),
             )
             .map_err(msg)?;
-        let labels = place_labels(&self.units, plot_w / w, self.board);
+        // Names keep clear of the charge's arrow too: it is offered as a thin block of its
+        // own, whose (empty) label is not drawn.
+        let mut blocks = self.units.clone();
+        if let Some(ChargeArrow { from, to, .. }) = &self.charge {
+            let (x0, x1) = (from.0.min(to.0) - 0.6, from.0.max(to.0) + 0.6);
+            let (y0, y1) = (from.1.min(to.1) - 0.6, from.1.max(to.1) + 0.6);
+            blocks.push((String::new(), String::new(), false, vec![(x0, y0), (x1, y0), (x1, y1), (x0, y1)]));
+        }
+        let labels = place_labels(&blocks, plot_w / w, self.board);
         for ((name, side, moving, corners), at) in self.units.iter().zip(&labels) {
             let colour = match (*moving, side.as_str()) {
                 (true, _) => ACCENT,
@@ -180,6 +206,23 @@ impl Chart for BoardMapChart {
             let style = (FONT, LABEL_PX).into_font().color(&colour).pos(Pos::new(HPos::Center, VPos::Center));
             chart.draw_series(std::iter::once(Text::new(name.clone(), *at, style))).map_err(msg)?;
         }
+        if let Some(ChargeArrow { from, to, label }) = &self.charge {
+            // The arrow, its head two short strokes back from the tip.
+            let (dx, dy) = (to.0 - from.0, to.1 - from.1);
+            let length = dx.hypot(dy).max(1e-9);
+            let (ux, uy) = (dx / length, dy / length);
+            let head = (1.2f64).min(length / 2.0);
+            let barb = |side: f64| (to.0 - head * (ux - side * 0.5 * uy), to.1 - head * (uy + side * 0.5 * ux));
+            let style = ACCENT.stroke_width(3);
+            chart.draw_series(std::iter::once(PathElement::new(vec![*from, *to], style))).map_err(msg)?;
+            for side in [-1.0, 1.0] {
+                chart.draw_series(std::iter::once(PathElement::new(vec![barb(side), *to], style))).map_err(msg)?;
+            }
+            // The label beside the arrow's middle, off its line.
+            let at = ((from.0 + to.0) / 2.0 + 1.0 * uy.abs().max(0.3), (from.1 + to.1) / 2.0);
+            let font = (FONT, LABEL_PX).into_font().color(&ACCENT).pos(Pos::new(HPos::Left, VPos::Center));
+            chart.draw_series(std::iter::once(Text::new(label.clone(), at, font))).map_err(msg)?;
+        }
         // The key, beside the board.
         let key = (FONT, 15).into_font().color(&BLACK);
         let shading = [
@@ -190,13 +233,15 @@ impl Chart for BoardMapChart {
             String::new(),
         ];
         let shaded = if self.cells.is_empty() { &[][..] } else { &shading[..] };
+        let charge_key = ["Arrow: the charge, to contact".to_string(), String::new()];
+        let charged = if self.charge.is_some() { &charge_key[..] } else { &[][..] };
         let units = [
             "Orange: the moving unit".to_string(),
             "Blue: side a, purple: side b,".to_string(),
             "where they stood; each name".to_string(),
             "beside its block".to_string(),
         ];
-        for (i, line) in shaded.iter().chain(&units).enumerate() {
+        for (i, line) in shaded.iter().chain(charged).chain(&units).enumerate() {
             right.draw(&Text::new(line.clone(), (10, 80 + 22 * i as i32), key.clone())).map_err(msg)?;
         }
         Ok(())
