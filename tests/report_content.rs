@@ -272,6 +272,15 @@ fn battlesystem_reports_hold_every_promised_file_and_their_numbers_agree() {
     let charge = report(dir.path(), "scenarios/battlesystem/elephant-howdah-vs-pikemen.toml", "charge", "100000", &[]);
     assert_files(&charge, &common);
     assert!(!charge.join("path_map.csv").exists(), "a charge has no path map");
+    // Its board map draws the charge (the label is in the SVG's text).
+    assert_files(&charge, &["board-map.png", "board-map.svg"]);
+    let map = std::fs::read_to_string(charge.join("board-map.svg")).unwrap();
+    assert!(
+        map.contains("charges 9.5\" to contact") || map.contains("charges 9.5&quot; to contact"),
+        "no charge arrow label"
+    );
+    let md = std::fs::read_to_string(charge.join("report.md")).unwrap();
+    assert!(md.contains("board-map.png") && md.contains("charge into Pikemen"), "report.md shows the charge's map");
     assert_distribution_charts(&charge);
     assert!(assert_report_matches_csv(&charge, true) > 40);
     assert_valid_run_json(&charge);

@@ -432,6 +432,15 @@ pub fn write_report(dir: &Path, record: &BattlesystemRecord) -> Result<Vec<PathB
             );
         }
         files.push(frame("path_map.csv", &path, "path map", FrameFormat::Csv));
+    } else if let Action::Charge { unit, target, gap, .. } = record.scenario.action {
+        let (charger, target) = (&record.scenario.units[unit].name, &record.scenario.units[target].name);
+        add(
+            &mut files,
+            "board-map",
+            board_map(record)?,
+            format!("The board from above: each unit where it stood, and {charger}'s charge into {target}."),
+            format!("Map of the board: {charger} charges {target}, {gap:.1} inches to contact."),
+        );
     }
     // Every count metric taking two or more values, as for MESBG (flags are in the tables;
     // the first heading has its own chart, the heading rose).
