@@ -84,6 +84,21 @@ fn a_player_places_a_formation_runs_compares_and_loads_battlesystem() {
     assert!(formations_on_path.to_string().contains("Uruk-hai Warrior"), "{formations_on_path}");
     browser.screenshot(&shots.join("1-formation-placed.png"));
 
+    // Click the shield wall to edit it, and put the Captain of Minas Tirith among them:
+    // the board edges his base in gold.
+    browser.click("#board .formation[data-index='0'] .base");
+    browser.wait_for("document.getElementById('formation-hero')", 10);
+    browser.set_value("#formation-hero", "Captain of Minas Tirith");
+    browser.wait_for(
+        "state.scenario.formations[0].hero && state.check.board.picture.bases.some(b => b.hero) \
+         && document.getElementById('status').className === 'ok'",
+        30,
+    );
+    assert_eq!(
+        browser.eval("document.querySelectorAll('#board .formation .base[stroke=\"#c9a227\"]').length"),
+        json!(1)
+    );
+
     // Run 100,000 trials and read the table from the page.
     browser.set_value("#trials", "100000");
     browser.set_value("#seed", "21");

@@ -228,7 +228,7 @@ function drawBoard(picture) {
   for (const [f, bases] of byFormation) {
     const g = el("g", { class: "draggable formation", "data-kind": "formation", "data-index": f });
     for (const b of bases) {
-      const base = el("polygon", { class: "base", points: pts(b.outline), fill: slainColour(b.p_slain), stroke: b.hero ? "#c9a227" : "#333", "stroke-width": unit * (b.hero ? 0.22 : 0.07) });
+      const base = el("polygon", { class: b.hero ? "base hero" : "base", points: pts(b.outline), fill: slainColour(b.p_slain), stroke: b.hero ? "#c9a227" : "#333", "stroke-width": unit * (b.hero ? 0.22 : 0.07) });
       base.appendChild(el("title", {}, `${picture.formations[f]} ${b.label}: slain in ${pct(b.p_slain, 1)} of ${grouped(picture.trials)} counted charges`));
       g.appendChild(base);
       if (b.pushed_to) {
@@ -455,6 +455,24 @@ function fillSelected() {
     box.appendChild(field("Ranks", input("number", f.ranks, set("ranks"), { min: 1 })));
     box.appendChild(field("Facing °", input("number", f.facing || 0, set("facing"), { step: 5 })));
     box.appendChild(field("Banner bearer", input("checkbox", f.banner, set("banner"))));
+    box.appendChild(field("Spears (support a friend they touch)", input("checkbox", f.spear, set("spear"))));
+    box.appendChild(field("Pikes", input("checkbox", f.pike, set("pike"))));
+    // An enemy Hero among the warriors: a library model with Might, Will and Fate.
+    const hero = document.createElement("select");
+    hero.id = "formation-hero";
+    option(hero, "none", "none", !f.hero);
+    if (f.hero && typeof f.hero.profile !== "string") option(hero, "", "(as in the file)", true);
+    for (const [name, p] of Object.entries(state.library.profiles.models || {})) {
+      if (p.might !== undefined) option(hero, name, name, f.hero && f.hero.profile === name);
+    }
+    hero.addEventListener("change", () => {
+      if (!hero.value) return;
+      edit((sc) => {
+        if (hero.value === "none") delete sc.formations[s.index].hero;
+        else sc.formations[s.index].hero = { profile: hero.value };
+      });
+    });
+    box.appendChild(field("Hero among them (front rank, middle)", hero));
   } else {
     const t = state.scenario.terrain[s.index];
     if (!t) { card.hidden = true; return; }
