@@ -106,3 +106,49 @@ fn the_fair_price_against_itself_is_its_own_price_and_reruns_agree() {
     // Pricing refuses what it cannot price.
     assert!(pricing(&s, &plan, "chariot.move", Default::default()).is_err());
 }
+
+#[test]
+fn metrics_only_one_side_reports_are_named_not_dropped() {
+    // A with a King riding, B the same chariot without him: the Hero's metrics are A's
+    // only; the comparison's JSON, report.md and terminal name them.
+    let root = env!("CARGO_MANIFEST_DIR");
+    let a = format!("{root}/scenarios/mesbg/king-on-chariot-vs-uruk-hai.toml");
+    let text = std::fs::read_to_string(&a).unwrap();
+    let without = text.replace(
+        "[chariot.hero]\nprofile = \"Khandish King\"\nmight_policy = \"win_duel_then_wound\"   # none | win_duel | wound | win_duel_then_wound\n",
+        "",
+    );
+    assert_ne!(text, without, "the Hero's table was removed");
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("b.toml");
+    std::fs::write(&b, without).unwrap();
+    let (sa, sb) = (parse(&text, "a").unwrap(), parse(&std::fs::read_to_string(&b).unwrap(), "b").unwrap());
+    let [only_a, only_b] = paired::unshared_metrics(&compile(&sa), &compile(&sb));
+    assert!(
+        only_a.contains(&"hero_wounds_lost".to_string()) && only_a.contains(&"hero_slain".to_string()),
+        "{only_a:?}"
+    );
+    assert!(only_b.is_empty(), "{only_b:?}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_charioteer"))
+        .args(["compare", &a, &b.to_string_lossy(), "--trials", "2000", "--out"])
+        .arg(dir.path().join("r"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let terminal = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        terminal.contains("Not compared, reported by A only:") && terminal.contains("`hero_wounds_lost`"),
+        "{terminal}"
+    );
+    let md = std::fs::read_to_string(dir.path().join("r/report.md")).unwrap();
+    assert!(md.contains("Not compared, reported by A only:") && md.contains("`hero_slain`"));
+    let json = std::process::Command::new(env!("CARGO_BIN_EXE_charioteer"))
+        .args(["compare", &a, &b.to_string_lossy(), "--trials", "2000", "--json", "--out"])
+        .arg(dir.path().join("j"))
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["only_in"]["a"].as_array().unwrap().len(), only_a.len());
+    assert_eq!(v["only_in"]["b"], serde_json::json!([]));
+    assert!(v["differences"].get("hero_wounds_lost").is_none());
+}

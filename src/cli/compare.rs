@@ -104,6 +104,7 @@ fn compare_plans<S: RuleSystem>(
             args.sets.iter().map(|s| format!(" --set {}", shell_quote(s))).collect::<String>()
         ),
         precision,
+        only_in: crate::tools::paired::unshared_metrics(plan_a, plan_b),
     };
     let dir = args.play.out.clone().unwrap_or_else(|| {
         PathBuf::from("reports").join(joined_slug("paired", &[side_a.slug.clone(), side_b.slug.clone()]))
@@ -133,6 +134,9 @@ fn compare_plans<S: RuleSystem>(
                 crate::report::document::difference_words(d),
                 crate::report::document::p_words(d.p_value)
             );
+        }
+        for line in crate::report::document::not_compared_lines(&run) {
+            out!("{line}");
         }
         out!("{}", report_line("report", &dir, written.len(), replaced));
     }

@@ -69,6 +69,20 @@ pub fn shared_metrics<S: RuleSystem>(a: &S, b: &S) -> Vec<(MetricDef, usize, usi
         .collect()
 }
 
+/// The metrics only one of two plans reports, by name: `[only A's, only B's]` (categorical
+/// metrics left out, as [`shared_metrics`] leaves them out). A comparison cannot pair them,
+/// and says so rather than dropping them silently.
+pub fn unshared_metrics<S: RuleSystem>(a: &S, b: &S) -> [Vec<String>; 2] {
+    let names = |p: &S| -> Vec<String> {
+        p.metrics().iter().filter(|m| !m.is_categorical()).map(|m| m.metric_name().to_string()).collect()
+    };
+    let (in_a, in_b) = (names(a), names(b));
+    [
+        in_a.iter().filter(|n| !in_b.contains(n)).cloned().collect(),
+        in_b.iter().filter(|n| !in_a.contains(n)).cloned().collect(),
+    ]
+}
+
 /// One column of a paired run: a metric, or a weighted sum of metrics, on each side
 /// (`(metric index, weight)` in that side's plan).
 #[derive(Clone, Debug, PartialEq)]
@@ -181,6 +195,8 @@ pub struct PairedRun {
     pub rulesets: [Vec<crate::mesbg::scenario::RuleOption>; 2],
     /// How `--target-ci` chose the trial count, when it was given.
     pub precision: Option<crate::engine::Precision>,
+    /// The metrics only A reports and those only B reports: not compared.
+    pub only_in: [Vec<String>; 2],
 }
 
 /// The version of the comparison's JSON object (`compare --json`).
@@ -211,6 +227,7 @@ impl PairedRun {
             "command": self.command,
             "precision": self.precision,
             "differences": differences,
+            "only_in": {"a": self.only_in[0], "b": self.only_in[1]},
         })
     }
 }

@@ -321,6 +321,7 @@ fn compare_of<S: System>(
         ),
         rulesets: [facts_a.ruleset, facts_b.ruleset],
         precision: None,
+        only_in: crate::tools::paired::unshared_metrics(&plan_a, &plan_b),
     };
     let dir = server.reports.join(format!("paired-{}", job.id));
     let written = report::write_paired(&dir, &run).map_err(|e| ApiError::internal(&e.into()))?;

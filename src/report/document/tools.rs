@@ -83,9 +83,26 @@ pub fn paired_markdown(run: &crate::tools::paired::PairedRun, figures: &[Figure]
         out,
         "\nThe last column is the paired standard error over the one two independent runs would give: below 1, pairing bought precision.\n"
     );
+    for line in not_compared_lines(run) {
+        let _ = writeln!(out, "{line}\n");
+    }
     let rules = [("A", run.rulesets[0].as_slice()), ("B", run.rulesets[1].as_slice())];
     figures_and_stamp(&mut out, figures, &rules, &run.command, files);
     out
+}
+
+/// What a comparison could not pair: a line for the metrics only A reports and one for
+/// those only B reports (none when both report the same metrics).
+pub fn not_compared_lines(run: &crate::tools::paired::PairedRun) -> Vec<String> {
+    let [a, b] = &run.only_in;
+    [("A", a), ("B", b)]
+        .into_iter()
+        .filter(|(_, names)| !names.is_empty())
+        .map(|(side, names)| {
+            let listed: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+            format!("Not compared, reported by {side} only: {}.", listed.join(", "))
+        })
+        .collect()
 }
 
 /// With a Hero riding: the fair price split between the chariot and the Hero, and how.

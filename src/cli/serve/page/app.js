@@ -697,6 +697,10 @@ function showComparison(status) {
     html += `<tr data-metric="${esc(name)}"><td class="name">${esc(name)}</td><td>${f(d.mean_a)}</td><td>${f(d.mean_b)}</td><td>${diff}</td><td>${lo} – ${hi}</td><td>${d.p_value < 0.0001 ? "< 0.0001" : d.p_value.toFixed(4)}</td><td class="meaning">${esc(d.description)}</td></tr>`;
   }
   $("comparison-table").innerHTML = html + "</tbody>";
+  const only = r.only_in || { a: [], b: [] };
+  const unpaired = [["A", only.a], ["B", only.b]].filter(([, names]) => names.length)
+    .map(([side, names]) => `Not compared, reported by ${side} only: ${names.join(", ")}.`);
+  $("comparison-facts").textContent += unpaired.length ? ` ${unpaired.join(" ")}` : "";
   $("comparison-downloads").innerHTML = `<p>${status.files.filter((f) => !f.name.endsWith(".png")).map((f) => `<a href="${f.url}" download="${esc(f.name)}">${esc(f.name)}</a>`).join(" ")}</p>`;
   $("comparison").scrollIntoView({ behavior: "smooth", block: "start" });
 }
