@@ -307,10 +307,30 @@ pub fn points_of<T>(
             "{file} with {}",
             assignments.iter().zip(&label).map(|(a, v)| format!("{}={v}", a.path)).collect::<Vec<_>>().join(", ")
         );
-        let scenario = parse(&text, &name)?;
+        let scenario = parse(&text, &name).map_err(|e| lines_of_the_file(e, base_text))?;
         out.push(Point { values: label, scenario });
     }
     Ok(out)
+}
+
+/// A grid point's problems with the lines of the file the user wrote: a point is checked
+/// as TOML generated from it, whose lines mean nothing to them. Each problem gets the line
+/// of its field in the file, or none when the file does not write it (a profile supplies
+/// it, or `--set` added it).
+fn lines_of_the_file(error: ScenarioError, base_text: &str) -> ScenarioError {
+    match error {
+        ScenarioError::Invalid { file, problems } => ScenarioError::Invalid {
+            file,
+            problems: problems
+                .into_iter()
+                .map(|mut p| {
+                    p.line = if p.field.is_empty() { None } else { scenario::locate(base_text, &p.field) };
+                    p
+                })
+                .collect(),
+        },
+        other => other,
+    }
 }
 
 /// One finished point of a sweep.
