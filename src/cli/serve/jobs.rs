@@ -1,6 +1,6 @@
 //! The server's runs and comparisons: started by a request, played on the worker pool,
 //! polled for progress, cancellable, and each written to a report folder of its own under
-//! the server's `--reports` folder (the oldest finished ones are forgotten and their
+//! [`REPORTS`](super::REPORTS) (the oldest finished ones are forgotten and their
 //! folders removed, so a long-lived server does not fill the disk).
 
 use super::super::run::Played;
@@ -256,7 +256,7 @@ fn run_of<S: System>(
     };
     *lock(&job.metrics) = metric_defs(&plan);
     let record = S::record(&scenario, &plan, played, server.pool.current_num_threads());
-    let dir = server.reports.join(format!("{}-{}", facts.slug, job.id));
+    let dir = Path::new(super::REPORTS).join(format!("{}-{}", facts.slug, job.id));
     let written = S::write_report(&record, &dir).map_err(|e| ApiError::internal(&e))?;
     keep_report(job, &dir, written, &[(&facts.name, text)])?;
     Ok(S::json(&record))
@@ -276,7 +276,6 @@ pub(super) fn same_system(a: &Loaded, b: &Loaded) -> bool {
 /// Plays A and B on A's streams for `job` and writes the paired report; answers `compare
 /// --json`'s object.
 pub(super) fn compare_job(
-    server: &Server,
     job: &Job,
     a: Loaded,
     b: Loaded,
@@ -284,13 +283,12 @@ pub(super) fn compare_job(
     seed: u64,
     trials: u64,
 ) -> Result<Value, ApiError> {
-    on_system!(a, compare_of(b, server, job, texts, seed, trials))
+    on_system!(a, compare_of(b, job, texts, seed, trials))
 }
 
 fn compare_of<S: System>(
     a: S::Scenario,
     b: Loaded,
-    server: &Server,
     job: &Job,
     texts: &[String; 2],
     seed: u64,
@@ -323,7 +321,7 @@ fn compare_of<S: System>(
         precision: None,
         only_in: crate::tools::paired::unshared_metrics(&plan_a, &plan_b),
     };
-    let dir = server.reports.join(format!("paired-{}", job.id));
+    let dir = Path::new(super::REPORTS).join(format!("paired-{}", job.id));
     let written = report::write_paired(&dir, &run).map_err(|e| ApiError::internal(&e.into()))?;
     keep_report(job, &dir, written, &[(&facts_a.name, &texts[0]), (&facts_b.name, &texts[1])])?;
     Ok(run.to_json())

@@ -103,7 +103,7 @@ pub struct ServeArgs {
 
 /// Where the server writes its runs' reports, each in a folder of its own: the only place
 /// it writes.
-const REPORTS: &str = "reports/web";
+pub(super) const REPORTS: &str = "reports/web";
 
 /// What every request handler shares.
 struct Server {
@@ -113,8 +113,6 @@ struct Server {
     jobs: Jobs,
     /// The most trials a request may ask for.
     max_trials: u64,
-    /// Where the runs' reports go.
-    reports: PathBuf,
     /// Whether it listens on this machine only (then every request must name it).
     local_only: bool,
 }
@@ -129,7 +127,6 @@ pub(super) fn serve(args: ServeArgs) -> Result<()> {
         pool,
         jobs: Jobs::default(),
         max_trials: args.max_trials,
-        reports: PathBuf::from(REPORTS),
         local_only: args.host.is_loopback(),
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -641,7 +638,7 @@ fn prepared<const COMPARE: bool>(
     if COMPARE {
         let (a, b, texts, seed, trials) = compare_request(server, &body, &query)?;
         let job = server.jobs.start(client, JobKind::Compare, trials)?;
-        Ok((job, Box::new(move |server, job| jobs::compare_job(server, job, a, b, &texts, seed, trials))))
+        Ok((job, Box::new(move |_, job| jobs::compare_job(job, a, b, &texts, seed, trials))))
     } else {
         let (loaded, text, seed, trials) = run_request(server, headers, &body, &query)?;
         let job = server.jobs.start(client, JobKind::Run, trials)?;

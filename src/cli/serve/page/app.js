@@ -434,7 +434,7 @@ function fillSelected() {
   const s = state.selected;
   const box = $("selected-fields");
   box.innerHTML = "";
-  if (!s || s.kind === "chariot" || !state.scenario || state.system !== "mesbg") { card.hidden = true; draw0(); return; }
+  if (!s || s.kind === "chariot" || !state.scenario || state.system !== "mesbg") { card.hidden = true; markSelection(); return; }
   card.hidden = false;
   if (s.kind === "formation") {
     const f = state.scenario.formations[s.index];
@@ -479,10 +479,10 @@ function fillSelected() {
     $("selected-title").textContent = `${t.kind === "difficult" ? "Difficult terrain" : "Obstacle"}: ${t.name}`;
     box.appendChild(field("Name", input("text", t.name, (v) => edit((sc) => { sc.terrain[s.index].name = v; }))));
   }
-  draw0();
+  markSelection();
 }
 // Redraws the board's selection marks without a new check.
-function draw0() {
+function markSelection() {
   document.querySelectorAll("#board .selected").forEach((n) => n.classList.remove("selected"));
   const s = state.selected;
   if (!s) return;
