@@ -341,10 +341,13 @@ impl CumulativeTable {
         let scale = 18_446_744_073_709_551_616.0_f64; // 2^64
         let mut acc = 0.0;
         let mut thresholds = Vec::with_capacity(pmf.len().saturating_sub(1));
+        let mut last = 0u64;
         for p in pmf.iter().take(pmf.len().saturating_sub(1)) {
             acc += p;
-            let t = (acc * scale).min(u64::MAX as f64);
-            thresholds.push(t as u64);
+            // Never below the last (a probability rounded to -0.0 must not reorder them):
+            // `sampled_index` relies on it.
+            last = last.max((acc * scale).min(u64::MAX as f64) as u64);
+            thresholds.push(last);
         }
         Self { thresholds }
     }
@@ -352,9 +355,24 @@ impl CumulativeTable {
     /// Draws a value.
     #[inline]
     pub fn sample(&self, dice: &mut Dice) -> usize {
-        let u = dice.word();
-        self.thresholds.iter().position(|&t| u < t).unwrap_or(self.thresholds.len())
+        sampled_index(&self.thresholds, dice.word())
     }
+
+    /// The thresholds (P(value <= i) scaled to 2^64), for samplers that keep their own copy.
+    pub fn thresholds(&self) -> &[u64] {
+        &self.thresholds
+    }
+}
+
+/// The value a uniform word `u` draws from nondecreasing cumulative `thresholds`: the
+/// first `i` with `u < thresholds[i]`, or `thresholds.len()`.
+///
+/// Counted rather than searched: the count has no branch to mispredict, and a charge's
+/// tables are short (a handful of outcomes), so counting them all is cheaper than one
+/// mispredicted early exit.
+#[inline]
+pub fn sampled_index(thresholds: &[u64], u: u64) -> usize {
+    thresholds.iter().map(|&t| usize::from(t <= u)).sum()
 }
 
 /// Binomial(n, p) probabilities for 0..=n successes.
