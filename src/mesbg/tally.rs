@@ -211,6 +211,38 @@ impl Outcome {
     pub fn add(&mut self, metric: Metric, value: u16) {
         self.values[metric as usize] = self.values[metric as usize].saturating_add(value);
     }
+
+    /// The values packed four to a word, metric `m` in bits `16 * (m % 4)` of word `m / 4`
+    /// (the last word padded with zeros): how [`OutcomeCounter`] keys an outcome, and how
+    /// the compiled charge adds up a trial's metrics.
+    #[inline]
+    pub fn packed(&self) -> Packed {
+        let mut padded = [0u16; OUTCOME_WORDS * 4];
+        padded[..Metric::ALL.len()].copy_from_slice(&self.values);
+        std::array::from_fn(|w| {
+            let v = &padded[4 * w..4 * w + 4];
+            u64::from(v[0]) | u64::from(v[1]) << 16 | u64::from(v[2]) << 32 | u64::from(v[3]) << 48
+        })
+    }
+
+    /// The outcome `packed` stands for.
+    pub fn unpacked(packed: &Packed) -> Self {
+        Self { values: std::array::from_fn(|m| (packed[m / 4] >> (16 * (m % 4))) as u16) }
+    }
+}
+
+/// Words of a packed [`Outcome`].
+pub const OUTCOME_WORDS: usize = Metric::ALL.len().div_ceil(4);
+
+/// An [`Outcome`] packed four values to a word (see [`Outcome::packed`]). Two packed
+/// outcomes whose values stay below 2^16 add value by value.
+pub type Packed = [u64; OUTCOME_WORDS];
+
+/// The value of metric `metric` in a packed outcome.
+#[inline]
+pub fn packed_value(packed: &Packed, metric: Metric) -> u16 {
+    let m = metric as usize;
+    (packed[m / 4] >> (16 * (m % 4))) as u16
 }
 
 /// Histograms of every metric over a set of trials.
@@ -379,15 +411,16 @@ impl Tally {
 /// increment instead of one histogram increment per metric, and the few distinct outcomes
 /// of a block are added to the tally at the end ([`OutcomeCounter::drain_into`]).
 ///
-/// An outcome is keyed by its values of the tally's recorded metrics (and the wound
-/// split's two), in mixed radix with each metric's histogram length; a value beyond its
-/// histogram goes straight to the tally, so the result never depends on the keying.
+/// An outcome is keyed by its own packed words, with the metrics the tally does not record
+/// masked out: building the key is a handful of loads, and no value can fall outside it,
+/// so the result never depends on the keying.
 #[derive(Clone, Debug)]
 pub struct OutcomeCounter {
-    /// Metrics in the key, with their radix and place value.
-    digits: Vec<(usize, u64, u64)>,
-    /// Open-addressing table of keys ([`Self::EMPTY`] for a free slot).
-    keys: Vec<u64>,
+    /// Which bits of a packed outcome the tally reads (its recorded metrics and the wound
+    /// split's two).
+    mask: [u64; OUTCOME_WORDS],
+    /// Open-addressing table of packed outcomes; a slot is free when its count is 0.
+    keys: Vec<[u64; OUTCOME_WORDS]>,
     /// Counts by slot.
     counts: Vec<u64>,
     /// Slots in use.
@@ -395,56 +428,36 @@ pub struct OutcomeCounter {
 }
 
 impl OutcomeCounter {
-    const EMPTY: u64 = u64::MAX;
-    const SLOTS: usize = 1 << 12;
+    const SLOTS: usize = 1 << 10;
 
-    /// A counter for outcomes bound for `tally`, or `None` when the key would not fit in
-    /// 64 bits (the caller then records each trial directly).
-    pub fn for_tally(tally: &Tally) -> Option<Self> {
-        let mut metrics = tally.active.clone();
+    /// A counter for outcomes bound for `tally`.
+    pub fn for_tally(tally: &Tally) -> Self {
+        let mut read = Outcome::default();
+        for &m in &tally.active {
+            read.values[m] = u16::MAX;
+        }
         if tally.record_split {
-            metrics.extend([Metric::ChariotWoundsLost as usize, Metric::HeroWoundsLost as usize]);
+            read.set(Metric::ChariotWoundsLost, u16::MAX);
+            read.set(Metric::HeroWoundsLost, u16::MAX);
         }
-        metrics.sort_unstable();
-        metrics.dedup();
-        let mut place: u64 = 1;
-        let mut digits = Vec::with_capacity(metrics.len());
-        for m in metrics {
-            let radix = tally.lengths[m] as u64;
-            digits.push((m, radix, place));
-            place = place.checked_mul(radix)?;
-        }
-        (place < Self::EMPTY).then(|| Self {
-            digits,
-            keys: vec![Self::EMPTY; Self::SLOTS],
-            counts: vec![0; Self::SLOTS],
-            used: 0,
-        })
+        Self { mask: read.packed(), keys: vec![[0; OUTCOME_WORDS]; Self::SLOTS], counts: vec![0; Self::SLOTS], used: 0 }
     }
 
-    /// Counts one trial; outcomes outside the key's range go to `tally` at once.
+    /// Counts one trial.
     #[inline]
     pub fn record(&mut self, outcome: &Outcome, tally: &mut Tally) {
-        let mut key = 0u64;
-        let mut in_range = true;
-        for &(m, radix, place) in &self.digits {
-            let v = u64::from(outcome.values[m]);
-            in_range &= v < radix;
-            key += v * place;
-        }
-        if !in_range {
-            tally.record(outcome);
-            return;
-        }
+        self.record_packed(&outcome.packed(), tally);
+    }
+
+    /// Counts one trial given as its packed outcome.
+    #[inline]
+    pub fn record_packed(&mut self, packed: &Packed, tally: &mut Tally) {
+        let key: [u64; OUTCOME_WORDS] = std::array::from_fn(|w| packed[w] & self.mask[w]);
+        let folded = key.iter().fold(0u64, |acc, &w| acc.rotate_left(23) ^ w);
         let mask = Self::SLOTS - 1;
-        let mut slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize & mask;
+        let mut slot = (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize & mask;
         loop {
-            let k = self.keys[slot];
-            if k == key {
-                self.counts[slot] += 1;
-                return;
-            }
-            if k == Self::EMPTY {
+            if self.counts[slot] == 0 {
                 self.keys[slot] = key;
                 self.counts[slot] = 1;
                 self.used += 1;
@@ -453,22 +466,22 @@ impl OutcomeCounter {
                 }
                 return;
             }
+            // Compared word by word without branching (an array `==` calls memcmp).
+            if self.keys[slot].iter().zip(&key).fold(0, |differ, (a, b)| differ | (a ^ b)) == 0 {
+                self.counts[slot] += 1;
+                return;
+            }
             slot = (slot + 1) & mask;
         }
     }
 
     /// Adds every counted outcome to `tally` and empties the counter.
     pub fn drain_into(&mut self, tally: &mut Tally) {
-        for (key, count) in self.keys.iter_mut().zip(self.counts.iter_mut()) {
-            if *key == Self::EMPTY {
+        for (key, count) in self.keys.iter().zip(self.counts.iter_mut()) {
+            if *count == 0 {
                 continue;
             }
-            let mut outcome = Outcome::default();
-            for &(m, radix, place) in &self.digits {
-                outcome.values[m] = ((*key / place) % radix) as u16;
-            }
-            tally.record_many(&outcome, *count);
-            *key = Self::EMPTY;
+            tally.record_many(&Outcome::unpacked(key), *count);
             *count = 0;
         }
         self.used = 0;
@@ -489,11 +502,7 @@ mod tests {
     use super::*;
 
     fn outcome(seed: u16) -> Outcome {
-        let mut o = Outcome::default();
-        for (i, v) in o.values.iter_mut().enumerate() {
-            *v = seed.wrapping_mul(7).wrapping_add(i as u16) % 5;
-        }
-        o
+        Outcome { values: std::array::from_fn(|i| seed.wrapping_mul(7).wrapping_add(i as u16) % 5) }
     }
 
     #[test]
@@ -555,7 +564,7 @@ mod tests {
         let metrics = [Metric::Kills, Metric::Contacts, Metric::ChariotWoundsLost];
         let mut direct = Tally::for_metrics(&max, &metrics, true);
         let mut counted = direct.clone();
-        let mut counter = OutcomeCounter::for_tally(&counted).unwrap();
+        let mut counter = OutcomeCounter::for_tally(&counted);
         for s in 0..20_000u16 {
             let mut o = outcome(s);
             if s % 997 == 0 {
@@ -566,9 +575,20 @@ mod tests {
         }
         counter.drain_into(&mut counted);
         assert_eq!(counted, direct);
-        // Too many digits for a 64-bit key: no counter.
-        let wide = Tally::new(&[255; Metric::ALL.len()]);
-        assert!(OutcomeCounter::for_tally(&wide).is_none());
+        // Every metric recorded, with far more distinct outcomes than the counter holds
+        // (it empties itself into the tally as it fills).
+        let mut direct = Tally::new(&[255; Metric::ALL.len()]);
+        let mut counted = direct.clone();
+        let mut counter = OutcomeCounter::for_tally(&counted);
+        for s in 0..20_000u64 {
+            let o = Outcome {
+                values: std::array::from_fn(|m| (crate::dice::mix64(s % 3_000 + 100 * m as u64) % 300) as u16),
+            };
+            direct.record(&o);
+            counter.record(&o, &mut counted);
+        }
+        counter.drain_into(&mut counted);
+        assert_eq!(counted, direct);
     }
 
     #[test]

@@ -273,7 +273,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
     let on_path = formations_on_path(&groups, &models);
     let breakthrough_possible = breaks_through(&groups, &models, scenario, &footprint, &pose);
 
-    Plan {
+    let mut plan = Plan {
         models,
         groups,
         chain,
@@ -306,5 +306,8 @@ pub fn compile(scenario: &Scenario) -> Plan {
             .enumerate()
             .filter_map(|(fi, f)| f.hero.as_ref().map(|h| (fi, h.index + 1, h.name.clone())))
             .collect(),
-    }
+        fast: None,
+    };
+    plan.fast = FastCharge::compile(&plan);
+    plan
 }

@@ -50,12 +50,14 @@ pub const SAME_TIME_MM: f64 = 0.01;
 /// [`SAME_TIME_MM`] in inches.
 pub const SAME_TIME_INCHES: f64 = SAME_TIME_MM / geometry::MM_PER_INCH;
 
+mod fast;
 mod path;
 pub mod support;
 mod tables;
 #[cfg(test)]
 mod tests;
 
+pub use fast::{FastCharge, FastGroup, FastModel, FightRow, ImpactRow, Table};
 use path::*;
 pub use path::{BEST_PATH_CANDIDATES, BEST_PATH_CANDIDATES_PUSHING, MAX_PIVOT, distance_for_move};
 pub use tables::{ContactOutcome, FightTable, ImpactTables};
@@ -328,6 +330,8 @@ pub struct Plan {
     /// The Heroes placed among warriors as (formation, 1-based number, name), so labels
     /// name them.
     pub hero_names: Vec<(usize, usize, String)>,
+    /// The common charge compiled to sums (`None` when no trial can be played so).
+    pub fast: Option<FastCharge>,
 }
 
 impl Plan {

@@ -13,11 +13,12 @@ use crate::mesbg::plan::{ContactOutcome, fight_rules};
 use crate::mesbg::rules::duel::{self as mesbg_duel, FoeHero};
 use crate::mesbg::rules::fight::{self as mesbg_fight, FoeSupport, SplitTarget, StrikeSplit, WoundOn};
 use crate::mesbg::rules::{self as mesbg, DuelSide, DuelWinner, FightOutcome, StrikeTarget};
-use crate::mesbg::tally::{Metric, Outcome, OutcomeCounter, Tally};
+use crate::mesbg::tally::{Metric, Outcome, OutcomeCounter, Packed, Tally};
 use serde::Serialize;
 use std::sync::atomic::AtomicBool;
 
 mod event;
+mod fast;
 mod fight;
 #[cfg(test)]
 mod tests;
@@ -170,6 +171,15 @@ pub fn trial<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &m
     let mut out = Outcome::default();
     play(plan, streams, trial, scratch, obs, &mut out);
     out
+}
+
+/// Plays trial `trial` as sums over the plan's compiled charge ([`Plan::fast`]), or
+/// `None` when it needs the full resolver (or the plan has no compiled charge). Runs use
+/// it for every trial it can play; it must give exactly what [`trial`] gives.
+pub fn trial_as_sums(plan: &Plan, streams: Streams, trial: u64) -> Option<Outcome> {
+    let mut packed = [0; _];
+    let played = plan.fast.as_ref().is_some_and(|fast| fast::play_fast(fast, streams, trial, &mut packed));
+    played.then(|| Outcome::unpacked(&packed))
 }
 
 /// Plays trial `trial` into `out` (reset first). The run's loop reuses one `out` and
@@ -495,22 +505,29 @@ pub fn run(
 /// Plays and tallies the trials `trials` on this thread, as one block of a run does.
 pub fn tally_trials(plan: &Plan, streams: Streams, trials: std::ops::Range<u64>, scratch: &mut Scratch) -> Tally {
     let mut tally = new_tally(plan);
+    let mut counter = OutcomeCounter::for_tally(&tally);
+    // Trial t is counted after trial t + 1 is played: its outcome, written a value at a
+    // time, has then left the store buffer, and the counter's wide reads of it do not wait
+    // on a failed store-to-load forward.
+    let mut outs: [Packed; 2] = [[0; _]; 2];
+    let mut played: Option<usize> = None;
     let mut out = Outcome::default();
-    match OutcomeCounter::for_tally(&tally) {
-        Some(mut counter) => {
-            for t in trials {
-                play(plan, streams, t, scratch, &mut Silent, &mut out);
-                counter.record(&out, &mut tally);
-            }
-            counter.drain_into(&mut tally);
+    for (i, t) in trials.enumerate() {
+        let this = i % 2;
+        let fast = plan.fast.as_ref().is_some_and(|fast| fast::play_fast(fast, streams, t, &mut outs[this]));
+        if !fast {
+            play(plan, streams, t, scratch, &mut Silent, &mut out);
+            outs[this] = out.packed();
         }
-        None => {
-            for t in trials {
-                play(plan, streams, t, scratch, &mut Silent, &mut out);
-                tally.record(&out);
-            }
+        if let Some(last) = played {
+            counter.record_packed(&outs[last], &mut tally);
         }
+        played = Some(this);
     }
+    if let Some(last) = played {
+        counter.record_packed(&outs[last], &mut tally);
+    }
+    counter.drain_into(&mut tally);
     tally
 }
 

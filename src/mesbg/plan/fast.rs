@@ -1,0 +1,217 @@
+//! The common charge compiled down to sums: where a trial's metrics are fixed by which
+//! rows of the plan's tables its dice pick, each row carries what it adds to the trial's
+//! packed outcome, and a trial is a few table draws and word additions.
+//!
+//! The rows are the plan's own tables in the plan's own order, drawn with the same words
+//! from the same streams, so a trial played this way gives exactly the outcome
+//! [`crate::mesbg::resolve`] gives it die by die (a test checks this trial by trial on
+//! every example). What the sums cannot say (a difficult-terrain test, an obstacle, a
+//! fight without a table, a Hero thrown from his slain chariot, enemy Heroes or chariots)
+//! is left to the full resolver, trial by trial.
+
+use super::*;
+use crate::mesbg::tally::{Outcome, Packed};
+
+/// A plan's common charge as additions to a packed outcome (see the module docs).
+#[derive(Clone, Debug)]
+pub struct FastCharge {
+    /// Where the chariot stops: cumulative thresholds over the contact groups, the last
+    /// value meaning it drove through (the plan's own stop table).
+    pub stop: Vec<u64>,
+    /// A stop at or past this group meets the difficult-terrain test first (played in
+    /// full); `usize::MAX` when the path has none.
+    pub full_from_group: usize,
+    /// The outcome of driving through, or `None` when it needs dice (an obstacle).
+    pub drive_through: Option<Packed>,
+    /// Per contact group, what stopping there means.
+    pub groups: Vec<FastGroup>,
+    /// The models of every group, group after group.
+    pub models: Vec<FastModel>,
+    /// Cumulative thresholds of every table, table after table.
+    pub thresholds: Vec<u64>,
+    /// Rows of the Impact Hits tables, table after table.
+    pub impact_rows: Vec<ImpactRow>,
+    /// Per group and survivor configuration, its fight table (`None`: fought die by die).
+    pub fights: Vec<Option<Table>>,
+    /// Rows of the fight tables, table after table.
+    pub fight_rows: Vec<FightRow>,
+    /// The Break Point's verdict by the trial's kills, when an army is charged.
+    pub army_broken: Option<Vec<bool>>,
+}
+
+/// Stopping at one contact group.
+#[derive(Clone, Debug)]
+pub struct FastGroup {
+    /// What every stop here counts: the models before it (slain and touched), this
+    /// group's models touched, and a fight fought.
+    pub base: Packed,
+    /// Its models in [`FastCharge::models`].
+    pub models: std::ops::Range<usize>,
+    /// Where its survivor configurations' fights start in [`FastCharge::fights`]; `None`
+    /// when its fights are not tabulated (cavalry, or too many configurations).
+    pub fights: Option<usize>,
+}
+
+/// One model of a contact group: its Impact Hits, drawn as the resolver draws them.
+#[derive(Clone, Debug)]
+pub struct FastModel {
+    /// The chance the chariot drives on past it, given it stops at this group and drove
+    /// past the earlier models of the group.
+    pub passed_given_stop: Chance,
+    /// Its outcomes given that it is passed.
+    pub passed: Table,
+    /// Given that it stops the chariot.
+    pub stopped: Table,
+    /// Unconditioned (once an earlier model of the group stopped the chariot).
+    pub any: Table,
+}
+
+/// A table in the arenas: `len` thresholds from `thresholds` (so `len + 1` rows from
+/// `rows`).
+#[derive(Clone, Copy, Debug)]
+pub struct Table {
+    /// First threshold in [`FastCharge::thresholds`].
+    pub thresholds: usize,
+    /// Number of thresholds.
+    pub len: usize,
+    /// First row (in the impact or fight rows).
+    pub rows: usize,
+}
+
+/// An Impact Hits outcome on one model.
+#[derive(Clone, Copy, Debug)]
+pub struct ImpactRow {
+    /// What it adds: a casualty's kill.
+    pub adds: Packed,
+    /// Its part of the survivor configuration's index.
+    pub config: usize,
+    /// The chariot drives on past the model.
+    pub passed: bool,
+}
+
+/// A fight outcome.
+#[derive(Clone, Copy, Debug)]
+pub struct FightRow {
+    /// What it adds: won, kills, the chariot's Wounds, the Hero's Might and Fate.
+    pub adds: Packed,
+    /// The chariot was slain with a Hero riding it: his fall needs dice.
+    pub needs_dice: bool,
+}
+
+/// The most models a fast charge counts: every packed value stays far below 2^16.
+const MAX_FAST_MODELS: usize = 30_000;
+
+impl FastCharge {
+    /// Compiles the plan's common charge, or `None` when no trial could be played as sums
+    /// (enemy Heroes or chariots on the board, or an absurdly long path).
+    pub fn compile(plan: &Plan) -> Option<Self> {
+        if !plan.foe_heroes.is_empty() || plan.has_enemy_chariot || plan.models_on_path() > MAX_FAST_MODELS {
+            return None;
+        }
+        let mut fast = Self {
+            stop: plan.chain.stop.thresholds().to_vec(),
+            full_from_group: if plan.difficult_from.is_some() { plan.terrain_group } else { usize::MAX },
+            drive_through: None,
+            groups: Vec::with_capacity(plan.groups.len()),
+            models: Vec::new(),
+            thresholds: Vec::new(),
+            impact_rows: Vec::new(),
+            fights: Vec::new(),
+            fight_rows: Vec::new(),
+            army_broken: plan.army.map(|army| {
+                (0..=plan.models_on_path() as u64)
+                    .map(|kills| {
+                        plan.rules.break_point.broken(u64::from(army.casualties) + kills, u64::from(army.models))
+                    })
+                    .collect()
+            }),
+        };
+        if plan.obstacle.is_none() {
+            let passed = plan.models_on_path() as u16;
+            let mut through = Outcome::default();
+            through.set(Metric::ImpactKills, passed);
+            through.set(Metric::Contacts, passed);
+            through.set(Metric::Kills, passed);
+            through.set(Metric::Breakthrough, u16::from(plan.breakthrough_possible));
+            fast.drive_through = Some(through.packed());
+        }
+        for group in &plan.groups {
+            let mut base = Outcome::default();
+            base.set(Metric::ImpactKills, group.models_before as u16);
+            base.set(Metric::Contacts, (group.models_before + group.models.len()) as u16);
+            base.set(Metric::Kills, group.models_before as u16);
+            base.set(Metric::FightFought, 1);
+            let first_model = fast.models.len();
+            for (i, (&m, &chance)) in group.models.iter().zip(&group.passed_given_stop).enumerate() {
+                let impact = &plan.models[m].impact;
+                let mut table = |cumulative: &CumulativeTable, outcomes: &[ContactOutcome]| {
+                    let rows = outcomes.iter().map(|o| {
+                        let mut adds = Outcome::default();
+                        adds.set(Metric::ImpactKills, u16::from(o.casualty));
+                        adds.set(Metric::Kills, u16::from(o.casualty));
+                        ImpactRow {
+                            adds: adds.packed(),
+                            config: group.config_part(i, o.left, o.fate_spent, &plan.models),
+                            passed: o.passed,
+                        }
+                    });
+                    fast.push_table(cumulative, rows, |f| &mut f.impact_rows)
+                };
+                let model = FastModel {
+                    passed_given_stop: chance,
+                    passed: table(&impact.passed_table, &impact.passed),
+                    stopped: table(&impact.stopped_table, &impact.stopped),
+                    any: table(&impact.table, &impact.outcomes),
+                };
+                fast.models.push(model);
+            }
+            let fights = (!group.fights.is_empty()).then(|| {
+                let first = fast.fights.len();
+                for table in &group.fights {
+                    let compiled = table.as_ref().map(|table| {
+                        let rows = table.outcomes.iter().map(|r| fast.fight_row(plan, r));
+                        let rows: Vec<FightRow> = rows.collect();
+                        fast.push_table(&table.table, rows.into_iter(), |f| &mut f.fight_rows)
+                    });
+                    fast.fights.push(compiled);
+                }
+                first
+            });
+            fast.groups.push(FastGroup { base: base.packed(), models: first_model..fast.models.len(), fights });
+        }
+        Some(fast)
+    }
+
+    /// What a fight outcome adds, as the resolver counts it after a fight with the
+    /// chariot's and its Hero's Wounds, Might and Fate untouched before it.
+    fn fight_row(&self, plan: &Plan, result: &FightOutcome) -> FightRow {
+        let slain = result.wounds_lost >= plan.chariot.wounds;
+        let kills = u16::from(result.kills);
+        let mut adds = Outcome::default();
+        adds.set(Metric::FightWon, u16::from(result.won));
+        adds.set(Metric::FightKills, kills);
+        adds.set(Metric::Kills, kills);
+        adds.set(Metric::ChariotWoundsLost, u16::from(result.wounds_lost));
+        adds.set(Metric::ChariotSlain, u16::from(slain));
+        if plan.chariot.hero.is_some() {
+            adds.set(Metric::MightSpent, u16::from(result.might_spent));
+            adds.set(Metric::FateSpent, u16::from(result.fate_spent));
+            adds.set(Metric::HeroKills, kills);
+        }
+        FightRow { adds: adds.packed(), needs_dice: slain && plan.chariot.hero.is_some() }
+    }
+
+    /// Appends a table's thresholds and rows to the arenas.
+    fn push_table<R>(
+        &mut self,
+        cumulative: &CumulativeTable,
+        rows: impl Iterator<Item = R>,
+        arena: impl Fn(&mut Self) -> &mut Vec<R>,
+    ) -> Table {
+        let thresholds = cumulative.thresholds();
+        let table = Table { thresholds: self.thresholds.len(), len: thresholds.len(), rows: arena(self).len() };
+        self.thresholds.extend_from_slice(thresholds);
+        arena(self).extend(rows);
+        table
+    }
+}
