@@ -1,10 +1,13 @@
 //! Playing a trial of the common charge as sums (see [`crate::mesbg::plan::FastCharge`]):
 //! the same words from the same streams as [`super::play`], so the same outcome.
 
-use crate::dice::{Phase, sampled_index};
+use crate::dice::{Dice, Phase, TrialKey, sampled_index};
 use crate::engine::Streams;
 use crate::mesbg::plan::{FastCharge, Table};
 use crate::mesbg::tally::{Metric, Packed, packed_value};
+
+/// Trials played together by [`play_fast_batch`].
+pub(super) const BATCH: usize = 8;
 
 /// Plays trial `trial` into `out` as sums, or returns false (leaving `out` unspecified)
 /// when it needs the full resolver: a difficult-terrain test, an obstacle, a fight without
@@ -14,6 +17,34 @@ pub(super) fn play_fast(fast: &FastCharge, streams: Streams, trial: u64, out: &m
     let key = streams.trial_key(trial);
     let mut dice = key.dice(Phase::Charge);
     let stop = sampled_index(&fast.stop, dice.word());
+    finish(fast, &mut dice, stop, || key.dice(Phase::Fight).word(), out)
+}
+
+/// Plays the [`BATCH`] trials from `first` into `outs` as [`play_fast`] does, and returns
+/// which of them (bit `i` for trial `first + i`) need the full resolver.
+///
+/// The same words from the same streams, computed stage by stage across the batch: each
+/// trial's streams and first draws are a chain of multiplications that waits on itself,
+/// and eight independent chains side by side keep the processor busy where one would not.
+#[inline]
+pub(super) fn play_fast_batch(fast: &FastCharge, streams: Streams, first: u64, outs: &mut [Packed; BATCH]) -> u32 {
+    let keys: [TrialKey; BATCH] = std::array::from_fn(|i| streams.trial_key(first + i as u64));
+    let mut charge: [Dice; BATCH] = std::array::from_fn(|i| keys[i].dice(Phase::Charge));
+    let fight: [u64; BATCH] = std::array::from_fn(|i| keys[i].dice(Phase::Fight).word());
+    let stops: [usize; BATCH] = std::array::from_fn(|i| sampled_index(&fast.stop, charge[i].word()));
+    let mut handed_back = 0;
+    for i in 0..BATCH {
+        if !finish(fast, &mut charge[i], stops[i], || fight[i], &mut outs[i]) {
+            handed_back |= 1 << i;
+        }
+    }
+    handed_back
+}
+
+/// The rest of a trial once its stop is drawn: the stopping group's Impact Hits from the
+/// charge dice, then the fight from the first word of the fight's stream.
+#[inline]
+fn finish(fast: &FastCharge, dice: &mut Dice, stop: usize, fight_word: impl FnOnce() -> u64, out: &mut Packed) -> bool {
     if stop >= fast.full_from_group {
         return false;
     }
@@ -35,7 +66,7 @@ pub(super) fn play_fast(fast: &FastCharge, streams: Streams, trial: u64, out: &m
     for model in &fast.models[group.models.clone()] {
         let table = if stopped {
             model.any
-        } else if model.passed_given_stop.happens(&mut dice) {
+        } else if model.passed_given_stop.happens(dice) {
             model.passed
         } else {
             model.stopped
@@ -48,7 +79,7 @@ pub(super) fn play_fast(fast: &FastCharge, streams: Streams, trial: u64, out: &m
     let Some(Some(table)) = fast.fights.get(fights + config) else {
         return false;
     };
-    let row = &fast.fight_rows[row_index(fast, *table, key.dice(Phase::Fight).word())];
+    let row = &fast.fight_rows[row_index(fast, *table, fight_word())];
     if row.needs_dice {
         return false;
     }

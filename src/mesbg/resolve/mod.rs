@@ -506,29 +506,63 @@ pub fn run(
 pub fn tally_trials(plan: &Plan, streams: Streams, trials: std::ops::Range<u64>, scratch: &mut Scratch) -> Tally {
     let mut tally = new_tally(plan);
     let mut counter = OutcomeCounter::for_tally(&tally);
-    // Trial t is counted after trial t + 1 is played: its outcome, written a value at a
-    // time, has then left the store buffer, and the counter's wide reads of it do not wait
-    // on a failed store-to-load forward.
-    let mut outs: [Packed; 2] = [[0; _]; 2];
-    let mut played: Option<usize> = None;
-    let mut out = Outcome::default();
-    for (i, t) in trials.enumerate() {
-        let this = i % 2;
-        let fast = plan.fast.as_ref().is_some_and(|fast| fast::play_fast(fast, streams, t, &mut outs[this]));
-        if !fast {
-            play(plan, streams, t, scratch, &mut Silent, &mut out);
-            outs[this] = out.packed();
+    match &plan.fast {
+        Some(fast) => {
+            // A batch is counted after the next is played: its outcomes, written a word
+            // at a time, have then left the store buffer, and the counter's wide reads of
+            // them do not wait on a failed store-to-load forward.
+            let mut batches: [[Packed; fast::BATCH]; 2] = [[[0; _]; fast::BATCH]; 2];
+            let mut played: Option<usize> = None;
+            let mut t = trials.start;
+            let mut this = 0;
+            while trials.end - t >= fast::BATCH as u64 {
+                let handed_back = fast::play_fast_batch(fast, streams, t, &mut batches[this]);
+                if handed_back != 0 {
+                    for (i, packed) in batches[this].iter_mut().enumerate() {
+                        if handed_back & 1 << i != 0 {
+                            *packed = played_in_full(plan, streams, t + i as u64, scratch);
+                        }
+                    }
+                }
+                if let Some(last) = played {
+                    for packed in &batches[last] {
+                        counter.record_packed(packed, &mut tally);
+                    }
+                }
+                played = Some(this);
+                this = 1 - this;
+                t += fast::BATCH as u64;
+            }
+            if let Some(last) = played {
+                for packed in &batches[last] {
+                    counter.record_packed(packed, &mut tally);
+                }
+            }
+            for t in t..trials.end {
+                let mut packed = [0; _];
+                if !fast::play_fast(fast, streams, t, &mut packed) {
+                    packed = played_in_full(plan, streams, t, scratch);
+                }
+                counter.record_packed(&packed, &mut tally);
+            }
         }
-        if let Some(last) = played {
-            counter.record_packed(&outs[last], &mut tally);
+        None => {
+            let mut out = Outcome::default();
+            for t in trials {
+                play(plan, streams, t, scratch, &mut Silent, &mut out);
+                counter.record(&out, &mut tally);
+            }
         }
-        played = Some(this);
-    }
-    if let Some(last) = played {
-        counter.record_packed(&outs[last], &mut tally);
     }
     counter.drain_into(&mut tally);
     tally
+}
+
+/// Trial `trial` played by the full resolver, packed.
+fn played_in_full(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Scratch) -> Packed {
+    let mut out = Outcome::default();
+    play(plan, streams, trial, scratch, &mut Silent, &mut out);
+    out.packed()
 }
 
 impl crate::engine::RuleSystem for Plan {
