@@ -98,12 +98,17 @@ pub struct FightRow {
     pub needs_dice: bool,
 }
 
+/// The chance of a trial being handed back (by where the chariot stops) above which the
+/// plan's trials are all played by the resolver.
+const MOSTLY_HANDED_BACK: f64 = 0.5;
+
 /// The most models a fast charge counts: every packed value stays far below 2^16.
 const MAX_FAST_MODELS: usize = 30_000;
 
 impl FastCharge {
     /// Compiles the plan's common charge, or `None` when no trial could be played as sums
-    /// (enemy Heroes or chariots on the board, or an absurdly long path).
+    /// (enemy Heroes or chariots on the board, or an absurdly long path) or most would be
+    /// handed back (cavalry's untabulated fights, terrain near the start).
     pub fn compile(plan: &Plan) -> Option<Self> {
         if !plan.foe_heroes.is_empty() || plan.has_enemy_chariot || plan.models_on_path() > MAX_FAST_MODELS {
             return None;
@@ -179,7 +184,17 @@ impl FastCharge {
             });
             fast.groups.push(FastGroup { base: base.packed(), models: first_model..fast.models.len(), fights });
         }
-        Some(fast)
+        // Trials handed back cost their batch's work twice: where most would be, the
+        // resolver plays them all.
+        let handed_back: f64 = (0..=plan.groups.len())
+            .filter(|&g| match fast.groups.get(g) {
+                _ if g >= fast.full_from_group => true,
+                Some(group) => group.fights.is_none(),
+                None => fast.drive_through.is_none(),
+            })
+            .map(|g| plan.chain.stop_probabilities[g])
+            .sum();
+        (handed_back <= MOSTLY_HANDED_BACK).then_some(fast)
     }
 
     /// What a fight outcome adds, as the resolver counts it after a fight with the

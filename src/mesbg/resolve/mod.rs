@@ -547,10 +547,19 @@ pub fn tally_trials(plan: &Plan, streams: Streams, trials: std::ops::Range<u64>,
             }
         }
         None => {
-            let mut out = Outcome::default();
-            for t in trials {
-                play(plan, streams, t, scratch, &mut Silent, &mut out);
-                counter.record(&out, &mut tally);
+            // Trial t is counted after trial t + 1 is played (as batches are, above).
+            let mut outs = [Outcome::default(); 2];
+            let mut played: Option<usize> = None;
+            for (i, t) in trials.enumerate() {
+                let this = i % 2;
+                play(plan, streams, t, scratch, &mut Silent, &mut outs[this]);
+                if let Some(last) = played {
+                    counter.record(&outs[last], &mut tally);
+                }
+                played = Some(this);
+            }
+            if let Some(last) = played {
+                counter.record(&outs[last], &mut tally);
             }
         }
     }
