@@ -507,64 +507,83 @@ pub fn tally_trials(plan: &Plan, streams: Streams, trials: std::ops::Range<u64>,
     let mut tally = new_tally(plan);
     let mut counter = OutcomeCounter::for_tally(&tally);
     match &plan.fast {
-        Some(fast) => {
-            // A batch is counted after the next is played: its outcomes, written a word
-            // at a time, have then left the store buffer, and the counter's wide reads of
-            // them do not wait on a failed store-to-load forward.
-            let mut batches: [[Packed; fast::BATCH]; 2] = [[[0; _]; fast::BATCH]; 2];
-            let mut played: Option<usize> = None;
-            let mut t = trials.start;
-            let mut this = 0;
-            while trials.end - t >= fast::BATCH as u64 {
-                let handed_back = fast::play_fast_batch(fast, streams, t, &mut batches[this]);
-                if handed_back != 0 {
-                    for (i, packed) in batches[this].iter_mut().enumerate() {
-                        if handed_back & 1 << i != 0 {
-                            *packed = played_in_full(plan, streams, t + i as u64, scratch);
-                        }
-                    }
-                }
-                if let Some(last) = played {
-                    for packed in &batches[last] {
-                        counter.record_packed(packed, &mut tally);
-                    }
-                }
-                played = Some(this);
-                this = 1 - this;
-                t += fast::BATCH as u64;
-            }
-            if let Some(last) = played {
-                for packed in &batches[last] {
-                    counter.record_packed(packed, &mut tally);
-                }
-            }
-            for t in t..trials.end {
-                let mut packed = [0; _];
-                if !fast::play_fast(fast, streams, t, &mut packed) {
-                    packed = played_in_full(plan, streams, t, scratch);
-                }
-                counter.record_packed(&packed, &mut tally);
-            }
-        }
-        None => {
-            // Trial t is counted after trial t + 1 is played (as batches are, above).
-            let mut outs = [Outcome::default(); 2];
-            let mut played: Option<usize> = None;
-            for (i, t) in trials.enumerate() {
-                let this = i % 2;
-                play(plan, streams, t, scratch, &mut Silent, &mut outs[this]);
-                if let Some(last) = played {
-                    counter.record(&outs[last], &mut tally);
-                }
-                played = Some(this);
-            }
-            if let Some(last) = played {
-                counter.record(&outs[last], &mut tally);
-            }
-        }
+        Some(fast) => count_as_sums(plan, fast, streams, trials, scratch, &mut counter, &mut tally),
+        None => count_in_full(plan, streams, trials, scratch, &mut counter, &mut tally),
     }
     counter.drain_into(&mut tally);
     tally
+}
+
+/// Plays `trials` as sums, [`fast::BATCH`] at a time (handing back to the resolver what
+/// sums cannot play), into `counter`.
+///
+/// A batch is counted after the next is played: its outcomes, written a word at a time,
+/// have then left the store buffer, and the counter's wide reads of them do not wait on a
+/// failed store-to-load forward.
+fn count_as_sums(
+    plan: &Plan,
+    fast: &crate::mesbg::plan::FastCharge,
+    streams: Streams,
+    trials: std::ops::Range<u64>,
+    scratch: &mut Scratch,
+    counter: &mut OutcomeCounter,
+    tally: &mut Tally,
+) {
+    let mut batches: [[Packed; fast::BATCH]; 2] = [[[0; _]; fast::BATCH]; 2];
+    let mut played: Option<usize> = None;
+    let mut t = trials.start;
+    let mut this = 0;
+    while trials.end - t >= fast::BATCH as u64 {
+        let handed_back = fast::play_fast_batch(fast, streams, t, &mut batches[this]);
+        if handed_back != 0 {
+            for (i, packed) in batches[this].iter_mut().enumerate() {
+                if handed_back & 1 << i != 0 {
+                    *packed = played_in_full(plan, streams, t + i as u64, scratch);
+                }
+            }
+        }
+        if let Some(last) = played {
+            batches[last].iter().for_each(|packed| counter.record_packed(packed, tally));
+        }
+        played = Some(this);
+        this = 1 - this;
+        t += fast::BATCH as u64;
+    }
+    if let Some(last) = played {
+        batches[last].iter().for_each(|packed| counter.record_packed(packed, tally));
+    }
+    for t in t..trials.end {
+        let mut packed = [0; _];
+        if !fast::play_fast(fast, streams, t, &mut packed) {
+            packed = played_in_full(plan, streams, t, scratch);
+        }
+        counter.record_packed(&packed, tally);
+    }
+}
+
+/// Plays `trials` by the resolver into `counter`, trial t counted after trial t + 1 is
+/// played (see [`count_as_sums`]).
+fn count_in_full(
+    plan: &Plan,
+    streams: Streams,
+    trials: std::ops::Range<u64>,
+    scratch: &mut Scratch,
+    counter: &mut OutcomeCounter,
+    tally: &mut Tally,
+) {
+    let mut outs = [Outcome::default(); 2];
+    let mut played: Option<usize> = None;
+    for (i, t) in trials.enumerate() {
+        let this = i % 2;
+        play(plan, streams, t, scratch, &mut Silent, &mut outs[this]);
+        if let Some(last) = played {
+            counter.record(&outs[last], tally);
+        }
+        played = Some(this);
+    }
+    if let Some(last) = played {
+        counter.record(&outs[last], tally);
+    }
 }
 
 /// Trial `trial` played by the full resolver, packed.
