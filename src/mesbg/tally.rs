@@ -227,7 +227,12 @@ impl Outcome {
 
     /// The outcome `packed` stands for.
     pub fn unpacked(packed: &Packed) -> Self {
-        Self { values: std::array::from_fn(|m| (packed[m / 4] >> (16 * (m % 4))) as u16) }
+        Self {
+            values: std::array::from_fn(|m| {
+                let (word, shift) = lane(m);
+                (packed[word] >> shift) as u16
+            }),
+        }
     }
 }
 
@@ -238,11 +243,24 @@ pub const OUTCOME_WORDS: usize = Metric::ALL.len().div_ceil(4);
 /// outcomes whose values stay below 2^16 add value by value.
 pub type Packed = [u64; OUTCOME_WORDS];
 
+/// Where metric index `m` lies in a packed outcome: its word and the bit it starts at.
+#[inline]
+const fn lane(m: usize) -> (usize, usize) {
+    (m / 4, 16 * (m % 4))
+}
+
 /// The value of metric `metric` in a packed outcome.
 #[inline]
 pub fn packed_value(packed: &Packed, metric: Metric) -> u16 {
-    let m = metric as usize;
-    (packed[m / 4] >> (16 * (m % 4))) as u16
+    let (word, shift) = lane(metric as usize);
+    (packed[word] >> shift) as u16
+}
+
+/// Adds `value` to metric `metric` of a packed outcome (the sum must stay below 2^16).
+#[inline]
+pub fn add_to_packed(packed: &mut Packed, metric: Metric, value: u16) {
+    let (word, shift) = lane(metric as usize);
+    packed[word] += u64::from(value) << shift;
 }
 
 /// Histograms of every metric over a set of trials.

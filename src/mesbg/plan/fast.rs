@@ -174,9 +174,8 @@ impl FastCharge {
                 let first = fast.fights.len();
                 for table in &group.fights {
                     let compiled = table.as_ref().map(|table| {
-                        let rows = table.outcomes.iter().map(|r| fast.fight_row(plan, r));
-                        let rows: Vec<FightRow> = rows.collect();
-                        fast.push_table(&table.table, rows.into_iter(), |f| &mut f.fight_rows)
+                        let rows = table.outcomes.iter().map(|r| fight_row(plan, r));
+                        fast.push_table(&table.table, rows, |f| &mut f.fight_rows)
                     });
                     fast.fights.push(compiled);
                 }
@@ -197,25 +196,6 @@ impl FastCharge {
         (handed_back <= MOSTLY_HANDED_BACK).then_some(fast)
     }
 
-    /// What a fight outcome adds, as the resolver counts it after a fight with the
-    /// chariot's and its Hero's Wounds, Might and Fate untouched before it.
-    fn fight_row(&self, plan: &Plan, result: &FightOutcome) -> FightRow {
-        let slain = result.wounds_lost >= plan.chariot.wounds;
-        let kills = u16::from(result.kills);
-        let mut adds = Outcome::default();
-        adds.set(Metric::FightWon, u16::from(result.won));
-        adds.set(Metric::FightKills, kills);
-        adds.set(Metric::Kills, kills);
-        adds.set(Metric::ChariotWoundsLost, u16::from(result.wounds_lost));
-        adds.set(Metric::ChariotSlain, u16::from(slain));
-        if plan.chariot.hero.is_some() {
-            adds.set(Metric::MightSpent, u16::from(result.might_spent));
-            adds.set(Metric::FateSpent, u16::from(result.fate_spent));
-            adds.set(Metric::HeroKills, kills);
-        }
-        FightRow { adds: adds.packed(), needs_dice: slain && plan.chariot.hero.is_some() }
-    }
-
     /// Appends a table's thresholds and rows to the arenas.
     fn push_table<R>(
         &mut self,
@@ -229,4 +209,23 @@ impl FastCharge {
         arena(self).extend(rows);
         table
     }
+}
+
+/// What a fight outcome adds, as the resolver counts it after a fight with the
+/// chariot's and its Hero's Wounds, Might and Fate untouched before it.
+fn fight_row(plan: &Plan, result: &FightOutcome) -> FightRow {
+    let slain = result.wounds_lost >= plan.chariot.wounds;
+    let kills = u16::from(result.kills);
+    let mut adds = Outcome::default();
+    adds.set(Metric::FightWon, u16::from(result.won));
+    adds.set(Metric::FightKills, kills);
+    adds.set(Metric::Kills, kills);
+    adds.set(Metric::ChariotWoundsLost, u16::from(result.wounds_lost));
+    adds.set(Metric::ChariotSlain, u16::from(slain));
+    if plan.chariot.hero.is_some() {
+        adds.set(Metric::MightSpent, u16::from(result.might_spent));
+        adds.set(Metric::FateSpent, u16::from(result.fate_spent));
+        adds.set(Metric::HeroKills, kills);
+    }
+    FightRow { adds: adds.packed(), needs_dice: slain && plan.chariot.hero.is_some() }
 }

@@ -4,7 +4,7 @@
 use crate::dice::{Dice, Phase, TrialKey, sampled_index};
 use crate::engine::Streams;
 use crate::mesbg::plan::{FastCharge, Table};
-use crate::mesbg::tally::{Metric, Packed, packed_value};
+use crate::mesbg::tally::{Metric, Packed, add_to_packed, packed_value};
 
 /// Trials played together by [`play_fast_batch`].
 pub(super) const BATCH: usize = 8;
@@ -112,7 +112,6 @@ fn count_army(fast: &FastCharge, out: &mut Packed) -> bool {
     let Some(&broken) = verdicts.get(usize::from(packed_value(out, Metric::Kills))) else {
         return false;
     };
-    let m = Metric::ArmyBroken as usize;
-    out[m / 4] |= u64::from(broken) << (16 * (m % 4));
+    add_to_packed(out, Metric::ArmyBroken, u16::from(broken));
     true
 }
