@@ -148,11 +148,29 @@ fn a_supporters_fight_counts_in_a_tie_by_the_ruleset() {
     );
 }
 
-/// P(the chariot wins) against one enemy die (at -1 when `bearer`), with a banner re-roll
-/// of that die when the enemy would otherwise lose or tie; a tie at equal Fight is a
-/// roll-off. Enumerated die by die.
+/// P(the chariot wins) against one enemy die (at -1 when `bearer`) at equal Fight (a tie
+/// is a roll-off), with the banner's re-roll of that die taken when it raises the enemy's
+/// chance: always when behind; on a tie only when a fresh die beats the roll-off's 1/2,
+/// which (one die, the new one replacing the old) is when the tied value is 3 or less for
+/// a plain die ((6 - a)/6 + 1/12 > 1/2) and 4 or less for a die at -1 ((5 - a)/6 + 1/12 for
+/// a >= 2, plus the 1 and 2 both showing 1 when a = 1). Enumerated die by die.
 fn banner_duel(bearer: bool) -> f64 {
     let enemy = |face: u32| if bearer { face.saturating_sub(1).max(1) } else { face };
+    // The enemy's chance to win with a fresh die against the chariot's `a`.
+    let fresh = |a: u32| -> f64 {
+        (1..=6)
+            .map(|x| {
+                let v = enemy(x);
+                if v > a {
+                    1.0 / 6.0
+                } else if v == a {
+                    0.5 / 6.0
+                } else {
+                    0.0
+                }
+            })
+            .sum()
+    };
     let mut win = 0.0;
     for a in 1..=6 {
         for d in 1..=6 {
@@ -161,7 +179,11 @@ fn banner_duel(bearer: bool) -> f64 {
             if first > a {
                 continue; // the enemy wins outright
             }
-            // Lose or tie: the lowest (only) die is re-rolled, the new one stands.
+            if first == a && fresh(a) <= 0.5 {
+                win += p * 0.5; // a tie kept for the roll-off
+                continue;
+            }
+            // Behind, or a tie worth re-rolling: the only die is re-rolled, the new one stands.
             for x in 1..=6 {
                 let again = enemy(x);
                 win += p / 6.0

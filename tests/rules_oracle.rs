@@ -8,17 +8,29 @@
 mod oracle;
 mod support;
 
+use charioteer::mesbg::rules::duel::FoeHero;
 use charioteer::mesbg::rules::fight::{
     ChariotFighter, Combatant, FatePolicy, FateRule, FightRules, FoeSupport, HeroInFight, MountCombatant, Saves,
-    StrikeSplit, fight_distribution,
+    StrikeSplit, Supporter, fight_distribution,
 };
 use charioteer::mesbg::rules::{FightOutcome, Side, StrikeAllocation, to_wound};
-use oracle::{Chariot, FateUse, Foe, Hero, Horse, Prob, Ratio, Rules};
+use oracle::{Chariot, FateUse, Foe, Help, Hero, Horse, Prob, Ratio, Rules};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
 /// The engine's answer for a fight described in the oracle's terms.
 fn engine(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Rules) -> BTreeMap<oracle::Result, f64> {
+    engine_with(c, hero, foes, &Help::default(), rules)
+}
+
+/// The engine's answer for a fight with supporters and a banner, in the oracle's terms.
+fn engine_with(
+    c: &Chariot,
+    hero: Option<&Hero>,
+    foes: &[Foe],
+    help: &Help,
+    rules: &Rules,
+) -> BTreeMap<oracle::Result, f64> {
     let chariot = ChariotFighter {
         fight: c.fight,
         attacks: c.dice,
@@ -47,9 +59,42 @@ fn engine(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Rules) -> BTre
             prone: f.prone,
             strikes: !f.prone && !f.thrown,
             knocked_flying: to_wound(3, f.defence),
-            hero: None,
+            hero: f.hero.map(|h| FoeHero {
+                might: h.might,
+                fate: h.fate,
+                might_on_duel: h.might_in_duel,
+                might_on_wounds: h.might_on_wounds,
+                saves: Saves {
+                    fate_rule: if h.fate_retry { FateRule::Retry } else { FateRule::Once },
+                    fate_policy: if h.lethal_only { FatePolicy::LethalOnly } else { FatePolicy::ChariotThenHero },
+                    might_on_fate: h.might_on_fate,
+                    might_on_terrain: false,
+                },
+                bearer: f.minus_one,
+            }),
+            cannot_back_away: f.cannot_back_away,
         })
         .collect();
+    let support = FoeSupport {
+        supporters: help
+            .supporters
+            .iter()
+            .enumerate()
+            .map(|(i, s)| Supporter {
+                model: 100 + i,
+                fight: s.fight,
+                strikes_chariot: to_wound(s.strength, c.defence),
+                minus_one: s.minus_one,
+            })
+            .collect(),
+        banner: help.banner,
+        minus_one_dice: foes
+            .iter()
+            .filter(|f| f.wounds > 0 && f.minus_one && f.hero.is_none())
+            .map(|f| u32::from(f.attacks))
+            .sum(),
+        supporter_fight_counts: help.supporter_fight_counts,
+    };
     let fight_rules = FightRules {
         trapped: rules.knocked_down_are_trapped,
         allocation: if rules.easiest_first {
@@ -75,7 +120,7 @@ fn engine(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Rules) -> BTre
             might_on_terrain: true,
         },
     });
-    fight_distribution(&chariot, &enemies, fight_rules, hero_in_fight, &FoeSupport::NONE)
+    fight_distribution(&chariot, &enemies, fight_rules, hero_in_fight, &support)
         .into_iter()
         .map(|(o, p): (FightOutcome, f64)| {
             let key = oracle::Result {
@@ -85,6 +130,9 @@ fn engine(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Rules) -> BTre
                 might_spent: o.might_spent,
                 fate_spent: o.fate_spent,
                 foe_chariot_slain: o.foe_chariot_slain,
+                foe_might_spent: o.foe_might_spent,
+                foe_fate_spent: o.foe_fate_spent,
+                foe_heroes_slain: o.foe_heroes_slain,
             };
             (key, p)
         })
@@ -111,6 +159,10 @@ fn agree<P: Prob>(
     }
     Ok(())
 }
+
+/// Random fights compare floats: the oracle sums every face of every die one by one, so
+/// its rounding differs from the engine's folded states by up to about 1e-12.
+const FLOAT_TOLERANCE: f64 = 1e-10;
 
 const DEFAULT_RULES: Rules = Rules { knocked_down_are_trapped: true, declared: true, easiest_first: false };
 
@@ -216,6 +268,145 @@ fn the_oracle_agrees_with_hand_derivations() {
     assert_eq!(unhurt, Ratio::frac(15, 36) + Ratio::frac(21, 36) * Ratio::frac(3, 4));
 }
 
+fn foe_hero(might: u8, fate: u8) -> oracle::FoeHero {
+    oracle::FoeHero {
+        might,
+        fate,
+        might_in_duel: true,
+        might_on_wounds: true,
+        might_on_fate: true,
+        fate_retry: true,
+        lethal_only: false,
+    }
+}
+
+fn exactly(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], help: &Help, what: &str) {
+    let exact: BTreeMap<oracle::Result, Ratio> = oracle::fight_with(c, hero, foes, help, &DEFAULT_RULES);
+    let total = exact.values().fold(Ratio(0, 1), |a, b| a + *b);
+    assert_eq!(total, Ratio(1, 1), "{what}: the oracle's probabilities add up to exactly 1");
+    agree(&engine_with(c, hero, foes, help, &DEFAULT_RULES), &exact, 1e-12).unwrap_or_else(|e| panic!("{what}: {e}"));
+}
+
+#[test]
+fn banners_supporters_and_enemy_heroes_agree_with_the_oracle_in_exact_fractions() {
+    let chariot = Chariot { fight: 4, strength: 4, defence: 7, dice: 2, wounds: 3, evil: true };
+    let banner = Help { banner: true, supporter_fight_counts: true, ..Help::default() };
+    // A lone F5 warrior with a banner: his tie is won on Fight, so he keeps it.
+    exactly(&chariot, None, &[Foe::infantry(5, 3, 5, 1, 1)], &banner, "a tie won on Fight");
+    // Equal Fight: a tie is re-rolled only when a fresh die beats the roll-off.
+    exactly(&chariot, None, &[warrior(1)], &banner, "a roll-off");
+    // The bearer himself in the fight, at -1.
+    exactly(&chariot, None, &[Foe { minus_one: true, ..warrior(1) }], &banner, "the bearer fights");
+    // Two supporters behind (one a bearer at -1, with a higher Fight) and a banner.
+    let help = Help {
+        supporters: vec![
+            oracle::Supporter { fight: 3, strength: 3, minus_one: false },
+            oracle::Supporter { fight: 5, strength: 4, minus_one: true },
+        ],
+        banner: true,
+        supporter_fight_counts: true,
+    };
+    exactly(&chariot, None, &[warrior(1)], &help, "supporters and a banner");
+    exactly(
+        &chariot,
+        None,
+        &[warrior(1)],
+        &Help { supporter_fight_counts: false, ..help.clone() },
+        "Fight not counted",
+    );
+    // An enemy Hero carrying the banner: his own two dice at -1, his Might on the duel and
+    // his failed To Wound rolls, his Fate against the Strikes; the King answers with Might.
+    let captain = Foe { hero: Some(foe_hero(2, 1)), minus_one: true, ..Foe::infantry(5, 4, 6, 2, 2) };
+    exactly(&KING_CHARIOT, Some(&king(2, 1)), &[captain], &banner, "a Hero carrying the banner");
+    exactly(&KING_CHARIOT, Some(&king(2, 1)), &[captain, warrior(1)], &Help::default(), "a Hero beside a warrior");
+    // A one-Wound Hero with two Fate beside a warrior: the split counts his Fate.
+    let lucky = Foe { hero: Some(foe_hero(0, 2)), ..Foe::infantry(3, 3, 4, 1, 1) };
+    exactly(&chariot, None, &[lucky, warrior(1)], &Help::default(), "Fate counted in the split");
+    // A Monster that cannot Back Away is Trapped when beaten; one that can is not.
+    let troll = Foe { monster: true, ..Foe::infantry(4, 6, 6, 3, 3) };
+    exactly(&KING_CHARIOT, None, &[Foe { cannot_back_away: true, ..troll }], &Help::default(), "troll against a wall");
+    exactly(&KING_CHARIOT, None, &[troll], &Help::default(), "troll in the open");
+}
+
+#[test]
+fn the_oracle_counts_fate_in_the_declared_split_by_hand() {
+    // Two Strikes, not Trapped: a one-Wound Hero wounded on 4+ with two Fate (retried, each
+    // 4+ saves), and a warrior wounded on 5+. By hand, P(Hero slain | 1 Wound) = 1/4 and
+    // P(slain | 2 Wounds) = 3/4 (the first saved with 1/2 keeping one Fate, then the second
+    // saved with 1/2; or saved with 1/4 using both, then slain; or not saved, 1/4). So:
+    // [2, 0]: 1/2 * 1/4 + 1/4 * 3/4 = 5/16; [1, 1]: 1/2 * 1/4 + 1/3 = 11/24;
+    // [0, 2]: 1 - (2/3)^2 = 5/9, the best. Counted as a warrior the Hero would draw [1, 1]
+    // (1/2 + 1/3 = 5/6 against 3/4 and 5/9).
+    let fate = |fate: u8| Some((foe_hero(0, 2), fate, 0));
+    let hero = oracle::Aim { p: 0.5, per: 1, wounds: 1, is_kill: true, hero: fate(2) };
+    let man = oracle::Aim { p: 1.0 / 3.0, per: 1, wounds: 1, is_kill: true, hero: None };
+    assert_eq!(oracle::declare_saving(2, &[hero, man]), vec![0, 2]);
+    assert_eq!(oracle::declare_saving(2, &[oracle::Aim { hero: None, ..hero }, man]), vec![1, 1]);
+    // With no Fate left he is a warrior again.
+    assert_eq!(oracle::declare_saving(2, &[oracle::Aim { hero: fate(0), ..hero }, man]), vec![1, 1]);
+}
+
+fn any_foe_hero() -> impl Strategy<Value = Option<oracle::FoeHero>> {
+    prop::option::of(
+        (0..=2u8, 0..=2u8, any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
+            |(might, fate, duel, wounds, on_fate, retry, lethal)| oracle::FoeHero {
+                might,
+                fate,
+                might_in_duel: duel,
+                might_on_wounds: wounds,
+                might_on_fate: on_fate,
+                fate_retry: retry,
+                lethal_only: lethal,
+            },
+        ),
+    )
+}
+
+fn any_helped_foe() -> impl Strategy<Value = Foe> {
+    (1..=6u8, 1..=6u8, 3..=8u8, 1..=2u8, 1..=3u8, any_foe_hero(), any::<bool>(), 0..4u8).prop_map(
+        |(fight, strength, defence, attacks, wounds, hero, minus_one, kind)| {
+            let foot = Foe { hero, minus_one, ..Foe::infantry(fight, strength, defence, attacks, wounds) };
+            match kind {
+                0 if hero.is_none() => Foe { monster: true, cannot_back_away: minus_one, minus_one: false, ..foot },
+                _ => foot,
+            }
+        },
+    )
+}
+
+fn any_help() -> impl Strategy<Value = Help> {
+    (prop::collection::vec((1..=6u8, 1..=5u8, any::<bool>()), 0..=2), any::<bool>(), any::<bool>()).prop_map(
+        |(supporters, banner, counts)| Help {
+            supporters: supporters
+                .into_iter()
+                .map(|(fight, strength, minus_one)| oracle::Supporter { fight, strength, minus_one })
+                .collect(),
+            banner,
+            supporter_fight_counts: counts,
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(support::proptest_config(150, 20_261_202))]
+
+    /// Random fights with enemy Heroes (Might both ways, Fate, a Hero carrying the banner),
+    /// supporters, banners and Monsters that cannot Back Away: the exact engine equals the
+    /// oracle to 1e-10.
+    #[test]
+    fn random_helped_fights_agree_with_the_oracle(
+        c in any_chariot(),
+        hero in any_hero(),
+        foes in prop::collection::vec(any_helped_foe(), 1..=2),
+        help in any_help(),
+        rules in any_rules(),
+    ) {
+        let expected: BTreeMap<oracle::Result, f64> = oracle::fight_with(&c, hero.as_ref(), &foes, &help, &rules);
+        let got = engine_with(&c, hero.as_ref(), &foes, &help, &rules);
+        prop_assert!(agree(&got, &expected, FLOAT_TOLERANCE).is_ok(), "{:?}", agree(&got, &expected, FLOAT_TOLERANCE));
+    }
+}
+
 fn any_hero() -> impl Strategy<Value = Option<Hero>> {
     prop::option::of((0..=3u8, 0..=3u8, any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), 0..3u8).prop_map(
         |(might, fate, duel, wounds, on_fate, retry, usage)| Hero {
@@ -278,7 +469,7 @@ proptest! {
     /// Random fights (a chariot alone or with a Hero, 1-3 targets among infantry, Monsters,
     /// chariots, riders on horses, riderless horses, thrown and Prone riders; Trapped or
     /// not, Might and Fate 0-3, every policy and reading): the exact engine equals the
-    /// oracle to 1e-12.
+    /// oracle to 1e-10.
     #[test]
     fn random_fights_agree_with_the_oracle(
         c in any_chariot(),
@@ -288,6 +479,6 @@ proptest! {
     ) {
         let expected: BTreeMap<oracle::Result, f64> = oracle::fight(&c, hero.as_ref(), &foes, &rules);
         let got = engine(&c, hero.as_ref(), &foes, &rules);
-        prop_assert!(agree(&got, &expected, 1e-12).is_ok(), "{:?}", agree(&got, &expected, 1e-12));
+        prop_assert!(agree(&got, &expected, FLOAT_TOLERANCE).is_ok(), "{:?}", agree(&got, &expected, FLOAT_TOLERANCE));
     }
 }

@@ -139,6 +139,48 @@ pub struct Foe {
     pub prone: bool,
     /// Thrown from his slain horse this turn (Rises from the Dust): no Strikes.
     pub thrown: bool,
+    /// An enemy Hero: his Might and Fate and how he spends them.
+    pub hero: Option<FoeHero>,
+    /// Its own duel dice are at -1 (it carries the banner, or a pike with a shield).
+    pub minus_one: bool,
+    /// Beaten, it could not Back Away 1" (a Monster is then Trapped).
+    pub cannot_back_away: bool,
+}
+
+/// An enemy Hero's points and how he spends them.
+#[derive(Clone, Copy, Debug)]
+pub struct FoeHero {
+    pub might: u8,
+    pub fate: u8,
+    /// Might to win the duel.
+    pub might_in_duel: bool,
+    /// Might on his failed To Wound rolls against the chariot.
+    pub might_on_wounds: bool,
+    /// Might may lift his last failed Fate roll against a Strike to a 4.
+    pub might_on_fate: bool,
+    /// Fate retried on the same Wound.
+    pub fate_retry: bool,
+    /// Fate only on a Wound that would slay him.
+    pub lethal_only: bool,
+}
+
+/// A spear or pike model supporting the enemy: a die (at -1 for a bearer or a shielded
+/// pike), its Fight for ties when the reading counts it, and one Strike if its side wins.
+#[derive(Clone, Copy, Debug)]
+pub struct Supporter {
+    pub fight: u8,
+    pub strength: u8,
+    pub minus_one: bool,
+}
+
+/// What helps the enemy side of a fight beyond the models in it.
+#[derive(Clone, Debug, Default)]
+pub struct Help {
+    pub supporters: Vec<Supporter>,
+    /// A standing banner within 3": the side may re-roll one duel die.
+    pub banner: bool,
+    /// Supporters' Fight counts for the side's highest Fight in a tie.
+    pub supporter_fight_counts: bool,
 }
 
 /// A cavalry mount still standing.
@@ -165,6 +207,9 @@ impl Foe {
             horse: None,
             prone: false,
             thrown: false,
+            hero: None,
+            minus_one: false,
+            cannot_back_away: false,
         }
     }
 }
@@ -186,6 +231,9 @@ pub struct Result {
     pub might_spent: u8,
     pub fate_spent: u8,
     pub foe_chariot_slain: bool,
+    pub foe_might_spent: u8,
+    pub foe_fate_spent: u8,
+    pub foe_heroes_slain: u8,
 }
 
 /// The To Wound chart as the reference prints it, row by row: for a Defence minus
@@ -399,20 +447,15 @@ fn strike<P: Prob>(strength: u8, defence: u8, trapped: bool, left: u8, might: u8
     out.into_iter().collect()
 }
 
-/// One Wound on the chariot and the Hero's attempt to prevent it: Fate points, a D6 each,
-/// 4+ saves; retried while he has Fate (if the reading retries); Might lifts the last
-/// failed roll to a 4 when he has enough. Returns ((saved, Fate spent, Might spent), p).
-fn fate<P: Prob>(hero: &Hero, chariot_left: u8, fate: u8, might: u8) -> Vec<((bool, u8, u8), P)> {
-    let uses = match hero.fate_use {
-        FateUse::Always => true,
-        FateUse::LastWoundOnly => chariot_left == 1,
-        FateUse::NeverOnChariot => false,
-    };
+/// One Wound and an attempt to prevent it with Fate: a point and a D6 at a time, 4+ saves;
+/// another point after a failure when `retry`; Might lifts the last failed roll to a 4
+/// when `might_on_fate` and enough Might is left. `uses`: the policy spends Fate on this
+/// Wound at all. Returns ((saved, Fate spent, Might spent), p).
+fn save_roll<P: Prob>(uses: bool, retry: bool, might_on_fate: bool, fate: u8, might: u8) -> Vec<((bool, u8, u8), P)> {
     if !uses || fate == 0 {
         return vec![((false, 0, 0), P::one())];
     }
     let mut out = BTreeMap::new();
-    // (points spent so far, probability) of reaching the next roll.
     let mut rolling: Vec<(u8, P)> = vec![(0, P::one())];
     while let Some((spent, p)) = rolling.pop() {
         for face in 1..=6u8 {
@@ -420,58 +463,363 @@ fn fate<P: Prob>(hero: &Hero, chariot_left: u8, fate: u8, might: u8) -> Vec<((bo
             let spent = spent + 1;
             if face >= 4 {
                 add(&mut out, (true, spent, 0), q);
-            } else if hero.fate_retry && spent < fate {
+            } else if retry && spent < fate {
                 rolling.push((spent, q));
-            } else if hero.might_on_fate && 4 - face <= might {
+            } else if might_on_fate && 4 - face <= might {
                 add(&mut out, (true, spent, 4 - face), q);
             } else {
                 add(&mut out, (false, spent, 0), q);
             }
         }
     }
-    // Several failed rolls reach the same state: merge them.
-    let mut merged = BTreeMap::new();
-    for (k, p) in out {
-        add(&mut merged, k, p);
-    }
-    merged.into_iter().collect()
+    out.into_iter().collect()
 }
 
-/// The fight: duel, then the winner's Strikes.
-pub fn fight<P: Prob>(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Rules) -> BTreeMap<Result, P> {
-    let might0 = hero.map_or(0, |h| h.might);
-    let fate0 = hero.map_or(0, |h| h.fate);
-    // Riders (and infantry) still standing roll their Attacks, Prone or not; so do horses.
-    let mut foe_dice = 0u32;
-    let mut foe_fight = 0u8;
-    for f in foes {
-        if f.wounds > 0 {
-            foe_dice += u32::from(f.attacks);
-            foe_fight = foe_fight.max(f.fight);
+/// One Wound on the chariot and its riding Hero's attempt to prevent it, by his policy.
+fn fate<P: Prob>(hero: &Hero, chariot_left: u8, fate: u8, might: u8) -> Vec<((bool, u8, u8), P)> {
+    let uses = match hero.fate_use {
+        FateUse::Always => true,
+        FateUse::LastWoundOnly => chariot_left == 1,
+        FateUse::NeverOnChariot => false,
+    };
+    save_roll(uses, hero.fate_retry, hero.might_on_fate, fate, might)
+}
+
+/// `wounds` Wounds suffered one at a time by an enemy Hero standing at (Wounds, Fate,
+/// Might): each may be prevented by his Fate as his policy says; none matter once he is
+/// slain. Returns ((Wounds, Fate, Might) left, p).
+fn wound_hero<P: Prob>(h: &FoeHero, start: (u8, u8, u8), wounds: u8) -> BTreeMap<(u8, u8, u8), P> {
+    let mut states = BTreeMap::from([(start, P::one())]);
+    for _ in 0..wounds {
+        let mut next = BTreeMap::new();
+        for ((left, fate, might), p) in states {
+            if left == 0 {
+                add(&mut next, (left, fate, might), p);
+                continue;
+            }
+            let uses = !h.lethal_only || left == 1;
+            for ((saved, fs, ms), q) in save_roll::<P>(uses, h.fate_retry, h.might_on_fate, fate, might) {
+                add(&mut next, (if saved { left } else { left - 1 }, fate - fs, might - ms), p * q);
+            }
         }
-        if let Some(h) = f.horse {
-            foe_dice += u32::from(h.attacks);
-            foe_fight = foe_fight.max(h.fight);
+        states = next;
+    }
+    states
+}
+
+/// A target of the chariot's Strikes as the declared split weighs it: P(one roll wounds),
+/// rolls per Strike, Wounds left, whether slaying it is a kill, and an enemy Hero's Fate
+/// and Might left with his policy.
+#[derive(Clone, Copy, Debug)]
+pub struct Aim {
+    pub p: f64,
+    pub per: u8,
+    pub wounds: u8,
+    pub is_kill: bool,
+    pub hero: Option<(FoeHero, u8, u8)>,
+}
+
+/// The declared split counting every save: the allocation with the most expected kills,
+/// then the most expected Wounds lost, the earliest target getting more on a tie. A target
+/// with no Wounds left gets no Strikes.
+pub fn declare_saving(total: u8, targets: &[Aim]) -> Vec<u8> {
+    let living: Vec<usize> = (0..targets.len()).filter(|&i| targets[i].wounds > 0).collect();
+    if living.is_empty() {
+        return vec![0; targets.len()];
+    }
+    let value = |split: &[u8]| {
+        let mut kills = 0.0;
+        let mut lost = 0.0;
+        for (&i, &k) in living.iter().zip(split) {
+            let t = targets[i];
+            let n = u32::from(k) * u32::from(t.per);
+            for x in 0..=n {
+                let px = choose(n, x) * t.p.powi(x as i32) * (1.0 - t.p).powi((n - x) as i32);
+                match t.hero {
+                    Some((h, fate, might)) if fate > 0 => {
+                        for ((left, _, _), q) in wound_hero::<f64>(&h, (t.wounds, fate, might), x as u8) {
+                            if left == 0 && t.is_kill {
+                                kills += px * q;
+                            }
+                            lost += px * q * f64::from(t.wounds - left);
+                        }
+                    }
+                    _ => {
+                        if x >= u32::from(t.wounds) && t.is_kill {
+                            kills += px;
+                        }
+                        lost += px * f64::from(x.min(u32::from(t.wounds)));
+                    }
+                }
+            }
+        }
+        (kills, lost)
+    };
+    let mut best: Option<(Vec<u8>, (f64, f64))> = None;
+    for split in compositions(total, living.len()) {
+        let v = value(&split);
+        let improves = match &best {
+            None => true,
+            Some((_, b)) => v.0 > b.0 + 1e-12 || ((v.0 - b.0).abs() <= 1e-12 && v.1 > b.1 + 1e-12),
+        };
+        if improves {
+            best = Some((split, v));
         }
     }
-    // The duel: (won, Might left) -> p.
-    let mut duel: BTreeMap<(bool, u8), P> = BTreeMap::new();
-    for (&mine, &p) in &highest::<P>(u32::from(c.dice)) {
-        for (&theirs, &q) in &highest::<P>(foe_dice) {
-            let spend = match hero {
-                Some(h) if h.might_in_duel => might_for_duel(mine, theirs, c.fight, foe_fight, h.might),
-                _ => 0,
-            };
-            let high = mine + spend;
-            let left = might0 - spend;
-            if high != theirs {
-                add(&mut duel, (high > theirs, left), p * q);
-            } else if c.fight != foe_fight {
-                add(&mut duel, (c.fight > foe_fight, left), p * q);
-            } else {
-                for roll in 1..=6u8 {
-                    let evil_wins = roll <= 3;
-                    add(&mut duel, (evil_wins == c.evil, left), p * q * P::frac(1, 6));
+    let mut full = vec![0; targets.len()];
+    for (&i, k) in living.iter().zip(best.map(|b| b.0).unwrap_or_default()) {
+        full[i] = k;
+    }
+    full
+}
+
+/// P(the enemy wins the duel) when its highest die is `foe` and the chariot's `chariot`:
+/// dice first, then the higher Fight, then the roll-off's 1/2.
+fn foe_wins(foe: u8, chariot: u8, foe_fight: u8, chariot_fight: u8) -> f64 {
+    if foe != chariot {
+        f64::from(u8::from(foe > chariot))
+    } else if foe_fight != chariot_fight {
+        f64::from(u8::from(foe_fight > chariot_fight))
+    } else {
+        0.5
+    }
+}
+
+/// Might in a duel with enemy Heroes, after all dice are seen: whoever does not lead spends
+/// the least that wins outright (the chariot's Hero on its highest die; an enemy Hero only
+/// on his own highest die, the cheapest Hero, an outright win before a roll-off), or, when
+/// losing outright at equal Fight, the least that reaches the roll-off; then the other side
+/// may answer, until the side behind cannot. The chariot, which charged, goes first at a
+/// roll-off. Returns (chariot's high, enemy's high, chariot's Might spent, each Hero's).
+fn duel_might(
+    chariot_high: u8,
+    chariot_fight: u8,
+    chariot_might: u8,
+    highs: &[u8],
+    hero_might: &[u8],
+    foe_fight: u8,
+) -> (u8, u8, u8, Vec<u8>) {
+    let mut ch = chariot_high;
+    let mut own: Vec<u8> = highs[1..].to_vec();
+    let mut c_left = chariot_might;
+    let mut h_left = hero_might.to_vec();
+    loop {
+        let fh = own.iter().copied().fold(highs[0], u8::max);
+        let lead = if ch != fh {
+            Some(ch > fh)
+        } else if chariot_fight != foe_fight {
+            Some(chariot_fight > foe_fight)
+        } else {
+            None
+        };
+        if lead != Some(true) {
+            let k = might_for_duel(ch, fh, chariot_fight, foe_fight, c_left);
+            if k > 0 {
+                ch += k;
+                c_left -= k;
+                continue;
+            }
+        }
+        if lead != Some(false) {
+            let mut best: Option<(bool, u8, usize)> = None;
+            for (i, (&mine, &left)) in own.iter().zip(&h_left).enumerate() {
+                if mine > ch || left == 0 {
+                    continue;
+                }
+                let to_tie = ch - mine;
+                let outright = if foe_fight > chariot_fight { to_tie } else { to_tie + 1 };
+                let option = if outright > 0 && outright <= left && mine + outright <= 6 {
+                    Some((true, outright))
+                } else if lead == Some(true) && foe_fight == chariot_fight && to_tie > 0 && to_tie <= left {
+                    Some((false, to_tie))
+                } else {
+                    None
+                };
+                if let Some((out, cost)) = option {
+                    let take = match best {
+                        None => true,
+                        Some((b_out, b_cost, _)) => (out && !b_out) || (out == b_out && cost < b_cost),
+                    };
+                    if take {
+                        best = Some((out, cost, i));
+                    }
+                }
+            }
+            if let Some((_, cost, i)) = best {
+                own[i] += cost;
+                h_left[i] -= cost;
+                continue;
+            }
+        }
+        let fh = own.iter().copied().fold(highs[0], u8::max);
+        let spent: Vec<u8> = hero_might.iter().zip(&h_left).map(|(a, b)| a - b).collect();
+        return (ch, fh, chariot_might - c_left, spent);
+    }
+}
+
+/// A target's (Wounds, Fate, Might) left.
+type Standing = (u8, u8, u8);
+
+/// The fight without supporters or a banner.
+pub fn fight<P: Prob>(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Rules) -> BTreeMap<Result, P> {
+    fight_with(c, hero, foes, &Help::default(), rules)
+}
+
+/// The fight: the duel (every die of the enemy enumerated face by face, owners kept apart,
+/// the banner's re-roll when it raises the enemy's chance, Might both ways), then the
+/// winner's Strikes (the chariot's declared or aimed one at a time; the enemy's by every
+/// standing model, mount and supporter in turn).
+pub fn fight_with<P: Prob>(
+    c: &Chariot,
+    hero: Option<&Hero>,
+    foes: &[Foe],
+    help: &Help,
+    rules: &Rules,
+) -> BTreeMap<Result, P> {
+    let might0 = hero.map_or(0, |h| h.might);
+    let fate0 = hero.map_or(0, |h| h.fate);
+    // The standing enemy Heroes (in the order they stand) and their foe indices.
+    let heroes: Vec<usize> = (0..foes.len()).filter(|&i| foes[i].wounds > 0 && foes[i].hero.is_some()).collect();
+    let hero_of = |i: usize| heroes.iter().position(|&h| h == i);
+    // The enemy's dice in rolling order: (owner, at -1); owner 0 rolls every die that is
+    // not a Hero's. The warriors' plain dice first, then theirs at -1, then each Hero's.
+    let mut plain = 0u32;
+    let mut minus = 0u32;
+    let mut foe_fight = 0u8;
+    for (i, f) in foes.iter().enumerate() {
+        if f.wounds > 0 {
+            foe_fight = foe_fight.max(f.fight);
+            if hero_of(i).is_none() {
+                if f.minus_one {
+                    minus += u32::from(f.attacks);
+                } else {
+                    plain += u32::from(f.attacks);
+                }
+            }
+        }
+        if let Some(h) = f.horse {
+            foe_fight = foe_fight.max(h.fight);
+            plain += u32::from(h.attacks);
+        }
+    }
+    for s in &help.supporters {
+        if help.supporter_fight_counts {
+            foe_fight = foe_fight.max(s.fight);
+        }
+        if s.minus_one {
+            minus += 1;
+        } else {
+            plain += 1;
+        }
+    }
+    let mut dice: Vec<(usize, bool)> = Vec::new();
+    dice.extend(std::iter::repeat_n((0, false), plain as usize));
+    dice.extend(std::iter::repeat_n((0, true), minus as usize));
+    for (k, &i) in heroes.iter().enumerate() {
+        dice.extend(std::iter::repeat_n((k + 1, foes[i].minus_one), usize::from(foes[i].attacks)));
+    }
+    let owners = heroes.len() + 1;
+    let shown = |face: u8, at_minus: bool| if at_minus { face.saturating_sub(1).max(1) } else { face };
+    let hero_duel_might: Vec<u8> =
+        heroes.iter().map(|&i| foes[i].hero.map_or(0, |h| if h.might_in_duel { h.might } else { 0 })).collect();
+    let hero_might0: Vec<u8> = heroes.iter().map(|&i| foes[i].hero.map_or(0, |h| h.might)).collect();
+    let chariot_duel_might = match hero {
+        Some(h) if h.might_in_duel => h.might,
+        _ => 0,
+    };
+    // Every face of every enemy die; without a banner or a Hero only the side's highest
+    // matters, so equal highest dice are merged die by die (many dice stay cheap).
+    let n = dice.len();
+    let simple = !help.banner && heroes.is_empty();
+    let mut folded: BTreeMap<u8, P> = BTreeMap::from([(0u8, P::one())]);
+    if simple {
+        for &(_, at_minus) in &dice {
+            let mut next = BTreeMap::new();
+            for (&m, &p) in &folded {
+                for face in 1..=6u8 {
+                    add(&mut next, m.max(shown(face, at_minus)), p * P::frac(1, 6));
+                }
+            }
+            folded = next;
+        }
+    }
+    let mut faces_list: Vec<Vec<u8>> = vec![Vec::new()];
+    for _ in 0..if simple { 0 } else { n } {
+        faces_list = faces_list
+            .into_iter()
+            .flat_map(|f| {
+                (1..=6u8).map(move |x| {
+                    let mut g = f.clone();
+                    g.push(x);
+                    g
+                })
+            })
+            .collect();
+    }
+    // The duel: (won, the chariot's Might left, each Hero's Might left) -> p.
+    let mut duel: BTreeMap<(bool, u8, Vec<u8>), P> = BTreeMap::new();
+    // Each way the enemy's dice can fall, as (the value each die shows, p): with `simple`,
+    // one die standing for the side's highest.
+    let rolls: Vec<(Vec<u8>, P)> = if simple {
+        folded.iter().map(|(&m, &p)| (if n == 0 { Vec::new() } else { vec![m] }, p)).collect()
+    } else {
+        let each = P::frac(1, 6u64.pow(n as u32));
+        faces_list
+            .iter()
+            .map(|faces| (dice.iter().zip(faces).map(|(&(_, m), &f)| shown(f, m)).collect(), each))
+            .collect()
+    };
+    let dice: Vec<(usize, bool)> = if simple { dice.into_iter().take(1).collect() } else { dice };
+    let n = dice.len();
+    let highs_of = |values: &[u8]| {
+        let mut highs = vec![0u8; owners];
+        for (&(owner, _), &v) in dice.iter().zip(values) {
+            highs[owner] = highs[owner].max(v);
+        }
+        highs
+    };
+    for (&a, &pa) in &highest::<P>(u32::from(c.dice)) {
+        for (values, q0) in &rolls {
+            let p = pa * *q0;
+            let values = values.clone();
+            let side_high = values.iter().copied().max().unwrap_or(0);
+            // The banner: re-roll the lowest die (a plain one before one at -1, then the
+            // first rolled) when that raises the enemy's chance on the dice alone.
+            let mut ways: Vec<(Vec<u8>, P)> = vec![(values.clone(), P::one())];
+            if help.banner && n > 0 {
+                let low = (0..n).min_by_key(|&i| (values[i], u8::from(dice[i].1), i)).expect("dice");
+                let now = foe_wins(side_high, a, foe_fight, c.fight);
+                let after: f64 = (1..=6u8)
+                    .map(|x| {
+                        let mut v = values.clone();
+                        v[low] = shown(x, dice[low].1);
+                        foe_wins(v.iter().copied().max().unwrap_or(0), a, foe_fight, c.fight) / 6.0
+                    })
+                    .sum();
+                if after > now + 1e-12 {
+                    ways = (1..=6u8)
+                        .map(|x| {
+                            let mut v = values.clone();
+                            v[low] = shown(x, dice[low].1);
+                            (v, P::frac(1, 6))
+                        })
+                        .collect();
+                }
+            }
+            for (v, q) in ways {
+                let highs = highs_of(&v);
+                let (ch, fh, c_spent, h_spent) =
+                    duel_might(a, c.fight, chariot_duel_might, &highs, &hero_duel_might, foe_fight);
+                let left: Vec<u8> = hero_might0.iter().zip(&h_spent).map(|(m, s)| m - s).collect();
+                let lose = foe_wins(fh, ch, foe_fight, c.fight);
+                let c_left = might0 - c_spent;
+                if lose < 1.0 {
+                    let w = if lose == 0.0 { P::one() } else { P::frac(1, 2) };
+                    add(&mut duel, (true, c_left, left.clone()), p * q * w);
+                }
+                if lose > 0.0 {
+                    let l = if lose == 1.0 { P::one() } else { P::frac(1, 2) };
+                    add(&mut duel, (false, c_left, left), p * q * l);
                 }
             }
         }
@@ -487,8 +835,12 @@ pub fn fight<P: Prob>(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Ru
                     true
                 } else if f.horse.is_some() {
                     rules.knocked_down_are_trapped // Knocked Flying: Prone
+                } else if f.chariot {
+                    false // a chariot is never Trapped
+                } else if f.monster {
+                    f.cannot_back_away // not knocked Prone: Trapped only if it cannot Back Away
                 } else {
-                    rules.knocked_down_are_trapped && !f.monster && !f.chariot
+                    rules.knocked_down_are_trapped
                 };
                 Some((f.defence, trapped, true, f.chariot))
             } else {
@@ -531,31 +883,44 @@ pub fn fight<P: Prob>(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Ru
         }
         knocked = next;
     }
-    for (&(won, might), &p) in &duel {
-        if won {
+    let fate_of = |i: usize| foes[i].hero.map_or(0, |h| h.fate);
+    for ((won, might, hero_left), &p) in &duel {
+        if *won {
             for (start, pk) in &knocked {
                 let target = |k: usize| aims[aimed[k]].expect("aimed");
+                // (Wounds, Fate, Might) of each aimed target when the Strikes begin.
+                let standing: Vec<(u8, u8, u8)> = (0..aimed.len())
+                    .map(|k| match hero_of(aimed[k]) {
+                        Some(h) => (start[k], fate_of(aimed[k]), hero_left[h]),
+                        None => (start[k], 0, 0),
+                    })
+                    .collect();
                 let declared: Option<Vec<usize>> = rules.declared.then(|| {
-                    // A horse counts for Wounds, not kills: weigh it with an impossible kill.
-                    let weighed: Vec<(f64, u8, u8, bool)> = (0..aimed.len())
+                    let weighed: Vec<Aim> = (0..aimed.len())
                         .map(|k| {
                             let (defence, trapped, rider, _) = target(k);
-                            (chance(c.strength, defence), 1 + u8::from(trapped), start[k], rider)
+                            Aim {
+                                p: chance(c.strength, defence),
+                                per: 1 + u8::from(trapped),
+                                wounds: start[k],
+                                is_kill: rider,
+                                hero: foes[aimed[k]].hero.map(|h| (h, standing[k].1, standing[k].2)),
+                            }
                         })
                         .collect();
-                    let split = declare_weighed(c.dice, &weighed);
+                    let split = declare_saving(c.dice, &weighed);
                     split.iter().enumerate().flat_map(|(k, &n)| std::iter::repeat_n(k, usize::from(n))).collect()
                 });
-                // States: (Wounds left per aimed target, Might left).
-                let mut states: BTreeMap<(Vec<u8>, u8), P> = BTreeMap::new();
-                add(&mut states, (start.clone(), might), p * *pk);
-                for n in 0..usize::from(c.dice) {
+                // States: ((Wounds, Fate, Might) left per aimed target, the chariot's Might left).
+                let mut states: BTreeMap<(Vec<Standing>, u8), P> = BTreeMap::new();
+                add(&mut states, (standing.clone(), *might), p * *pk);
+                for s in 0..usize::from(c.dice) {
                     let mut next = BTreeMap::new();
                     for ((left, might), p) in states {
                         let pick = match &declared {
-                            Some(order) => order.get(n).copied().filter(|&k| left[k] > 0),
-                            None => (0..aimed.len()).filter(|&k| left[k] > 0).min_by_key(|&k| {
-                                if rules.easiest_first { (target(k).0, left[k], k) } else { (0, left[k], k) }
+                            Some(order) => order.get(s).copied().filter(|&k| left[k].0 > 0),
+                            None => (0..aimed.len()).filter(|&k| left[k].0 > 0).min_by_key(|&k| {
+                                if rules.easiest_first { (target(k).0, left[k].0, k) } else { (0, left[k].0, k) }
                             }),
                         };
                         let Some(k) = pick else {
@@ -567,16 +932,34 @@ pub fn fight<P: Prob>(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Ru
                             _ => 0,
                         };
                         let (defence, trapped, _, _) = target(k);
-                        for ((wounds, spent), q) in strike::<P>(c.strength, defence, trapped, left[k], usable) {
-                            let mut after = left.clone();
-                            after[k] -= wounds;
-                            add(&mut next, (after, might - spent), p * q);
+                        let (w, fate, hm) = left[k];
+                        // Against a Hero with Fate left every Wound of the Strike may matter.
+                        let counted = if fate > 0 { w.max(2) } else { w };
+                        for ((wounds, spent), q) in strike::<P>(c.strength, defence, trapped, counted, usable) {
+                            match foes[aimed[k]].hero {
+                                Some(h) if fate > 0 => {
+                                    for (after_k, r) in wound_hero::<P>(&h, (w, fate, hm), wounds) {
+                                        let mut after = left.clone();
+                                        after[k] = after_k;
+                                        add(&mut next, (after, might - spent), p * q * r);
+                                    }
+                                }
+                                _ => {
+                                    let mut after = left.clone();
+                                    after[k].0 -= wounds.min(w);
+                                    add(&mut next, (after, might - spent), p * q);
+                                }
+                            }
                         }
                     }
                     states = next;
                 }
                 for ((left, might), p) in states {
-                    let slain = |k: usize| target(k).2 && left[k] == 0;
+                    let slain = |k: usize| target(k).2 && left[k].0 == 0;
+                    let hero_k = |k: usize| foes[aimed[k]].hero.is_some();
+                    let foe_fate_spent: u8 =
+                        (0..aimed.len()).filter(|&k| hero_k(k)).map(|k| fate_of(aimed[k]) - left[k].1).sum();
+                    let foe_might_left: u8 = (0..aimed.len()).filter(|&k| hero_k(k)).map(|k| left[k].2).sum();
                     let result = Result {
                         won: true,
                         kills: (0..aimed.len()).filter(|&k| slain(k)).count() as u8,
@@ -584,69 +967,63 @@ pub fn fight<P: Prob>(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Ru
                         might_spent: might0 - might,
                         fate_spent: 0,
                         foe_chariot_slain: (0..aimed.len()).any(|k| slain(k) && target(k).3),
+                        foe_might_spent: hero_might0.iter().sum::<u8>() - foe_might_left,
+                        foe_fate_spent,
+                        foe_heroes_slain: (0..aimed.len()).filter(|&k| slain(k) && hero_k(k)).count() as u8,
                     };
                     add(&mut results, result, p);
                 }
             }
         } else {
-            // States: (chariot Wounds left, Fate left, Might left).
-            let mut states: BTreeMap<(u8, u8, u8), P> = BTreeMap::new();
-            add(&mut states, (c.wounds, fate0, might), p);
-            // Standing riders and infantry Strike, unless Prone or thrown this turn; then
-            // each horse.
-            let mut strikers: Vec<(u8, u8)> = Vec::new();
-            for f in foes {
+            // States: (chariot Wounds left, Fate left, Might left, each Hero's Might left).
+            let mut states: BTreeMap<(u8, u8, u8, Vec<u8>), P> = BTreeMap::new();
+            add(&mut states, (c.wounds, fate0, *might, hero_left.clone()), p);
+            // Standing riders and infantry Strike, unless Prone or thrown this turn, then
+            // their horses, model by model; then each supporter once.
+            let mut strikers: Vec<(u8, u8, Option<usize>)> = Vec::new();
+            for (i, f) in foes.iter().enumerate() {
                 if f.wounds > 0 && !f.prone && !f.thrown {
-                    strikers.push((f.attacks, f.strength));
+                    let with_might = hero_of(i).filter(|_| f.hero.is_some_and(|h| h.might_on_wounds));
+                    strikers.push((f.attacks, f.strength, with_might));
                 }
                 if let Some(h) = f.horse {
-                    strikers.push((h.attacks, h.strength));
+                    strikers.push((h.attacks, h.strength, None));
                 }
             }
-            for (attacks, strength) in strikers {
+            strikers.extend(help.supporters.iter().map(|s| (1, s.strength, None)));
+            for (attacks, strength, with_might) in strikers {
                 for _ in 0..attacks {
                     let mut next = BTreeMap::new();
-                    for ((w, fate_left, might_left), p) in states {
+                    for ((w, fate_left, might_left, hl), p) in states {
                         if w == 0 {
-                            add(&mut next, (w, fate_left, might_left), p);
+                            add(&mut next, (w, fate_left, might_left, hl), p);
                             continue;
                         }
-                        // The To Wound roll, face by face.
-                        let mut wounded = P::zero();
-                        let mut missed = P::zero();
-                        match chart(strength, c.defence) {
-                            None => missed = P::one(),
-                            Some((a, b)) => {
-                                for d1 in 1..=6u8 {
-                                    for d2 in 1..=6u8 {
-                                        let q = P::frac(1, 36);
-                                        let hit = d1 >= a && (b == 0 || d2 >= b);
-                                        if hit {
-                                            wounded = wounded + q;
-                                        } else {
-                                            missed = missed + q;
-                                        }
-                                    }
-                                }
+                        // The To Wound roll, face by face, with the Hero's Might if he spends it.
+                        let usable = with_might.map_or(0, |h| hl[h]);
+                        for ((hit, spent), q) in strike::<P>(strength, c.defence, false, 1, usable) {
+                            let mut hl = hl.clone();
+                            if let Some(h) = with_might {
+                                hl[h] -= spent;
                             }
-                        }
-                        add(&mut next, (w, fate_left, might_left), p * missed);
-                        if wounded == P::zero() {
-                            continue;
-                        }
-                        let saves = match hero {
-                            Some(h) => fate::<P>(h, w, fate_left, might_left),
-                            None => vec![((false, 0, 0), P::one())],
-                        };
-                        for ((saved, fs, ms), q) in saves {
-                            let after = if saved { w } else { w - 1 };
-                            add(&mut next, (after, fate_left - fs, might_left - ms), p * wounded * q);
+                            if hit == 0 {
+                                add(&mut next, (w, fate_left, might_left, hl), p * q);
+                                continue;
+                            }
+                            let saves = match hero {
+                                Some(h) => fate::<P>(h, w, fate_left, might_left),
+                                None => vec![((false, 0, 0), P::one())],
+                            };
+                            for ((saved, fs, ms), r) in saves {
+                                let after = if saved { w } else { w - 1 };
+                                add(&mut next, (after, fate_left - fs, might_left - ms, hl.clone()), p * q * r);
+                            }
                         }
                     }
                     states = next;
                 }
             }
-            for ((w, fate_left, might_left), p) in states {
+            for ((w, fate_left, might_left, hl), p) in states {
                 let result = Result {
                     won: false,
                     kills: 0,
@@ -654,6 +1031,9 @@ pub fn fight<P: Prob>(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Ru
                     might_spent: might0 - might_left,
                     fate_spent: fate0 - fate_left,
                     foe_chariot_slain: false,
+                    foe_might_spent: hero_might0.iter().sum::<u8>() - hl.iter().sum::<u8>(),
+                    foe_fate_spent: 0,
+                    foe_heroes_slain: 0,
                 };
                 add(&mut results, result, p);
             }

@@ -125,6 +125,43 @@ pub(super) fn compile_chain(groups: &mut [ContactGroup], models: &[PlannedModel]
     ImpactChain { stop: CumulativeTable::new(&stop_probabilities), stop_probabilities }
 }
 
+/// Marks the Monsters that could not Back Away if beaten where the chariot stops against
+/// them: the chariot's centre there, the standing models (untouched so far; those touched
+/// earlier are slain if it got there, those touched with them back away too) and the
+/// obstacles decide. Chariots are never Trapped; other models are knocked Prone instead.
+fn mark_blocked_monsters(
+    scenario: &Scenario,
+    models: &mut [PlannedModel],
+    groups: &[ContactGroup],
+    legs: &[Leg],
+    discs: &[Disc],
+) {
+    let walls: Vec<(Vec2, Vec2)> = scenario
+        .terrain
+        .iter()
+        .filter_map(|t| if let Terrain::Obstacle { from, to, .. } = t { Some((*from, *to)) } else { None })
+        .collect();
+    let mut touched_by = vec![usize::MAX; models.len()];
+    for (g, group) in groups.iter().enumerate() {
+        for &m in &group.models {
+            touched_by[m] = g;
+        }
+    }
+    for (g, group) in groups.iter().enumerate() {
+        let Some(pose) = pose_at(legs, group.distance) else { continue };
+        for &m in &group.models {
+            if !models[m].monster || models[m].chariot.is_some() {
+                continue;
+            }
+            let others: Vec<Disc> = (0..discs.len())
+                .filter(|&o| o != m && (touched_by[o] == usize::MAX || touched_by[o] > g))
+                .map(|o| discs[o])
+                .collect();
+            models[m].cannot_back_away = !can_back_away(&discs[m], pose.centre, &others, &walls);
+        }
+    }
+}
+
 /// Compiles a validated scenario.
 pub fn compile(scenario: &Scenario) -> Plan {
     let c = &scenario.chariot;
@@ -156,9 +193,14 @@ pub fn compile(scenario: &Scenario) -> Plan {
     let mut discs = Vec::new();
     for (fi, f) in scenario.formations.iter().enumerate() {
         let impact_of = |p: &Profile| match (&p.mount, p.hero) {
-            (Some(mount), _) => {
-                ImpactTables::cavalry(c.impact.hits, c.impact.strength, p, mount, scenario.rules.cavalry_passed_when)
-            }
+            (Some(mount), _) => ImpactTables::cavalry(
+                c.impact.hits,
+                c.impact.strength,
+                p,
+                mount,
+                scenario.rules.cavalry_passed_when,
+                scenario.rules.cavalry_impact_hits,
+            ),
             (None, Some(h)) => ImpactTables::heroic(
                 c.impact.hits,
                 c.impact.strength,
@@ -205,18 +247,23 @@ pub fn compile(scenario: &Scenario) -> Plan {
                     might_on_duel: h.might_policy.on_duel(),
                     might_on_wounds: h.might_policy.on_wounds(),
                     saves: foe_saves(&h, &scenario.rules),
+                    bearer: f.banner == Some(mi),
                 }),
+                cannot_back_away: false,
             });
             discs.push(f.disc_at(*centre));
         }
     }
 
     let policy = PathPolicy::of(scenario);
-    let pivots = match &policy {
-        PathPolicy::Best(objective) => best_pivots(scenario, &footprint, &discs, &models, *objective),
-        _ => Vec::new(),
+    let (pivots, stop_at) = match &policy {
+        PathPolicy::Best(objective) => {
+            let best = best_pivots(scenario, &footprint, &discs, &models, *objective, scenario.charge.distance);
+            (best.pivots, best.stop_at)
+        }
+        _ => (Vec::new(), scenario.charge.distance),
     };
-    let drive = drive(scenario, &footprint, discs, |chance, pose| policy.pivot(chance, pose, &pivots));
+    let drive = drive(scenario, &footprint, discs, stop_at, |chance, pose| policy.pivot(chance, pose, &pivots));
     let Drive {
         mut groups,
         pushes,
@@ -233,6 +280,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
     for (m, d) in models.iter_mut().zip(&discs) {
         m.centre = d.centre;
     }
+    mark_blocked_monsters(scenario, &mut models, &groups, &legs, &discs);
     let chain = compile_chain(&mut groups, &models);
     let support = support_map(scenario, &models, &groups);
     for g in 0..groups.len() {
@@ -307,6 +355,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
             .filter_map(|(fi, f)| f.hero.as_ref().map(|h| (fi, h.index + 1, h.name.clone())))
             .collect(),
         fast: None,
+        stop_at,
     };
     plan.fast = FastCharge::compile(&plan);
     plan

@@ -14,8 +14,8 @@ use crate::mesbg::rules::fight::{
 };
 use crate::mesbg::rules::{self as mesbg, FightOutcome, Side, WoundRoll};
 use crate::mesbg::scenario::{
-    Army, CavalryPassed, Heroism, MesbgRules, MightPolicy, Mount, Objective, PathChoice, Profile, Scenario, Terrain,
-    TerrainMeasure,
+    Army, CavalryImpactHits, CavalryPassed, Heroism, MesbgRules, MightPolicy, Mount, Objective, PathChoice, Profile,
+    Scenario, Terrain, TerrainMeasure,
 };
 use crate::mesbg::tally::Metric;
 use serde::Serialize;
@@ -105,6 +105,10 @@ pub struct PlannedModel {
     /// An enemy Hero: his Might and Fate (all of them, before the charge) and how he
     /// spends them.
     pub hero: Option<FoeHero>,
+    /// Beaten where the chariot stops against it, it cannot Back Away (a standing model or
+    /// an obstacle within 1" directly behind it): a model that is not knocked Prone (a
+    /// Monster) is then Trapped.
+    pub cannot_back_away: bool,
 }
 
 /// A cavalry model's mount as the fight needs it.
@@ -332,6 +336,9 @@ pub struct Plan {
     pub hero_names: Vec<(usize, usize, String)>,
     /// The common charge compiled to sums (`None` when no trial can be played so).
     pub fast: Option<FastCharge>,
+    /// Where the charge ends short of the full Move, inches driven: given by `[charge]
+    /// distance`, or chosen by the best-path search to stop short of a hazard.
+    pub stop_at: Option<f64>,
 }
 
 impl Plan {
@@ -357,6 +364,20 @@ impl Plan {
     pub fn warnings(&self, scenario: &Scenario) -> Vec<crate::input::Problem> {
         let mut warnings = scenario.warnings.clone();
         let move_inches = scenario.chariot.move_inches;
+        let best = matches!(scenario.charge.path, PathChoice::Best(_));
+        if let (Some(o), None, false) = (&self.obstacle, scenario.charge.distance, best) {
+            let short = o.distance - path::STOP_SHORT_INCHES;
+            warnings.push(crate::input::Problem {
+                field: "charge.distance".into(),
+                line: None,
+                message: format!(
+                    "the chariot drives into the obstacle \"{}\" after {:.2}\" (three Strength 6 hits on it); a charge is \
+                     \"up to its Move\", so it could stop short: set [charge] distance = {short:.2} to stop before it, \
+                     or plan = \"best\" to let the search decide",
+                    o.name, o.distance
+                ),
+            });
+        }
         if self.models_on_path() == 0 {
             warnings.push(crate::input::Problem {
                 field: "charge".into(),
@@ -439,6 +460,7 @@ impl PlannedModel {
             strikes: true,
             knocked_flying: self.thrown_hit,
             hero: self.hero,
+            cannot_back_away: self.cannot_back_away,
         }
     }
 

@@ -101,14 +101,17 @@ pub(super) struct Drive {
     pub(super) pivots_used: Vec<f64>,
 }
 
-/// Drives the full Move: pivots (asked of `pivot_for` at each chance), pushes, difficult
-/// stretches, obstacles and the ordered contacts.
+/// Drives the full Move, or stops after `stop_at` inches driven: pivots (asked of
+/// `pivot_for` at each chance), pushes, difficult stretches, obstacles and the ordered
+/// contacts.
 pub(super) fn drive(
     scenario: &Scenario,
     footprint: &Footprint,
     mut discs: Vec<Disc>,
+    stop_at: Option<f64>,
     mut pivot_for: impl FnMut(usize, &Pose) -> f64,
 ) -> Drive {
+    let stop_at = stop_at.unwrap_or(f64::INFINITY);
     let c = &scenario.chariot;
     let footprint = *footprint;
     // What must be inside an area for the chariot to be within difficult terrain.
@@ -172,7 +175,8 @@ pub(super) fn drive(
         let stretches = merge_stretches(
             areas.iter().flat_map(|a| geometry::overlap_intervals(&within, &pose, budget, a)).collect(),
         );
-        let mut length = distance_for_move(budget, &stretches);
+        let mut length = distance_for_move(budget, &stretches).min((stop_at - driven).max(0.0));
+        let stopping = driven + length >= stop_at - geometry::EPSILON;
         let wall = walls
             .iter()
             .filter_map(|&(name, a, b)| {
@@ -220,7 +224,7 @@ pub(super) fn drive(
             obstacle = Some(ObstacleContact { name: name.to_string(), distance: driven });
             break;
         }
-        if length <= 0.0 {
+        if length <= 0.0 || stopping {
             break;
         }
     }
@@ -300,24 +304,81 @@ pub const BEST_PATH_CANDIDATES: usize = 20_000;
 /// own), so that planning stays within seconds.
 pub const BEST_PATH_CANDIDATES_PUSHING: usize = 1_000;
 
+/// The chance that the chariot gets `distance` inches along a drive: every model it
+/// touches before then slain.
+fn p_reaches(drive: &Drive, models: &[PlannedModel], distance: f64) -> f64 {
+    drive
+        .groups
+        .iter()
+        .take_while(|g| g.distance < distance - SAME_TIME_INCHES)
+        .flat_map(|g| &g.models)
+        .map(|&m| models[m].impact.p_passed)
+        .product()
+}
+
+/// The Wounds a drive's hazards are expected to cost the chariot: the obstacle's three
+/// Strength 6 hits and the difficult-terrain test's 1 in 6, each weighed by the chance the
+/// chariot gets there (Fate and Might are not counted).
+pub(super) fn hazard_wounds(drive: &Drive, models: &[PlannedModel], scenario: &Scenario) -> f64 {
+    let mut wounds = 0.0;
+    if let Some(o) = &drive.obstacle {
+        let per_hit = mesbg::to_wound(OBSTACLE_STRENGTH, scenario.chariot.defence).probability();
+        wounds += p_reaches(drive, models, o.distance + 2.0 * SAME_TIME_INCHES) * f64::from(OBSTACLE_HITS) * per_hit;
+    }
+    if let Some(from) = drive.difficult_from {
+        wounds += p_reaches(drive, models, from) / 6.0;
+    }
+    wounds
+}
+
+/// How far short of a hazard a chariot that chooses to stop short stops, inches.
+pub const STOP_SHORT_INCHES: f64 = 0.01;
+
+/// The distances at which a drive could stop short of its hazards: just before the
+/// obstacle it drives into and just before it first enters difficult terrain.
+pub(super) fn stops_short_of_hazards(drive: &Drive) -> Vec<f64> {
+    let mut stops: Vec<f64> = drive.obstacle.iter().map(|o| o.distance).chain(drive.difficult_from).collect();
+    stops.retain(|&d| d > STOP_SHORT_INCHES);
+    stops.iter().map(|d| d - STOP_SHORT_INCHES).collect()
+}
+
+/// What the best-path search chose: the pivots, and where to stop short (`None`: drive the
+/// full Move).
+pub(super) struct BestPath {
+    pub(super) pivots: Vec<f64>,
+    pub(super) stop_at: Option<f64>,
+}
+
 /// Searches pivot sequences for the one that maximises `objective`: every sequence on the
 /// finest even grid of pivots that fits in [`BEST_PATH_CANDIDATES`], then one pivot at a
-/// time at 1 degree until nothing improves. Ties go to the smaller total turning.
+/// time at 1 degree until nothing improves. Ties go to the path whose hazards (an obstacle,
+/// difficult terrain) are expected to cost fewer Wounds, then to the smaller total turning.
+/// Then, since a chariot charges "up to its Move", it stops just short of the obstacle or
+/// the difficult terrain on its path when that loses nothing of the objective and saves
+/// Wounds. `stop_at` is a distance the scenario fixed (then no stop is searched).
 pub(super) fn best_pivots(
     scenario: &Scenario,
     footprint: &Footprint,
     discs: &[Disc],
     models: &[PlannedModel],
     objective: Objective,
-) -> Vec<f64> {
-    let chances = 1 + (scenario.chariot.move_inches / PIVOT_EVERY + 1e-9).floor() as usize;
-    let score = |pivots: &[f64]| {
-        let d = drive(scenario, footprint, discs.to_vec(), |k, _| pivots.get(k).copied().unwrap_or(0.0));
-        let value = objective_value(&d, models, scenario, footprint, objective);
-        let turning: f64 = pivots.iter().map(|p| p.abs()).sum();
-        (value, -turning)
+    stop_at: Option<f64>,
+) -> BestPath {
+    let chances =
+        1 + (scenario.chariot.move_inches.min(stop_at.unwrap_or(f64::INFINITY)) / PIVOT_EVERY + 1e-9).floor() as usize;
+    let drive_of = |pivots: &[f64], stop: Option<f64>| {
+        drive(scenario, footprint, discs.to_vec(), stop, |k, _| pivots.get(k).copied().unwrap_or(0.0))
     };
-    let better = |a: (f64, f64), b: (f64, f64)| a.0 > b.0 + 1e-12 || ((a.0 - b.0).abs() <= 1e-12 && a.1 > b.1 + 1e-9);
+    let score_of = |d: &Drive, pivots: &[f64]| {
+        let value = objective_value(d, models, scenario, footprint, objective);
+        let turning: f64 = pivots.iter().map(|p| p.abs()).sum();
+        (value, -hazard_wounds(d, models, scenario), -turning)
+    };
+    let score = |pivots: &[f64]| score_of(&drive_of(pivots, stop_at), pivots);
+    let better = |a: (f64, f64, f64), b: (f64, f64, f64)| {
+        let same = |x: f64, y: f64| (x - y).abs() <= 1e-12;
+        a.0 > b.0 + 1e-12 || (same(a.0, b.0) && (a.1 > b.1 + 1e-12 || (same(a.1, b.1) && a.2 > b.2 + 1e-9)))
+    };
     let budget = if footprint.is_round() { BEST_PATH_CANDIDATES } else { BEST_PATH_CANDIDATES_PUSHING };
     let per = ((budget as f64).powf(1.0 / chances as f64).floor() as usize).clamp(3, 91);
     let values: Vec<f64> = (0..per).map(|i| -MAX_PIVOT + 2.0 * MAX_PIVOT * i as f64 / (per - 1) as f64).collect();
@@ -335,7 +396,7 @@ pub(super) fn best_pivots(
             .collect()
     };
     // Scored in parallel, chosen in order: the same choice as scoring one by one.
-    let scores: Vec<(f64, f64)> = (0..total).into_par_iter().map(|index| score(&candidate(index))).collect();
+    let scores: Vec<(f64, f64, f64)> = (0..total).into_par_iter().map(|index| score(&candidate(index))).collect();
     for (index, sc) in scores.into_iter().enumerate() {
         if better(sc, best_score) {
             best_score = sc;
@@ -358,7 +419,7 @@ pub(super) fn best_pivots(
                 trial[k] = f64::from(step);
                 trial
             };
-            let scores: Vec<(f64, f64)> = steps.par_iter().map(|&step| score(&with_step(step))).collect();
+            let scores: Vec<(f64, f64, f64)> = steps.par_iter().map(|&step| score(&with_step(step))).collect();
             let mut chosen = None;
             for (&step, sc) in steps.iter().zip(scores) {
                 if better(sc, best_score) {
@@ -375,5 +436,59 @@ pub(super) fn best_pivots(
             break;
         }
     }
-    best
+    if stop_at.is_some() {
+        return BestPath { pivots: best, stop_at };
+    }
+    // Stop short of a hazard when that keeps the objective and saves Wounds.
+    let full = drive_of(&best, None);
+    let mut chosen = (None, score_of(&full, &best));
+    for stop in stops_short_of_hazards(&full) {
+        let sc = score_of(&drive_of(&best, Some(stop)), &best);
+        if sc.0 >= chosen.1.0 - 1e-12 && sc.1 > chosen.1.1 + 1e-12 {
+            chosen = (Some(stop), sc);
+        }
+    }
+    BestPath { pivots: best, stop_at: chosen.0 }
+}
+
+/// How much a base is shrunk to tell overlapping an obstacle from touching it, inches.
+const BASE_HAIR: f64 = 1e-4;
+
+/// How far a beaten model Backs Away, inches.
+pub const BACK_AWAY_INCHES: f64 = 1.0;
+
+/// The chariot's pose after `distance` inches along its legs.
+pub(super) fn pose_at(legs: &[Leg], distance: f64) -> Option<Pose> {
+    legs.iter()
+        .find(|l| distance <= l.from_distance + l.length + geometry::EPSILON)
+        .or(legs.last())
+        .map(|l| l.start.advanced((distance - l.from_distance).clamp(0.0, l.length)))
+}
+
+/// Whether the base `disc` can Back Away: move 1" directly away from the chariot (along
+/// the line from the chariot's centre `chariot` through its own) without its base crossing
+/// another model's (`others`, the standing models) or an obstacle (`walls`). Checked every
+/// 1/32" along the way, finer than any base.
+pub(super) fn can_back_away(disc: &Disc, chariot: Vec2, others: &[Disc], walls: &[(Vec2, Vec2)]) -> bool {
+    let away = disc.centre - chariot;
+    if away.length() < 1e-9 {
+        return true;
+    }
+    let dir = away.scale(1.0 / away.length());
+    const STEPS: usize = 32;
+    (1..=STEPS).all(|k| {
+        let moved = Disc { centre: disc.centre + dir.scale(BACK_AWAY_INCHES * k as f64 / STEPS as f64), ..*disc };
+        let clear_of_models = others.iter().all(|o| moved.distance_to(o) >= -geometry::EPSILON);
+        // The footprint distance is 0 for touching and overlapping alike: a base shrunk by a
+        // hair that still meets the wall overlaps it (touching it is allowed).
+        let shrunk_mm = |inches: f64| 2.0 * (inches - BASE_HAIR) * geometry::MM_PER_INCH;
+        let (footprint, facing) = match moved.oval {
+            None => (Footprint::round_mm(shrunk_mm(moved.radius)), 0.0),
+            Some(o) => (Footprint::oval_mm(shrunk_mm(o.half_width), shrunk_mm(o.half_length)), o.facing),
+        };
+        let pose = Pose { centre: moved.centre, facing };
+        let clear_of_walls =
+            walls.iter().all(|&(a, b)| geometry::footprint_segment_distance(&footprint, &pose, a, b) > 0.0);
+        clear_of_models && clear_of_walls
+    })
 }

@@ -69,11 +69,13 @@ pub struct Presence {
 /// group's i-th model. Models touched before `g` are slain (the chariot got past them);
 /// models of `g` not in the fight are slain; everything else stands, unengaged.
 ///
-/// Supporters: a maximum matching between the fighting models and the standing spear and
-/// pike models touching them whose bases are no smaller (fighters in group order, each
-/// trying the candidates in model order, reassigning earlier ones where that lets one more
-/// model be supported); then each fighter whose supporter is a pike takes one more pike
-/// touching that pike, if one is free (the line three deep).
+/// Supporters: the assignment with the most supporting dice over every valid one, as the
+/// supporting player makes it (a spear or pike touching a fighting model whose base is no
+/// larger than its own supports it, one supporter per model and one model per supporter;
+/// a pike touching a supporting pike also supports that pike's model, the line three
+/// deep). Among assignments with as many dice, the better dice win (plain before -1, then
+/// higher Fight, then the better Strike), so the answer never depends on the order of
+/// formations or models in the file.
 pub fn foe_support(
     models: &[PlannedModel],
     map: &SupportMap,
@@ -101,48 +103,32 @@ pub fn foe_support(
             .filter(|&c| map.polearm[c].is_some() && unengaged(c) && no_smaller(c, f))
             .collect()
     };
-    // Kuhn's augmenting paths: supporter -> fighter.
-    let mut owner: Vec<Option<usize>> = vec![None; models.len()];
-    fn augment(
-        f: usize,
-        cands: &dyn Fn(usize) -> Vec<usize>,
-        owner: &mut [Option<usize>],
-        seen: &mut Vec<usize>,
-    ) -> bool {
-        for c in cands(f) {
-            if seen.contains(&c) {
-                continue;
-            }
-            seen.push(c);
-            if owner[c].is_none_or(|other| augment(other, cands, owner, seen)) {
-                owner[c] = Some(f);
-                return true;
-            }
-        }
-        false
-    }
-    if !map.touching.is_empty() {
-        for &f in &fighters {
-            augment(f, &candidates, &mut owner, &mut Vec::new());
-        }
-    }
-    let mut chosen: Vec<(usize, usize)> = (0..models.len()).filter_map(|c| owner[c].map(|f| (f, c))).collect();
-    chosen.sort_by_key(|&(f, c)| (fighters.iter().position(|&x| x == f), c));
-    let mut used: Vec<usize> = chosen.iter().map(|&(_, c)| c).collect();
-    let direct = chosen.clone();
-    for &(f, p1) in &direct {
-        if map.polearm[p1] != Some(Polearm::Pike) {
-            continue;
-        }
-        let second = map.touching[p1]
+    let seconds = |p1: usize, f: usize| -> Vec<usize> {
+        map.touching[p1]
             .iter()
             .copied()
-            .find(|&c| map.polearm[c] == Some(Polearm::Pike) && unengaged(c) && !used.contains(&c) && no_smaller(c, f));
-        if let Some(p2) = second {
-            used.push(p2);
-            chosen.push((f, p2));
-        }
-    }
+            .filter(|&c| map.polearm[c] == Some(Polearm::Pike) && unengaged(c) && no_smaller(c, f))
+            .collect()
+    };
+    let chosen = if map.touching.is_empty() {
+        Vec::new()
+    } else {
+        let options: Vec<Vec<Vec<usize>>> = fighters
+            .iter()
+            .map(|&f| {
+                let mut ways = Vec::new();
+                for c in candidates(f) {
+                    ways.push(vec![c]);
+                    if map.polearm[c] == Some(Polearm::Pike) {
+                        ways.extend(seconds(c, f).into_iter().filter(|&p2| p2 != c).map(|p2| vec![c, p2]));
+                    }
+                }
+                ways
+            })
+            .collect();
+        let worth = |c: usize| SupporterWorth::of(&models[c], map.bearers.contains(&c) || map.shielded[c]);
+        most_dice(&fighters, &options, &worth)
+    };
     // The banner: a standing, not Prone bearer within 3" of a model in the fight; the
     // bearer's own dice (in the fight, or as a supporter) are at -1.
     for &b in &map.bearers {
@@ -154,7 +140,8 @@ pub fn foe_support(
         if rules.banner_reroll == BannerReroll::LowestWhenLosingOrTied && fighters.iter().any(|&f| reach(f)) {
             support.banner = true;
         }
-        if in_group(b).is_some_and(|i| presence[i].rider) {
+        // A Hero's own dice are kept apart (his Might raises them): his -1 goes with them.
+        if in_group(b).is_some_and(|i| presence[i].rider) && models[b].hero.is_none() {
             support.minus_one_dice += u32::from(models[b].attacks);
         }
     }
@@ -166,7 +153,7 @@ pub fn foe_support(
     }
     support.supporters = chosen
         .iter()
-        .map(|&(_, c)| Supporter {
+        .map(|&c| Supporter {
             model: c,
             fight: models[c].fight,
             strikes_chariot: models[c].strikes_chariot,
@@ -192,4 +179,83 @@ pub fn touching(bases: &[Disc]) -> Vec<Vec<usize>> {
         }
     }
     touching
+}
+
+/// What a supporter's die is worth beyond being a die, for choosing among assignments with
+/// as many dice: plain before -1, then its Fight (for ties), then its Strike's chance.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+struct SupporterWorth {
+    plain: bool,
+    fight: u8,
+    strike: f64,
+}
+
+impl SupporterWorth {
+    fn of(model: &PlannedModel, minus_one: bool) -> Self {
+        Self { plain: !minus_one, fight: model.fight, strike: model.strikes_chariot.probability() }
+    }
+}
+
+/// The supporters of the assignment with the most dice: `options[i]` lists the ways
+/// fighter `i` may be supported (one supporter, or a pike and the pike behind it). Ties in
+/// dice go to the better multiset of dice ([`SupporterWorth`], best first, compared in
+/// turn), then to the one found first. Returns the supporters, best die first.
+fn most_dice(fighters: &[usize], options: &[Vec<Vec<usize>>], worth: &dyn Fn(usize) -> SupporterWorth) -> Vec<usize> {
+    struct Search<'a> {
+        options: &'a [Vec<Vec<usize>>],
+        worth: &'a dyn Fn(usize) -> SupporterWorth,
+        used: Vec<usize>,
+        best: Option<Vec<usize>>,
+        best_worth: Vec<SupporterWorth>,
+    }
+    fn sorted_worth(chosen: &[usize], worth: &dyn Fn(usize) -> SupporterWorth) -> Vec<SupporterWorth> {
+        let mut w: Vec<SupporterWorth> = chosen.iter().map(|&c| worth(c)).collect();
+        w.sort_by(|a, b| b.partial_cmp(a).unwrap_or(std::cmp::Ordering::Equal));
+        w
+    }
+    fn better(a: &[SupporterWorth], b: &[SupporterWorth]) -> bool {
+        if a.len() != b.len() {
+            return a.len() > b.len();
+        }
+        for (x, y) in a.iter().zip(b) {
+            match x.partial_cmp(y) {
+                Some(std::cmp::Ordering::Greater) => return true,
+                Some(std::cmp::Ordering::Less) => return false,
+                _ => {}
+            }
+        }
+        false
+    }
+    impl Search<'_> {
+        fn go(&mut self, i: usize) {
+            if i == self.options.len() {
+                let w = sorted_worth(&self.used, self.worth);
+                if self.best.is_none() || better(&w, &self.best_worth) {
+                    self.best = Some(self.used.clone());
+                    self.best_worth = w;
+                }
+                return;
+            }
+            // Even two dice for every fighter left cannot beat the best: stop here.
+            let most = self.used.len() + 2 * (self.options.len() - i);
+            if self.best.is_some() && most < self.best_worth.len() {
+                return;
+            }
+            for way in &self.options[i] {
+                if way.iter().any(|c| self.used.contains(c)) {
+                    continue;
+                }
+                self.used.extend_from_slice(way);
+                self.go(i + 1);
+                self.used.truncate(self.used.len() - way.len());
+            }
+            self.go(i + 1);
+        }
+    }
+    debug_assert_eq!(fighters.len(), options.len());
+    let mut search = Search { options, worth, used: Vec::new(), best: None, best_worth: Vec::new() };
+    search.go(0);
+    let mut chosen = search.best.unwrap_or_default();
+    chosen.sort_by(|&a, &b| worth(b).partial_cmp(&worth(a)).unwrap_or(std::cmp::Ordering::Equal).then(a.cmp(&b)));
+    chosen
 }

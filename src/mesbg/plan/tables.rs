@@ -35,6 +35,9 @@ pub(super) fn is_zero(n: &u8) -> bool {
     *n == 0
 }
 
+/// Impact Hits on one model (or mount): (hits, Wounds caused).
+type ImpactOn = (u8, u8);
+
 /// The outcomes of Impact Hits on one model, split by whether the chariot drives on past
 /// it, each part compiled for one-draw sampling.
 #[derive(Clone, Debug)]
@@ -115,61 +118,81 @@ impl ImpactTables {
     }
 
     /// Compiles the outcomes of Impact Hits on a cavalry model: rider and mount each take
-    /// the hits; a rider whose mount is slain rolls on the Thrown Rider chart (Knocked
-    /// Flying: a Strength 3 hit, then Prone); a mount without Attacks whose rider is slain
-    /// flees. `passed_when` says when the chariot drives on.
-    pub fn cavalry(hits: DiceExpr, strength: u8, rider: &Profile, mount: &Mount, passed_when: CavalryPassed) -> Self {
-        let (rider_pairs, rider_probs): (Vec<(u8, u8)>, Vec<f64>) =
-            mesbg::impact_outcomes(hits, strength, rider.defence, rider.wounds).into_iter().unzip();
-        let (mount_pairs, mount_probs): (Vec<(u8, u8)>, Vec<f64>) =
-            mesbg::impact_outcomes(hits, strength, mount.defence, mount.wounds).into_iter().unzip();
+    /// the hits (one number rolled for the model, or one each, by `number`); a rider whose
+    /// mount is slain rolls on the Thrown Rider chart (Knocked Flying: a Strength 3 hit,
+    /// then Prone); a mount without Attacks whose rider is slain flees. `passed_when` says
+    /// when the chariot drives on.
+    pub fn cavalry(
+        hits: DiceExpr,
+        strength: u8,
+        rider: &Profile,
+        mount: &Mount,
+        passed_when: CavalryPassed,
+        number: CavalryImpactHits,
+    ) -> Self {
+        let rider_outcomes = mesbg::impact_outcomes(hits, strength, rider.defence, rider.wounds);
+        let mount_outcomes = mesbg::impact_outcomes(hits, strength, mount.defence, mount.wounds);
+        // (rider's (hits, Wounds), mount's (hits, Wounds), probability): with one roll for
+        // the model both took the same number, P = P(n) P(rider | n) P(mount | n).
+        let pmf = hits.pmf();
+        let mut joint: Vec<(ImpactOn, ImpactOn, f64)> = Vec::new();
+        for &(r, rp) in &rider_outcomes {
+            for &(m, mp) in &mount_outcomes {
+                let p = match number {
+                    CavalryImpactHits::RollEach => rp * mp,
+                    CavalryImpactHits::OneRoll if r.0 != m.0 => 0.0,
+                    CavalryImpactHits::OneRoll => rp * mp / pmf[usize::from(r.0)],
+                };
+                if p > 0.0 {
+                    joint.push((r, m, p));
+                }
+            }
+        }
         let thrown_p = mesbg::to_wound(THROWN_STRENGTH, rider.defence).probability();
         let mut outcomes = Vec::new();
         let mut probs = Vec::new();
-        for (&(rh, rw), &rp) in rider_pairs.iter().zip(&rider_probs) {
-            for (&(mh, mw), &mp) in mount_pairs.iter().zip(&mount_probs) {
-                let rider_left = rider.wounds - rw;
-                let mount_left = mount.wounds - mw;
-                let base = ContactOutcome {
-                    hits: rh,
-                    wounds: rw,
-                    mount: Some((mh, mw)),
-                    thrown: None,
-                    left: rider_left,
-                    mount_left,
-                    prone: false,
-                    casualty: rider_left == 0,
-                    passed: false,
-                    fate_spent: 0,
-                };
-                let mut push = |mut o: ContactOutcome, p: f64| {
-                    if o.left == 0 && o.mount_left > 0 && mount.attacks == 0 {
-                        o.mount_left = 0; // a riderless mount without Attacks flees
-                    }
-                    o.casualty = o.left == 0;
-                    o.passed = match passed_when {
-                        CavalryPassed::RiderSlainAndMountGone => o.left == 0 && o.mount_left == 0,
-                        CavalryPassed::RiderSlain => o.left == 0,
-                    };
-                    outcomes.push(o);
-                    probs.push(p);
-                };
-                if rider_left > 0 && mount_left == 0 {
-                    // Thrown Rider: 1 Knocked Flying (S3 hit, then Prone), 2-5 Rises from
-                    // the Dust, 6 Leaps into Action.
-                    for die in 1..=6u8 {
-                        let p = rp * mp / 6.0;
-                        if die == 1 {
-                            let hurt = ContactOutcome { thrown: Some(1), left: rider_left - 1, prone: true, ..base };
-                            push(hurt, p * thrown_p);
-                            push(ContactOutcome { thrown: Some(1), prone: true, ..base }, p * (1.0 - thrown_p));
-                        } else {
-                            push(ContactOutcome { thrown: Some(die), ..base }, p);
-                        }
-                    }
-                } else {
-                    push(base, rp * mp);
+        for &((rh, rw), (mh, mw), p) in &joint {
+            let rider_left = rider.wounds - rw;
+            let mount_left = mount.wounds - mw;
+            let base = ContactOutcome {
+                hits: rh,
+                wounds: rw,
+                mount: Some((mh, mw)),
+                thrown: None,
+                left: rider_left,
+                mount_left,
+                prone: false,
+                casualty: rider_left == 0,
+                passed: false,
+                fate_spent: 0,
+            };
+            let mut push = |mut o: ContactOutcome, p: f64| {
+                if o.left == 0 && o.mount_left > 0 && mount.attacks == 0 {
+                    o.mount_left = 0; // a riderless mount without Attacks flees
                 }
+                o.casualty = o.left == 0;
+                o.passed = match passed_when {
+                    CavalryPassed::RiderSlainAndMountGone => o.left == 0 && o.mount_left == 0,
+                    CavalryPassed::RiderSlain => o.left == 0,
+                };
+                outcomes.push(o);
+                probs.push(p);
+            };
+            if rider_left > 0 && mount_left == 0 {
+                // Thrown Rider: 1 Knocked Flying (S3 hit, then Prone), 2-5 Rises from the
+                // Dust, 6 Leaps into Action.
+                for die in 1..=6u8 {
+                    let p = p / 6.0;
+                    if die == 1 {
+                        let hurt = ContactOutcome { thrown: Some(1), left: rider_left - 1, prone: true, ..base };
+                        push(hurt, p * thrown_p);
+                        push(ContactOutcome { thrown: Some(1), prone: true, ..base }, p * (1.0 - thrown_p));
+                    } else {
+                        push(ContactOutcome { thrown: Some(die), ..base }, p);
+                    }
+                }
+            } else {
+                push(base, p);
             }
         }
         Self::from_outcomes(outcomes, probs)

@@ -46,6 +46,13 @@ pub enum Event {
         /// A standing banner bearer is within 3" of the fight.
         banner: bool,
     },
+    /// The banner's re-roll: the enemy gave up its lowest duel die for a new one.
+    BannerReroll {
+        /// The die given up (as it showed, -1 applied).
+        from: u8,
+        /// The die rolled in its place (as it shows).
+        to: u8,
+    },
     /// The duel of the fight.
     Duel {
         /// Dice the chariot rolled.
@@ -154,14 +161,21 @@ pub enum Event {
         target: Option<usize>,
         /// Rolls made (2 against a Trapped model).
         rolls: u8,
-        /// Wounds caused.
+        /// Wounds caused (after Fate).
         wounds: u8,
+        /// Wounds the dice caused that Fate then prevented.
+        #[serde(skip_serializing_if = "is_zero")]
+        prevented: u8,
         /// Whether the target was slain by it.
         slain: bool,
         /// Whether that made the model a casualty: the rider (or a model on foot) slain,
         /// not only a mount.
         casualty: bool,
     },
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
 }
 
 /// Receives the events of a trial. The silent observer compiles away entirely.

@@ -3,6 +3,7 @@
 //! replay shows for a fight drawn from its exact table.
 
 use super::*;
+use crate::mesbg::rules::duel::HeroDice;
 
 /// Finds dice for a replayed fight that give `result`, the outcome its trial drew from the
 /// exact table: dice-level fights on a stream of their own until one matches (rejection
@@ -77,9 +78,17 @@ pub(super) fn supporters_strike<O: Observer>(
             target: None,
             rolls: 1,
             wounds,
+            prevented: u8::from(hit) - wounds,
             slain: state.wounds_left == 0,
             casualty: false,
         });
+    }
+}
+
+/// Tells a replay of the banner's re-roll: the die given up and the die rolled.
+fn note_reroll<O: Observer>(roll: &mesbg_duel::FoeRoll, obs: &mut O) {
+    if let Some((from, to)) = roll.reroll {
+        obs.note(|| Event::BannerReroll { from, to });
     }
 }
 
@@ -158,9 +167,13 @@ impl FoeHeroes {
         dice: &mut Dice,
         obs: &mut O,
     ) -> u8 {
-        let heroes: Vec<u32> = self.heroes.iter().map(|f| u32::from(f.attacks)).collect();
+        let heroes: Vec<HeroDice> =
+            self.heroes.iter().map(|f| HeroDice { dice: u32::from(f.attacks), minus_one: f.hero.bearer }).collect();
         let split = mesbg_fight::split_duel_dice(heroes, enemy, support);
-        let highs = mesbg_duel::settle_foe_highs(&split, *chariot_high, || dice.d6());
+        let tie = mesbg_fight::Tie::of(attacker.fight, enemy.fight);
+        let roll = mesbg_duel::settle_foe_highs(&split, *chariot_high, tie, || dice.d6());
+        note_reroll(&roll, obs);
+        let highs = roll.highs;
         let chariot_might = if policy.on_duel() { state.might_left } else { 0 };
         let foe_might: Vec<u8> =
             self.heroes.iter().map(|f| if f.hero.might_on_duel { f.might_left } else { 0 }).collect();
@@ -188,10 +201,17 @@ impl FoeHeroes {
     }
 
     /// Hero `k` suffers `wounds` Wounds one at a time, each perhaps prevented by his Fate
-    /// (and Might on the Fate roll); returns the Wounds he lost.
-    fn suffer<O: Observer>(&mut self, k: usize, wounds_left: &mut u8, wounds: u8, dice: &mut Dice, obs: &mut O) -> u8 {
+    /// (and Might on the Fate roll); returns the Wounds he lost and those Fate prevented.
+    fn suffer<O: Observer>(
+        &mut self,
+        k: usize,
+        wounds_left: &mut u8,
+        wounds: u8,
+        dice: &mut Dice,
+        obs: &mut O,
+    ) -> (u8, u8) {
         let f = &mut self.heroes[k];
-        let mut lost = 0;
+        let (mut lost, mut prevented) = (0, 0);
         for _ in 0..wounds {
             if *wounds_left == 0 {
                 break;
@@ -207,12 +227,14 @@ impl FoeHeroes {
             if p.fate_spent > 0 {
                 obs.note(|| Event::FoeFate { model, points: p.fate_spent, saved: p.prevented });
             }
-            if !p.prevented {
+            if p.prevented {
+                prevented += 1;
+            } else {
                 *wounds_left -= 1;
                 lost += 1;
             }
         }
-        lost
+        (lost, prevented)
     }
 }
 
@@ -253,7 +275,11 @@ pub(super) fn fight_by_dice<O: Observer>(
     } else if support.plain_dice() {
         dice.highest_d6(enemy.dice)
     } else {
-        mesbg_fight::settle_defender_high(mesbg_fight::defender_dice(&enemy, &support), chariot_high, || dice.d6())
+        let warriors = mesbg_duel::FoeDuelDice::warriors_only(mesbg_fight::defender_dice(&enemy, &support));
+        let tie = mesbg_fight::Tie::of(attacker.fight, enemy.fight);
+        let roll = mesbg_duel::settle_foe_highs(&warriors, chariot_high, tie, || dice.d6());
+        note_reroll(&roll, obs);
+        roll.high()
     };
     if foes.heroes.is_empty()
         && policy.on_duel()
@@ -285,7 +311,7 @@ pub(super) fn fight_by_dice<O: Observer>(
         scratch.target_is_rider.clear();
         for s in &scratch.survivors {
             let m = &plan.models[s.model];
-            let never_prone = m.monster || m.chariot.is_some();
+
             if s.left > 0 {
                 let mut left = s.left;
                 let mounted = m.mount.is_some() && s.mount_left > 0;
@@ -298,7 +324,7 @@ pub(super) fn fight_by_dice<O: Observer>(
                     obs.note(|| Event::KnockedFlying { model: s.model, wounded, slain: left == 0 });
                     rules.trapped
                 } else {
-                    rules.trapped && !never_prone
+                    m.combatant(left).trapped_when_beaten(rules)
                 };
                 scratch.targets.push(StrikeTarget {
                     roll: m.struck_by_chariot,
@@ -321,7 +347,13 @@ pub(super) fn fight_by_dice<O: Observer>(
         let mut order = std::mem::take(&mut scratch.order);
         order.clear();
         if declared {
-            order.extend_from_slice(scratch.declared_order(chariot.attacks));
+            let saves = |i: usize| {
+                foes.at(i).map(|k| {
+                    let f = &foes.heroes[k];
+                    TargetSaves { fate: f.fate_left, might: f.might_left, saves: f.hero.saves }
+                })
+            };
+            order.extend_from_slice(scratch.declared_order(chariot.attacks, saves));
             if O::ENABLED {
                 let split: Vec<(usize, u8)> = (0..scratch.targets.len())
                     .map(|i| (scratch.survivors[i].model, order.iter().filter(|&&k| k == i).count() as u8))
@@ -352,11 +384,11 @@ pub(super) fn fight_by_dice<O: Observer>(
                 state.might_left -= spent;
                 obs.note(|| Event::Might { points: spent, on: "wound" });
             }
-            let wounds = match foe {
+            let (wounds, prevented) = match foe {
                 Some(k) => foes.suffer(k, &mut scratch.targets[i].wounds_left, wounds, dice, obs),
                 None => {
                     scratch.targets[i].wounds_left -= wounds;
-                    wounds
+                    (wounds, 0)
                 }
             };
             let slain = scratch.targets[i].wounds_left == 0;
@@ -364,7 +396,7 @@ pub(super) fn fight_by_dice<O: Observer>(
             kills += u8::from(casualty);
             let model = scratch.survivors[i].model;
             let rolls = 1 + u8::from(target.trapped);
-            obs.note(|| Event::Strike { by: None, target: Some(model), rolls, wounds, slain, casualty });
+            obs.note(|| Event::Strike { by: None, target: Some(model), rolls, wounds, prevented, slain, casualty });
         }
         let foe_chariot_slain = scratch.targets.iter().zip(&at_start).enumerate().any(|(i, (t, &start))| {
             start > 0 && t.wounds_left == 0 && plan.models[scratch.survivors[i].model].chariot.is_some()
@@ -416,6 +448,7 @@ pub(super) fn fight_by_dice<O: Observer>(
                         target: None,
                         rolls: 1,
                         wounds,
+                        prevented: u8::from(hit) - wounds,
                         slain: state.wounds_left == 0,
                         casualty: false,
                     });

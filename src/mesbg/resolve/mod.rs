@@ -11,7 +11,7 @@ use crate::mesbg::plan::Plan;
 use crate::mesbg::plan::support::Presence;
 use crate::mesbg::plan::{ContactOutcome, fight_rules};
 use crate::mesbg::rules::duel::{self as mesbg_duel, FoeHero};
-use crate::mesbg::rules::fight::{self as mesbg_fight, FoeSupport, SplitTarget, StrikeSplit, WoundOn};
+use crate::mesbg::rules::fight::{self as mesbg_fight, FoeSupport, SplitTarget, StrikeSplit, TargetSaves, WoundOn};
 use crate::mesbg::rules::{self as mesbg, DuelSide, DuelWinner, FightOutcome, StrikeTarget};
 use crate::mesbg::tally::{Metric, Outcome, OutcomeCounter, Packed, Tally};
 use serde::Serialize;
@@ -39,57 +39,45 @@ pub struct Scratch {
     at_start: Vec<u8>,
     order: Vec<usize>,
     /// Declared splits already worked out on this thread, by what decides them (the
-    /// Strikes, and each target's roll, Trapped flag, Wounds left and kill flag): the split
-    /// depends on nothing else, and the same few fights recur in every trial, so a short
-    /// list searched from the last hit beats hashing.
-    splits: Vec<(Vec<u32>, Vec<usize>)>,
+    /// Strikes, and each target as the split weighs it): the split depends on nothing
+    /// else, and the same few fights recur in every trial, so a short list searched from
+    /// the last hit beats hashing.
+    splits: Vec<(u8, Vec<SplitTarget>, Vec<usize>)>,
     last_split: usize,
-    split_key: Vec<u32>,
+    split_key: Vec<SplitTarget>,
     /// The contact group the chariot stopped at (for the fight's supporters).
     group: usize,
 }
 
 impl Scratch {
-    /// The declared order of `strikes` Strikes over the current targets.
-    fn declared_order(&mut self, strikes: u8) -> &[usize] {
-        let code = |r: mesbg::WoundRoll| match r {
-            mesbg::WoundRoll::Needs(n) => u32::from(n),
-            mesbg::WoundRoll::SixThen(n) => 8 + u32::from(n),
-            mesbg::WoundRoll::Impossible => 0,
-        };
+    /// The declared order of `strikes` Strikes over the current targets, target `i`
+    /// saving Wounds as `saves(i)` says (an enemy Hero's Fate and Might left).
+    fn declared_order(&mut self, strikes: u8, saves: impl Fn(usize) -> Option<TargetSaves>) -> &[usize] {
         self.split_key.clear();
-        self.split_key.push(u32::from(strikes));
-        for (t, &rider) in self.targets.iter().zip(&self.target_is_rider) {
-            self.split_key
-                .push(code(t.roll) | u32::from(t.trapped) << 5 | u32::from(rider) << 6 | u32::from(t.wounds_left) << 8);
+        for (i, (t, &rider)) in self.targets.iter().zip(&self.target_is_rider).enumerate() {
+            self.split_key.push(SplitTarget {
+                roll: t.roll,
+                trapped: t.trapped,
+                wounds_left: t.wounds_left,
+                counts_as_kill: rider,
+                saves: saves(i),
+            });
         }
-        let found = (self.last_split < self.splits.len() && self.splits[self.last_split].0 == self.split_key)
+        let matches = |(k, key, _): &(u8, Vec<SplitTarget>, Vec<usize>)| *k == strikes && *key == self.split_key;
+        let found = (self.last_split < self.splits.len() && matches(&self.splits[self.last_split]))
             .then_some(self.last_split)
-            .or_else(|| self.splits.iter().position(|(k, _)| *k == self.split_key));
+            .or_else(|| self.splits.iter().position(matches));
         if let Some(i) = found {
             self.last_split = i;
-            return &self.splits[i].1;
+            return &self.splits[i].2;
         }
-        {
-            let weighed: Vec<SplitTarget> = self
-                .targets
-                .iter()
-                .zip(&self.target_is_rider)
-                .map(|(t, &rider)| SplitTarget {
-                    roll: t.roll,
-                    trapped: t.trapped,
-                    wounds_left: t.wounds_left,
-                    counts_as_kill: rider,
-                })
-                .collect();
-            let order = mesbg_fight::declared_order(&mesbg_fight::declared_split(strikes, &weighed));
-            if self.splits.len() >= MAX_CACHED_SPLITS {
-                self.splits.clear();
-            }
-            self.splits.push((self.split_key.clone(), order));
-            self.last_split = self.splits.len() - 1;
+        let order = mesbg_fight::declared_order(&mesbg_fight::declared_split(strikes, &self.split_key));
+        if self.splits.len() >= MAX_CACHED_SPLITS {
+            self.splits.clear();
         }
-        &self.splits[self.last_split].1
+        self.splits.push((strikes, self.split_key.clone(), order));
+        self.last_split = self.splits.len() - 1;
+        &self.splits[self.last_split].2
     }
 }
 

@@ -6,7 +6,9 @@
 //! Like the rest of the fight, each rule is one function reading its dice from a source it
 //! is given, so the dice-level trial and the exact engine follow one reading.
 
-use super::fight::{DefenderDice, FatePolicy, Prevention, Saves, WoundOn, prevention_distribution};
+use super::fight::{
+    DefenderDice, FatePolicy, Prevention, Saves, Tie, WoundOn, banner_rerolls, prevention_distribution,
+};
 use super::might_to_win_duel;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -47,29 +49,46 @@ pub struct FoeHero {
     /// How his Wounds are saved (Fate rule and policy, Might on the Fate roll; never Might
     /// on Impact Hits).
     pub saves: Saves,
+    /// He carries the banner: his own duel dice are at -1, like any bearer's.
+    pub bearer: bool,
 }
 
-/// The enemy's duel dice by owner: the warriors' (plain, at -1, banner) and each Hero's own
-/// (plain), in the order the Heroes stand in the fight.
+/// An enemy Hero's own duel dice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeroDice {
+    /// Dice he rolls (his Attacks).
+    pub dice: u32,
+    /// He carries the banner: his own dice are at -1, like any bearer's (his Might can
+    /// raise them).
+    pub minus_one: bool,
+}
+
+/// The enemy's duel dice by owner: the warriors' (plain, at -1, banner) and each Hero's own,
+/// in the order the Heroes stand in the fight.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FoeDuelDice {
     /// Every die that is not a Hero's: models, mounts, supporters (the banner re-roll is
     /// the side's, flagged here).
     pub warriors: DefenderDice,
     /// Each Hero's own dice.
-    pub heroes: Vec<u32>,
+    pub heroes: Vec<HeroDice>,
 }
 
 impl FoeDuelDice {
+    /// Dice of warriors alone (no Heroes in the fight).
+    pub fn warriors_only(warriors: DefenderDice) -> Self {
+        Self { warriors, heroes: Vec::new() }
+    }
+
     fn total(&self) -> u32 {
-        self.warriors.plain + self.warriors.minus_one + self.heroes.iter().sum::<u32>()
+        self.warriors.plain + self.warriors.minus_one + self.heroes.iter().map(|h| h.dice).sum::<u32>()
     }
 
     /// Dice rolled by `owner` (0 the warriors, then each Hero).
     fn owned_by(&self, owner: usize) -> u32 {
         match owner {
             0 => self.warriors.plain + self.warriors.minus_one,
-            h => self.heroes.get(h - 1).copied().unwrap_or(0),
+            h => self.heroes.get(h - 1).map_or(0, |d| d.dice),
         }
     }
 
@@ -84,11 +103,11 @@ impl FoeDuelDice {
             return (0, false);
         }
         i -= self.warriors.minus_one;
-        for (h, &n) in self.heroes.iter().enumerate() {
-            if i < n {
-                return (h + 1, true);
+        for (h, d) in self.heroes.iter().enumerate() {
+            if i < d.dice {
+                return (h + 1, !d.minus_one);
             }
-            i -= n;
+            i -= d.dice;
         }
         (0, true)
     }
@@ -99,16 +118,35 @@ fn shown(face: u8, plain: bool) -> u8 {
     if plain { face } else { face.saturating_sub(1).max(1) }
 }
 
-/// The highest die of each owner (`[warriors, Hero 1, ...]`, 0 for no dice), settled from
-/// dice read off `next`: every die in rolling order, then, with a banner, the re-roll of the
-/// side's lowest die when its highest is no better than the chariot's `chariot_high`
-/// (before any Might). Among equal lowest dice a plain one goes before one at -1, and the
+/// The enemy's duel roll: each owner's highest die, and the banner's re-roll if one was
+/// taken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FoeRoll {
+    /// The highest die of each owner (`[warriors, Hero 1, ...]`, 0 for no dice), after
+    /// any re-roll.
+    pub highs: Vec<u8>,
+    /// The banner's re-roll: the die given up and the die rolled (as shown, -1 applied).
+    pub reroll: Option<(u8, u8)>,
+}
+
+impl FoeRoll {
+    /// The side's highest die.
+    pub fn high(&self) -> u8 {
+        self.highs.iter().copied().max().unwrap_or(0)
+    }
+}
+
+/// The enemy's duel roll, settled from dice read off `next`: every die in rolling order,
+/// then, with a banner, the re-roll of the side's lowest die when [`banner_rerolls`] says it
+/// raises the side's chance against the chariot's `chariot_high` (before any Might) under
+/// the tie-break `tie`. Among equal lowest dice a plain one goes before one at -1, and the
 /// first rolled (a warrior's before a Hero's) before later ones. The new die replaces the
 /// old in its owner's hand.
-pub fn settle_foe_highs(dice: &FoeDuelDice, chariot_high: u8, mut next: impl FnMut() -> u8) -> Vec<u8> {
+pub fn settle_foe_highs(dice: &FoeDuelDice, chariot_high: u8, tie: Tie, mut next: impl FnMut() -> u8) -> FoeRoll {
     let mut highs = vec![0u8; dice.heroes.len() + 1];
     let (mut low, mut low_plain, mut low_owner) = (7u8, true, 0usize);
-    for i in 0..dice.total() {
+    let total = dice.total();
+    for i in 0..total {
         let (owner, plain) = dice.die(i);
         let value = shown(next(), plain);
         highs[owner] = highs[owner].max(value);
@@ -117,22 +155,24 @@ pub fn settle_foe_highs(dice: &FoeDuelDice, chariot_high: u8, mut next: impl FnM
         }
     }
     let side_high = highs.iter().copied().max().unwrap_or(0);
-    if !dice.warriors.banner || dice.total() == 0 || side_high > chariot_high {
-        return highs;
+    if !dice.warriors.banner || !banner_rerolls(side_high, chariot_high, tie, total, low_plain) {
+        return FoeRoll { highs, reroll: None };
     }
     let again = shown(next(), low_plain);
     highs[low_owner] = if dice.owned_by(low_owner) >= 2 { highs[low_owner].max(again) } else { again };
-    highs
+    FoeRoll { highs, reroll: Some((low, again)) }
 }
 
-/// The exact distribution of [`settle_foe_highs`] given the chariot's highest die: each
-/// owner's highest with its probability. The dice are folded one at a time into (highs,
-/// lowest, lowest is plain, lowest's owner), so many dice cost few states.
-pub fn foe_highs_distribution(dice: &FoeDuelDice, chariot_high: u8) -> Vec<(Vec<u8>, f64)> {
+/// The exact distribution of [`settle_foe_highs`]'s highest dice given the chariot's
+/// highest die: each owner's highest with its probability. The dice are folded one at a
+/// time into (highs, lowest, lowest is plain, lowest's owner), so many dice cost few
+/// states.
+pub fn foe_highs_distribution(dice: &FoeDuelDice, chariot_high: u8, tie: Tie) -> Vec<(Vec<u8>, f64)> {
     type State = (Vec<u8>, u8, bool, usize);
     let owners = dice.heroes.len() + 1;
+    let total = dice.total();
     let mut states: BTreeMap<State, f64> = BTreeMap::from([((vec![0u8; owners], 7, true, 0), 1.0)]);
-    for i in 0..dice.total() {
+    for i in 0..total {
         let (owner, plain) = dice.die(i);
         let mut next: BTreeMap<State, f64> = BTreeMap::new();
         for ((highs, low, low_plain, low_owner), p) in states {
@@ -153,7 +193,7 @@ pub fn foe_highs_distribution(dice: &FoeDuelDice, chariot_high: u8) -> Vec<(Vec<
     let mut out: BTreeMap<Vec<u8>, f64> = BTreeMap::new();
     for ((highs, _, low_plain, low_owner), p) in states {
         let side_high = highs.iter().copied().max().unwrap_or(0);
-        if !dice.warriors.banner || dice.total() == 0 || side_high > chariot_high {
+        if !dice.warriors.banner || !banner_rerolls(side_high, chariot_high, tie, total, low_plain) {
             *out.entry(highs).or_default() += p;
             continue;
         }
@@ -303,40 +343,115 @@ mod tests {
         DefenderDice { plain: n, minus_one: 0, banner: false }
     }
 
+    fn hero(dice: u32) -> HeroDice {
+        HeroDice { dice, minus_one: false }
+    }
+
     #[test]
     fn owners_keep_their_own_highest_die() {
         // One warrior die and a Hero's two: by hand, P(Hero's highest = 6) = 11/36 and
         // independent of the warrior's.
-        let dice = FoeDuelDice { warriors: plain(1), heroes: vec![2] };
-        let d = foe_highs_distribution(&dice, 6);
+        let dice = FoeDuelDice { warriors: plain(1), heroes: vec![hero(2)] };
+        let d = foe_highs_distribution(&dice, 6, Tie::RollOff);
         let p: f64 = d.iter().filter(|(h, _)| h[1] == 6).map(|x| x.1).sum();
         assert!((p - 11.0 / 36.0).abs() < 1e-15);
         let p: f64 = d.iter().filter(|(h, _)| h[0] == 1 && h[1] == 1).map(|x| x.1).sum();
         assert!((p - 1.0 / 216.0).abs() < 1e-15);
         // The dice-level settle agrees face for face.
         let mut faces = [2u8, 5, 3].into_iter();
-        assert_eq!(settle_foe_highs(&dice, 6, || faces.next().unwrap()), vec![2, 5]);
+        assert_eq!(settle_foe_highs(&dice, 6, Tie::RollOff, || faces.next().unwrap()).highs, vec![2, 5]);
     }
 
     #[test]
     fn the_banner_re_rolls_the_lowest_die_into_its_owners_hand() {
         // Warrior rolls 1, Hero rolls 3 against the chariot's 4: the side would lose, so the
         // warrior's 1 is re-rolled (a 6).
-        let dice = FoeDuelDice { warriors: DefenderDice { plain: 1, minus_one: 0, banner: true }, heroes: vec![1] };
+        let dice =
+            FoeDuelDice { warriors: DefenderDice { plain: 1, minus_one: 0, banner: true }, heroes: vec![hero(1)] };
         let mut faces = [1u8, 3, 6].into_iter();
-        assert_eq!(settle_foe_highs(&dice, 4, || faces.next().unwrap()), vec![6, 3]);
+        let roll = settle_foe_highs(&dice, 4, Tie::RollOff, || faces.next().unwrap());
+        assert_eq!((roll.highs, roll.reroll), (vec![6, 3], Some((1, 6))));
         // Hero's die lowest: his is re-rolled.
         let mut faces = [5u8, 2, 4].into_iter();
-        assert_eq!(settle_foe_highs(&dice, 5, || faces.next().unwrap()), vec![5, 4]);
-        // By hand: a warrior and a Hero, one die each, banner, chariot's 6: always re-roll
-        // the lower die. P(Hero ends on 6) = P(Hero first 6 and kept) + P(Hero's die the
-        // lower (strictly, or tied at a value) and re-rolled to 6). Hero keeps his die when
-        // the warrior's is lower or equal: P(warrior <= hero) = 21/36; Hero's die is 6 then
-        // w.p. 6/21 of those; re-rolled otherwise (15/36), ending 6 w.p. 1/6.
-        let d = foe_highs_distribution(&dice, 6);
+        assert_eq!(settle_foe_highs(&dice, 5, Tie::RollOff, || faces.next().unwrap()).highs, vec![5, 4]);
+        // By hand: a warrior and a Hero, one die each, banner, against the chariot's 6 with
+        // the higher Fight: a 6 would only tie, and a tie is the chariot's, so no re-roll
+        // can win and none is taken: the Hero's die is 6 with 1/6.
+        let d = foe_highs_distribution(&dice, 6, Tie::Chariot);
         let p: f64 = d.iter().filter(|(h, _)| h[1] == 6).map(|x| x.1).sum();
-        assert!((p - (6.0 / 36.0 + 15.0 / 36.0 / 6.0)).abs() < 1e-15, "{p}");
+        assert!((p - 1.0 / 6.0).abs() < 1e-15, "a 6 cannot win, so no re-roll is taken: {p}");
+        // At equal Fight a 6 ties for the roll-off, which beats losing: every pair without
+        // a 6 re-rolls its lower die. P(Hero ends on 6) = P(Hero first 6) + P(no 6, the
+        // Hero's die the lower one (the warrior's strictly higher: 10 of the 25 pairs), and
+        // its re-roll a 6).
+        let d = foe_highs_distribution(&dice, 6, Tie::RollOff);
+        let p: f64 = d.iter().filter(|(h, _)| h[1] == 6).map(|x| x.1).sum();
+        assert!((p - (6.0 / 36.0 + 10.0 / 36.0 / 6.0)).abs() < 1e-15, "{p}");
         assert!((d.iter().map(|x| x.1).sum::<f64>() - 1.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn the_banner_is_never_re_rolled_on_a_tie_already_won() {
+        // A lone F5 warrior's die against an F4 chariot's equal die: the tie is his on Fight,
+        // so he keeps it. Chariot 2 dice F4, warrior 1 die F5 with a banner: by hand the
+        // warrior wins when his die >= the chariot's highest, and re-rolls (his only die)
+        // when it is lower. P(chariot wins) = sum over the chariot's highest c of P(c) *
+        // P(warrior < c) * P(re-roll < c) = sum P(c) ((c-1)/6)^2.
+        let lone = FoeDuelDice::warriors_only(DefenderDice { plain: 1, minus_one: 0, banner: true });
+        let mut p_chariot = 0.0;
+        for c in 1..=6u8 {
+            let p_c = (f64::from(c) / 6.0).powi(2) - (f64::from(c - 1) / 6.0).powi(2);
+            let d = foe_highs_distribution(&lone, c, Tie::Foe);
+            let lose: f64 = d.iter().filter(|(h, _)| h[0] < c).map(|x| x.1).sum();
+            p_chariot += p_c * lose;
+            // Dice level: a tie is kept, no die read after the first.
+            let mut read = 0;
+            let roll = settle_foe_highs(&lone, c, Tie::Foe, || {
+                read += 1;
+                c
+            });
+            assert_eq!((roll.highs[0], roll.reroll, read), (c, None, 1));
+        }
+        let by_hand: f64 = (1..=6u8)
+            .map(|c| {
+                let p_c = (f64::from(c) / 6.0).powi(2) - (f64::from(c - 1) / 6.0).powi(2);
+                p_c * (f64::from(c - 1) / 6.0).powi(2)
+            })
+            .sum();
+        assert!((p_chariot - by_hand).abs() < 1e-15, "{p_chariot} vs {by_hand}");
+        // = 505/1296; re-rolling the won tie too would give the chariot 630/1296.
+        assert!((p_chariot - 505.0 / 1296.0).abs() < 1e-15, "{p_chariot}");
+    }
+
+    #[test]
+    fn a_lone_die_at_a_roll_off_is_re_rolled_only_at_3_or_less() {
+        // Equal Fight, one die against the chariot's equal die h: keeping it wins 1/2 (the
+        // roll-off); re-rolling wins (6 - h)/6 + 1/12, better only for h <= 3.
+        for h in 1..=6u8 {
+            let by_hand = f64::from(6 - h) / 6.0 + 1.0 / 12.0;
+            assert_eq!(banner_rerolls(h, h, Tie::RollOff, 1, true), by_hand > 0.5, "h = {h}");
+        }
+        // With two dice the highest stays, so any re-roll below 6 can only help.
+        assert!(banner_rerolls(5, 5, Tie::RollOff, 2, true));
+        assert!(!banner_rerolls(6, 6, Tie::RollOff, 2, true));
+        // Behind, always (if a re-roll can reach); ahead, never.
+        assert!(banner_rerolls(2, 5, Tie::Foe, 1, false));
+        assert!(!banner_rerolls(5, 2, Tie::Chariot, 3, true));
+        assert!(!banner_rerolls(5, 6, Tie::Chariot, 2, true), "a 6 would only tie, and ties are the chariot's");
+    }
+
+    #[test]
+    fn a_hero_carrying_the_banner_rolls_his_own_dice_at_minus_one() {
+        // His two dice at -1: never a 6 (6 - 1 = 5), and 5 only from a 6 rolled:
+        // 1 - (5/6)^2 = 11/36.
+        let dice = FoeDuelDice {
+            warriors: DefenderDice { plain: 0, minus_one: 0, banner: false },
+            heroes: vec![HeroDice { dice: 2, minus_one: true }],
+        };
+        let d = foe_highs_distribution(&dice, 6, Tie::RollOff);
+        let p5: f64 = d.iter().filter(|(h, _)| h[1] == 5).map(|x| x.1).sum();
+        let p6: f64 = d.iter().filter(|(h, _)| h[1] == 6).map(|x| x.1).sum();
+        assert!((p5 - 11.0 / 36.0).abs() < 1e-15 && p6 == 0.0, "{p5} {p6}");
     }
 
     #[test]

@@ -162,6 +162,7 @@ impl Checker<'_> {
             difficult_terrain_measure: r.difficult_terrain_measure.unwrap_or(d.difficult_terrain_measure),
             supporter_fight_counts: r.supporter_fight_counts.unwrap_or(d.supporter_fight_counts),
             banner_reroll: r.banner_reroll.unwrap_or(d.banner_reroll),
+            cavalry_impact_hits: r.cavalry_impact_hits.unwrap_or(d.cavalry_impact_hits),
         };
         let scenario = Scenario {
             file: file.to_string(),
@@ -345,6 +346,19 @@ impl Checker<'_> {
         if raw.objective.is_some() && raw.plan.is_none() {
             self.fail("charge.objective", "an objective goes with plan = \"best\"");
         }
+        let distance = raw.distance.map(|d| {
+            let d = match move_inches {
+                Some(m) => self.float("charge.distance", d, 0.0, m, "the distance driven (inches, at most the Move)"),
+                None => d,
+            };
+            if d <= 0.0 {
+                self.fail(
+                    "charge.distance",
+                    "a Chariot Charge drives more than 0\" (a chariot that does not charge only pivots: leave it out of the scenario)",
+                );
+            }
+            d
+        });
         if let Some(plan) = &raw.plan {
             if plan != "best" {
                 self.fail(
@@ -353,7 +367,7 @@ impl Checker<'_> {
                 );
                 return None;
             }
-            return Some(Charge { path: PathChoice::Best(raw.objective.unwrap_or_default()) });
+            return Some(Charge { path: PathChoice::Best(raw.objective.unwrap_or_default()), distance });
         }
         if let Some(aim) = &raw.aim {
             let path = match aim {
@@ -383,7 +397,7 @@ impl Checker<'_> {
                     return None;
                 }
             };
-            return Some(Charge { path });
+            return Some(Charge { path, distance });
         }
         let raw_pivots = raw.pivots.clone().unwrap_or_default();
         let mut pivots = Vec::with_capacity(raw_pivots.len());
@@ -411,7 +425,7 @@ impl Checker<'_> {
                 });
             }
         }
-        Some(Charge { path: PathChoice::Pivots(pivots) })
+        Some(Charge { path: PathChoice::Pivots(pivots), distance })
     }
 
     /// A spear or pike supports only a friend it touches: a formation given spears or pikes

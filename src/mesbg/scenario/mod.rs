@@ -230,6 +230,27 @@ pub struct Army {
 pub struct Charge {
     /// How the pivots are chosen.
     pub path: PathChoice,
+    /// How far the chariot drives, inches (the seed: it charges "up to its Move Value"):
+    /// `None` for its full Move (not serialised then, so older scenario hashes stand). With
+    /// `plan = "best"` the search may also stop short.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distance: Option<f64>,
+}
+
+impl Charge {
+    /// `[charge] distance` as every report prints it: how far the chariot drives, and why.
+    pub fn distance_option(&self) -> RuleOption {
+        let best = matches!(self.path, PathChoice::Best(_));
+        let (value, reads) = match (self.distance, best) {
+            (Some(d), _) => (format!("{d}"), format!("the chariot drives {d}\" and stops there (a charge is \"up to its Move\")")),
+            (None, true) => (
+                "full Move".to_string(),
+                "the full Move, unless the best path stops just short of an obstacle or of difficult terrain where that costs nothing of its objective".to_string(),
+            ),
+            (None, false) => ("full Move".to_string(), "the chariot drives its full Move unless something stops it".to_string()),
+        };
+        RuleOption { name: "charge.distance".into(), value, default: "full Move".to_string(), reads: reads.into() }
+    }
 }
 
 /// How the pivots of a Chariot Charge are chosen.
@@ -285,6 +306,29 @@ pub struct MesbgRules {
     /// hashes stand).
     #[serde(skip_serializing_if = "BannerReroll::is_default")]
     pub banner_reroll: BannerReroll,
+    /// Whether a dice expression of Impact Hits on cavalry is rolled once for the model
+    /// (rider and mount take the same number) or once for each (not serialised at its
+    /// default, so older scenario hashes stand).
+    #[serde(skip_serializing_if = "CavalryImpactHits::is_default")]
+    pub cavalry_impact_hits: CavalryImpactHits,
+}
+
+/// How many Impact Hits a cavalry model's rider and mount take, when the profile's number is
+/// a dice expression (`D3`): the seed's "these Impact Hits on both the rider and Mount".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CavalryImpactHits {
+    /// One roll for the model: rider and mount each take that many hits.
+    #[default]
+    OneRoll,
+    /// A roll for the rider and another for the mount.
+    RollEach,
+}
+
+impl CavalryImpactHits {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
 }
 
 /// When the side with a banner in range re-rolls one of its duel dice.
@@ -321,6 +365,7 @@ impl Default for MesbgRules {
             difficult_terrain_measure: TerrainMeasure::default(),
             supporter_fight_counts: true,
             banner_reroll: BannerReroll::default(),
+            cavalry_impact_hits: CavalryImpactHits::default(),
         }
     }
 }
@@ -364,6 +409,7 @@ impl Scenario {
     /// Hero's policies when one rides), as every report prints them.
     pub fn ruleset(&self) -> Vec<RuleOption> {
         let mut all = self.rules.options();
+        all.push(self.charge.distance_option());
         if let Some(hero) = &self.chariot.hero {
             all.extend(hero.policies(&self.rules));
         }
@@ -426,21 +472,22 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
 /// Validates scenario text; `file` names it in messages.
 pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
     let invalid = |problems| ScenarioError::Invalid { file: file.to_string(), problems };
-    let raw: RawScenario = match toml::from_str(text) {
-        Ok(raw) => raw,
-        Err(e) => {
-            return Err(invalid(vec![crate::input::toml_problem(text, &e)]));
+    let reading = crate::input::read_all_problems::<RawScenario>(text);
+    let mut problems = reading.problems.clone();
+    if let Some(raw) = reading.raw {
+        let mut check = Checker { text, problems: Vec::new(), warnings: Vec::new(), library: bundled_library() };
+        let scenario = check.scenario(raw, file);
+        if problems.is_empty()
+            && check.problems.is_empty()
+            && let Some(mut scenario) = scenario
+        {
+            scenario.warnings = check.warnings;
+            return Ok(scenario);
         }
-    };
-    let mut check = Checker { text, problems: Vec::new(), warnings: Vec::new(), library: bundled_library() };
-    let scenario = check.scenario(raw, file);
-    if check.problems.is_empty()
-        && let Some(mut scenario) = scenario
-    {
-        scenario.warnings = check.warnings;
-        return Ok(scenario);
+        // The checks' problems too, but for those that only follow from an item taken out.
+        problems
+            .extend(check.problems.into_iter().filter(|p| !crate::input::follows_removal(&reading.removed, &p.field)));
     }
-    let mut problems = check.problems;
     problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
     Err(invalid(problems))
 }

@@ -160,9 +160,22 @@ impl MesbgRules {
                 &d.banner_reroll,
                 match self.banner_reroll {
                     BannerReroll::LowestWhenLosingOrTied => {
-                        "a side with a standing banner within 3\" re-rolls its lowest duel die when it would otherwise lose or tie, before any Might"
+                        "a side with a standing banner within 3\" re-rolls its lowest duel die, before any Might, only when that raises its chance to win the duel: when behind, or tied while the other side's Fight is higher, or tied at equal Fight when a re-roll beats the roll-off's 1/2; never on a tie its Fight already wins"
                     }
                     BannerReroll::Never => "banners give no re-roll (their bearers still roll at -1)",
+                },
+            ),
+            RuleOption::of(
+                "cavalry_impact_hits",
+                &self.cavalry_impact_hits,
+                &d.cavalry_impact_hits,
+                match self.cavalry_impact_hits {
+                    CavalryImpactHits::OneRoll => {
+                        "a dice number of Impact Hits (D3) is rolled once for a cavalry model: rider and mount each take that many"
+                    }
+                    CavalryImpactHits::RollEach => {
+                        "a dice number of Impact Hits (D3) is rolled once for the rider and once for the mount"
+                    }
                 },
             ),
         ]

@@ -206,6 +206,8 @@ pub(super) struct RawCharge {
     pub(super) plan: Option<String>,
     #[serde(default)]
     pub(super) objective: Option<Objective>,
+    #[serde(default)]
+    pub(super) distance: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -317,6 +319,8 @@ pub(super) struct RawRules {
     pub(super) supporter_fight_counts: Option<bool>,
     #[serde(default)]
     pub(super) banner_reroll: Option<BannerReroll>,
+    #[serde(default)]
+    pub(super) cavalry_impact_hits: Option<CavalryImpactHits>,
 }
 
 #[derive(Deserialize, Clone)]

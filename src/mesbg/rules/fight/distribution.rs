@@ -48,7 +48,7 @@ pub fn targets_after_knock_down(enemies: &[Combatant], rules: FightRules) -> Vec
                     push(&mut next, rider(e.wounds_left - 1, rules.trapped), hit);
                     push(&mut next, rider(e.wounds_left, rules.trapped), 1.0 - hit);
                 } else {
-                    push(&mut next, rider(e.wounds_left, rules.trapped && !e.never_prone), 1.0);
+                    push(&mut next, rider(e.wounds_left, e.trapped_when_beaten(rules)), 1.0);
                 }
             } else if let Some(m) = e.mount {
                 let target = StrikeTarget {
@@ -67,19 +67,26 @@ pub fn targets_after_knock_down(enemies: &[Combatant], rules: FightRules) -> Vec
     ways
 }
 
-/// The declared split of a won fight's Strikes over its targets.
-pub fn split_for(strikes: u8, targets: &[FightTarget]) -> Vec<u8> {
+/// The declared split of a won fight's Strikes over its targets, each standing as
+/// `standing` says (Wounds, and an enemy Hero's Fate and Might left) when they are declared.
+pub fn split_for(strikes: u8, targets: &[FightTarget], standing: &[HeroStanding]) -> Vec<u8> {
     let weighed: Vec<SplitTarget> = targets
         .iter()
-        .map(|t| SplitTarget {
+        .zip(standing)
+        .map(|(t, &(wounds_left, fate, might))| SplitTarget {
             roll: t.target.roll,
             trapped: t.target.trapped,
-            wounds_left: t.target.wounds_left,
+            wounds_left,
             counts_as_kill: t.is_rider,
+            saves: t.hero.map(|h| TargetSaves { fate, might, saves: h.saves }),
         })
         .collect();
     declared_split(strikes, &weighed)
 }
+
+/// A won fight's states: ((Wounds, Fate, Might) left per target, the chariot's Might left)
+/// with their probability.
+type WonStates = BTreeMap<(Vec<HeroStanding>, u8), f64>;
 
 /// The target of Strike `j`: by the declared order, or by the allocation policy among
 /// those still standing. `None` when the Strike is lost (its target already slain) or no
@@ -119,6 +126,7 @@ pub fn fight_distribution(
     let mut duel: BTreeMap<(bool, u8, Vec<u8>), f64> = BTreeMap::new();
     let attacker_faces: Vec<u8> = if attacker.dice == 0 { vec![0] } else { (1..=6).collect() };
     let plain = heroes.is_empty() && support.plain_dice();
+    let tie = Tie::of(attacker.fight, defender.fight);
     for &a in &attacker_faces {
         let p_a = highest_d6_probability(attacker.dice, a);
         if p_a == 0.0 {
@@ -130,7 +138,7 @@ pub fn fight_distribution(
             let faces: Vec<u8> = if defender.dice == 0 { vec![0] } else { (1..=6).collect() };
             faces.into_iter().map(|d| (vec![d], highest_d6_probability(defender.dice, d))).collect()
         } else {
-            foe_highs_distribution(&foe_dice, a)
+            foe_highs_distribution(&foe_dice, a, tie)
         };
         for (h, p_d) in highs {
             let p = p_a * p_d;
@@ -161,10 +169,6 @@ pub fn fight_distribution(
         duel.iter().filter(|((won, _, _), _)| *won).map(|((_, m, f), p)| ((*m, f.clone()), *p)).collect();
     let mut strikes: HashMap<(WoundRoll, bool, u8, u8), StrikeOutcomes> = HashMap::new();
     for (targets, q) in if p_won.is_empty() { Vec::new() } else { targets_after_knock_down(enemies, rules) } {
-        let order = match rules.split {
-            StrikeSplit::Declared => Some(declared_order(&split_for(chariot.attacks, &targets))),
-            StrikeSplit::OneAtATime => None,
-        };
         // Which enemy Hero (in duel order) each target is.
         let mut k = 0;
         let hero_of: Vec<Option<usize>> = targets
@@ -177,8 +181,9 @@ pub fn fight_distribution(
             })
             .collect();
         // Won: states are ((Wounds, Fate, Might) left per target, the chariot's Might
-        // left), after each Strike in turn.
-        let mut states: BTreeMap<(Vec<HeroStanding>, u8), f64> = BTreeMap::new();
+        // left), after each Strike in turn, kept apart by the declared order (which
+        // depends on the Might the enemy Heroes kept through the duel).
+        let mut by_order: BTreeMap<Option<Vec<usize>>, WonStates> = BTreeMap::new();
         for ((might_left, foe_left), &p) in &p_won {
             let start: Vec<HeroStanding> = targets
                 .iter()
@@ -188,71 +193,79 @@ pub fn fight_distribution(
                     _ => (t.target.wounds_left, 0, 0),
                 })
                 .collect();
-            *states.entry((start, *might_left)).or_default() += p * q;
+            let order = match rules.split {
+                StrikeSplit::Declared => Some(declared_order(&split_for(chariot.attacks, &targets, &start))),
+                StrikeSplit::OneAtATime => None,
+            };
+            *by_order.entry(order).or_default().entry((start, *might_left)).or_default() += p * q;
         }
-        for j in 0..usize::from(chariot.attacks) {
-            let mut next: BTreeMap<(Vec<HeroStanding>, u8), f64> = BTreeMap::new();
-            for ((state, might_left), p) in states {
-                let now: Vec<StrikeTarget> = targets
-                    .iter()
-                    .zip(&state)
-                    .map(|(t, &(wounds_left, _, _))| StrikeTarget { wounds_left, ..t.target })
-                    .collect();
-                let Some(i) = target_of_strike(j, order.as_deref(), &now, rules.allocation) else {
-                    *next.entry((state, might_left)).or_default() += p;
-                    continue;
-                };
-                let t = now[i];
-                let usable = if hero.might_on_wounds { might_left } else { 0 };
-                // Only min(Wounds left, rolls) matters to a Strike's settlement; against a
-                // Hero with Fate every Wound of it may matter.
-                let (_, fate, foe_might_left) = state[i];
-                let counted = if fate > 0 { 2 } else { t.wounds_left.min(2) };
-                let key = (t.roll, t.trapped, counted, usable);
-                let outcomes =
-                    strikes.entry(key).or_insert_with(|| strike_distribution(t.roll, t.trapped, counted, usable));
-                for &((wounds, spent), r) in outcomes.iter() {
-                    match targets[i].hero {
-                        Some(fh) if fate > 0 => {
-                            for (standing, s) in
-                                wounds_on_foe_hero(fh.saves, (t.wounds_left, fate, foe_might_left), wounds)
-                            {
-                                let mut st = state.clone();
-                                st[i] = standing;
-                                *next.entry((st, might_left - spent)).or_default() += p * r * s;
+        for (order, mut states) in by_order {
+            for j in 0..usize::from(chariot.attacks) {
+                let mut next: BTreeMap<(Vec<HeroStanding>, u8), f64> = BTreeMap::new();
+                for ((state, might_left), p) in states {
+                    let now: Vec<StrikeTarget> = targets
+                        .iter()
+                        .zip(&state)
+                        .map(|(t, &(wounds_left, _, _))| StrikeTarget { wounds_left, ..t.target })
+                        .collect();
+                    let Some(i) = target_of_strike(j, order.as_deref(), &now, rules.allocation) else {
+                        *next.entry((state, might_left)).or_default() += p;
+                        continue;
+                    };
+                    let t = now[i];
+                    let usable = if hero.might_on_wounds { might_left } else { 0 };
+                    // Only min(Wounds left, rolls) matters to a Strike's settlement; against a
+                    // Hero with Fate every Wound of it may matter.
+                    let (_, fate, foe_might_left) = state[i];
+                    let counted = if fate > 0 { 2 } else { t.wounds_left.min(2) };
+                    let key = (t.roll, t.trapped, counted, usable);
+                    let outcomes =
+                        strikes.entry(key).or_insert_with(|| strike_distribution(t.roll, t.trapped, counted, usable));
+                    for &((wounds, spent), r) in outcomes.iter() {
+                        match targets[i].hero {
+                            Some(fh) if fate > 0 => {
+                                for (standing, s) in
+                                    wounds_on_foe_hero(fh.saves, (t.wounds_left, fate, foe_might_left), wounds)
+                                {
+                                    let mut st = state.clone();
+                                    st[i] = standing;
+                                    *next.entry((st, might_left - spent)).or_default() += p * r * s;
+                                }
                             }
-                        }
-                        _ => {
-                            let mut st = state.clone();
-                            st[i].0 -= wounds.min(st[i].0);
-                            *next.entry((st, might_left - spent)).or_default() += p * r;
+                            _ => {
+                                let mut st = state.clone();
+                                st[i].0 -= wounds.min(st[i].0);
+                                *next.entry((st, might_left - spent)).or_default() += p * r;
+                            }
                         }
                     }
                 }
+                states = next;
             }
-            states = next;
-        }
-        // A rider (or infantry model) with no Wounds left is a kill, whether the Knocked
-        // Flying hit or a Strike slew him; a riderless mount is not.
-        for ((state, might_left), p) in states {
-            let slain = |i: usize| targets[i].is_rider && state[i].0 == 0;
-            let kills = (0..targets.len()).filter(|&i| slain(i)).count() as u8;
-            let foe_chariot_slain = (0..targets.len()).any(|i| slain(i) && targets[i].chariot);
-            let foe_left: Vec<u8> = hero_of.iter().zip(&state).filter(|(h, _)| h.is_some()).map(|(_, s)| s.2).collect();
-            let foe_fate_spent: u8 =
-                targets.iter().zip(&state).filter_map(|(t, s)| t.hero.map(|fh| fh.fate - s.1)).sum();
-            let outcome = FightOutcome {
-                won: true,
-                kills,
-                wounds_lost: 0,
-                might_spent: hero.might - might_left,
-                fate_spent: 0,
-                foe_chariot_slain,
-                foe_might_spent: foe_might_spent(&foe_left),
-                foe_fate_spent,
-                foe_heroes_slain: (0..targets.len()).filter(|&i| slain(i) && targets[i].hero.is_some()).count() as u8,
-            };
-            *out.entry(outcome).or_default() += p;
+            // A rider (or infantry model) with no Wounds left is a kill, whether the Knocked
+            // Flying hit or a Strike slew him; a riderless mount is not.
+            for ((state, might_left), p) in states {
+                let slain = |i: usize| targets[i].is_rider && state[i].0 == 0;
+                let kills = (0..targets.len()).filter(|&i| slain(i)).count() as u8;
+                let foe_chariot_slain = (0..targets.len()).any(|i| slain(i) && targets[i].chariot);
+                let foe_left: Vec<u8> =
+                    hero_of.iter().zip(&state).filter(|(h, _)| h.is_some()).map(|(_, s)| s.2).collect();
+                let foe_fate_spent: u8 =
+                    targets.iter().zip(&state).filter_map(|(t, s)| t.hero.map(|fh| fh.fate - s.1)).sum();
+                let outcome = FightOutcome {
+                    won: true,
+                    kills,
+                    wounds_lost: 0,
+                    might_spent: hero.might - might_left,
+                    fate_spent: 0,
+                    foe_chariot_slain,
+                    foe_might_spent: foe_might_spent(&foe_left),
+                    foe_fate_spent,
+                    foe_heroes_slain: (0..targets.len()).filter(|&i| slain(i) && targets[i].hero.is_some()).count()
+                        as u8,
+                };
+                *out.entry(outcome).or_default() += p;
+            }
         }
     }
     // Lost: states are (the chariot's Wounds left, Fate left, Might left, each enemy
@@ -350,15 +363,19 @@ pub fn heroes_in_duel(enemies: &[Combatant]) -> Vec<FoeHero> {
 /// The enemy's duel dice by owner: each standing Hero's own, every other die the
 /// warriors' (the bearer's and shielded pikes' at -1).
 pub fn foe_duel_dice(enemies: &[Combatant], defender: &DuelSide, support: &FoeSupport) -> FoeDuelDice {
-    let heroes: Vec<u32> =
-        enemies.iter().filter(|e| e.wounds_left > 0 && e.hero.is_some()).map(|e| u32::from(e.attacks)).collect();
+    let heroes: Vec<HeroDice> = enemies
+        .iter()
+        .filter(|e| e.wounds_left > 0)
+        .filter_map(|e| e.hero.map(|h| HeroDice { dice: u32::from(e.attacks), minus_one: h.bearer }))
+        .collect();
     split_duel_dice(heroes, defender, support)
 }
 
-/// The enemy side's dice split by owner: `heroes` are each Hero's own dice, every other
-/// die of `defender` is the warriors' (the bearer's and shielded pikes' at -1).
-pub fn split_duel_dice(heroes: Vec<u32>, defender: &DuelSide, support: &FoeSupport) -> FoeDuelDice {
-    let hero_dice: u32 = heroes.iter().sum();
+/// The enemy side's dice split by owner: `heroes` are each Hero's own dice (a bearer's at
+/// -1), every other die of `defender` is the warriors' (the bearer's and shielded pikes' at
+/// -1).
+pub fn split_duel_dice(heroes: Vec<HeroDice>, defender: &DuelSide, support: &FoeSupport) -> FoeDuelDice {
+    let hero_dice: u32 = heroes.iter().map(|h| h.dice).sum();
     let warriors = defender_dice(&DuelSide { dice: defender.dice - hero_dice, ..*defender }, support);
     FoeDuelDice { warriors, heroes }
 }

@@ -14,74 +14,64 @@ pub struct DefenderDice {
     pub banner: bool,
 }
 
-/// The enemy side's highest duel die, settled from dice read off `next`: all dice first
-/// (plain, then those at -1), then, with a banner, the re-roll by the reference's policy:
-/// when the side would otherwise lose or tie (its highest no better than the chariot's
-/// `chariot_high`, before any Might), it re-rolls its lowest die (a plain one before one
-/// at -1 of the same value). Re-rolling happens before Might, so the chariot's Hero sees
-/// the result. 0 with no dice.
-pub fn settle_defender_high(dice: DefenderDice, chariot_high: u8, mut next: impl FnMut() -> u8) -> u8 {
-    let total = dice.plain + dice.minus_one;
-    if total == 0 {
-        return 0;
-    }
-    let (mut high, mut low, mut low_plain) = (0u8, 7u8, true);
-    for i in 0..total {
-        let plain = i < dice.plain;
-        let value = if plain { next() } else { next().saturating_sub(1).max(1) };
-        high = high.max(value);
-        if value < low || (value == low && plain && !low_plain) {
-            (low, low_plain) = (value, plain);
-        }
-    }
-    if !dice.banner || high > chariot_high {
-        return high;
-    }
-    let roll = next();
-    let again = if low_plain { roll } else { roll.saturating_sub(1).max(1) };
-    if total >= 2 { high.max(again) } else { again }
+/// Who wins when both sides' highest dice are equal (before any Might): the higher Fight,
+/// else the roll-off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Tie {
+    /// The enemy's Fight is higher: a tie is the enemy's.
+    Foe,
+    /// The chariot's Fight is higher: a tie is the chariot's.
+    Chariot,
+    /// Equal Fight: a tie goes to the roll-off, won by either side with 1/2.
+    RollOff,
 }
 
-/// The exact distribution of [`settle_defender_high`]: `p[d]` for d in 0..=6, given the
-/// chariot's highest die. The dice are folded one at a time into (highest, lowest, lowest
-/// is plain), so any number of dice costs the same few states.
-pub fn defender_high(dice: DefenderDice, chariot_high: u8) -> [f64; 7] {
-    let mut out = [0.0; 7];
-    let total = dice.plain + dice.minus_one;
-    if total == 0 {
-        out[0] = 1.0;
-        return out;
-    }
-    // (high, low, low_plain) -> probability
-    let mut states: BTreeMap<(u8, u8, bool), f64> = BTreeMap::from([((0, 7, true), 1.0)]);
-    for i in 0..total {
-        let plain = i < dice.plain;
-        let mut next: BTreeMap<(u8, u8, bool), f64> = BTreeMap::new();
-        for (&(high, low, low_plain), &p) in &states {
-            for face in 1..=6u8 {
-                let value = if plain { face } else { face.saturating_sub(1).max(1) };
-                let (l, lp) = if value < low || (value == low && plain && !low_plain) {
-                    (value, plain)
-                } else {
-                    (low, low_plain)
-                };
-                *next.entry((high.max(value), l, lp)).or_default() += p / 6.0;
-            }
+impl Tie {
+    /// The tie-break of a duel between Fight values.
+    pub fn of(chariot_fight: u8, foe_fight: u8) -> Self {
+        match foe_fight.cmp(&chariot_fight) {
+            std::cmp::Ordering::Greater => Tie::Foe,
+            std::cmp::Ordering::Less => Tie::Chariot,
+            std::cmp::Ordering::Equal => Tie::RollOff,
         }
-        states = next;
     }
-    for ((high, _, low_plain), p) in states {
-        if !dice.banner || high > chariot_high {
-            out[usize::from(high)] += p;
-            continue;
+
+    /// The enemy's chance to win a duel whose highest dice are `foe_high` and
+    /// `chariot_high`.
+    pub fn foe_wins(self, foe_high: u8, chariot_high: u8) -> f64 {
+        match foe_high.cmp(&chariot_high) {
+            std::cmp::Ordering::Greater => 1.0,
+            std::cmp::Ordering::Less => 0.0,
+            std::cmp::Ordering::Equal => match self {
+                Tie::Foe => 1.0,
+                Tie::Chariot => 0.0,
+                Tie::RollOff => 0.5,
+            },
         }
-        for face in 1..=6u8 {
+    }
+}
+
+/// Whether a side with a banner re-rolls its lowest duel die: only when that raises its
+/// chance to win the duel, as a player who sees both sides' dice (and no Might yet) would
+/// decide. `side_high` is its highest die, `dice` how many it rolled, `low_plain` whether
+/// the die it would re-roll is plain (else at -1). A lone die is replaced by the re-roll;
+/// with more dice the highest stays and the re-roll can only add to it. So: always when
+/// behind and a re-roll can catch up; on a tie its Fight already wins, never; on a tie
+/// its Fight loses, yes; on a tie at equal Fight, when the re-roll's chance beats the
+/// roll-off's 1/2 (a lone die of 3 or less; more dice below 6).
+pub fn banner_rerolls(side_high: u8, chariot_high: u8, tie: Tie, dice: u32, low_plain: bool) -> bool {
+    if dice == 0 {
+        return false;
+    }
+    let now = tie.foe_wins(side_high, chariot_high);
+    let after: f64 = (1..=6u8)
+        .map(|face| {
             let again = if low_plain { face } else { face.saturating_sub(1).max(1) };
-            let d = if total >= 2 { high.max(again) } else { again };
-            out[usize::from(d)] += p / 6.0;
-        }
-    }
-    out
+            let high = if dice >= 2 { side_high.max(again) } else { again };
+            tie.foe_wins(high, chariot_high) / 6.0
+        })
+        .sum();
+    after > now + 1e-12
 }
 
 /// The two sides of the duel of a fight: every standing rider or model rolls its Attacks

@@ -8,7 +8,9 @@
 //! follow one reading by construction. Whether that reading is the game's is checked
 //! elsewhere, by an oracle that shares none of this code (`tests/oracle/`).
 
-use super::duel::{FoeDuelDice, FoeHero, HeroStanding, foe_highs_distribution, settle_duel_might, wounds_on_foe_hero};
+use super::duel::{
+    FoeDuelDice, FoeHero, HeroDice, HeroStanding, foe_highs_distribution, settle_duel_might, wounds_on_foe_hero,
+};
 use super::{
     DuelSide, FightOutcome, Side, StrikeAllocation, StrikeTarget, WoundRoll, binomial_pmf, pick_target,
     settle_wound_with_might,
@@ -304,7 +306,7 @@ pub fn strike_distribution(roll: WoundRoll, trapped: bool, wounds_left: u8, migh
 }
 
 /// A model the winner may aim Strikes at, as [`declared_split`] weighs it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SplitTarget {
     /// What each To Wound roll needs.
     pub roll: WoundRoll,
@@ -314,18 +316,65 @@ pub struct SplitTarget {
     pub wounds_left: u8,
     /// Slaying it is a kill (false for a riderless mount).
     pub counts_as_kill: bool,
+    /// An enemy Hero's saves: his Fate and Might left when the Strikes are declared, and
+    /// how he spends them on each Wound (Fate retried, Might on the Fate roll). `None` for a
+    /// model without Fate.
+    pub saves: Option<TargetSaves>,
+}
+
+/// What an enemy Hero has left to save Wounds with when Strikes are declared at him.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TargetSaves {
+    /// Fate points left.
+    pub fate: u8,
+    /// Might points left (raising a failed Fate roll, when his saves allow).
+    pub might: u8,
+    /// The Fate rule and his policy.
+    pub saves: Saves,
+}
+
+impl SplitTarget {
+    /// A target without Fate.
+    pub fn plain(roll: WoundRoll, trapped: bool, wounds_left: u8, counts_as_kill: bool) -> Self {
+        Self { roll, trapped, wounds_left, counts_as_kill, saves: None }
+    }
 }
 
 /// Probabilities closer than this are a tie when comparing splits.
 const SPLIT_TIE: f64 = 1e-12;
 
-/// What `k` Strikes at `t` are worth: (P(slain), expected Wounds caused, capped).
+/// What `k` Strikes at `t` are worth: (P(slain), expected Wounds it loses). Every save
+/// counts: the Wounds the dice cause go one at a time through its Fate (and Might on the
+/// Fate roll) while it stands, as the fight plays them.
 fn split_value(t: &SplitTarget, k: u8) -> (f64, f64) {
     let rolls = usize::from(k) * (1 + usize::from(t.trapped));
     let pmf = binomial_pmf(rolls, t.roll.probability());
     let w = usize::from(t.wounds_left);
-    let slain: f64 = pmf.iter().skip(w).sum();
-    let wounds: f64 = pmf.iter().enumerate().map(|(x, p)| x.min(w) as f64 * p).sum();
+    let (slain, wounds) = match t.saves.filter(|s| s.fate > 0) {
+        None => {
+            let slain: f64 = pmf.iter().skip(w).sum();
+            let wounds: f64 = pmf.iter().enumerate().map(|(x, p)| x.min(w) as f64 * p).sum();
+            (slain, wounds)
+        }
+        Some(s) => {
+            let (mut slain, mut wounds) = (0.0, 0.0);
+            for (x, p) in pmf.iter().enumerate() {
+                if *p == 0.0 {
+                    continue;
+                }
+                let dealt = u8::try_from(x).unwrap_or(u8::MAX);
+                for ((left, _, _), q) in
+                    super::duel::wounds_on_foe_hero(s.saves, (t.wounds_left, s.fate, s.might), dealt)
+                {
+                    wounds += p * q * f64::from(t.wounds_left - left);
+                    if left == 0 {
+                        slain += p * q;
+                    }
+                }
+            }
+            (slain, wounds)
+        }
+    };
     (if t.counts_as_kill { slain } else { 0.0 }, wounds)
 }
 
@@ -334,10 +383,11 @@ fn better(a: (f64, f64), b: (f64, f64)) -> bool {
 }
 
 /// The declared split of `strikes` Strikes over `targets` (in contact order): the one that
-/// maximises the expected number of models slain, then the expected Wounds caused, then
-/// gives more Strikes to the earlier target. Might is not counted when choosing (it is
-/// spent as the dice fall). A target already slain gets none. Returns the Strikes per
-/// target.
+/// maximises the expected number of models slain, counting every save a target has (its
+/// Wounds left, an enemy Hero's Fate and his Might on the Fate roll), then the expected
+/// Wounds they lose, then gives more Strikes to the earlier target. The chariot's own
+/// Might is not counted when choosing (it is spent as the dice fall). A target already
+/// slain gets none. Returns the Strikes per target.
 pub fn declared_split(strikes: u8, targets: &[SplitTarget]) -> Vec<u8> {
     let living: Vec<usize> = (0..targets.len()).filter(|&i| targets[i].wounds_left > 0).collect();
     let mut split = vec![0; targets.len()];
@@ -459,6 +509,24 @@ pub struct Combatant {
     pub knocked_flying: WoundRoll,
     /// An enemy Hero: his Might and Fate left, and how he spends them.
     pub hero: Option<FoeHero>,
+    /// It cannot Back Away if beaten (blocked 1" directly behind): a model that is not
+    /// knocked Prone (a Monster; never a chariot) is then Trapped.
+    pub cannot_back_away: bool,
+}
+
+impl Combatant {
+    /// Whether the chariot's Strikes against it, beaten and standing (not already Prone),
+    /// are Trapped: a model knocked Prone by the win when the ruleset counts that (cavalry
+    /// are Knocked Flying), a Monster only when it cannot Back Away, a chariot never.
+    pub fn trapped_when_beaten(&self, rules: FightRules) -> bool {
+        if self.chariot {
+            false
+        } else if self.never_prone {
+            self.cannot_back_away
+        } else {
+            rules.trapped
+        }
+    }
 }
 
 /// A cavalry model's mount in a fight.

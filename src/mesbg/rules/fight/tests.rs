@@ -79,7 +79,7 @@ fn a_trapped_strike_spends_might_only_where_it_matters() {
 
 #[test]
 fn five_strikes_at_two_warriors_split_three_and_two() {
-    let t = SplitTarget { roll: WoundRoll::Needs(5), trapped: false, wounds_left: 1, counts_as_kill: true };
+    let t = SplitTarget::plain(WoundRoll::Needs(5), false, 1, true);
     assert_eq!(declared_split(5, &[t, t]), vec![3, 2]);
     assert_eq!(declared_split(2, &[t, t, t]), vec![1, 1, 0]);
     // A target that cannot be wounded gets nothing while another can be.
@@ -118,6 +118,7 @@ fn fight_distribution_of_a_single_warrior() {
         strikes: true,
         knocked_flying: super::super::to_wound(3, 5),
         hero: None,
+        cannot_back_away: false,
     };
     for split in [StrikeSplit::Declared, StrikeSplit::OneAtATime] {
         let rules = FightRules { trapped: true, allocation: StrikeAllocation::MostWoundedFirst, split };
