@@ -58,6 +58,17 @@ pub(super) fn finish_replay(value: &serde_json::Value, trial: u64, output: &Outp
     Ok(!output.json && !output.quiet)
 }
 
+/// "2 Wounds", or with Wounds that Fate prevented, "1 Wound prevented by Fate" or "1 Wound
+/// (1 more prevented by Fate)".
+fn wounds_after_fate(wounds: u8, prevented: u8) -> String {
+    let plural = |n: u8| if n == 1 { "" } else { "s" };
+    match (wounds, prevented) {
+        (w, 0) => format!("{w} Wound{}", plural(w)),
+        (0, p) => format!("{p} Wound{} prevented by Fate", plural(p)),
+        (w, p) => format!("{w} Wound{} ({p} more prevented by Fate)", plural(w)),
+    }
+}
+
 pub(super) fn describe_event(plan: &Plan, event: &Event) -> String {
     match event {
         Event::Contact { distance, model, outcome: o } => {
@@ -125,6 +136,9 @@ pub(super) fn describe_event(plan: &Plan, event: &Event) -> String {
             }
             format!("the enemy is {}", parts.join("; "))
         }
+        Event::BannerReroll { from, to } => {
+            format!("the banner's re-roll: the enemy gives up its lowest duel die ({from}) and rolls again: {to}")
+        }
         Event::Duel { chariot_dice, enemy_dice, chariot_high, enemy_high, roll_off, chariot_won } => format!(
             "duel: chariot {chariot_dice} dice, high {chariot_high}; enemy {enemy_dice} dice, high {enemy_high}{}; {}",
             roll_off.map(|d| format!("; roll-off {d}")).unwrap_or_default(),
@@ -186,12 +200,12 @@ pub(super) fn describe_event(plan: &Plan, event: &Event) -> String {
             if *wounds == 1 { "" } else { "s" },
             if *slain { ", slain" } else { ", Prone" }
         ),
-        Event::Strike { by, target, rolls, wounds, slain, casualty } => match (by, target) {
+        Event::Strike { by, target, rolls, wounds, prevented, slain, casualty } => match (by, target) {
             (_, Some(t)) => format!(
-                "chariot strikes {} ({rolls} roll{}): {wounds} Wound{}{}",
+                "chariot strikes {} ({rolls} roll{}): {}{}",
                 plan.model_label(*t),
                 if *rolls == 1 { "" } else { "s" },
-                if *wounds == 1 { "" } else { "s" },
+                wounds_after_fate(*wounds, *prevented),
                 match (slain, casualty) {
                     (_, true) => ", slain",
                     (true, false) => ", its mount slain",
@@ -199,9 +213,9 @@ pub(super) fn describe_event(plan: &Plan, event: &Event) -> String {
                 }
             ),
             (Some(b), None) => format!(
-                "{} strikes the chariot: {wounds} Wound{}{}",
+                "{} strikes the chariot: {}{}",
                 plan.model_label(*b),
-                if *wounds == 1 { "" } else { "s" },
+                wounds_after_fate(*wounds, *prevented),
                 if *slain { ", the chariot is slain" } else { "" }
             ),
             (None, None) => String::from("strike"),

@@ -179,7 +179,7 @@ impl System for Mesbg {
     fn replay(s: &Scenario, trial: u64, seed: Option<u64>, output: &OutputOptions) -> Result<()> {
         replay::replay_mesbg(s, trial, seed, output)
     }
-    fn describe(_: &Scenario, plan: &Plan) -> (String, Vec<String>) {
+    fn describe(s: &Scenario, plan: &Plan) -> (String, Vec<String>) {
         let summary = format!(
             "ok ({} model{}, {} on the chariot's path{})",
             plan.models.len(),
@@ -187,7 +187,20 @@ impl System for Mesbg {
             plan.models_on_path(),
             if plan.breakthrough_possible { ", breakthrough possible" } else { "" }
         );
-        (summary, validate::support_lines(plan))
+        let mut details = validate::support_lines(plan);
+        details.extend(validate::trapped_lines(plan));
+        if let Some(d) = plan.stop_at {
+            details.push(format!(
+                "the charge ends after {d:.2}\" driven, short of the full Move of {}\"{}",
+                s.chariot.move_inches,
+                if s.charge.distance.is_some() {
+                    " ([charge] distance)"
+                } else {
+                    " (the best path stops short of a hazard)"
+                }
+            ));
+        }
+        (summary, details)
     }
     fn warnings(s: &Scenario, plan: &Plan) -> Vec<crate::input::Problem> {
         plan.warnings(s)

@@ -130,3 +130,19 @@ pub(super) fn support_lines(plan: &Plan) -> Vec<String> {
         })
         .collect()
 }
+
+/// The Monsters that, beaten where the chariot stops against them, could not Back Away
+/// (a model or an obstacle 1" behind them) and so would be Trapped.
+pub(super) fn trapped_lines(plan: &Plan) -> Vec<String> {
+    plan.groups
+        .iter()
+        .flat_map(|g| g.models.iter().map(move |&m| (g.distance, m)))
+        .filter(|&(_, m)| plan.models[m].cannot_back_away)
+        .map(|(d, m)| {
+            format!(
+                "if it stops at {d:.2}\" and wins, {} cannot Back Away (blocked 1\" behind): Trapped, two To Wound rolls per Strike",
+                plan.model_label(m)
+            )
+        })
+        .collect()
+}

@@ -91,3 +91,57 @@ pub(crate) fn field_at(text: &str, offset: usize) -> String {
     walk(&DeValue::Table(doc.into_inner()), offset, "", &mut best);
     best.unwrap_or_default()
 }
+
+/// The deepest item of `text` (a key with its value, or an array element) whose key or
+/// value covers byte `offset`: its dotted path and the bytes it takes (a `[table]` header's
+/// whole section, up to the next header). `None` when no item covers it or the text does
+/// not parse.
+pub(crate) fn item_at(text: &str, offset: usize) -> Option<(String, std::ops::Range<usize>)> {
+    use toml::de::{DeTable, DeValue};
+    type Best = Option<(String, std::ops::Range<usize>)>;
+    fn walk(value: &DeValue<'_>, offset: usize, path: &str, best: &mut Best) {
+        match value {
+            DeValue::Table(t) => {
+                for (k, v) in t.iter() {
+                    let child =
+                        if path.is_empty() { k.get_ref().to_string() } else { format!("{path}.{}", k.get_ref()) };
+                    if k.span().contains(&offset) || v.span().contains(&offset) {
+                        let range = k.span().start.min(v.span().start)..k.span().end.max(v.span().end);
+                        if best.as_ref().is_none_or(|b| child.len() > b.0.len()) {
+                            *best = Some((child.clone(), range));
+                        }
+                    }
+                    walk(v.get_ref(), offset, &child, best);
+                }
+            }
+            DeValue::Array(a) => {
+                for (i, v) in a.iter().enumerate() {
+                    let child = format!("{path}[{i}]");
+                    if v.span().contains(&offset) && best.as_ref().is_none_or(|b| child.len() > b.0.len()) {
+                        *best = Some((child.clone(), v.span()));
+                    }
+                    walk(v.get_ref(), offset, &child, best);
+                }
+            }
+            _ => {}
+        }
+    }
+    let doc = DeTable::parse(text).ok()?;
+    let mut best = None;
+    walk(&DeValue::Table(doc.into_inner()), offset, "", &mut best);
+    let (path, mut range) = best?;
+    // A `[table]` or `[[table]]` header: its section runs to the next header.
+    let line_start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+    if text[line_start..].trim_start().starts_with('[') {
+        let after = text[range.start..].find('\n').map_or(text.len(), |i| range.start + i + 1);
+        let mut end = after;
+        for line in text[after..].split_inclusive('\n') {
+            if line.trim_start().starts_with('[') {
+                break;
+            }
+            end += line.len();
+        }
+        range = line_start..end.max(range.end);
+    }
+    Some((path, range))
+}

@@ -260,3 +260,74 @@ pub(crate) fn toml_problem(text: &str, e: &toml::de::Error) -> Problem {
     let field = span.map(|s| field_at(text, s.start)).unwrap_or_default();
     Problem { field, line, message }
 }
+
+/// What reading a scenario's text into its raw form found: the raw form (when serde could
+/// read the file once the items it refused were taken out), every problem serde met, and
+/// the paths of the items taken out (problems that only follow from taking them out are
+/// not reported again).
+pub(crate) struct RawReading<T> {
+    /// The raw scenario, if the file could be read at all.
+    pub raw: Option<T>,
+    /// Every problem met, in the order met.
+    pub problems: Vec<Problem>,
+    /// The dotted paths of the items taken out.
+    pub removed: Vec<String>,
+}
+
+/// Whether a problem at `field` only follows from one of the `removed` items (the item
+/// itself, or a field inside it).
+pub(crate) fn follows_removal(removed: &[String], field: &str) -> bool {
+    removed.iter().any(|r| field == r || field.starts_with(&format!("{r}.")) || field.starts_with(&format!("{r}[")))
+}
+
+/// The most problems serde is asked for before a file is given up on.
+const MAX_READ_PROBLEMS: usize = 64;
+
+/// Reads scenario `text` into `T`, reporting every problem serde meets rather than only the
+/// first: each refused item (an unknown field, a value of the wrong type) is noted and
+/// blanked out of a working copy (its bytes become spaces, so lines and offsets stay), and
+/// the copy is read again. A syntax error, or a missing field that is not one taken out,
+/// ends the reading.
+pub(crate) fn read_all_problems<T: serde::de::DeserializeOwned>(text: &str) -> RawReading<T> {
+    let mut working = text.to_string();
+    let mut reading = RawReading { raw: None, problems: Vec::new(), removed: Vec::new() };
+    if let Err(e) = toml::from_str::<toml::Table>(text) {
+        reading.problems.push(toml_problem(text, &e));
+        return reading;
+    }
+    for _ in 0..MAX_READ_PROBLEMS {
+        let e = match toml::from_str::<T>(&working) {
+            Ok(raw) => {
+                reading.raw = Some(raw);
+                return reading;
+            }
+            Err(e) => e,
+        };
+        let problem = toml_problem(&working, &e);
+        let missing = e.message().starts_with("missing field");
+        if missing && follows_removal(&reading.removed, &problem.field) {
+            return reading; // it only lacks what was taken out
+        }
+        reading.problems.push(problem);
+        if missing {
+            return reading;
+        }
+        let Some((path, range)) = e.span().and_then(|s| locate::item_at(&working, s.start)) else {
+            return reading;
+        };
+        let mut blanked = working.clone();
+        // Every character but a newline becomes as many spaces as its bytes: the same lines
+        // and offsets, still UTF-8.
+        let bytes: String = working[range.clone()]
+            .chars()
+            .map(|c| if c == '\n' { "\n".to_string() } else { " ".repeat(c.len_utf8()) })
+            .collect();
+        blanked.replace_range(range, &bytes);
+        if toml::from_str::<toml::Table>(&blanked).is_err() {
+            return reading;
+        }
+        reading.removed.push(path);
+        working = blanked;
+    }
+    reading
+}
