@@ -10,7 +10,8 @@
 //! ([`charge_hits_on_target`]) is kept as an independent check of the chain.
 
 use super::resolve::{
-    BattlesystemPlan, MAX_CREW_GROUPS, Slots, charge_target_in_contact, fighting_crew, melee_multipliers,
+    BattlesystemPlan, Fighting, MAX_CREW_GROUPS, Slots, charge_target_in_contact, charger_in_contact,
+    driver_alone_attacks, driver_only_multiplier, fighting_crew, melee_multipliers,
 };
 use super::scenario::{Action, ChargeDoubles, PlatformHits, Role, Unit};
 use crate::battlesystem::rules::{AttackDie, PlatformRoll, convolve, dice_count};
@@ -54,7 +55,7 @@ pub fn charge_hits_on_target(plan: &BattlesystemPlan) -> Result<Vec<f64>, String
     let doubled = |which| rules.charge_doubles == which || rules.charge_doubles == ChargeDoubles::Both;
     let crew_mult = if doubled(ChargeDoubles::Crew) { (2, 1) } else { (1, 1) };
     let own_mult = if doubled(ChargeDoubles::Platform) { (2, 1) } else { (1, 1) };
-    let in_contact = c.figures.min(c.frontage);
+    let in_contact = charger_in_contact(plan, unit, target);
     let mut left = [0; MAX_CREW_GROUPS];
     for (alive, cr) in left.iter_mut().zip(&c.crew) {
         *alive = cr.count * c.figures;
@@ -63,9 +64,7 @@ pub fn charge_hits_on_target(plan: &BattlesystemPlan) -> Result<Vec<f64>, String
     let mut raw = vec![1.0];
     for _ in 0..in_contact {
         let n = fighting_crew(c, &mut left, &mut groups);
-        let dice: Vec<(u32, AttackDie)> =
-            groups[..n].iter().map(|&(aboard, die)| (dice_count(aboard, crew_mult.0, crew_mult.1), die)).collect();
-        raw = convolve(&raw, &platform_pmf(c.stats.ad, &dice, rules.platform_roll, table));
+        raw = convolve(&raw, &platform_or_driver_pmf(plan, c, &groups[..n], crew_mult, Fighting::Charging));
     }
     if rules.platform_attacks_alone {
         let per_die = table.hits_pmf(&c.stats.ad.pmf());
@@ -81,6 +80,30 @@ pub fn charge_hits_on_target(plan: &BattlesystemPlan) -> Result<Vec<f64>, String
         }
     }
     Ok(through)
+}
+
+/// Hits (before armour) of one platform in contact fighting as `how`: its fighting crew
+/// `groups` (figures, die) with the platform's roll added, or, with none aboard but the
+/// driver, the platform's own die when the rules let it attack alone.
+fn platform_or_driver_pmf(
+    plan: &BattlesystemPlan,
+    unit: &Unit,
+    groups: &[(u32, AttackDie)],
+    crew_mult: (u32, u32),
+    how: Fighting,
+) -> Vec<f64> {
+    let rules = &plan.scenario.rules;
+    let table = &rules.attack.hits_table;
+    if groups.is_empty() {
+        if !driver_alone_attacks(rules, how) {
+            return vec![1.0];
+        }
+        let (m, d) = driver_only_multiplier(rules, how);
+        return power(&table.hits_pmf(&unit.stats.ad.pmf()), dice_count(1, m, d));
+    }
+    let dice: Vec<(u32, AttackDie)> =
+        groups.iter().map(|&(aboard, die)| (dice_count(aboard, crew_mult.0, crew_mult.1), die)).collect();
+    platform_pmf(unit.stats.ad, &dice, rules.platform_roll, table)
 }
 
 /// Hits (before armour) of one platform's crew: `groups` of (dice, die).
@@ -101,7 +124,7 @@ fn platform_pmf(
         total
     };
     match roll {
-        PlatformRoll::PerFigure => all_dice(&|die| convolve(&die.pmf(), &platform.pmf())),
+        PlatformRoll::PerDie => all_dice(&|die| convolve(&die.pmf(), &platform.pmf())),
         PlatformRoll::Shared => {
             let mut out = vec![0.0];
             for (shared, p) in platform.pmf().iter().enumerate().filter(|(_, p)| **p > 0.0) {
@@ -282,11 +305,10 @@ fn melee_raw(plan: &BattlesystemPlan, unit: &Unit, held: &Held, in_contact: u32,
     let mut left = held.crew_alive;
     let mut groups = [(0, AttackDie::D4); MAX_CREW_GROUPS];
     let mut raw = vec![1.0];
+    let how = if charging { Fighting::Charging } else { Fighting::Standing };
     for _ in 0..in_contact {
         let n = fighting_crew(unit, &mut left, &mut groups);
-        let dice: Vec<(u32, AttackDie)> =
-            groups[..n].iter().map(|&(aboard, die)| (dice_count(aboard, crew_mult.0, crew_mult.1), die)).collect();
-        raw = convolve(&raw, &platform_pmf(unit.stats.ad, &dice, rules.platform_roll, table));
+        raw = convolve(&raw, &platform_or_driver_pmf(plan, unit, &groups[..n], crew_mult, how));
     }
     if rules.platform_attacks_alone {
         raw = convolve(&raw, &own_dice());
@@ -346,7 +368,7 @@ pub fn charge_joint(plan: &BattlesystemPlan) -> Result<ChargeJoint, String> {
         stage = next;
     }
     // The melee: both sides roll, then both take their hits; then the target's morale.
-    let on_target_raw = melee_raw(plan, c, &charger, c.figures.min(c.frontage), true);
+    let on_target_raw = melee_raw(plan, c, &charger, charger_in_contact(plan, unit, target), true);
     let full_contact = charge_target_in_contact(plan, unit, target);
     // The charger starts every melee whole, so its state after r hits is walked once: up to
     // the most the target can strike back with (every figure and crew of it left).
@@ -364,7 +386,7 @@ pub fn charge_joint(plan: &BattlesystemPlan) -> Result<ChargeJoint, String> {
             values[s.target_figures_lost] = to_u16(volley_kills);
             values[s.target_morale] = 3;
             values[s.target_destroyed] = 1;
-            values[s.platform_uncontrolled] = u16::from(charger.figures > 0 && charger.riders(c) == 0);
+            values[s.platform_uncontrolled] = u16::from(charger.figures > 0 && charger.riders(c) < charger.figures);
             add(&mut outcomes, values, p);
             continue;
         }
@@ -384,7 +406,7 @@ pub fn charge_joint(plan: &BattlesystemPlan) -> Result<ChargeJoint, String> {
         for (r, pr) in on_charger_raw.iter().enumerate().filter(|(_, p)| **p > 0.0) {
             for (took, pt) in &charger_after[r] {
                 let left = took.held.figures;
-                let uncontrolled = left > 0 && took.held.riders(c) == 0;
+                let uncontrolled = left > 0 && took.held.riders(c) < left;
                 add(&mut on_charger, (took.through, took.figures, took.crew, left == 0, uncontrolled), pr * pt);
             }
         }

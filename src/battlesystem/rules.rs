@@ -204,8 +204,10 @@ pub enum PlatformRoll {
     /// One roll per platform and melee, added to every carried figure's roll (default).
     #[default]
     Shared,
-    /// A roll of its own for every carried figure's die.
-    PerFigure,
+    /// A roll of its own for every carried figure's die (written `"per_die"`; the older
+    /// name `"per_figure"` is still read).
+    #[serde(alias = "per_figure")]
+    PerDie,
 }
 
 /// The rule values an attack needs.
@@ -235,7 +237,7 @@ pub fn attack_hits(a: &Attack, table: &HitsTable, dice: &mut Dice) -> u32 {
         _ => 0,
     };
     let per_die = match a.platform_roll {
-        PlatformRoll::PerFigure => a.platform,
+        PlatformRoll::PerDie => a.platform,
         PlatformRoll::Shared => None,
     };
     let count = dice_count(a.figures, a.multiplier.0, a.multiplier.1);
@@ -260,14 +262,14 @@ pub fn platform_crew_hits(
 ) -> u32 {
     let shared = match roll {
         PlatformRoll::Shared => platform.roll(dice),
-        PlatformRoll::PerFigure => 0,
+        PlatformRoll::PerDie => 0,
     };
     let mut hits = 0;
     for &(figures, die) in groups {
         for _ in 0..dice_count(figures, multiplier.0, multiplier.1) {
             let own = match roll {
                 PlatformRoll::Shared => 0,
-                PlatformRoll::PerFigure => platform.roll(dice),
+                PlatformRoll::PerDie => platform.roll(dice),
             };
             hits += table.hits(die.roll(dice) + shared + own);
         }
@@ -282,7 +284,7 @@ pub fn attack_distribution(a: &Attack, rules: &AttackRules) -> Vec<f64> {
     // A per-figure platform roll is part of each die; a shared one is conditioned on.
     let (platform_pmf, own_pmf) = match (a.platform, a.platform_roll) {
         (Some(p), PlatformRoll::Shared) => (p.pmf(), a.die.pmf()),
-        (Some(p), PlatformRoll::PerFigure) => (vec![1.0], convolve(&a.die.pmf(), &p.pmf())),
+        (Some(p), PlatformRoll::PerDie) => (vec![1.0], convolve(&a.die.pmf(), &p.pmf())),
         (None, _) => (vec![1.0], a.die.pmf()),
     };
     let mut out = vec![0.0];
@@ -464,7 +466,7 @@ mod tests {
         assert!(counts[pmf.len()..].iter().all(|&c| c == 0));
         // Simultaneous: both sides' hits land, with the remainders carried.
         // A platform roll per die spreads the hits less than a shared one, with the same mean.
-        let per_die = Attack { platform_roll: PlatformRoll::PerFigure, ..a.clone() };
+        let per_die = Attack { platform_roll: PlatformRoll::PerDie, ..a.clone() };
         let per_pmf = attack_distribution(&per_die, &rules);
         let moments = |pmf: &[f64]| {
             let mean: f64 = pmf.iter().enumerate().map(|(h, p)| h as f64 * p).sum();

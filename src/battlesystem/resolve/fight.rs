@@ -105,16 +105,32 @@ pub(crate) fn melee_multipliers(
     (crew_mult, own_mult)
 }
 
-/// The hits (before armour) a unit scores in melee with `in_contact` figures, under the
-/// charge multipliers when it is charging.
+/// How a unit fights in a melee: charging (its dice doubled as the rules say), trampling
+/// (routing beasts: each beast in contact attacks with its own AD whatever it carries), or
+/// neither.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fighting {
+    /// The unit charged into the melee.
+    Charging,
+    /// Routing beasts met a unit.
+    Trampling,
+    /// Struck, or meeting a charge.
+    Standing,
+}
+
+/// The hits (before armour) a unit scores in melee with `in_contact` figures, fighting as
+/// `how`. A platform adds its roll to its fighting crew's dice; one with only its driver
+/// aboard attacks with its own AD (`driver_only = "platform_ad"`, doubled when it charges); beasts
+/// trampling attack with their own AD, and their crew able to fight add their attacks.
 pub(super) fn melee_hits(
     plan: &BattlesystemPlan,
     unit: &Unit,
     state: &UnitState,
     in_contact: u32,
-    charging: bool,
+    how: Fighting,
     dice: &mut Dice,
 ) -> u32 {
+    let charging = how == Fighting::Charging;
     let rules = &plan.scenario.rules;
     let (crew_mult, own_mult) = melee_multipliers(rules, unit, charging);
     let table = &rules.attack.hits_table;
@@ -137,12 +153,33 @@ pub(super) fn melee_hits(
     let mut groups = [(0, AttackDie::D4); MAX_CREW_GROUPS];
     for _ in 0..in_contact {
         let n = fighting_crew(unit, &mut left, &mut groups);
-        hits += platform_crew_hits(unit.stats.ad, &groups[..n], crew_mult, rules.platform_roll, table, dice);
+        if n > 0 {
+            hits += platform_crew_hits(unit.stats.ad, &groups[..n], crew_mult, rules.platform_roll, table, dice);
+        } else if driver_alone_attacks(rules, how) {
+            let alone = Attack { figures: 1, multiplier: driver_only_multiplier(rules, how), ..own.clone() };
+            hits += attack_hits(&alone, table, dice);
+        }
     }
-    if rules.platform_attacks_alone {
+    if rules.platform_attacks_alone || how == Fighting::Trampling {
         hits += attack_hits(&own, table, dice);
     }
     hits
+}
+
+/// Whether a platform in contact with only its driver aboard attacks with its own AD:
+/// under `driver_only = "platform_ad"`, in any melee (trampling beasts and platforms that
+/// attack alone roll their own dice anyway).
+pub(crate) fn driver_alone_attacks(rules: &crate::battlesystem::scenario::BattlesystemRules, how: Fighting) -> bool {
+    how != Fighting::Trampling && rules.driver_only == DriverOnly::PlatformAd && !rules.platform_attacks_alone
+}
+
+/// The multiplier of such a platform's one die: doubled by the charge unless the charge
+/// doubles nothing.
+pub(crate) fn driver_only_multiplier(
+    rules: &crate::battlesystem::scenario::BattlesystemRules,
+    how: Fighting,
+) -> (u32, u32) {
+    if how == Fighting::Charging && rules.charge_doubles != ChargeDoubles::None { (2, 1) } else { (1, 1) }
 }
 
 /// Figures of `defender` that strike back at `attacker`: those whose bases lie along the
@@ -186,32 +223,68 @@ pub(crate) fn charge_target_in_contact(plan: &BattlesystemPlan, charger: usize, 
     defenders_in_contact(&units[target], &UnitState::fresh(&units[target]), &units[charger].block)
 }
 
+/// Figures of a charger that attack its target while it has every figure: the exact
+/// engine's view of [`attackers_in_contact`] (a charger loses no figure before it strikes).
+pub(crate) fn charger_in_contact(plan: &BattlesystemPlan, charger: usize, target: usize) -> u32 {
+    let units = &plan.scenario.units;
+    let states: Vec<UnitState> = units.iter().map(UnitState::fresh).collect();
+    attackers_in_contact(plan, &states, charger, target)
+}
+
+/// The figures of the unit that moves (`attacker`, at its block in `states`) that attack
+/// `defender`: by `melee_contact`, those in contact (the same measure as the defender's:
+/// its bases along the stretch where the blocks touch) or its whole front rank.
+pub(super) fn attackers_in_contact(
+    plan: &BattlesystemPlan,
+    states: &[UnitState],
+    attacker: usize,
+    defender: usize,
+) -> u32 {
+    let units = &plan.scenario.units;
+    let a = &units[attacker];
+    match plan.scenario.rules.melee_contact {
+        MeleeContact::WholeFrontRank => states[attacker].figures.min(a.frontage),
+        MeleeContact::FiguresInContact => {
+            let d_block = states[defender].block.unwrap_or(units[defender].block);
+            defenders_in_contact(a, &states[attacker], &d_block)
+        }
+    }
+}
+
 /// A simultaneous melee between the unit that moved into contact and the unit it struck.
 /// Returns (attacker's losses, defender's losses).
 ///
-/// `facing`, when given, is [`defenders_facing`] worked out beforehand for these blocks.
+/// `facing`, when given, is (the attacker's figures facing the defender, the defender's
+/// facing the attacker), worked out beforehand for these blocks with [`defenders_facing`]
+/// (the attacker's is used only under `melee_contact = "figures_in_contact"`).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn melee(
     plan: &BattlesystemPlan,
     states: &mut [UnitState],
     attacker: usize,
     defender: usize,
-    charging: bool,
-    facing: Option<u32>,
+    how: Fighting,
+    facing: Option<(u32, u32)>,
     dice: &mut Dice,
     trace: &mut Option<Vec<BattlesystemEvent>>,
 ) -> (Losses, Losses) {
     let units = &plan.scenario.units;
     let (a, d) = (&units[attacker], &units[defender]);
     let a_block = states[attacker].block.unwrap_or(a.block);
-    let a_contact = states[attacker].figures.min(a.frontage);
+    let whole_rank = plan.scenario.rules.melee_contact == MeleeContact::WholeFrontRank;
+    let a_contact = match facing {
+        Some((f, _)) if !whole_rank && states[attacker].figures > 0 => f.min(states[attacker].figures),
+        _ => attackers_in_contact(plan, states, attacker, defender),
+    };
     let d_contact = match facing {
-        Some(f) if states[defender].block.is_some() && states[defender].figures > 0 => f.min(states[defender].figures),
+        Some((_, f)) if states[defender].block.is_some() && states[defender].figures > 0 => {
+            f.min(states[defender].figures)
+        }
         _ => defenders_in_contact(d, &states[defender], &a_block),
     };
     // Both roll before either removes a figure.
-    let on_defender = melee_hits(plan, a, &states[attacker], a_contact, charging, dice);
-    let on_attacker = melee_hits(plan, d, &states[defender], d_contact, false, dice);
+    let on_defender = melee_hits(plan, a, &states[attacker], a_contact, how, dice);
+    let on_attacker = melee_hits(plan, d, &states[defender], d_contact, Fighting::Standing, dice);
     let d_losses = take_hits(plan, d, &mut states[defender], on_defender, dice);
     let a_losses = take_hits(plan, a, &mut states[attacker], on_attacker, dice);
     if let Some(t) = trace {
@@ -291,7 +364,7 @@ pub(super) fn charge(
     out[s.volley_kills] = to_u16(volley_kills);
     let (mut on_target, mut on_charger) = (Losses::default(), Losses::default());
     if states[target].figures > 0 {
-        (on_charger, on_target) = melee(plan, states, unit, target, true, None, dice, trace);
+        (on_charger, on_target) = melee(plan, states, unit, target, Fighting::Charging, None, dice, trace);
     }
     out[s.hits_on_target] = to_u16(on_target.through);
     out[s.target_figures_lost] = to_u16(volley_kills + on_target.figures);
@@ -305,5 +378,6 @@ pub(super) fn charge(
     out[s.charger_destroyed] = u16::from(charger.figures == 0);
     let riders: u32 =
         c.crew.iter().zip(&charger.crew_alive).filter(|(cr, _)| cr.role == Role::Rider).map(|(_, n)| n).sum();
-    out[s.platform_uncontrolled] = u16::from(charger.figures > 0 && riders == 0);
+    // Each platform needs a rider of its own: any platform left without one is out of control.
+    out[s.platform_uncontrolled] = u16::from(charger.figures > 0 && riders < charger.figures);
 }

@@ -8,7 +8,10 @@
 //! depend on the number of threads, and any trial can be replayed alone with its events.
 
 use super::board::{self, Block};
-use super::scenario::{Action, BattlesystemScenario, ChargeDoubles, PlatformHits, Role, StruckUnitMoves, Unit, Veer};
+use super::scenario::{
+    Action, BattlesystemScenario, ChargeDoubles, DriverOnly, MeleeContact, PlatformHits, Role, StruckUnitMoves, Unit,
+    Veer,
+};
 use super::tally::{BattlesystemTally, MetricSet};
 use crate::battlesystem::rules::{
     Attack, AttackDie, MoraleResult, PlatformRoll, attack_hits, clock_heading, die, platform_crew_hits,

@@ -231,7 +231,13 @@ pub(super) struct RoutStep {
     turned: Block,
     exit: Option<f64>,
     hit: Option<(f64, usize)>,
+    /// Other units (a bit each) the move touches at the same instant as `hit`'s: the
+    /// beasts fight each of them too.
+    also: u32,
 }
+
+/// Contacts this close along a move (inches) happen at the same instant.
+const SAME_INSTANT: f64 = 1e-6;
 
 impl RoutStep {
     /// How far the beasts go on this step: to the unit they meet, else to the board's edge,
@@ -255,7 +261,8 @@ pub(super) struct CompiledStep {
     go: f64,
     moved: Block,
     cells: (u32, u32),
-    facing: Option<u32>,
+    /// On a hit: (the beasts' figures facing the struck unit, its figures facing them).
+    facing: Option<(u32, u32)>,
     /// On a hit, where the struck unit ends for each morale result (held, fell back,
     /// routed), should it survive the melee.
     after: Option<[Displacement; 3]>,
@@ -390,9 +397,24 @@ pub(super) fn rout_step(
     let turned = facing_for(states, near, &here, heading, dir);
     let exit = board::leaves_board(turned.centre, dir, remaining, width, depth);
     // A heading found clear meets nothing: no need to look again.
-    let hit =
-        if clear { None } else { first_hit(states, among, [beasts, beasts], &turned, dir, exit.unwrap_or(remaining)) };
-    RoutStep { heading, veer, dir, turned, exit, hit }
+    let reach = exit.unwrap_or(remaining);
+    let hit = if clear { None } else { first_hit(states, among, [beasts, beasts], &turned, dir, reach) };
+    let mut also = 0u32;
+    if let Some((d, first)) = hit {
+        for (i, st) in states.iter().enumerate().take(32) {
+            if i == beasts || i == first || st.figures == 0 || among & (1 << i) == 0 {
+                continue;
+            }
+            if st
+                .block
+                .and_then(|b| board::first_contact(&turned, dir, reach, &b))
+                .is_some_and(|e| e <= d + SAME_INSTANT)
+            {
+                also |= 1 << i;
+            }
+        }
+    }
+    RoutStep { heading, veer, dir, turned, exit, hit, also }
 }
 
 /// Rout steps already worked out in this thread, as a graph. Each board state a rout
@@ -445,6 +467,10 @@ const MAX_REMEMBERED_STEPS: usize = 1 << 15;
 /// What can follow a step: five outcomes (no hit, struck unit destroyed, held, fell back,
 /// routed) times thirteen lines (carry on, or a re-rolled hour 1 to 12).
 const TURNS: usize = 5 * 13;
+
+/// A turn the graph does not record (a step that met several units at once): the next
+/// node is found by its board.
+const UNLINKED: usize = usize::MAX;
 
 /// The turn a rout takes after a step: `outcome` 0 (no hit), 1 (the struck unit was
 /// destroyed in the melee) or 2 + its morale result; `reroll` the hour re-rolled, if any.
@@ -535,7 +561,11 @@ fn compile_step(
     });
     let facing = step.hit.and_then(|(_, struck)| {
         let block = states[struck].block?;
-        Some(fight::defenders_facing(&plan.scenario.units[struck], &block, &moved))
+        let units = &plan.scenario.units;
+        Some((
+            fight::defenders_facing(&units[beasts], &moved, &block),
+            fight::defenders_facing(&units[struck], &block, &moved),
+        ))
     });
     let left = remaining - go;
     let after = step.hit.map(|(_, struck)| {
@@ -628,6 +658,7 @@ pub(super) fn rout(
                 None => {
                     let id = memo.node_for(plan, &scratch.states, beasts, here, line, remaining);
                     match came_by {
+                        Some((_, UNLINKED)) => {}
                         Some((from, turn)) => memo.link(from, turn, id),
                         None => memo.roots[first_hour] = id,
                     }
@@ -659,7 +690,7 @@ pub(super) fn rout(
                 to: [moved_block.centre.x, moved_block.centre.y],
             });
         }
-        let Some((_, struck)) = hit else {
+        let Some((_, first_struck)) = hit else {
             if exit.is_some() {
                 values[s.left_board] = 1;
                 scratch.states[beasts].block = None;
@@ -669,32 +700,47 @@ pub(super) fn rout(
             }
             break;
         };
-        contacts += 1;
-        scratch.states[struck].contacted = true;
-        if let Some(t) = trace {
-            let into = scratch.states[struck].block.map_or(0.0, |b| dir.dot(board::contact_face(&moved_block, &b)));
-            t.push(BattlesystemEvent::Contact { unit: struck, into });
-        }
-        let (beast_losses, struck_losses) =
-            melee(plan, &mut scratch.states, beasts, struck, false, facing, dice, trace);
-        scratch.states[beasts].lost += beast_losses.figures;
-        scratch.states[struck].lost += struck_losses.figures;
-        if scratch.states[beasts].figures == 0 {
-            break;
-        }
+        // Every unit touched at this instant, the first met first (the others in their order
+        // in the file): the beasts fight each, each with the beasts that touch it.
+        let struck_units: Vec<usize> = std::iter::once(first_struck)
+            .chain((0..sc.units.len()).filter(|&i| i < 32 && step.also & (1 << i) != 0))
+            .collect();
         let mut blocking = false;
-        // What happened to the struck unit, for the memo's graph (see `turn_of`).
+        // What happened to the (first) struck unit, for the memo's graph (see `turn_of`).
         let mut outcome = 1;
-        if scratch.states[struck].figures > 0 {
+        for (k, &struck) in struck_units.iter().enumerate() {
+            if scratch.states[beasts].figures == 0 || scratch.states[struck].figures == 0 {
+                continue;
+            }
+            contacts += 1;
+            scratch.states[struck].contacted = true;
+            if let Some(t) = trace {
+                let into = scratch.states[struck].block.map_or(0.0, |b| dir.dot(board::contact_face(&moved_block, &b)));
+                t.push(BattlesystemEvent::Contact { unit: struck, into });
+            }
+            let facing_now = if k == 0 { facing } else { None };
+            let (beast_losses, struck_losses) =
+                melee(plan, &mut scratch.states, beasts, struck, Fighting::Trampling, facing_now, dice, trace);
+            scratch.states[beasts].lost += beast_losses.figures;
+            scratch.states[struck].lost += struck_losses.figures;
+            if scratch.states[beasts].figures == 0 {
+                break;
+            }
+            if scratch.states[struck].figures == 0 {
+                continue;
+            }
             let result = morale(plan, struck, dice, trace);
-            outcome = 2 + result as usize;
+            if k == 0 {
+                outcome = 2 + result as usize;
+            }
             let block = scratch.states[struck].block.unwrap_or(sc.units[struck].block);
-            let remembered = compiled_after.and_then(|id| scratch.steps.nodes[id as usize].after.as_ref());
+            let remembered =
+                compiled_after.filter(|_| k == 0).and_then(|id| scratch.steps.nodes[id as usize].after.as_ref());
             let moved_aside = match remembered {
                 Some(after) => after[result as usize],
                 None => displacement(plan, &scratch.states, beasts, struck, &moved_block, dir, result, remaining),
             };
-            blocking = moved_aside.blocking;
+            blocking |= moved_aside.blocking;
             if moved_aside.pushed.is_some() {
                 scratch.states[struck].displaced = true;
                 scratch.states[struck].block = moved_aside.block;
@@ -714,12 +760,18 @@ pub(super) fn rout(
                     unit: struck,
                     distance: pushed,
                     off_board: moved_aside.off_board,
-                    still_blocking: blocking,
+                    still_blocking: moved_aside.blocking,
                     gap_before: board::separation(&moved_block, &block),
                     gap_after,
                 });
             }
         }
+        if scratch.states[beasts].figures == 0 {
+            break;
+        }
+        // The memo's graph follows one struck unit's outcome; a step that met several
+        // finds its next step by the board instead.
+        let linkable = struck_units.len() == 1;
         if contacts >= MAX_CONTACTS {
             values[s.stopped] = 1;
             break;
@@ -740,10 +792,16 @@ pub(super) fn rout(
             line = clock_heading(hour);
             came_by = Some((current, turn_of(outcome, Some(hour))));
         } else {
-            line = heading;
+            // The rolled line stays the line: the next veer is measured from it again, so
+            // veers never add up past the allowance.
             came_by = Some((current, turn_of(outcome, None)));
         }
-        node = came_by.filter(|_| remember).and_then(|(from, turn)| scratch.steps.follow(from, turn));
+        if !linkable {
+            came_by = Some((current, UNLINKED));
+        }
+        node = came_by
+            .filter(|&(_, turn)| remember && turn != UNLINKED)
+            .and_then(|(from, turn)| scratch.steps.follow(from, turn));
     }
     if let Some(t) = trace {
         t.push(BattlesystemEvent::Finished {

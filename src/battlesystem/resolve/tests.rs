@@ -291,7 +291,10 @@ fn a_unit_that_holds_forces_a_reroll_and_a_ring_stops_the_beast() {
     let t = tally(&plan, 2000);
     assert_eq!(mean(&t, &plan, "rerolls"), 3.0);
     assert_eq!(mean(&t, &plan, "stopped"), 1.0);
-    assert_eq!(mean(&t, &plan, "contacts"), 4.0);
+    // One melee per move, and two when the beast, wedged in a corner against two units,
+    // is rolled a heading into both at once (it fights each).
+    let contacts = mean(&t, &plan, "contacts");
+    assert!((4.0..4.2).contains(&contacts), "{contacts}");
     assert_eq!(mean(&t, &plan, "left_board"), 0.0);
     assert_eq!(mean(&t, &plan, "displaced.north"), 0.0);
 }

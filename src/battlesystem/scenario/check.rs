@@ -70,7 +70,7 @@ impl Checker<'_> {
                 self.fail("charge", "this field is missing; give [charge] (unit, target) or [rout] (unit)");
                 None
             }
-            (Some(c), None) if all_units => self.charge(c, &units),
+            (Some(c), None) if all_units => self.charge(c, &units, &rules),
             (None, Some(r)) if all_units => self.rout(r, &units),
             _ => None,
         };
@@ -125,6 +125,8 @@ impl Checker<'_> {
         }
         rules.veer = raw.veer.unwrap_or_default();
         rules.struck_unit_moves = raw.struck_unit_moves.unwrap_or_default();
+        rules.melee_contact = raw.melee_contact.unwrap_or_default();
+        rules.driver_only = raw.driver_only.unwrap_or_default();
         rules.platform_hits = raw.platform_hits.unwrap_or_default();
         if let Some(m) = raw.morale_rout_margin {
             rules.morale.rout_margin = self.whole("rules.morale_rout_margin", m, 1, 20, "the rout margin");
@@ -311,7 +313,7 @@ impl Checker<'_> {
         found
     }
 
-    fn charge(&mut self, raw: &RawCharge, units: &[Unit]) -> Option<Action> {
+    fn charge(&mut self, raw: &RawCharge, units: &[Unit], rules: &BattlesystemRules) -> Option<Action> {
         let unit = self.find("charge.unit", &raw.unit, units);
         let target = self.find("charge.target", &raw.target, units);
         let (unit, target) = (unit?, target?);
@@ -320,6 +322,18 @@ impl Checker<'_> {
             self.fail(
                 "charge.unit",
                 format!("\"{}\" carries no crew; a charge here is a battle platform's (give the unit crew)", u.name),
+            );
+            return None;
+        }
+        if rules.driver_only == DriverOnly::Refused && u.fighting_crew_per_platform() == 0 {
+            self.fail(
+                "charge.unit",
+                format!(
+                    "\"{}\" carries only the one rider each platform needs, so nobody aboard fights, and [rules] \
+                     driver_only = \"refused\" refuses such a charge (the default \"platform_ad\" lets the platform \
+                     attack with its own AD); add fighting crew",
+                    u.name
+                ),
             );
             return None;
         }
@@ -386,6 +400,18 @@ impl Checker<'_> {
         }
         if units[unit].stats.mv <= 0.0 {
             self.fail(&format!("units[{unit}].stats.mv"), "a routing unit needs MV above 0");
+        }
+        if let Some((i, other)) = units.iter().enumerate().find(|(i, u)| *i != unit && u.beast) {
+            self.fail(
+                &format!("units[{i}].beast"),
+                format!(
+                    "\"{}\" is a unit of battle beasts too: struck by the routing beasts it would rout by its own d12, \
+                     and chained routs are not built yet, so the scenario is refused rather than pushing it as if it \
+                     were infantry (remove beast = true from it, or remove the unit)",
+                    other.name
+                ),
+            );
+            return None;
         }
         let first_hour = raw.first_hour.map(|h| self.whole("rout.first_hour", h, 1, 12, "the clock hour"));
         Some(Action::Rout { unit, first_hour })

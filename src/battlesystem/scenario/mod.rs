@@ -148,6 +148,14 @@ impl Unit {
     pub fn is_platform(&self) -> bool {
         !self.crew.is_empty()
     }
+
+    /// Crew figures aboard each platform who fight: all of them but the one rider a
+    /// platform needs to be controlled (0 for a chariot with only its driver).
+    pub fn fighting_crew_per_platform(&self) -> u32 {
+        let aboard: u32 = self.crew.iter().map(|c| c.count).sum();
+        let driver = u32::from(self.crew.iter().any(|c| c.role == Role::Rider && c.count > 0));
+        aboard - driver
+    }
 }
 
 /// Which attack dice a charge doubles [configurable].
@@ -186,6 +194,43 @@ pub enum RoutDistance {
     Mv,
     /// A fixed distance, inches.
     Inches(f64),
+}
+
+/// Which figures of a unit attack in a melee.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MeleeContact {
+    /// Only the figures in contact, on both sides: each side's figures whose bases lie
+    /// along the stretch where the two blocks touch (the reference: "figures in contact").
+    #[default]
+    FiguresInContact,
+    /// The unit that moves attacks with its whole front rank, in contact or not (the earlier
+    /// reading); the unit it meets still strikes back with the figures in contact.
+    WholeFrontRank,
+}
+
+impl MeleeContact {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// What a platform whose crew aboard is only its driver does in a melee.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DriverOnly {
+    /// It attacks with the platform's own AD, one die per platform in contact, doubled when
+    /// it charges (unless `charge_doubles = "none"`).
+    #[default]
+    PlatformAd,
+    /// Such a charge is refused: it would have nobody to fight.
+    Refused,
+}
+
+impl DriverOnly {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
 }
 
 /// How a routing unit veers when the whole move along its line is not clear.
@@ -243,6 +288,14 @@ pub struct BattlesystemRules {
     pub veer: Veer,
     /// How a struck unit that is displaced moves.
     pub struck_unit_moves: StruckUnitMoves,
+    /// Which figures attack in a melee (not serialised at its default, so older scenario
+    /// hashes stand).
+    #[serde(skip_serializing_if = "MeleeContact::is_default")]
+    pub melee_contact: MeleeContact,
+    /// What a platform with only its driver aboard does when it charges (not serialised at
+    /// its default).
+    #[serde(skip_serializing_if = "DriverOnly::is_default")]
+    pub driver_only: DriverOnly,
 }
 
 impl Default for BattlesystemRules {
@@ -260,6 +313,8 @@ impl Default for BattlesystemRules {
             max_rerolls: 3,
             veer: Veer::WholeMove,
             struck_unit_moves: StruckUnitMoves::Straight,
+            melee_contact: MeleeContact::default(),
+            driver_only: DriverOnly::default(),
         }
     }
 }
@@ -298,7 +353,7 @@ impl BattlesystemRules {
                 &d.platform_roll,
                 match self.platform_roll {
                     PlatformRoll::Shared => "one platform attack roll per melee, added to every carried figure's die",
-                    PlatformRoll::PerFigure => "a platform attack roll of its own for each carried figure's die",
+                    PlatformRoll::PerDie => "a platform attack roll of its own for each die its crew rolls",
                 },
             ),
             RuleOption::of(
@@ -397,6 +452,30 @@ impl BattlesystemRules {
                     StruckUnitMoves::Aside => {
                         "a displaced unit steps aside out of the beasts' path when that is shorter"
                     }
+                },
+            ),
+            RuleOption::of(
+                "melee_contact",
+                &self.melee_contact,
+                &d.melee_contact,
+                match self.melee_contact {
+                    MeleeContact::FiguresInContact => {
+                        "in a melee only the figures in contact attack, on both sides (those along the stretch where the blocks touch)"
+                    }
+                    MeleeContact::WholeFrontRank => {
+                        "the unit that moves attacks with its whole front rank; the unit it meets with its figures in contact"
+                    }
+                },
+            ),
+            RuleOption::of(
+                "driver_only",
+                &self.driver_only,
+                &d.driver_only,
+                match self.driver_only {
+                    DriverOnly::PlatformAd => {
+                        "a platform with only its driver aboard attacks in melee with its own AD, one die per platform in contact, doubled when it charges"
+                    }
+                    DriverOnly::Refused => "a charge by platforms with only their drivers aboard is refused",
                 },
             ),
         ]
@@ -526,22 +605,20 @@ pub fn system_of(text: &str) -> SystemField {
 /// Validates BATTLESYSTEM scenario text; `file` names it in messages.
 pub fn parse(text: &str, file: &str) -> Result<BattlesystemScenario, ScenarioError> {
     let invalid = |problems| ScenarioError::Invalid { file: file.to_string(), problems };
-    let raw: RawBattlesystem = match toml::from_str(text) {
-        Ok(raw) => raw,
-        Err(e) => {
-            return Err(invalid(vec![crate::input::toml_problem(text, &e)]));
+    let reading = crate::input::read_all_problems::<RawBattlesystem>(text);
+    let mut problems = reading.problems.clone();
+    if let Some(raw) = reading.raw {
+        let mut check = Checker { text, problems: Vec::new() };
+        let scenario = check.scenario(raw, file);
+        if let Some(s) = scenario.filter(|_| problems.is_empty() && check.problems.is_empty()) {
+            return Ok(s);
         }
-    };
-    let mut check = Checker { text, problems: Vec::new() };
-    let scenario = check.scenario(raw, file);
-    match scenario {
-        Some(s) if check.problems.is_empty() => Ok(s),
-        _ => {
-            let mut problems = check.problems;
-            problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
-            Err(invalid(problems))
-        }
+        // The checks' problems too, but for those that only follow from an item taken out.
+        problems
+            .extend(check.problems.into_iter().filter(|p| !crate::input::follows_removal(&reading.removed, &p.field)));
     }
+    problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
+    Err(invalid(problems))
 }
 
 struct Checker<'a> {

@@ -52,6 +52,8 @@ pub(super) struct RawRules {
     pub(super) figure_base: Option<[f64; 2]>,
     pub(super) veer: Option<Veer>,
     pub(super) struck_unit_moves: Option<StruckUnitMoves>,
+    pub(super) melee_contact: Option<MeleeContact>,
+    pub(super) driver_only: Option<DriverOnly>,
 }
 
 #[derive(Deserialize)]
