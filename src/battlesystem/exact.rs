@@ -149,9 +149,50 @@ pub const ROUT_NOT_EXACT: &str = "exact values cover charges only: a rout is ref
      meets units whose trampling melee and morale push them back by distances that depend on the dice, so the board \
      positions after each step do not merge into a few states; use `charioteer run` (with --target-ci for any precision)";
 
-/// The most distinct states the exact walk of a charge may hold at once; a charge beyond
-/// it (hundreds of figures with many hits each) is refused by `exact` with this bound.
-pub const MAX_EXACT_STATES: usize = 2_000_000;
+/// Why a run has no exact values when `run --no-exact` skipped them.
+pub const SKIPPED: &str = "skipped with --no-exact";
+
+/// The most distinct states the exact walk of a charge may hold at once (about 100 bytes
+/// each, so a few tens of MB); a charge beyond it (hundreds of figures with many hits each)
+/// has no exact values, and `run` goes on without them.
+pub const MAX_EXACT_STATES: usize = 250_000;
+
+/// The most elementary steps (one state carried through one hit, or one pair of melee
+/// outcomes joined) the exact walk of a charge may take: about a second on one core.
+/// Past it the charge has no exact values, so no scenario the validator accepts makes `run`
+/// wait on them.
+pub const MAX_EXACT_WORK: u64 = 3_000_000;
+
+/// What the exact walk of one charge has spent so far, against [`MAX_EXACT_STATES`] and
+/// [`MAX_EXACT_WORK`].
+#[derive(Default)]
+struct Budget {
+    work: u64,
+}
+
+impl Budget {
+    /// Counts `steps` more steps of work; past the bound, why there are no exact values.
+    fn spend(&mut self, steps: usize) -> Result<(), String> {
+        self.work = self.work.saturating_add(steps as u64);
+        if self.work > MAX_EXACT_WORK {
+            return Err(format!(
+                "the charge needs more than {MAX_EXACT_WORK} steps to enumerate (too many figures, hits and \
+                 dice); the estimates stand on the trials alone"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks that `states` distinct states may be held.
+    fn hold(states: usize) -> Result<(), String> {
+        if states > MAX_EXACT_STATES {
+            return Err(format!(
+                "the charge has more than {MAX_EXACT_STATES} states; the estimates stand on the trials alone"
+            ));
+        }
+        Ok(())
+    }
+}
 
 /// The exact joint distribution of a charge's metrics.
 #[derive(Clone, Debug, PartialEq)]
@@ -228,14 +269,22 @@ fn add<K: std::hash::Hash + Eq>(map: &mut Map<K>, key: K, p: f64) {
 /// `out[r]` after `r` hits. Each hit rolls its armour d10 against the figure it falls on
 /// (the platform, or under `platform_hits = "crew_first"` the first crew group with figures
 /// left, riders last), and figures go as their hits fill up.
-fn take_hits_upto(plan: &BattlesystemPlan, unit: &Unit, start: Held, most: usize) -> Vec<Vec<(Took, f64)>> {
+fn take_hits_upto(
+    plan: &BattlesystemPlan,
+    unit: &Unit,
+    start: Held,
+    most: usize,
+    budget: &mut Budget,
+) -> Result<Vec<Vec<(Took, f64)>>, String> {
     let rules = &plan.scenario.rules;
     let crew_first = unit.is_platform() && rules.platform_hits == PlatformHits::CrewFirst;
     let mut now: Map<Took> = Map::default();
     now.insert(Took { held: start, through: 0, figures: 0, crew: 0 }, 1.0);
     let mut out = Vec::with_capacity(most + 1);
     out.push(now.iter().map(|(k, p)| (*k, *p)).collect());
+    let mut stored = 1;
     for _ in 0..most {
+        budget.spend(now.len())?;
         let mut next = Map::with_capacity_and_hasher(now.len() * 2, Default::default());
         for (t, p) in &now {
             let crew_target = if crew_first {
@@ -282,9 +331,11 @@ fn take_hits_upto(plan: &BattlesystemPlan, unit: &Unit, start: Held, most: usize
             add(&mut next, n, p * (1.0 - cancel));
         }
         now = next;
+        stored += now.len();
+        Budget::hold(stored)?;
         out.push(now.iter().map(|(k, p)| (*k, *p)).collect());
     }
-    out
+    Ok(out)
 }
 
 /// The distribution of the sum of `count` independent rolls of `one`.
@@ -330,12 +381,7 @@ pub fn charge_joint(plan: &BattlesystemPlan) -> Result<ChargeJoint, String> {
     let (unit, target, volleys, gap) = (*unit, *target, *volleys, *gap);
     let (c, t) = (&sc.units[unit], &sc.units[target]);
     let table = &sc.rules.attack.hits_table;
-    let too_big = |states: usize| {
-        format!(
-            "the exact walk of this charge reached {states} distinct states, more than the bound of \
-             {MAX_EXACT_STATES}; use `charioteer run`"
-        )
-    };
+    let mut budget = Budget::default();
     let charger = Held::fresh(c);
     // Volleys: archers aboard shoot at the gap, then at half of it.
     let mut stage: Map<(Held, u32, u32)> = Map::default();
@@ -355,16 +401,15 @@ pub fn charge_joint(plan: &BattlesystemPlan) -> Result<ChargeJoint, String> {
                 add(&mut next, (held, hits, kills), p);
                 continue;
             }
-            let after = take_hits_upto(plan, t, held, raw.len() - 1);
+            let after = take_hits_upto(plan, t, held, raw.len() - 1, &mut budget)?;
             for (r, pr) in raw.iter().enumerate().filter(|(_, p)| **p > 0.0) {
+                budget.spend(after[r].len())?;
                 for (took, pt) in &after[r] {
                     add(&mut next, (took.held, hits + took.through, kills + took.figures), p * pr * pt);
                 }
             }
         }
-        if next.len() > MAX_EXACT_STATES {
-            return Err(too_big(next.len()));
-        }
+        Budget::hold(next.len())?;
         stage = next;
     }
     // The melee: both sides roll, then both take their hits; then the target's morale.
@@ -373,7 +418,7 @@ pub fn charge_joint(plan: &BattlesystemPlan) -> Result<ChargeJoint, String> {
     // The charger starts every melee whole, so its state after r hits is walked once: up to
     // the most the target can strike back with (every figure and crew of it left).
     let most_back = melee_raw(plan, t, &Held::fresh(t), full_contact.min(t.figures), false).len();
-    let mut charger_after = take_hits_upto(plan, c, charger, most_back.saturating_sub(1));
+    let mut charger_after = take_hits_upto(plan, c, charger, most_back.saturating_sub(1), &mut budget)?;
     let morale = sc.rules.morale.distribution(t.stats.ml);
     let width = plan.metrics.len();
     let mut outcomes: Map<Vec<u16>> = Map::default();
@@ -391,25 +436,28 @@ pub fn charge_joint(plan: &BattlesystemPlan) -> Result<ChargeJoint, String> {
             continue;
         }
         // The target's side of the exchange, reduced to what the metrics need.
-        let target_after = take_hits_upto(plan, t, held, on_target_raw.len() - 1);
+        let target_after = take_hits_upto(plan, t, held, on_target_raw.len() - 1, &mut budget)?;
         let mut on_target: Map<(u32, u32, bool)> = Map::default();
         for (r, pr) in on_target_raw.iter().enumerate().filter(|(_, p)| **p > 0.0) {
+            budget.spend(target_after[r].len())?;
             for (took, pt) in &target_after[r] {
                 add(&mut on_target, (took.through, took.figures, took.held.figures > 0), pr * pt);
             }
         }
         let on_charger_raw = melee_raw(plan, t, &held, full_contact.min(held.figures), false);
         if on_charger_raw.len() > charger_after.len() {
-            charger_after = take_hits_upto(plan, c, charger, on_charger_raw.len() - 1);
+            charger_after = take_hits_upto(plan, c, charger, on_charger_raw.len() - 1, &mut budget)?;
         }
         let mut on_charger: Map<(u32, u32, u32, bool, bool)> = Map::default();
         for (r, pr) in on_charger_raw.iter().enumerate().filter(|(_, p)| **p > 0.0) {
+            budget.spend(charger_after[r].len())?;
             for (took, pt) in &charger_after[r] {
                 let left = took.held.figures;
                 let uncontrolled = left > 0 && took.held.riders(c) < left;
                 add(&mut on_charger, (took.through, took.figures, took.crew, left == 0, uncontrolled), pr * pt);
             }
         }
+        budget.spend(on_target.len() * on_charger.len() * morale.len())?;
         for (&(hits_t, figures_t, alive), pt) in &on_target {
             for (&(hits_c, figures_c, crew_c, destroyed, uncontrolled), pc) in &on_charger {
                 let mut v = values.clone();
@@ -430,9 +478,7 @@ pub fn charge_joint(plan: &BattlesystemPlan) -> Result<ChargeJoint, String> {
                 }
             }
         }
-        if outcomes.len() > MAX_EXACT_STATES {
-            return Err(too_big(outcomes.len()));
-        }
+        Budget::hold(outcomes.len())?;
     }
     let mut outcomes: Vec<(Vec<u16>, f64)> = outcomes.into_iter().collect();
     outcomes.sort_by(|a, b| a.0.cmp(&b.0));

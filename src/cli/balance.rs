@@ -200,6 +200,11 @@ fn balance_of<P: RuleSystem>(
     };
     let replaced = holds_report(&dir);
     let written = report::write_balance(&dir, &run)?;
+    if !args.play.quiet {
+        for w in run.warnings() {
+            eprintln!("warning: {w}");
+        }
+    }
     if args.play.json {
         out!("{}", serde_json::to_string(&run.to_json())?);
     } else if !args.play.quiet {

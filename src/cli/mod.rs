@@ -195,6 +195,10 @@ pub struct RunArgs {
     /// `--target-ci` and `--max-trials`.
     #[command(flatten)]
     pub precision: PrecisionOptions,
+    /// Skip the check of the estimates against exact values (the exact walk is bounded in
+    /// time and memory anyway; this saves that time on large charges).
+    #[arg(long)]
+    pub no_exact: bool,
 }
 
 impl RunArgs {
@@ -207,6 +211,7 @@ impl RunArgs {
             trials_out: None,
             shard: None,
             precision: PrecisionOptions { target_ci: None, max_trials: None },
+            no_exact: false,
         }
     }
 }

@@ -50,6 +50,8 @@ pub(super) struct Played<T> {
     pub elapsed_s: f64,
     pub precision: Option<report::Precision>,
     pub command: String,
+    /// Whether the report checks the estimates against exact values (off with `--no-exact`).
+    pub exact: bool,
 }
 
 pub(super) fn run(args: RunArgs) -> Result<()> {
@@ -194,6 +196,7 @@ pub(super) fn play<S: RuleSystem>(
         elapsed_s: started.elapsed().as_secs_f64(),
         precision,
         command: source.command(seed, trials),
+        exact: !args.no_exact,
     })
 }
 
@@ -308,6 +311,7 @@ fn merge_of<S: System>(files: &[PathBuf], output: &OutputOptions) -> Result<()> 
         elapsed_s: merged.elapsed_s,
         precision: None,
         command: format!("charioteer run{file_arg} --seed {} --trials {}", merged.seed, merged.trials),
+        exact: true,
     };
     let record = S::record(&scenario, &plan, played, merged.threads);
     let dir = output.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(S::facts(&scenario).slug));

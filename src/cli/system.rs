@@ -154,7 +154,14 @@ impl System for Mesbg {
         crate::tools::balance::pricing(s, plan, field.unwrap_or("chariot.points"), model)
     }
     fn record(s: &Scenario, plan: &Plan, played: run::Played<crate::mesbg::tally::Tally>, threads: usize) -> RunRecord {
-        let mut record = RunRecord::new(s, plan, &played.tally, played.seed, threads, played.elapsed_s, played.command);
+        let mut record = RunRecord::with_exact(
+            s,
+            plan,
+            &played.tally,
+            (played.seed, threads, played.elapsed_s),
+            played.command,
+            played.exact,
+        );
         record.precision = played.precision;
         record.terrain_readings = report::terrain_readings(s);
         record.board = Some(crate::mesbg::board::picture(s, plan, played.seed, crate::mesbg::board::BOARD_TRIALS));
@@ -269,8 +276,13 @@ impl System for Battlesystem {
         played: run::Played<crate::battlesystem::tally::BattlesystemTally>,
         threads: usize,
     ) -> BattlesystemRecord {
-        let mut record =
-            BattlesystemRecord::new(plan, played.tally, played.seed, threads, played.elapsed_s, played.command);
+        let mut record = BattlesystemRecord::with_exact(
+            plan,
+            played.tally,
+            (played.seed, threads, played.elapsed_s),
+            played.command,
+            played.exact,
+        );
         record.precision = played.precision;
         record
     }

@@ -19,6 +19,11 @@ pub trait MetricKind: MetricName + Clone + PartialEq + Send + Sync {
     fn is_categorical(&self) -> bool {
         false
     }
+    /// True for a direction read as a number (a clock hour): its mean and interval mean
+    /// nothing (the mean of 12 and 1 points the other way), so `--target-ci` never aims at it.
+    fn is_circular(&self) -> bool {
+        false
+    }
     /// The metric as a [`MetricDef`], the form tools comparing or sweeping plans of
     /// either system keep.
     fn def(&self) -> MetricDef {
@@ -27,6 +32,7 @@ pub trait MetricKind: MetricName + Clone + PartialEq + Send + Sync {
             description: self.meaning(),
             flag: self.is_flag(),
             labels: Vec::new(),
+            circular: self.is_circular(),
         }
     }
 }
@@ -45,6 +51,9 @@ pub struct MetricDef {
     /// count.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub labels: Vec<String>,
+    /// True for a direction read as a number (see [`MetricKind::is_circular`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub circular: bool,
 }
 
 impl MetricName for MetricDef {
@@ -63,6 +72,9 @@ impl MetricKind for MetricDef {
     fn is_categorical(&self) -> bool {
         !self.labels.is_empty()
     }
+    fn is_circular(&self) -> bool {
+        self.circular
+    }
     fn def(&self) -> MetricDef {
         self.clone()
     }
@@ -78,8 +90,21 @@ pub struct MetricSet {
 impl MetricSet {
     /// Adds a metric and returns its index.
     pub fn add(&mut self, name: impl Into<String>, description: impl Into<String>, flag: bool) -> usize {
-        self.defs.push(MetricDef { name: name.into(), description: description.into(), flag, labels: Vec::new() });
+        self.defs.push(MetricDef {
+            name: name.into(),
+            description: description.into(),
+            flag,
+            labels: Vec::new(),
+            circular: false,
+        });
         self.defs.len() - 1
+    }
+
+    /// Adds a direction read as a number (a clock hour), and returns its index.
+    pub fn add_circular(&mut self, name: impl Into<String>, description: impl Into<String>) -> usize {
+        let index = self.add(name, description, false);
+        self.defs[index].circular = true;
+        index
     }
 
     /// Adds a categorical metric whose value `v` means `labels[v]`, and returns its index.
@@ -183,7 +208,7 @@ pub fn summaries<S: RuleSystem>(plan: &S, tally: &S::Tally) -> Vec<MetricSummary
 pub fn worst_half_width<S: RuleSystem>(plan: &S, tally: &S::Tally) -> Option<(S::Metric, f64)> {
     summaries(plan, tally)
         .into_iter()
-        .filter(|s| !s.metric.is_categorical())
+        .filter(|s| !s.metric.is_categorical() && !s.metric.is_circular())
         .map(|s| {
             let half = if s.metric.is_flag() { (s.ci95_hi - s.ci95_lo) / 2.0 } else { s.ci95_hi - s.mean };
             (s.metric, half)

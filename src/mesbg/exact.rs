@@ -32,6 +32,9 @@ pub enum NotExact {
         /// Combinations the group would need.
         combinations: u128,
     },
+    /// The run was asked not to compute them (`run --no-exact`).
+    #[error("no exact values: skipped with --no-exact")]
+    Skipped,
 }
 
 /// The most Impact Hit outcome combinations of one contact group the engine enumerates.

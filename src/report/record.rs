@@ -188,7 +188,20 @@ impl RunRecord {
         elapsed_s: f64,
         command: String,
     ) -> Self {
-        let distribution = exact::exact(plan);
+        Self::with_exact(scenario, plan, tally, (seed, threads, elapsed_s), command, true)
+    }
+
+    /// Builds the record of a finished run, checked against exact values only when `exact`
+    /// (`run --no-exact` skips them).
+    pub fn with_exact(
+        scenario: &Scenario,
+        plan: &Plan,
+        tally: &Tally,
+        (seed, threads, elapsed_s): (u64, usize, f64),
+        command: String,
+        exact: bool,
+    ) -> Self {
+        let distribution = if exact { exact::exact(plan) } else { Err(exact::NotExact::Skipped) };
         let exact_mean = |m: Metric| distribution.as_ref().ok().map(|d| d.summary(m).mean);
         let exact_ends = distribution.as_ref().ok().map(|d| {
             let nothing = d.distribution(Metric::Contacts).first().map_or(0.0, |r| r.p);

@@ -66,30 +66,41 @@ pub fn write_balance(dir: &Path, run: &crate::tools::balance::BalanceRun) -> Res
         "ci95_hi" => [fair.ci95_hi],
     )
     .map_err(frame_error("balance"))?;
-    let sweep = crate::tools::balance::cost_sweep(fair, 80);
-    let chart = chart::cost::CostChart {
-        title: "Efficiency at each price".to_string(),
-        prices: sweep.iter().map(|x| x.0).collect(),
-        efficiency: sweep.iter().map(|x| x.1).collect(),
-        band: sweep.iter().map(|x| x.2).collect(),
-        target: fair.target_efficiency,
-        fair: (fair.fair_price, fair.ci95_lo, fair.ci95_hi),
-        current: fair.scenario.price,
-    };
-    let rendered = chart::render(&chart, title)?;
-    let figure = Figure {
-        stem: "cost-sweep".into(),
-        caption:
-            "The priced piece's efficiency (enemy points destroyed per point) as its price changes, with its 95% band; \
-                  the fair price is where it meets the efficiency to match."
-                .into(),
-        alt: format!(
-            "Line chart falling with price, crossing the target efficiency {:.3} at the fair price {:.1} points (95% CI {:.1} to {:.1}).",
-            fair.target_efficiency, fair.fair_price, fair.ci95_lo, fair.ci95_hi
-        ),
-    };
     let mut files = Vec::new();
-    push_chart(&mut files, &figure.stem, rendered);
+    // A piece worth nothing or less per trial has no price at which its efficiency meets
+    // the target: the chart would be a line at or below zero, so a sentence says it.
+    let figure = if fair.fair_price <= 0.0 || s.points_destroyed <= 0.0 {
+        Figure::left_out(format!(
+            "No cost chart: the piece is worth {:.2} points a trial, so its efficiency is zero or less at every price \
+             and no price meets the efficiency to match.",
+            s.points_destroyed
+        ))
+    } else {
+        let sweep = crate::tools::balance::cost_sweep(fair, 80);
+        let chart = chart::cost::CostChart {
+            title: "Efficiency at each price".to_string(),
+            prices: sweep.iter().map(|x| x.0).collect(),
+            efficiency: sweep.iter().map(|x| x.1).collect(),
+            band: sweep.iter().map(|x| x.2).collect(),
+            target: fair.target_efficiency,
+            fair: (fair.fair_price, fair.ci95_lo, fair.ci95_hi),
+            current: fair.scenario.price,
+        };
+        let rendered = chart::render(&chart, title)?;
+        let figure = Figure {
+            stem: "cost-sweep".into(),
+            caption:
+                "The priced piece's efficiency (enemy points destroyed per point) as its price changes, with its 95% band; \
+                      the fair price is where it meets the efficiency to match."
+                    .into(),
+            alt: format!(
+                "Line chart falling with price, crossing the target efficiency {:.3} at the fair price {:.1} points (95% CI {:.1} to {:.1}).",
+                fair.target_efficiency, fair.fair_price, fair.ci95_lo, fair.ci95_hi
+            ),
+        };
+        push_chart(&mut files, &figure.stem, rendered);
+        figure
+    };
     files
         .push(ReportFile { name: "balance.csv".into(), contents: Contents::Frame(frame, "balance", FrameFormat::Csv) });
     write_with_markdown(dir, files, |names| document::balance_markdown(run, &[figure], names))

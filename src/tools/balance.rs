@@ -250,6 +250,7 @@ fn balance_columns<S: RuleSystem>(a: &S, pa: &Pricing, b: &S, pb: &Pricing) -> V
         description: description.to_string(),
         flag: false,
         labels: Vec::new(),
+        circular: false,
     };
     vec![
         Column {
@@ -541,6 +542,30 @@ pub struct BalanceRun {
 pub const BALANCE_SCHEMA: &str = "charioteer.balance/1";
 
 impl BalanceRun {
+    /// What a reader must not miss about this result: a negative fair price (under the net
+    /// value model the piece loses more points than it destroys, so no price makes it pay
+    /// for itself; the number is not a price to charge).
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.fair.fair_price < 0.0 {
+            out.push(format!(
+                "the fair price is negative ({:.2} points): under the net value model {} loses more points than it \
+                 destroys{}, so no price makes it pay for itself; read it as \"not worth fielding in this matchup\", \
+                 not as a price",
+                self.fair.fair_price,
+                self.title,
+                self.reference.as_ref().map_or_else(String::new, |r| format!(" against {r}"))
+            ));
+        } else if self.fair.ci95_lo < 0.0 {
+            out.push(format!(
+                "the fair price's 95% interval reaches below zero ({:.2} to {:.2}): the piece may lose more points \
+                 than it destroys; play more trials before trusting the price",
+                self.fair.ci95_lo, self.fair.ci95_hi
+            ));
+        }
+        out
+    }
+
     /// The balance as one JSON object (`balance --json`, docs/json-schema.md).
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
@@ -556,6 +581,7 @@ impl BalanceRun {
             "matchups": self.matchups,
             "spread": self.spread,
             "split": self.split,
+            "warnings": self.warnings(),
         })
     }
 }

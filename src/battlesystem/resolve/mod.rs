@@ -135,7 +135,7 @@ pub fn compile(scenario: &BattlesystemScenario) -> BattlesystemPlan {
         Action::Rout { unit, .. } => {
             let b = &scenario.units[*unit].name;
             let mut slots = RoutSlots {
-                heading: m.add("heading", format!("the first d12 clock direction {b} rolled (12 = +y)"), false),
+                heading: m.add_circular("heading", format!("the first d12 clock direction {b} rolled (12 = +y)")),
                 rerolls: m.add("rerolls", "new directions rolled after a struck unit stayed in the way", false),
                 contacts: m.add("contacts", format!("contacts {b} made"), false),
                 units_contacted: m.add("units_contacted", "distinct units contacted", false),

@@ -253,6 +253,7 @@ fn run_of<S: System>(
         elapsed_s: started.elapsed().as_secs_f64(),
         precision: None,
         command: format!("charioteer run {} --seed {seed} --trials {trials}", shell_quote(&facts.name)),
+        exact: true,
     };
     *lock(&job.metrics) = metric_defs(&plan);
     let record = S::record(&scenario, &plan, played, server.pool.current_num_threads());

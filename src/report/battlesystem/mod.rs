@@ -77,6 +77,18 @@ impl BattlesystemRecord {
         elapsed_s: f64,
         command: String,
     ) -> Self {
+        Self::with_exact(plan, tally, (seed, threads, elapsed_s), command, true)
+    }
+
+    /// Summarises a tally of `plan`, checked against exact values only when `exact` (`run
+    /// --no-exact` skips them).
+    pub fn with_exact(
+        plan: &BattlesystemPlan,
+        tally: BattlesystemTally,
+        (seed, threads, elapsed_s): (u64, usize, f64),
+        command: String,
+        exact: bool,
+    ) -> Self {
         let defs = &plan.metrics.defs;
         let summary: Vec<MetricSummary<String>> = defs
             .iter()
@@ -88,7 +100,8 @@ impl BattlesystemRecord {
             .enumerate()
             .flat_map(|(m, d)| analysis::histogram_distribution(tally.histogram(m), tally.trials, &d.name))
             .collect();
-        let exact = exact::charge_joint(plan).map(|joint| {
+        let joint = if exact { exact::charge_joint(plan) } else { Err(exact::SKIPPED.to_string()) };
+        let exact = joint.map(|joint| {
             summary
                 .iter()
                 .enumerate()

@@ -135,6 +135,9 @@ pub fn balance_markdown(run: &crate::tools::balance::BalanceRun, figures: &[Figu
     let mut out = String::new();
     let s = &fair.scenario;
     let _ = writeln!(out, "# What is it worth? {title}\n");
+    for w in run.warnings() {
+        let _ = writeln!(out, "**Warning:** {w}.\n");
+    }
     let _ = writeln!(
         out,
         "At **{:.0} points**, it {} **{:.2}** {} per trial (one charge or rout; 95% CI {:.2} to {:.2}): \
