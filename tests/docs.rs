@@ -50,6 +50,9 @@ fn check_citations(file: &str, code: &str) {
                 "examples",
                 "report_content",
                 "paired",
+                "choices",
+                "battlesystem_melee",
+                "line",
             ]
             .contains(&parts[0]);
         if !is_path || !is_test || name.is_empty() {

@@ -107,16 +107,20 @@ impl BattlesystemRecord {
                 .enumerate()
                 .filter(|(m, _)| defs[*m].labels.is_empty())
                 .map(|(m, s)| {
-                    let (value, _) = joint.mean_sd(m);
+                    // The standard error from the exact sd, not the sample's: a rare outcome
+                    // not yet seen has a sample se of 0, and would read as infinitely far off.
+                    let (value, sd) = joint.mean_sd(m);
+                    let se = sd / (tally.trials.max(1) as f64).sqrt();
+                    let diff = s.mean - value;
                     ExactValue {
                         metric: s.metric.clone(),
                         exact: value,
-                        z: if s.se > 0.0 {
-                            (s.mean - value) / s.se
-                        } else if (s.mean - value).abs() < 1e-12 {
+                        z: if se > 0.0 {
+                            diff / se
+                        } else if diff.abs() < 1e-12 {
                             0.0
                         } else {
-                            f64::INFINITY
+                            f64::INFINITY.copysign(diff)
                         },
                     }
                 })
