@@ -214,6 +214,78 @@ fn supporters_are_matched_for_the_most_dice_whatever_the_files_order() {
 }
 
 #[test]
+fn a_spear_supports_only_within_a_millimetre_and_from_a_base_no_smaller() {
+    // A (25 mm) 3" ahead, a spear S directly behind it with `gap` mm between the bases (and
+    // a friend touching S's side, so S stands in the formation): within 1 mm it adds a die
+    // (the chariot wins duel(2) = 1/2), beyond it none (duel(1)).
+    let plain = "fight = 4, strength = 3, defence = 9, attacks = 1, wounds = 1, courage = \"7+\"";
+    let board = |front_mm: f64, spear_mm: f64, gap_mm: f64| {
+        let front = model("A", (0.0, 3.0), plain, "").replace("round_mm = 25", &format!("round_mm = {front_mm}"));
+        let behind = 3.0 + (front_mm / 2.0 + spear_mm / 2.0 + gap_mm) / 25.4;
+        let spear = model("S", (0.0, behind), &format!("{plain}, spear = true"), "")
+            .replace("round_mm = 25", &format!("round_mm = {spear_mm}"));
+        let friend = model("Friend", ((spear_mm / 2.0 + 12.5) / 25.4, behind), plain, "");
+        scenario("pivots = [0]", &(front + &spear + &friend))
+    };
+    let won = |text: &str| exact_mean(text, Metric::FightWon);
+    assert!((won(&board(25.0, 25.0, 0.9)) - duel(2)).abs() < 1e-12, "0.9 mm supports");
+    assert!((won(&board(25.0, 25.0, 1.1)) - duel(1)).abs() < 1e-12, "1.1 mm does not");
+    // A spear on a 25 mm base does not support a model on a 40 mm base; on a 40 mm base it does.
+    assert!((won(&board(40.0, 25.0, 0.0)) - duel(1)).abs() < 1e-12, "smaller base");
+    assert!((won(&board(40.0, 40.0, 0.0)) - duel(2)).abs() < 1e-12, "same base");
+}
+
+#[test]
+fn no_order_of_the_formations_changes_any_result() {
+    // Every one of the 24 orders of the four formations above (and, in a second board, of
+    // a spear rank of three models and a pike rank behind it) gives the same exact
+    // distribution of every metric: the supporters' matching does not depend on the file.
+    let r = 25.0 / 25.4;
+    let plain = "fight = 4, strength = 3, defence = 9, attacks = 1, wounds = 1, courage = \"7+\"";
+    let boards = [
+        vec![
+            model("A", (0.0, 3.0), plain, ""),
+            model("S", (-r * 60f64.to_radians().sin(), 3.0 + r * 0.5), &format!("{plain}, spear = true"), ""),
+            model("P1", (0.0, 3.0 + r), &format!("{plain}, pike = true"), ""),
+            model("P2", (0.0, 3.0 + 2.0 * r), &format!("{plain}, pike = true"), ""),
+        ],
+        vec![
+            model("Front", (0.0, 3.0), plain, "").replace("count = 1", "count = 3"),
+            model("Spears", (0.0, 3.0 + r), &format!("{plain}, spear = true"), "").replace("count = 1", "count = 2"),
+            model("Pikes", (0.0, 3.0 + 2.0 * r), &format!("{plain}, pike = true"), "")
+                .replace("count = 1", "count = 3"),
+            model("Flank", (2.0 * r, 3.0), &format!("{plain}, spear = true"), ""),
+        ],
+    ];
+    let distribution = |parts: &[String], order: &[usize]| -> Vec<Vec<f64>> {
+        let rest: String = order.iter().map(|&i| parts[i].clone()).collect();
+        let plan = compile(&parse(&scenario("pivots = [0]", &rest), "t.toml").unwrap_or_else(|e| panic!("{e}")));
+        let d = exact(&plan).unwrap_or_else(|e| panic!("{e:?}"));
+        Metric::ALL.iter().map(|&m| d.marginal(m)).collect()
+    };
+    for parts in &boards {
+        let first = distribution(parts, &[0, 1, 2, 3]);
+        let mut orders = 0;
+        for a in 0..4 {
+            for b in (0..4).filter(|&b| b != a) {
+                for c in (0..4).filter(|&c| c != a && c != b) {
+                    let d = 6 - a - b - c;
+                    let other = distribution(parts, &[a, b, c, d]);
+                    for (m, (x, y)) in Metric::ALL.iter().zip(first.iter().zip(&other)) {
+                        assert_eq!(x.len(), y.len(), "{m:?} in order {a}{b}{c}{d}");
+                        for (p, q) in x.iter().zip(y) {
+                            assert!((p - q).abs() < 1e-12, "{m:?} in order {a}{b}{c}{d}: {x:?} against {y:?}");
+                        }
+                    }
+                    orders += 1;
+                }
+            }
+        }
+        assert_eq!(orders, 24);
+    }
+}
+
+#[test]
 fn a_hero_carrying_the_banner_rolls_at_minus_one() {
     // A Hero without Might or Fate carrying the banner, alone in the fight: one die at -1
     // and the banner's re-roll of it when that helps him (behind; or tied at equal Fight

@@ -193,6 +193,38 @@ casualties = 4
 }
 
 #[test]
+fn break_point_of_an_odd_army() {
+    // An army of 7: half is 3.5, so "half or more" needs 4 casualties and "more than half"
+    // needs 4 too (3 is less than half, 4 more than half). Integer division (7 / 2 = 3)
+    // would break it at 3.
+    for reading in [BreakPoint::HalfOrMore, BreakPoint::MoreThanHalf] {
+        assert!(!reading.broken(3, 7), "{reading:?}: 3 of 7");
+        assert!(reading.broken(4, 7), "{reading:?}: 4 of 7");
+    }
+    // In a charge: an army of 7 with 2 casualties is Broken by 2 kills or more, not 1.
+    let line = r#"[[formations]]
+name = "Line"
+count = 5
+profile = "Warrior of Minas Tirith"
+front_centre = [0.0, 6.0]
+facing = 180
+[army]
+models = 7
+casualties = 2
+"#;
+    let kills_at_least = |text: &str, k: usize| -> f64 {
+        let plan = compile(&parse(text, "t").unwrap());
+        exact(&plan).unwrap().marginal(Metric::Kills).iter().skip(k).sum()
+    };
+    for rules in ["", "break_point = \"more_than_half\""] {
+        let text = scenario("", "", line, rules);
+        let two_or_more = kills_at_least(&text, 2);
+        assert!(two_or_more > 0.0 && kills_at_least(&text, 1) > two_or_more + 1e-3);
+        both_agree(&text, Metric::ArmyBroken, 1, two_or_more);
+    }
+}
+
+#[test]
 fn cavalry_is_passed_when_its_rider_dies_by_default() {
     assert_eq!(MesbgRules::default().cavalry_passed_when, CavalryPassed::RiderSlain);
 }
