@@ -322,3 +322,57 @@ fn balance_warns_of_a_negative_fair_price() {
     let report = std::fs::read_to_string(dir.path().join("bal/report.md")).unwrap();
     assert!(report.contains("**Warning:** the fair price is negative"), "{report}");
 }
+
+#[test]
+fn veers_never_add_up_on_crowded_boards() {
+    // Boards built to make beasts veer again and again within one d12 line: an elephant in
+    // the middle of a 60" board with a 40" rout, among eight small units that rout at once
+    // (ML 2) and so clear the path, under `avoid_what_it_can`. Whatever happens, every move
+    // lies within the 45-degree allowance of the line the last d12 gave.
+    let mut moves = 0;
+    let mut veered = 0;
+    for board in 0..12u32 {
+        let mut units = String::new();
+        for k in 0..8u32 {
+            // A fixed scatter: rings of units at 8-20" from the elephant, turned each board.
+            let angle = f64::from(k) * 45.0 + f64::from(board) * 17.0;
+            let reach = 8.0 + f64::from((k * 7 + board * 3) % 13);
+            let (x, y) = (30.0 + reach * angle.to_radians().sin(), 30.0 + reach * angle.to_radians().cos());
+            units.push_str(&format!(
+                "[[units]]\nname = \"U{k}\"\nside = \"b\"\nfigures = 4\nfrontage = {}\nat = [{x:.2}, {y:.2}]\n\
+                 stats = {{ ad = \"d4\", ar = 10, hits = 1, ml = 2, mv = 30 }}\n",
+                1 + (k + board) % 4
+            ));
+        }
+        let text = format!(
+            "title = \"crowd\"\nsystem = \"battlesystem\"\ntrials = 1000\nseed = {board}\n[board]\nwidth = 60\ndepth = 60\n\
+             [rules]\nveer = \"avoid_what_it_can\"\nrout_distance = 40\nmax_rerolls = 3\n\
+             [[units]]\nname = \"Elephant\"\nside = \"a\"\nfigures = 1\nat = [30.0, 30.0]\nbase = [2.0, 3.0]\nbeast = true\n\
+             stats = {{ ad = \"d12\", ar = 6, hits = 40, ml = 14, mv = 12 }}\n{units}[rout]\nunit = \"Elephant\"\n"
+        );
+        let Ok(scenario) = parse(&text, "crowd.toml") else { continue };
+        let plan = compile(&scenario);
+        let streams = Streams::new(plan.scenario.seed, plan.scenario.hash());
+        for t in 0..400 {
+            let mut line = None;
+            for e in replay(&plan, streams, t).1 {
+                match e {
+                    BattlesystemEvent::Heading { hour, .. } => line = Some(f64::from(hour) * 30.0),
+                    BattlesystemEvent::Move { heading, distance, veer, .. } if distance > 0.0 => {
+                        let line = line.expect("a heading before a move");
+                        let off = (heading - line).rem_euclid(360.0);
+                        let off = off.min(360.0 - off);
+                        assert!(
+                            off <= 45.0 + 1e-9,
+                            "board {board} trial {t}: heading {heading}, {off} degrees off {line}"
+                        );
+                        moves += 1;
+                        veered += usize::from(veer != 0.0);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    assert!(moves > 3_000 && veered > 300, "{moves} moves, {veered} veered: the boards no longer test veering");
+}
