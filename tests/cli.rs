@@ -593,3 +593,32 @@ fn a_bad_sweep_point_names_the_lines_of_the_users_file() {
     assert!(err.contains("with formations[0].count=0:28: field `formations[0].count`"), "{err}");
     assert!(err.contains("with formations[0].count=0:29: field `formations[0].ranks`"), "{err}");
 }
+
+#[test]
+fn a_report_replacing_another_leaves_none_of_its_files() {
+    // A Hero rides in the first run (its report has wound_split.csv); the second run, into
+    // the same folder, has no Hero: nothing of the first may stay, while a file of the
+    // user's and the `exact` files beside the report are left alone.
+    let dir = tempfile::tempdir().unwrap();
+    let hero = std::fs::canonicalize("scenarios/mesbg/king-on-chariot-vs-uruk-hai.toml").unwrap();
+    let plain = std::fs::canonicalize("scenarios/mesbg/khandish-vs-minas-tirith.toml").unwrap();
+    let out = charioteer(&["run", hero.to_str().unwrap(), "--trials", "2000", "--out", "rep", "-q"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rep = dir.path().join("rep");
+    assert!(rep.join("wound_split.csv").is_file(), "the Hero's report writes wound_split.csv");
+    std::fs::write(rep.join("notes.txt"), "mine").unwrap();
+    let out = charioteer(&["exact", plain.to_str().unwrap(), "--out", "rep", "-q"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = charioteer(&["run", plain.to_str().unwrap(), "--trials", "2000", "--out", "rep"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("it replaces the earlier report"));
+    assert!(!rep.join("wound_split.csv").exists(), "the earlier report's wound_split.csv stayed");
+    assert!(rep.join("notes.txt").is_file() && rep.join("exact.json").is_file());
+    // Every file the folder holds is the new report's, the manifest, or left alone above.
+    let report = std::fs::read_to_string(rep.join("report.md")).unwrap();
+    for entry in std::fs::read_dir(&rep).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        let kept = name == ".report-files" || name == "notes.txt" || name.starts_with("exact");
+        assert!(kept || report.contains(&name), "{name} is not the new report's");
+    }
+}

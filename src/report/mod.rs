@@ -316,8 +316,34 @@ pub(crate) fn write_with_markdown(
         std::iter::once("report.md".to_string()).chain(files.iter().map(|f| f.name.clone())).collect();
     let text = markdown(&names);
     files.insert(0, ReportFile { name: "report.md".into(), contents: Contents::Bytes(text.into_bytes()) });
-    write_files(dir, files)
+    // The earlier report's files, as its manifest lists them: those the new report does not
+    // write are removed once it is written, so a replaced report leaves none of its files
+    // (a Hero run's `wound_split.csv` beside a later run without a Hero). Files the manifest
+    // does not name (`exact` files, the user's own) are never touched.
+    let manifest = dir.join(REPORT_MANIFEST);
+    let earlier: Vec<String> = std::fs::read_to_string(&manifest)
+        .map(|t| t.lines().map(str::to_string).filter(|l| !l.is_empty()).collect())
+        .unwrap_or_default();
+    let written = write_files(dir, files)?;
+    let mut listed = names.join("\n");
+    listed.push('\n');
+    write_atomic(&manifest, |f| f.write_all(listed.as_bytes()))?;
+    for old in earlier.iter().filter(|old| !names.contains(old)) {
+        // Only plain names in the folder itself, never a path elsewhere.
+        if old.contains(['/', '\\']) || old.starts_with('.') {
+            continue;
+        }
+        let path = dir.join(old);
+        if path.is_file() {
+            std::fs::remove_file(&path).map_err(|source| ReportError::Io { path: path.clone(), source })?;
+        }
+    }
+    Ok(written)
 }
+
+/// The hidden file in a report folder listing the files its report wrote, so the next
+/// report written there removes those it does not write again.
+pub const REPORT_MANIFEST: &str = ".report-files";
 
 /// Writes every file of a report into `dir` (atomically, one by one, after all were
 /// rendered). Returns the paths written.
