@@ -315,6 +315,28 @@ fn compositions(total: u8, n: usize) -> Vec<Vec<u8>> {
     out
 }
 
+/// Over every split of `total` Strikes among the `living` targets (indices into `count`
+/// targets), the one with the most (kills, then Wounds) by `value`, the first found on a
+/// tie; as Strikes per target.
+fn best_split(total: u8, living: &[usize], count: usize, value: impl Fn(&[u8]) -> (f64, f64)) -> Vec<u8> {
+    let mut best: Option<(Vec<u8>, (f64, f64))> = None;
+    for split in compositions(total, living.len()) {
+        let v = value(&split);
+        let improves = match &best {
+            None => true,
+            Some((_, b)) => v.0 > b.0 + 1e-12 || ((v.0 - b.0).abs() <= 1e-12 && v.1 > b.1 + 1e-12),
+        };
+        if improves {
+            best = Some((split, v));
+        }
+    }
+    let mut full = vec![0; count];
+    for (&i, k) in living.iter().zip(best.map(|b| b.0).unwrap_or_default()) {
+        full[i] = k;
+    }
+    full
+}
+
 fn choose(n: u32, k: u32) -> f64 {
     (0..k).fold(1.0, |acc, i| acc * f64::from(n - i) / f64::from(i + 1))
 }
@@ -350,22 +372,7 @@ pub fn declare_weighed(total: u8, targets: &[(f64, u8, u8, bool)]) -> Vec<u8> {
         }
         (kills, wounds)
     };
-    let mut best: Option<(Vec<u8>, (f64, f64))> = None;
-    for split in compositions(total, living.len()) {
-        let v = value(&split);
-        let improves = match &best {
-            None => true,
-            Some((_, b)) => v.0 > b.0 + 1e-12 || ((v.0 - b.0).abs() <= 1e-12 && v.1 > b.1 + 1e-12),
-        };
-        if improves {
-            best = Some((split, v));
-        }
-    }
-    let mut full = vec![0; targets.len()];
-    for (&i, k) in living.iter().zip(best.map(|b| b.0).unwrap_or_default()) {
-        full[i] = k;
-    }
-    full
+    best_split(total, &living, targets.len(), value)
 }
 
 /// One Strike by the chariot at a model with `left` Wounds: every face of every die, with
@@ -555,22 +562,7 @@ pub fn declare_saving(total: u8, targets: &[Aim]) -> Vec<u8> {
         }
         (kills, lost)
     };
-    let mut best: Option<(Vec<u8>, (f64, f64))> = None;
-    for split in compositions(total, living.len()) {
-        let v = value(&split);
-        let improves = match &best {
-            None => true,
-            Some((_, b)) => v.0 > b.0 + 1e-12 || ((v.0 - b.0).abs() <= 1e-12 && v.1 > b.1 + 1e-12),
-        };
-        if improves {
-            best = Some((split, v));
-        }
-    }
-    let mut full = vec![0; targets.len()];
-    for (&i, k) in living.iter().zip(best.map(|b| b.0).unwrap_or_default()) {
-        full[i] = k;
-    }
-    full
+    best_split(total, &living, targets.len(), value)
 }
 
 /// P(the enemy wins the duel) when its highest die is `foe` and the chariot's `chariot`:
