@@ -702,13 +702,14 @@ pub(super) fn rout(
         };
         // Every unit touched at this instant, the first met first (the others in their order
         // in the file): the beasts fight each, each with the beasts that touch it.
-        let struck_units: Vec<usize> = std::iter::once(first_struck)
-            .chain((0..sc.units.len()).filter(|&i| i < 32 && step.also & (1 << i) != 0))
-            .collect();
+        // (No list is collected: this runs at every contact of every trial.)
+        let also = step.also;
+        let struck_units =
+            std::iter::once(first_struck).chain((0..sc.units.len().min(32)).filter(move |&i| also & (1 << i) != 0));
         let mut blocking = false;
         // What happened to the (first) struck unit, for the memo's graph (see `turn_of`).
         let mut outcome = 1;
-        for (k, &struck) in struck_units.iter().enumerate() {
+        for (k, struck) in struck_units.enumerate() {
             if scratch.states[beasts].figures == 0 || scratch.states[struck].figures == 0 {
                 continue;
             }
@@ -771,7 +772,7 @@ pub(super) fn rout(
         }
         // The memo's graph follows one struck unit's outcome; a step that met several
         // finds its next step by the board instead.
-        let linkable = struck_units.len() == 1;
+        let linkable = also == 0;
         if contacts >= MAX_CONTACTS {
             values[s.stopped] = 1;
             break;
