@@ -20,6 +20,7 @@ mod run;
 mod serve;
 mod sweep;
 mod system;
+mod turn;
 mod validate;
 
 use crate::battlesystem::scenario::{BattlesystemScenario, SystemField, system_of};
@@ -446,6 +447,18 @@ enum Loaded {
     Mesbg(Box<Scenario>),
     /// BATTLESYSTEM.
     Battlesystem(Box<BattlesystemScenario>),
+    /// A turn of several MESBG chariots.
+    Turn(Box<Scenario>),
+}
+
+/// A MESBG scenario as loaded: a turn of several chariots is its own system, checked to
+/// plan.
+fn mesbg_loaded(scenario: Scenario) -> Result<Loaded, ScenarioError> {
+    if scenario.is_turn() {
+        turn::check_turn(&scenario)?;
+        return Ok(Loaded::Turn(Box::new(scenario)));
+    }
+    Ok(Loaded::Mesbg(Box::new(scenario)))
 }
 
 /// Reads a scenario of either system (the bundled default without a file).
@@ -464,7 +477,7 @@ fn load_text(text: &str, name: &str) -> Result<Loaded, ScenarioError> {
         SystemField::Battlesystem => {
             crate::battlesystem::scenario::parse(text, name).map(|s| Loaded::Battlesystem(Box::new(s)))
         }
-        SystemField::Mesbg | SystemField::Unreadable => scenario::parse(text, name).map(|s| Loaded::Mesbg(Box::new(s))),
+        SystemField::Mesbg | SystemField::Unreadable => mesbg_loaded(scenario::parse(text, name)?),
         SystemField::Other(found) => Err(ScenarioError::Invalid {
             file: name.to_string(),
             problems: vec![scenario::Problem {

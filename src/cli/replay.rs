@@ -220,5 +220,38 @@ pub(super) fn describe_event(plan: &Plan, event: &Event) -> String {
             ),
             (None, None) => String::from("strike"),
         },
+        Event::TurnCharge { chariot, order } => {
+            format!("--- chariot {chariot} charges ({} of the turn) ---", ordinal(*order))
+        }
+        Event::Blocked { by, distance } => {
+            format!(
+                "after {distance:.2}\" the drive ends just short of chariot {by} (models cannot move through friends)"
+            )
+        }
+        Event::TurnFight { chariots, models } => format!(
+            "--- fight: chariot{} {} against {} ---",
+            if chariots.len() == 1 { "" } else { "s" },
+            chariots.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" and "),
+            models.iter().map(|&m| plan.model_label(m)).collect::<Vec<_>>().join(", ")
+        ),
+        Event::StrikesOf { chariot, striking } => {
+            if *striking {
+                format!("chariot {chariot} strikes:")
+            } else {
+                format!("at chariot {chariot}:")
+            }
+        }
     }
+}
+
+/// "1st", "2nd", "3rd", "4th", ...
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }

@@ -110,6 +110,7 @@ macro_rules! on_system {
         match $loaded {
             Loaded::Mesbg(s) => $f::<$crate::cli::system::Mesbg>(*s $(, $arg)*),
             Loaded::Battlesystem(s) => $f::<$crate::cli::system::Battlesystem>(*s $(, $arg)*),
+            Loaded::Turn(s) => $f::<$crate::cli::turn::Turn>(*s $(, $arg)*),
         }
     };
 }
@@ -126,7 +127,7 @@ impl System for Mesbg {
     fn take(loaded: Loaded) -> Option<Scenario> {
         match loaded {
             Loaded::Mesbg(s) => Some(*s),
-            Loaded::Battlesystem(_) => None,
+            _ => None,
         }
     }
     fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
@@ -235,7 +236,7 @@ impl System for Battlesystem {
     fn take(loaded: Loaded) -> Option<BattlesystemScenario> {
         match loaded {
             Loaded::Battlesystem(s) => Some(*s),
-            Loaded::Mesbg(_) => None,
+            _ => None,
         }
     }
     fn parse(text: &str, file: &str) -> Result<BattlesystemScenario, ScenarioError> {

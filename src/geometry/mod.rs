@@ -29,7 +29,7 @@ use serde::Serialize;
 mod bases;
 
 use bases::first_contact_oval;
-pub use bases::{Disc, OvalShape, convex_signed_distance};
+pub use bases::{Disc, OvalShape, convex_signed_distance, first_footprint_contact, footprint_gap};
 
 mod terrain;
 pub use terrain::*;

@@ -77,6 +77,23 @@ pub struct StopMark {
     pub how: &'static str,
 }
 
+/// Another chariot's path in a turn.
+#[derive(Clone, Debug, Serialize)]
+pub struct DrawnPath {
+    /// Its number (1-based, as listed).
+    pub number: usize,
+    /// Its place in the order of the turn (1-based).
+    pub order: usize,
+    /// Its base where it starts.
+    pub start: Vec<Point>,
+    /// Its base where its drive ends if nothing stops it.
+    pub end: Vec<Point>,
+    /// Its base every half inch along the path.
+    pub swept: Vec<Vec<Point>>,
+    /// The path of its centre.
+    pub centre_line: Vec<Point>,
+}
+
 /// The whole picture.
 #[derive(Clone, Debug, Serialize)]
 pub struct BoardPicture {
@@ -100,6 +117,13 @@ pub struct BoardPicture {
     pub pivots: Vec<(Point, f64)>,
     /// Where the charges ended.
     pub stops: Vec<StopMark>,
+    /// In a turn of several chariots, the first chariot's number (1-based, as listed), and
+    /// the other chariots' paths (the path each drove most often in the counted trials).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub number: Option<usize>,
+    /// The other chariots of a turn.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub more: Vec<DrawnPath>,
     /// Trials counted for the chances.
     pub trials: u64,
     /// The smallest box holding everything drawn, with a margin: (x0, y0, x1, y1).
@@ -305,7 +329,170 @@ pub fn picture(scenario: &Scenario, plan: &Plan, seed: u64, trials: u64) -> Boar
         centre_line,
         pivots,
         stops,
+        number: None,
+        more: Vec::new(),
         trials,
         bounds: (x0 - margin, y0 - margin, x1 + margin, y1 + margin),
     }
+}
+
+/// What one trial of a turn did to each model, which drives it took, and where each
+/// chariot ended.
+struct TurnWatch {
+    slain: Vec<bool>,
+    chariot: usize,
+    ends: Vec<(usize, f64, &'static str)>,
+}
+
+impl Observer for TurnWatch {
+    const ENABLED: bool = true;
+    fn note(&mut self, event: impl FnOnce() -> Event) {
+        match event() {
+            Event::Contact { model, outcome, .. } if outcome.casualty => self.slain[model] = true,
+            Event::KnockedFlying { model, slain: true, .. } => self.slain[model] = true,
+            Event::Strike { target: Some(model), casualty: true, .. } => self.slain[model] = true,
+            Event::TurnCharge { chariot, .. } => self.chariot = chariot - 1,
+            Event::Stopped { distance, .. } => self.ends.push((self.chariot, distance, "stopped")),
+            // A drive ended short of a friend says so; its "drove on" adds nothing.
+            Event::DroveOn { .. } if self.ends.last().is_none_or(|e| e.0 != self.chariot) => {
+                self.ends.push((self.chariot, f64::NAN, "drove on"))
+            }
+            Event::Blocked { distance, .. } => self.ends.push((self.chariot, distance, "blocked")),
+            Event::Obstacle { .. } => self.ends.push((self.chariot, f64::NAN, "obstacle")),
+            Event::SlainByTerrain { distance } => self.ends.push((self.chariot, distance, "slain by terrain")),
+            _ => {}
+        }
+    }
+}
+
+/// Per-model slain counts, per-node visits and chariots' ends of a turn's trials.
+#[derive(Clone, Debug, Default)]
+struct TurnCounts {
+    slain: Vec<u64>,
+    visits: Vec<u64>,
+    ends: BTreeMap<(usize, i64, i64, &'static str), (u64, f64)>,
+}
+
+impl TurnCounts {
+    fn merge(mut self, other: TurnCounts) -> TurnCounts {
+        if self.slain.is_empty() {
+            return other;
+        }
+        self.slain.iter_mut().zip(other.slain).for_each(|(a, b)| *a += b);
+        self.visits.iter_mut().zip(other.visits).for_each(|(a, b)| *a += b);
+        for (k, (n, d)) in other.ends {
+            self.ends.entry(k).or_insert((0, d)).0 += n;
+        }
+        self
+    }
+}
+
+/// The picture of a turn: every chariot's path (the one it drove most often in the counted
+/// trials, numbered as listed), where the chariots ended, and each model's chance to be
+/// slain in the turn, from the first `trials` trials of the run with `seed`.
+pub fn turn_picture(plan: &crate::mesbg::plan::TurnPlan, seed: u64, trials: u64) -> BoardPicture {
+    let scenario = &plan.scenario;
+    let streams = Streams::new(seed, scenario.hash());
+    let chunk = 4096u64;
+    let count = |range: std::ops::Range<u64>| {
+        let mut counts =
+            TurnCounts { slain: vec![0; plan.models], visits: vec![0; plan.nodes.len()], ends: BTreeMap::new() };
+        let mut scratch = resolve::TurnScratch::default();
+        for t in range {
+            let mut watch = TurnWatch { slain: vec![false; plan.models], chariot: 0, ends: Vec::new() };
+            resolve::play_turn(plan, streams, t, &mut scratch, &mut watch);
+            counts.slain.iter_mut().zip(&watch.slain).for_each(|(c, s)| *c += u64::from(*s));
+            let walked = scratch.walked();
+            for &node in walked {
+                counts.visits[node] += 1;
+            }
+            for &(c, distance, how) in &watch.ends {
+                let Some(&node) = walked.iter().find(|&&n| plan.nodes[n].chariot == c) else { continue };
+                let milli = if distance.is_finite() { (distance * 1000.0).round() as i64 } else { i64::MIN };
+                // Where it ended, on the path it drove (one mark per chariot and place).
+                let at = if milli == i64::MIN {
+                    plan.nodes[node].end.centre
+                } else {
+                    crate::mesbg::plan::pose_on_legs(&plan.nodes[node].legs, distance)
+                        .map_or(plan.nodes[node].end.centre, |p| p.centre)
+                };
+                let key = (c, (at.x * 1000.0).round() as i64, (at.y * 1000.0).round() as i64, how);
+                let entry = counts.ends.entry(key).or_insert((
+                    0,
+                    if milli == i64::MIN { plan.nodes[node].legs.iter().map(|l| l.length).sum() } else { distance },
+                ));
+                entry.0 += 1;
+            }
+        }
+        counts
+    };
+    let counts = (0..trials.div_ceil(chunk))
+        .into_par_iter()
+        .map(|c| count(c * chunk..((c + 1) * chunk).min(trials)))
+        .reduce(TurnCounts::default, TurnCounts::merge);
+    let share = |n: u64| if trials == 0 { 0.0 } else { n as f64 / trials as f64 };
+    // Each chariot's most driven path: its node visited most often.
+    let busiest = |c: usize| {
+        (0..plan.nodes.len())
+            .filter(|&n| plan.nodes[n].chariot == c)
+            .max_by_key(|&n| (counts.visits[n], std::cmp::Reverse(n)))
+    };
+    let first = plan.order[0];
+    let mut picture = picture(&scenario.view(first), &plan.plans[first], seed, 0);
+    for b in &mut picture.bases {
+        b.slain = counts.slain.get(b.model).copied().unwrap_or(0);
+        b.p_slain = share(b.slain);
+        b.label = plan.plans[first].model_label(b.model);
+    }
+    picture.trials = trials;
+    picture.number = Some(first + 1);
+    picture.stops = Vec::new();
+    for (&(_, x, y, how), &(n, distance)) in &counts.ends {
+        picture.stops.push(StopMark { distance, at: (x as f64 / 1000.0, y as f64 / 1000.0), p: share(n), how });
+    }
+    let mut more = Vec::new();
+    for (depth, &c) in plan.order.iter().enumerate() {
+        let Some(node) = busiest(c) else { continue };
+        let mv = &plan.nodes[node];
+        let footprint = plan.scenario.entries()[c].chariot.base.footprint();
+        let length: f64 = mv.legs.iter().map(|l| l.length).sum();
+        let steps = (length / 0.5).ceil() as usize;
+        let along = |d: f64| crate::mesbg::plan::pose_on_legs(&mv.legs, d).unwrap_or(mv.end);
+        let mut centre_line: Vec<Point> = mv.legs.iter().map(|l| (l.start.centre.x, l.start.centre.y)).collect();
+        centre_line.push((mv.end.centre.x, mv.end.centre.y));
+        let start = mv.legs.first().map_or(plan.scenario.entries()[c].chariot.start, |l| l.start);
+        let drawn = DrawnPath {
+            number: c + 1,
+            order: depth + 1,
+            start: outline(&footprint, start),
+            end: outline(&footprint, mv.end),
+            swept: (0..=steps).map(|k| outline(&footprint, along((k as f64 * 0.5).min(length)))).collect(),
+            centre_line,
+        };
+        if depth == 0 {
+            picture.swept = drawn.swept;
+            picture.centre_line = drawn.centre_line;
+            picture.chariot_start = drawn.start;
+            picture.chariot_end = drawn.end;
+            picture.pivots = Vec::new();
+        } else {
+            more.push(drawn);
+        }
+    }
+    picture.more = more;
+    let everything = picture
+        .bases
+        .iter()
+        .flat_map(|b| b.outline.iter())
+        .chain(picture.terrain.iter().flat_map(|t| t.points.iter()))
+        .chain(picture.swept.iter().flatten())
+        .chain(picture.more.iter().flat_map(|m| m.swept.iter().flatten().chain(&m.start)))
+        .chain(&picture.chariot_start);
+    let (mut x0, mut y0, mut x1, mut y1) = (f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY);
+    for &(x, y) in everything {
+        (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+    }
+    let margin = 2.0;
+    picture.bounds = (x0 - margin, y0 - margin, x1 + margin, y1 + margin);
+    picture
 }

@@ -7,6 +7,7 @@ pub mod battlesystem;
 pub mod charts;
 pub mod document;
 pub mod record;
+pub mod turn;
 
 use crate::mesbg::analysis::{self, DistributionRow, MetricSummary};
 use crate::mesbg::exact;
@@ -449,7 +450,7 @@ impl From<&battlesystem::BattlesystemRecord> for ComparedRun {
 }
 
 /// A summary row with its metric named by `def`.
-fn with_def<M>(
+pub(crate) fn with_def<M>(
     s: &crate::engine::statistics::MetricSummary<M>,
     def: crate::engine::MetricDef,
 ) -> crate::engine::statistics::MetricSummary<crate::engine::MetricDef> {

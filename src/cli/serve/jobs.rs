@@ -271,7 +271,12 @@ pub(super) fn metric_defs<P: crate::engine::RuleSystem>(plan: &P) -> Value {
 
 /// Whether two loaded scenarios are of one rule system (a comparison pairs their streams).
 pub(super) fn same_system(a: &Loaded, b: &Loaded) -> bool {
-    matches!((a, b), (Loaded::Mesbg(_), Loaded::Mesbg(_)) | (Loaded::Battlesystem(_), Loaded::Battlesystem(_)))
+    matches!(
+        (a, b),
+        (Loaded::Mesbg(_), Loaded::Mesbg(_))
+            | (Loaded::Battlesystem(_), Loaded::Battlesystem(_))
+            | (Loaded::Turn(_), Loaded::Turn(_))
+    )
 }
 
 /// Plays A and B on A's streams for `job` and writes the paired report; answers `compare

@@ -558,6 +558,15 @@ impl WebSystem for Battlesystem {
     }
 }
 
+impl WebSystem for super::turn::Turn {
+    const NAME: &'static str = "mesbg";
+    fn page_board(s: &Scenario, plan: &Self::Plan, _: u64) -> Result<Value> {
+        // Every chariot's path, numbered, drawn as the report draws it.
+        let rendered = <super::turn::Turn as System>::board(s, plan)?;
+        Ok(json!({"kind": "svg", "svg": rendered.svg}))
+    }
+}
+
 /// Reads the scenario of a run request and checks its trials against the server's bound.
 fn run_request(
     server: &Server,
@@ -575,7 +584,7 @@ fn run_request(
 /// A scenario's own seed and trials.
 fn own_seed_and_trials(loaded: &Loaded) -> (u64, u64) {
     match loaded {
-        Loaded::Mesbg(s) => (s.seed, s.trials),
+        Loaded::Mesbg(s) | Loaded::Turn(s) => (s.seed, s.trials),
         Loaded::Battlesystem(s) => (s.seed, s.trials),
     }
 }

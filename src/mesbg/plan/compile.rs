@@ -57,7 +57,7 @@ pub(super) fn compile_fights(
                 .collect();
             let presence: Vec<Presence> =
                 left.iter().map(|&l| Presence { in_fight: l > 0, rider: l > 0, prone: false }).collect();
-            let support = support::foe_support(models, map, &group.models, g, &presence, rules);
+            let support = support::foe_support(models, map, &group.models, g, &presence, rules, &[]);
             (!survivors.is_empty()).then(|| {
                 FightTable::new(mesbg_fight::fight_distribution(&fighter, &survivors, fight_rules, hero, &support))
             })
@@ -258,12 +258,22 @@ pub fn compile(scenario: &Scenario) -> Plan {
     let policy = PathPolicy::of(scenario);
     let (pivots, stop_at) = match &policy {
         PathPolicy::Best(objective) => {
-            let best = best_pivots(scenario, &footprint, &discs, &models, *objective, scenario.charge.distance);
+            let best = best_pivots(
+                scenario,
+                &footprint,
+                &discs,
+                &models,
+                *objective,
+                scenario.charge.distance,
+                Standing::default(),
+            );
             (best.pivots, best.stop_at)
         }
         _ => (Vec::new(), scenario.charge.distance),
     };
-    let drive = drive(scenario, &footprint, discs, stop_at, |chance, pose| policy.pivot(chance, pose, &pivots));
+    let drive = drive(scenario, &footprint, discs, stop_at, Standing::default(), |chance, pose| {
+        policy.pivot(chance, pose, &pivots)
+    });
     let Drive {
         mut groups,
         pushes,
@@ -276,6 +286,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
         obstacle,
         discs,
         pivots_used,
+        blocked: _,
     } = drive;
     for (m, d) in models.iter_mut().zip(&discs) {
         m.centre = d.centre;

@@ -23,6 +23,8 @@ use std::collections::BTreeMap;
 
 mod compile;
 pub use compile::*;
+mod turn;
+pub use turn::*;
 
 /// Hits an obstacle and a chariot driving into it inflict on each other.
 pub const OBSTACLE_HITS: u8 = 3;
@@ -507,6 +509,6 @@ pub fn fight_rules(rules: &MesbgRules) -> FightRules {
 impl Plan {
     /// The help the enemy gets in a fight at group `g` (see [`support::foe_support`]).
     pub fn foe_support(&self, g: usize, presence: &[Presence]) -> mesbg_fight::FoeSupport {
-        support::foe_support(&self.models, &self.support, &self.groups[g].models, g, presence, &self.rules)
+        support::foe_support(&self.models, &self.support, &self.groups[g].models, g, presence, &self.rules, &[])
     }
 }

@@ -86,6 +86,15 @@ impl PathPolicy {
 /// The largest pivot, degrees.
 pub const MAX_PIVOT: f64 = 45.0;
 
+/// What else stands on the board when a chariot of a turn charges: which models are still
+/// standing (`None`: all), and the chariots of its own side standing where they stopped,
+/// which its drive ends short of (models cannot move through friendly models).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Standing<'a> {
+    pub(super) present: Option<&'a [bool]>,
+    pub(super) friends: &'a [(Footprint, Pose)],
+}
+
 /// The path driven and what it meets, before any dice.
 pub(super) struct Drive {
     pub(super) groups: Vec<ContactGroup>,
@@ -99,6 +108,9 @@ pub(super) struct Drive {
     pub(super) obstacle: Option<ObstacleContact>,
     pub(super) discs: Vec<Disc>,
     pub(super) pivots_used: Vec<f64>,
+    /// The friendly chariot (index into [`Standing::friends`]) the drive ended short of,
+    /// and how far it had driven then.
+    pub(super) blocked: Option<(usize, f64)>,
 }
 
 /// Drives the full Move, or stops after `stop_at` inches driven: pivots (asked of
@@ -109,6 +121,7 @@ pub(super) fn drive(
     footprint: &Footprint,
     mut discs: Vec<Disc>,
     stop_at: Option<f64>,
+    board: Standing<'_>,
     mut pivot_for: impl FnMut(usize, &Pose) -> f64,
 ) -> Drive {
     let stop_at = stop_at.unwrap_or(f64::INFINITY);
@@ -131,7 +144,8 @@ pub(super) fn drive(
             |t| if let Terrain::Obstacle { name, from, to } = t { Some((name.as_str(), *from, *to)) } else { None },
         )
         .collect();
-    let mut alive = vec![true; discs.len()];
+    let mut alive = board.present.map_or_else(|| vec![true; discs.len()], <[bool]>::to_vec);
+    let mut blocked = None;
     let mut groups: Vec<ContactGroup> = Vec::new();
     let mut pushes = Vec::new();
     let mut moved_off_obstacles = Vec::new();
@@ -186,6 +200,23 @@ pub(super) fn drive(
         if let Some((s, _)) = wall {
             length = s;
         }
+        // A friendly chariot ahead: the drive ends just short of it (and of the wall beyond).
+        let friend = board
+            .friends
+            .iter()
+            .enumerate()
+            .filter_map(|(k, (f, p))| {
+                geometry::first_footprint_contact(&footprint, &pose, length, f, p).map(|s| (s, k))
+            })
+            .min_by(|x, y| x.0.total_cmp(&y.0));
+        let wall = match friend {
+            Some((s, k)) if wall.is_none_or(|(w, _)| s <= w) => {
+                length = (s - STOP_SHORT_INCHES).max(0.0);
+                blocked = Some((k, driven + length));
+                None
+            }
+            _ => wall,
+        };
         if difficult_from.is_none()
             && let Some(&(from, _)) = stretches.first()
             && from <= length + geometry::EPSILON
@@ -224,11 +255,12 @@ pub(super) fn drive(
             obstacle = Some(ObstacleContact { name: name.to_string(), distance: driven });
             break;
         }
-        if length <= 0.0 || stopping {
+        if length <= 0.0 || stopping || blocked.is_some() {
             break;
         }
     }
     Drive {
+        blocked,
         groups,
         pushes,
         moved_off_obstacles,
@@ -363,11 +395,12 @@ pub(super) fn best_pivots(
     models: &[PlannedModel],
     objective: Objective,
     stop_at: Option<f64>,
+    board: Standing<'_>,
 ) -> BestPath {
     let chances =
         1 + (scenario.chariot.move_inches.min(stop_at.unwrap_or(f64::INFINITY)) / PIVOT_EVERY + 1e-9).floor() as usize;
     let drive_of = |pivots: &[f64], stop: Option<f64>| {
-        drive(scenario, footprint, discs.to_vec(), stop, |k, _| pivots.get(k).copied().unwrap_or(0.0))
+        drive(scenario, footprint, discs.to_vec(), stop, board, |k, _| pivots.get(k).copied().unwrap_or(0.0))
     };
     let score_of = |d: &Drive, pivots: &[f64]| {
         let value = objective_value(d, models, scenario, footprint, objective);

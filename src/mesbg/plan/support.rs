@@ -44,6 +44,9 @@ pub struct SupportMap {
     pub group_of: Vec<usize>,
     /// Whether anything in the scenario can help a fight (worked out once: trials ask).
     pub active: bool,
+    /// Per model, in a turn of several chariots: in base contact with a chariot (in a fight
+    /// of its own, so it cannot support); empty for a single charge.
+    pub engaged: Vec<bool>,
 }
 
 impl SupportMap {
@@ -83,6 +86,7 @@ pub fn foe_support(
     g: usize,
     presence: &[Presence],
     rules: &MesbgRules,
+    used: &[usize],
 ) -> FoeSupport {
     let mut support = FoeSupport { supporter_fight_counts: rules.supporter_fight_counts, ..FoeSupport::NONE };
     if !map.any() {
@@ -90,9 +94,13 @@ pub fn foe_support(
     }
     let fighters: Vec<usize> = group.iter().zip(presence).filter(|(_, p)| p.in_fight).map(|(&m, _)| m).collect();
     let in_group = |m: usize| group.iter().position(|&x| x == m);
-    // Standing and not in the fight: untouched so far (touched later along the path).
-    let unengaged = |m: usize| map.group_of[m] == usize::MAX || map.group_of[m] > g;
-    let standing = |m: usize| unengaged(m) || in_group(m).is_some_and(|i| presence[i].in_fight);
+    // Standing and not in the fight: untouched so far (touched later along the path), not
+    // in base contact with another chariot of the turn, and not supporting in a fight
+    // already fought this turn (`used`).
+    let engaged = |m: usize| map.engaged.get(m).copied().unwrap_or(false);
+    let unengaged =
+        |m: usize| (map.group_of[m] == usize::MAX || map.group_of[m] > g) && !engaged(m) && !used.contains(&m);
+    let standing = |m: usize| unengaged(m) || engaged(m) || in_group(m).is_some_and(|i| presence[i].in_fight);
     let eps = 1e-9;
     // A supporter's base is the same size as its friend's or larger (by area, for ovals).
     let no_smaller = |c: usize, f: usize| map.bases[c].area() * (1.0 + eps) >= map.bases[f].area();

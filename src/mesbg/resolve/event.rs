@@ -147,6 +147,35 @@ pub enum Event {
         /// Whether the Wound was prevented.
         saved: bool,
     },
+    /// In a turn: the chariot (1-based, as listed) that charges next.
+    TurnCharge {
+        /// Its number in the list.
+        chariot: usize,
+        /// Its place in the order of the turn (1-based).
+        order: usize,
+    },
+    /// In a turn: the chariot's drive ended just short of a friendly chariot.
+    Blocked {
+        /// The friendly chariot in the way (1-based, as listed).
+        by: usize,
+        /// Distance driven, inches.
+        distance: f64,
+    },
+    /// In a turn: a fight of the Fight phase begins.
+    TurnFight {
+        /// The chariots in it (1-based, as listed).
+        chariots: Vec<usize>,
+        /// The enemy models in it.
+        models: Vec<usize>,
+    },
+    /// In a fight of several chariots: the Strikes one chariot makes, or the enemy's at one
+    /// chariot.
+    StrikesOf {
+        /// The chariot (1-based, as listed).
+        chariot: usize,
+        /// Whether it strikes (else it is struck).
+        striking: bool,
+    },
     /// A remark about the trace itself.
     Note {
         /// The remark.

@@ -17,7 +17,8 @@ pub(super) fn reconstruct_fight<O: Observer>(
 ) {
     for _ in 0..MAX_RECONSTRUCTION_TRIES {
         let mut trace = Trace::default();
-        if fight_by_dice(plan, scratch, &mut ChariotState::fresh(plan), dice, &mut trace) == result {
+        let board = FightBoard::of(plan, scratch.group);
+        if fight_by_dice(plan, &board, scratch, &mut ChariotState::fresh(plan), dice, &mut trace) == result {
             for event in trace.0 {
                 obs.note(|| event);
             }
@@ -29,24 +30,75 @@ pub(super) fn reconstruct_fight<O: Observer>(
     });
 }
 
+/// Where a fight is fought, as its support and its beaten models' room to Back Away see
+/// it: for a single charge, the plan's own board at the group the chariot stopped at; for
+/// a fight of a turn, the board as the turn's moves left it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FightBoard<'a> {
+    /// Spears, pikes and banners on the board.
+    pub support: &'a crate::mesbg::plan::support::SupportMap,
+    /// The models the chariot touched (its contact group), whether or not still standing.
+    pub group: &'a [usize],
+    /// The group's index (models of groups before it are slain).
+    pub g: usize,
+    /// Supporters already used in a fight fought earlier this turn.
+    pub used: &'a [usize],
+    /// Monsters that cannot Back Away here (`None`: the plan's own marks).
+    pub cannot_back_away: Option<&'a [usize]>,
+    /// Whether an enemy Hero may be in the fight (his dice, Might and Fate are kept apart).
+    pub foe_heroes: bool,
+}
+
+impl<'a> FightBoard<'a> {
+    /// The board of a single charge stopped at group `g`.
+    pub(crate) fn of(plan: &'a Plan, g: usize) -> Self {
+        Self {
+            support: &plan.support,
+            group: plan.groups.get(g).map_or(&[], |group| group.models.as_slice()),
+            g,
+            used: &[],
+            cannot_back_away: None,
+            foe_heroes: !plan.foe_heroes.is_empty(),
+        }
+    }
+
+    /// Whether beaten model `m` (a Monster) is Trapped for want of room to Back Away.
+    fn trapped(&self, plan: &Plan, m: usize, left: u8, rules: mesbg_fight::FightRules) -> bool {
+        let mut c = plan.models[m].combatant(left);
+        if let Some(blocked) = self.cannot_back_away {
+            c.cannot_back_away = blocked.contains(&m);
+        }
+        c.trapped_when_beaten(rules)
+    }
+}
+
 /// The spears, pikes and banner helping the models in `scratch`'s fight: their dice (and,
 /// by the ruleset, their Fight) join the enemy's side of the duel, and replays name them.
 #[inline(never)]
 pub(super) fn support_in_fight<O: Observer>(
     plan: &Plan,
+    board: &FightBoard,
     scratch: &Scratch,
     enemy: &mut DuelSide,
     obs: &mut O,
 ) -> FoeSupport {
-    let presence: Vec<Presence> = plan.groups[scratch.group]
-        .models
+    let presence: Vec<Presence> = board
+        .group
         .iter()
         .map(|&m| match scratch.survivors.iter().find(|s| s.model == m) {
             Some(s) => Presence { in_fight: true, rider: s.left > 0, prone: s.prone },
             None => Presence { in_fight: false, rider: false, prone: false },
         })
         .collect();
-    let support = plan.foe_support(scratch.group, &presence);
+    let support = crate::mesbg::plan::support::foe_support(
+        &plan.models,
+        board.support,
+        board.group,
+        board.g,
+        &presence,
+        &plan.rules,
+        board.used,
+    );
     support.join(enemy);
     if !support.supporters.is_empty() || support.banner {
         obs.note(|| Event::Support {
@@ -242,6 +294,7 @@ impl FoeHeroes {
 /// Hero's Might (by his policy) and Fate, and cavalry (rider and mount).
 pub(super) fn fight_by_dice<O: Observer>(
     plan: &Plan,
+    board: &FightBoard,
     scratch: &mut Scratch,
     state: &mut ChariotState,
     dice: &mut Dice,
@@ -267,8 +320,14 @@ pub(super) fn fight_by_dice<O: Observer>(
     }
     // Spears, pikes and banners helping the models in the fight (worked out of line: most
     // scenarios have none).
-    let support = if plan.support.any() { support_in_fight(plan, scratch, &mut enemy, obs) } else { FoeSupport::NONE };
-    let mut foes = if plan.foe_heroes.is_empty() { FoeHeroes::default() } else { FoeHeroes::of(plan, scratch) };
+    let support =
+        if board.support.any() { support_in_fight(plan, board, scratch, &mut enemy, obs) } else { FoeSupport::NONE };
+    if !board.used.is_empty() || board.cannot_back_away.is_some() {
+        // A fight of a turn: later fights need to know who supported here.
+        scratch.supporters_used.clear();
+        scratch.supporters_used.extend(support.supporters.iter().map(|sp| sp.model));
+    }
+    let mut foes = if board.foe_heroes { FoeHeroes::of(plan, scratch) } else { FoeHeroes::default() };
     let mut chariot_high = dice.highest_d6(attacker.dice);
     let enemy_high = if !foes.heroes.is_empty() {
         foes.duel(&attacker, &enemy, &support, &mut chariot_high, (policy, state), dice, obs)
@@ -324,7 +383,7 @@ pub(super) fn fight_by_dice<O: Observer>(
                     obs.note(|| Event::KnockedFlying { model: s.model, wounded, slain: left == 0 });
                     rules.trapped
                 } else {
-                    m.combatant(left).trapped_when_beaten(rules)
+                    board.trapped(plan, s.model, left, rules)
                 };
                 scratch.targets.push(StrikeTarget {
                     roll: m.struck_by_chariot,
@@ -474,4 +533,261 @@ pub(super) fn fight_by_dice<O: Observer>(
             foe_heroes_slain: 0,
         }
     }
+}
+
+/// What a fight of several chariots against one model came to.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct PooledOutcome {
+    /// The chariots won the duel.
+    pub won: bool,
+    /// The model was slain (a casualty: its rider, or the model on foot).
+    pub slain: bool,
+    /// Per chariot of the fight, in its order: whether its Strike slew the model.
+    pub slew: Vec<bool>,
+    /// Might the enemy Hero spent.
+    pub foe_might_spent: u8,
+    /// Fate the enemy Hero spent.
+    pub foe_fate_spent: u8,
+}
+
+/// A fight of several chariots against the one model they all touch (a turn): their duel
+/// dice are rolled together (the highest die wins, ties to the highest Fight on each side,
+/// then the roll-off) and their riding Heroes' Might is pooled to win it; if they win the
+/// model is knocked down as by one chariot and each chariot, in the turn's order, makes its
+/// own Strikes at it until it is slain; if they lose, the model (and its supporters)
+/// strike the chariot it can most hurt, the one with the fewest Wounds left (the first of
+/// them in the turn's order), then the next once that one is slain.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn pooled_fight<O: Observer>(
+    plans: &[&Plan],
+    board: &FightBoard,
+    scratch: &mut Scratch,
+    states: &mut [ChariotState],
+    numbers: &[usize],
+    dice: &mut Dice,
+    obs: &mut O,
+) -> PooledOutcome {
+    let first = plans[0];
+    let rules = fight_rules(&first.rules);
+    let s = scratch.survivors[0];
+    let m = &first.models[s.model];
+    let side = first.chariot.side;
+    let attacker = DuelSide {
+        dice: plans.iter().map(|p| u32::from(p.chariot.attacks)).sum(),
+        fight: plans.iter().map(|p| p.chariot.fight).max().unwrap_or(0),
+        side,
+    };
+    let mut enemy = DuelSide { dice: 0, fight: 0, side: side.opponent() };
+    if s.left > 0 {
+        enemy.dice += u32::from(m.attacks);
+        enemy.fight = enemy.fight.max(m.fight);
+    }
+    if let Some(mount) = m.mount.filter(|_| s.mount_left > 0) {
+        enemy.dice += u32::from(mount.attacks);
+        enemy.fight = enemy.fight.max(mount.fight);
+    }
+    let support =
+        if board.support.any() { support_in_fight(first, board, scratch, &mut enemy, obs) } else { FoeSupport::NONE };
+    let mut foes = if board.foe_heroes { FoeHeroes::of(first, scratch) } else { FoeHeroes::default() };
+    // The riding Heroes' Might, pooled for the duel (any of them may raise the side's die).
+    let on_duel: Vec<bool> = plans.iter().map(|p| p.chariot.hero.is_some_and(|h| h.might_policy.on_duel())).collect();
+    let might_pool: u8 = states.iter().zip(&on_duel).filter(|(_, d)| **d).map(|(st, _)| st.might_left).sum();
+    let mut pool = ChariotState { wounds_left: 1, might_left: might_pool, fate_left: 0 };
+    let policy = if might_pool > 0 {
+        crate::mesbg::scenario::MightPolicy::WinDuel
+    } else {
+        crate::mesbg::scenario::MightPolicy::None
+    };
+    let mut chariot_high = dice.highest_d6(attacker.dice);
+    let enemy_high = if !foes.heroes.is_empty() {
+        foes.duel(&attacker, &enemy, &support, &mut chariot_high, (policy, &mut pool), dice, obs)
+    } else if support.plain_dice() {
+        dice.highest_d6(enemy.dice)
+    } else {
+        let warriors = mesbg_duel::FoeDuelDice::warriors_only(mesbg_fight::defender_dice(&enemy, &support));
+        let tie = mesbg_fight::Tie::of(attacker.fight, enemy.fight);
+        let roll = mesbg_duel::settle_foe_highs(&warriors, chariot_high, tie, || dice.d6());
+        note_reroll(&roll, obs);
+        roll.high()
+    };
+    if foes.heroes.is_empty()
+        && might_pool > 0
+        && let Some(points) =
+            mesbg::might_to_win_duel(chariot_high, enemy_high, attacker.fight, enemy.fight, pool.might_left)
+    {
+        pool.might_left -= points;
+        chariot_high += points;
+        obs.note(|| Event::Might { points, on: "duel" });
+    }
+    // The pooled Might spent comes from the Heroes in the turn's order.
+    let mut spent = might_pool - pool.might_left;
+    for (st, _) in states.iter_mut().zip(&on_duel).filter(|(_, d)| **d) {
+        let take = spent.min(st.might_left);
+        st.might_left -= take;
+        spent -= take;
+    }
+    let duel = mesbg::settle_duel(attacker, enemy, chariot_high, enemy_high, dice);
+    let won = duel.winner == DuelWinner::Attacker;
+    obs.note(|| Event::Duel {
+        chariot_dice: attacker.dice,
+        enemy_dice: enemy.dice,
+        chariot_high: duel.attacker_high,
+        enemy_high: duel.defender_high,
+        roll_off: duel.roll_off,
+        chariot_won: won,
+    });
+    let mut outcome = PooledOutcome { won, slew: vec![false; plans.len()], ..PooledOutcome::default() };
+    if won {
+        // Knocked down as by one chariot: Infantry Prone, Cavalry Knocked Flying (a
+        // Strength 3 hit on the rider), never a Monster; the Strikes go at the rider (the
+        // model on foot), at the mount only once the rider is gone.
+        let mut left = s.left;
+        let mounted = m.mount.is_some() && s.mount_left > 0;
+        let trapped = if s.prone {
+            true
+        } else if mounted && left > 0 {
+            let wounded = m.thrown_hit.roll(dice);
+            left -= u8::from(wounded);
+            obs.note(|| Event::KnockedFlying { model: s.model, wounded, slain: left == 0 });
+            rules.trapped
+        } else {
+            board.trapped(first, s.model, left, rules)
+        };
+        if s.left > 0 && left == 0 {
+            outcome.slain = true;
+            outcome.slew[0] = true;
+        }
+        let (mut rider, mut mount_left) = (left, if left > 0 { 0 } else { s.mount_left });
+        let hero = foes.at(0).filter(|_| s.left > 0);
+        'chariots: for (k, plan) in plans.iter().enumerate() {
+            if rider == 0 && mount_left == 0 {
+                break;
+            }
+            let number = numbers[k];
+            obs.note(|| Event::StrikesOf { chariot: number, striking: true });
+            let might_on_wounds = plan.chariot.hero.is_some_and(|h| h.might_policy.on_wounds());
+            for _ in 0..plan.chariot.attacks {
+                let on_rider = rider > 0;
+                let (roll, wounds_left, strike_trapped) = if on_rider {
+                    (plan.models[s.model].struck_by_chariot, rider, trapped)
+                } else {
+                    match plan.models[s.model].mount {
+                        Some(mt) => (mt.struck_by_chariot, mount_left, false),
+                        None => break 'chariots,
+                    }
+                };
+                let might = if might_on_wounds { states[k].might_left } else { 0 };
+                let foe = hero.filter(|&h| on_rider && foes.heroes[h].fate_left > 0);
+                let counted = if foe.is_some() { wounds_left.max(2) } else { wounds_left };
+                let (wounds, spent) = mesbg_fight::settle_strike(roll, strike_trapped, counted, might, || dice.d6());
+                if spent > 0 {
+                    states[k].might_left -= spent;
+                    obs.note(|| Event::Might { points: spent, on: "wound" });
+                }
+                let mut remaining = wounds_left;
+                let (wounds, prevented) = match foe {
+                    Some(h) => foes.suffer(h, &mut remaining, wounds, dice, obs),
+                    None => {
+                        let w = wounds.min(remaining);
+                        remaining -= w;
+                        (w, 0)
+                    }
+                };
+                let slain = remaining == 0;
+                let casualty = slain && on_rider;
+                if on_rider {
+                    rider = remaining;
+                } else {
+                    mount_left = remaining;
+                }
+                if casualty {
+                    outcome.slain = true;
+                    outcome.slew[k] = true;
+                }
+                let rolls = 1 + u8::from(strike_trapped);
+                obs.note(|| Event::Strike {
+                    by: None,
+                    target: Some(s.model),
+                    rolls,
+                    wounds,
+                    prevented,
+                    slain,
+                    casualty,
+                });
+                if rider == 0 && mount_left == 0 {
+                    break 'chariots;
+                }
+            }
+        }
+    } else {
+        // The enemy strikes the chariot it can most hurt.
+        let target = |states: &[ChariotState]| {
+            (0..states.len()).filter(|&k| states[k].wounds_left > 0).min_by_key(|&k| (states[k].wounds_left, k))
+        };
+        let rider = (s.left > 0 && s.strikes).then_some(m.attacks);
+        let mount_attacks = m.mount.filter(|_| s.mount_left > 0).map(|mt| mt.attacks);
+        let foe = foes.heroes.iter().position(|f| f.model == s.model && f.hero.might_on_wounds);
+        let strikers = rider.map(|a| (a, true)).into_iter().chain(mount_attacks.map(|a| (a, false)));
+        'strikes: for (attacks, is_rider) in strikers {
+            for _ in 0..attacks {
+                let Some(k) = target(states) else { break 'strikes };
+                let plan = plans[k];
+                let roll = if is_rider {
+                    plan.models[s.model].strikes_chariot
+                } else {
+                    match plan.models[s.model].mount {
+                        Some(mt) => mt.strikes_chariot,
+                        None => continue,
+                    }
+                };
+                let hit = match foe.filter(|&h| is_rider && foes.heroes[h].might_left > 0) {
+                    Some(h) => {
+                        let f = &mut foes.heroes[h];
+                        let (wounded, spent) = mesbg_fight::settle_strike(roll, false, 1, f.might_left, || dice.d6());
+                        f.might_left -= spent;
+                        let model = f.model;
+                        if spent > 0 {
+                            obs.note(|| Event::FoeMight { model, points: spent, on: "wound" });
+                        }
+                        wounded > 0
+                    }
+                    None => roll.roll(dice),
+                };
+                let number = numbers[k];
+                obs.note(|| Event::StrikesOf { chariot: number, striking: false });
+                let wounds = u8::from(hit && states[k].suffer_wound(plan, dice, obs));
+                obs.note(|| Event::Strike {
+                    by: Some(s.model),
+                    target: None,
+                    rolls: 1,
+                    wounds,
+                    prevented: u8::from(hit) - wounds,
+                    slain: states[k].wounds_left == 0,
+                    casualty: false,
+                });
+            }
+        }
+        for supporter in &support.supporters {
+            let Some(k) = target(states) else { break };
+            let plan = plans[k];
+            let hit = plan.models[supporter.model].strikes_chariot.roll(dice);
+            let number = numbers[k];
+            obs.note(|| Event::StrikesOf { chariot: number, striking: false });
+            let wounds = u8::from(hit && states[k].suffer_wound(plan, dice, obs));
+            obs.note(|| Event::Strike {
+                by: Some(supporter.model),
+                target: None,
+                rolls: 1,
+                wounds,
+                prevented: u8::from(hit) - wounds,
+                slain: states[k].wounds_left == 0,
+                casualty: false,
+            });
+        }
+    }
+    outcome.foe_might_spent = foes.might_spent();
+    outcome.foe_fate_spent = foes.fate_spent();
+    scratch.supporters_used.clear();
+    scratch.supporters_used.extend(support.supporters.iter().map(|sp| sp.model));
+    outcome
 }

@@ -22,8 +22,11 @@ mod fast;
 mod fight;
 #[cfg(test)]
 mod tests;
+mod turn;
+pub use turn::{TurnScratch, TurnTally, play_turn, replay_turn, tally_turns};
 
 pub use event::{Event, Observer, Silent, Trace};
+pub(crate) use fight::FightBoard;
 use fight::{fight_by_dice, reconstruct_fight};
 
 /// The most declared splits a thread keeps (a scenario meets a handful; past this many,
@@ -47,6 +50,8 @@ pub struct Scratch {
     split_key: Vec<SplitTarget>,
     /// The contact group the chariot stopped at (for the fight's supporters).
     group: usize,
+    /// The supporters of the last fight of a turn (a supporter helps one fight).
+    supporters_used: Vec<usize>,
 }
 
 impl Scratch {
@@ -249,7 +254,7 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
             state.fate_left -= result.fate_spent;
             result
         }
-        None => fight_by_dice(plan, scratch, &mut state, &mut fight_dice, obs),
+        None => fight_by_dice(plan, &FightBoard::of(plan, stop), scratch, &mut state, &mut fight_dice, obs),
     };
     obs.note(|| Event::Fight { chariot_won: result.won, kills: result.kills, wounds_lost: result.wounds_lost });
     // Immovable Object: against an enemy chariot the smaller Backs Away, whoever won;

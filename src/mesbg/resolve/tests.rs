@@ -47,7 +47,14 @@ fn check_first_group_against_dice(plan: &Plan, fights_per_config: u32) {
             .collect();
         let mut counts = vec![0u32; table.outcomes.len()];
         for _ in 0..fights_per_config {
-            let o = fight_by_dice(plan, &mut scratch, &mut ChariotState::fresh(plan), &mut dice, &mut Silent);
+            let o = fight_by_dice(
+                plan,
+                &FightBoard::of(plan, scratch.group),
+                &mut scratch,
+                &mut ChariotState::fresh(plan),
+                &mut dice,
+                &mut Silent,
+            );
             let i = table.outcomes.iter().position(|x| *x == o).unwrap_or_else(|| panic!("{o:?} not in table"));
             counts[i] += 1;
         }

@@ -7,7 +7,23 @@ mod formations;
 
 impl Checker<'_> {
     fn fail(&mut self, field: &str, message: impl fmt::Display) {
-        record(self.text, &mut self.problems, field, message);
+        let field = self.renamed(field);
+        record(self.text, &mut self.problems, &field, message);
+    }
+
+    /// A `[chariot]` or `[charge]` field as it is named in the file: inside `[[chariots]]`
+    /// while a turn's chariot is being read, both are fields of its table.
+    fn renamed(&self, field: &str) -> String {
+        let Some(i) = self.entry else { return field.to_string() };
+        for table in ["chariot", "charge"] {
+            if field == table {
+                return format!("chariots[{i}]");
+            }
+            if let Some(rest) = field.strip_prefix(table).and_then(|r| r.strip_prefix('.')) {
+                return format!("chariots[{i}].{rest}");
+            }
+        }
+        field.to_string()
     }
 
     fn int(&mut self, field: &str, value: i64, lo: i64, hi: i64, what: &str) -> u8 {
@@ -138,10 +154,14 @@ impl Checker<'_> {
             header_fields(self.text, &mut self.problems, &raw.title, raw.question.as_deref(), raw.trials, raw.seed);
         let terrain: Vec<Terrain> = raw.terrain.iter().enumerate().filter_map(|(i, t)| self.terrain(i, t)).collect();
         let army = raw.army.as_ref().map(|a| self.army(a));
-        let chariot = self.chariot(&raw.chariot);
-        let move_ok = !self.problems.iter().any(|p| p.field == "chariot.move");
-        let charge =
-            self.charge(&raw.charge, chariot.as_ref().filter(|_| move_ok).map(|c| c.move_inches), &raw.formations);
+        let mut entries = self.chariots(&raw);
+        let (chariot, charge) = match entries.first_mut() {
+            Some(first) => (first.0.take(), first.1.take()),
+            None => (None, None),
+        };
+        let more: Vec<Option<TurnEntry>> =
+            entries.into_iter().skip(1).map(|(c, g)| Some(TurnEntry { chariot: c?, charge: g? })).collect();
+        let turn = self.turn(raw.turn.as_ref(), 1 + more.len(), raw.army.is_some());
         let side = chariot.as_ref().map_or(Side::Good, |c| c.side.opponent());
         let formations: Vec<Formation> =
             raw.formations.iter().enumerate().filter_map(|(i, f)| self.formation(i, f, side)).collect();
@@ -173,6 +193,8 @@ impl Checker<'_> {
             seed,
             chariot: chariot?,
             charge: charge?,
+            more: more.into_iter().collect::<Option<Vec<_>>>()?,
+            turn,
             formations,
             rules,
             army,
@@ -180,10 +202,209 @@ impl Checker<'_> {
             warnings: Vec::new(),
         };
         if raw.formations.len() == scenario.formations.len() && total <= MAX_MODELS {
-            self.overlaps(&scenario);
+            for i in 0..=scenario.more.len() {
+                self.entry = scenario.is_turn().then_some(i);
+                self.overlaps(&scenario.view(i));
+            }
+            self.entry = None;
+            self.chariots_apart(&scenario);
+            self.turn_supported(&scenario);
             self.supporters_touch(&scenario);
         }
         Some(scenario)
+    }
+
+    /// The chariots and their charges: `[chariot]` and `[charge]` for one, or each
+    /// `[[chariots]]` table of a turn (its fields named `chariots[i].*` in messages).
+    #[allow(clippy::type_complexity)]
+    fn chariots(&mut self, raw: &RawScenario) -> Vec<(Option<Chariot>, Option<Charge>)> {
+        let read = |check: &mut Self, chariot: &RawChariot, charge: &RawCharge| {
+            let c = check.chariot(chariot);
+            let move_field = check.renamed("chariot.move");
+            let move_ok = !check.problems.iter().any(|p| p.field == move_field);
+            let g = check.charge(charge, c.as_ref().filter(|_| move_ok).map(|c| c.move_inches), &raw.formations);
+            (c, g)
+        };
+        match (&raw.chariot, raw.chariots.is_empty()) {
+            (Some(chariot), true) => {
+                let charge = raw.charge.as_ref().map_or_else(RawCharge::default, |c| RawCharge {
+                    pivots: c.pivots.clone(),
+                    aim: c.aim.clone(),
+                    plan: c.plan.clone(),
+                    objective: c.objective,
+                    distance: c.distance,
+                });
+                if raw.turn.is_some() {
+                    self.fail("turn", "[turn] orders the chariots of a turn: list them as [[chariots]] tables (one per chariot) instead of [chariot]");
+                }
+                vec![read(self, chariot, &charge)]
+            }
+            (Some(_), false) => {
+                self.fail(
+                    "chariots",
+                    "give either [chariot] (one chariot, its path in [charge]) or [[chariots]] (a turn of one or more, each with its own path), not both",
+                );
+                Vec::new()
+            }
+            (None, true) => {
+                self.fail(
+                    "chariot",
+                    "this field is missing; give the charging chariot as [chariot] (with [charge]), or a turn of chariots as [[chariots]] tables",
+                );
+                Vec::new()
+            }
+            (None, false) => {
+                if raw.charge.is_some() {
+                    self.fail(
+                        "charge",
+                        "with [[chariots]] each chariot's path (pivots, aim, plan, objective, distance) goes in its own [[chariots]] table; remove [charge]",
+                    );
+                }
+                if raw.chariots.len() > MAX_TURN_CHARIOTS {
+                    self.fail(
+                        "chariots",
+                        format!("{} chariots listed; a turn holds 1 to {MAX_TURN_CHARIOTS}", raw.chariots.len()),
+                    );
+                    return Vec::new();
+                }
+                let mut all = Vec::new();
+                for (i, entry) in raw.chariots.iter().enumerate() {
+                    self.entry = Some(i);
+                    let (chariot, charge) = entry.split();
+                    all.push(read(self, &chariot, &charge));
+                }
+                self.entry = None;
+                let sides: Vec<Side> = raw.chariots.iter().map(|c| c.side).collect();
+                for (i, side) in sides.iter().enumerate().skip(1) {
+                    if *side != sides[0] {
+                        self.fail(
+                            &format!("chariots[{i}].side"),
+                            "every chariot of a turn charges for one side (the player whose Move phase it is); give them all the first chariot's side",
+                        );
+                    }
+                }
+                all
+            }
+        }
+    }
+
+    /// `[turn]`: the order (as listed, given, or the best for an objective).
+    fn turn(&mut self, raw: Option<&RawTurn>, chariots: usize, army: bool) -> TurnOrder {
+        let Some(raw) = raw else { return TurnOrder::Listed };
+        let objective = match raw.objective.as_deref() {
+            None => None,
+            Some(name) => match TurnObjective::ALL.iter().find(|o| o.metric() == name) {
+                Some(o) => Some(*o),
+                None => {
+                    let names: Vec<String> = TurnObjective::ALL.iter().map(|o| format!("\"{}\"", o.metric())).collect();
+                    self.fail("turn.objective", format!("unknown objective \"{name}\"; allowed: {}", names.join(", ")));
+                    None
+                }
+            },
+        };
+        if objective == Some(TurnObjective::ArmyBroken) && !army {
+            self.fail("turn.objective", "\"army_broken\" needs the army's size: add [army] models = ...");
+        }
+        let order = match &raw.order {
+            None => TurnOrder::Listed,
+            Some(toml::Value::String(s)) if s == "listed" => TurnOrder::Listed,
+            Some(toml::Value::String(s)) if s == "best" => {
+                if chariots > MAX_BEST_ORDER_CHARIOTS {
+                    self.fail(
+                        "turn.order",
+                        format!(
+                            "\"best\" tries every order, for at most {MAX_BEST_ORDER_CHARIOTS} chariots; {chariots} are listed: give the order as a list of their numbers, e.g. [2, 1, 3]"
+                        ),
+                    );
+                }
+                TurnOrder::Best(objective.unwrap_or_default())
+            }
+            Some(toml::Value::Array(items)) => {
+                let numbers: Vec<Option<usize>> =
+                    items.iter().map(|v| v.as_integer().and_then(|n| usize::try_from(n).ok())).collect();
+                let mut seen = vec![false; chariots];
+                let mut order = Vec::new();
+                for n in &numbers {
+                    match n {
+                        Some(n) if (1..=chariots).contains(n) && !seen[n - 1] => {
+                            seen[n - 1] = true;
+                            order.push(n - 1);
+                        }
+                        _ => {}
+                    }
+                }
+                if order.len() != chariots || numbers.len() != chariots {
+                    self.fail(
+                        "turn.order",
+                        format!(
+                            "the order lists each chariot's number (1 to {chariots}, as listed in [[chariots]]) once, e.g. [{}]",
+                            (1..=chariots).rev().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")
+                        ),
+                    );
+                    TurnOrder::Listed
+                } else {
+                    TurnOrder::Given(order)
+                }
+            }
+            Some(_) => {
+                self.fail(
+                    "turn.order",
+                    "allowed: \"listed\" (the default), \"best\", or the chariots' numbers in order, e.g. [2, 1]",
+                );
+                TurnOrder::Listed
+            }
+        };
+        if objective.is_some() && !matches!(order, TurnOrder::Best(_)) {
+            self.fail("turn.objective", "an objective goes with order = \"best\"");
+        }
+        order
+    }
+
+    /// What a turn of several chariots does not follow yet, refused by name.
+    fn turn_supported(&mut self, scenario: &Scenario) {
+        if !scenario.is_turn() {
+            return;
+        }
+        for (i, f) in scenario.formations.iter().enumerate() {
+            if f.profile.chariot || f.hero.as_ref().is_some_and(|h| h.profile.chariot) {
+                self.fail(
+                    &format!("formations[{i}].profile"),
+                    format!("an enemy chariot in a turn of several chariots {NOT_YET}"),
+                );
+            }
+        }
+        if scenario.rules.cavalry_passed_when == CavalryPassed::RiderSlainAndMountGone {
+            self.fail(
+                "rules.cavalry_passed_when",
+                format!("\"rider_slain_and_mount_gone\" (a riderless mount standing in the way) in a turn of several chariots {NOT_YET}"),
+            );
+        }
+    }
+
+    /// The chariots of a turn start where they stand, none overlapping another.
+    fn chariots_apart(&mut self, scenario: &Scenario) {
+        let entries = scenario.entries();
+        for (i, a) in entries.iter().enumerate() {
+            for (j, b) in entries.iter().enumerate().skip(i + 1) {
+                let gap = geometry::footprint_gap(
+                    &a.chariot.base.footprint(),
+                    &a.chariot.start,
+                    &b.chariot.base.footprint(),
+                    &b.chariot.start,
+                );
+                if gap < -1e-6 {
+                    self.fail(
+                        &format!("chariots[{j}].at"),
+                        format!(
+                            "chariot {} overlaps chariot {} where they start (by {:.2}\"); move them apart",
+                            j + 1,
+                            i + 1,
+                            -gap
+                        ),
+                    );
+                }
+            }
+        }
     }
 
     fn terrain(&mut self, i: usize, raw: &RawTerrain) -> Option<Terrain> {
@@ -409,10 +630,10 @@ impl Checker<'_> {
             if pivots.len() > chances {
                 // Allowed (a sweep over the Move keeps its pivot list), but the pivots
                 // beyond the Move never happen: said, not refused.
-                let field = "charge.pivots";
+                let field = self.renamed("charge.pivots");
                 self.warnings.push(Problem {
-                    field: field.into(),
-                    line: locate(self.text, field),
+                    line: locate(self.text, &field),
+                    field,
                     message: format!(
                         "{} pivots given, but a Move of {m}\" allows {chances} (one at the start and one after each full \
                          4\" driven); {} never reached",

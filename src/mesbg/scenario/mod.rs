@@ -279,6 +279,72 @@ pub enum Objective {
     Breakthrough,
 }
 
+/// The most chariots one turn may hold (`[[chariots]]`).
+pub const MAX_TURN_CHARIOTS: usize = 6;
+
+/// The most chariots `[turn] order = "best"` tries every order of (4! = 24 orders).
+pub const MAX_BEST_ORDER_CHARIOTS: usize = 4;
+
+/// One more chariot of a turn (`[[chariots]]` after the first): the chariot and how it
+/// drives.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TurnEntry {
+    /// The chariot.
+    pub chariot: Chariot,
+    /// Its charge.
+    pub charge: Charge,
+}
+
+/// The order in which the chariots of a turn charge (`[turn] order`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnOrder {
+    /// As listed in the file (the default).
+    #[default]
+    Listed,
+    /// The order given, as indices into the list (0-based here; 1-based in the file).
+    Given(Vec<usize>),
+    /// Every order tried for the objective; the best is played.
+    Best(TurnObjective),
+}
+
+impl TurnOrder {
+    fn is_default(&self) -> bool {
+        *self == TurnOrder::Listed
+    }
+}
+
+/// What `[turn] order = "best"` maximises: a turn metric's mean.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnObjective {
+    /// The chance that a corridor opens through a formation (`line_breached`).
+    #[default]
+    LineBreached,
+    /// The chance that a formation loses half or more of its models (`line_halved`).
+    LineHalved,
+    /// The chance that the army charged is Broken (`army_broken`; needs `[army]`).
+    ArmyBroken,
+    /// The expected models slain in the turn (`kills`).
+    Kills,
+}
+
+impl TurnObjective {
+    /// Every objective, in the order the file's names list them.
+    pub const ALL: [TurnObjective; 4] =
+        [TurnObjective::LineBreached, TurnObjective::LineHalved, TurnObjective::ArmyBroken, TurnObjective::Kills];
+
+    /// The metric it maximises (and its name in files).
+    pub fn metric(self) -> &'static str {
+        match self {
+            TurnObjective::LineBreached => "line_breached",
+            TurnObjective::LineHalved => "line_halved",
+            TurnObjective::ArmyBroken => "army_broken",
+            TurnObjective::Kills => "kills",
+        }
+    }
+}
+
 /// Ruleset options whose reading is uncertain or a matter of choice. Reports print them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct MesbgRules {
@@ -386,10 +452,14 @@ pub struct Scenario {
     pub trials: u64,
     /// Seed.
     pub seed: u64,
-    /// The chariot.
+    /// The chariot (the first listed, in a turn of several).
     pub chariot: Chariot,
     /// Its path.
     pub charge: Charge,
+    /// The other chariots of a turn, as listed after the first (empty for one chariot).
+    pub more: Vec<TurnEntry>,
+    /// The order a turn's chariots charge in.
+    pub turn: TurnOrder,
     /// The models on the board.
     pub formations: Vec<Formation>,
     /// Ruleset options.
@@ -433,6 +503,11 @@ impl Scenario {
             system: System,
             chariot: &'a Chariot,
             charge: &'a Charge,
+            // A turn of one chariot hashes as the single charge it is.
+            #[serde(skip_serializing_if = "<[TurnEntry]>::is_empty")]
+            more: &'a [TurnEntry],
+            #[serde(skip_serializing_if = "TurnOrder::is_default")]
+            turn: &'a TurnOrder,
             formations: &'a [Formation],
             rules: &'a MesbgRules,
             army: &'a Option<Army>,
@@ -443,6 +518,8 @@ impl Scenario {
             system: self.system,
             chariot: &self.chariot,
             charge: &self.charge,
+            more: &self.more,
+            turn: &self.turn,
             formations: &self.formations,
             rules: &self.rules,
             army: &self.army,
@@ -450,6 +527,32 @@ impl Scenario {
         };
         let text = serde_json::to_string(&keyed).unwrap_or_default();
         fnv1a(text.as_bytes())
+    }
+
+    /// Whether the scenario is a turn of several chariots (`[[chariots]]` with two or more).
+    pub fn is_turn(&self) -> bool {
+        !self.more.is_empty()
+    }
+
+    /// Every chariot with its charge, as listed in the file.
+    pub fn entries(&self) -> Vec<TurnEntry> {
+        let mut all = vec![TurnEntry { chariot: self.chariot.clone(), charge: self.charge.clone() }];
+        all.extend(self.more.iter().cloned());
+        all
+    }
+
+    /// The scenario as the single charge of listed chariot `i` on the starting board (the
+    /// other chariots left out): what its plan is compiled from.
+    pub fn view(&self, i: usize) -> Scenario {
+        let entry = self.entries().swap_remove(i.min(self.more.len()));
+        Scenario {
+            chariot: entry.chariot,
+            charge: entry.charge,
+            more: Vec::new(),
+            turn: TurnOrder::Listed,
+            warnings: Vec::new(),
+            ..self.clone()
+        }
     }
 
     /// A file-name-safe slug of the title, for the default report folder.
@@ -475,7 +578,8 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
     let reading = crate::input::read_all_problems::<RawScenario>(text);
     let mut problems = reading.problems.clone();
     if let Some(raw) = reading.raw {
-        let mut check = Checker { text, problems: Vec::new(), warnings: Vec::new(), library: bundled_library() };
+        let mut check =
+            Checker { text, entry: None, problems: Vec::new(), warnings: Vec::new(), library: bundled_library() };
         let scenario = check.scenario(raw, file);
         if problems.is_empty()
             && check.problems.is_empty()
@@ -496,6 +600,8 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
 
 struct Checker<'a> {
     text: &'a str,
+    /// The `[[chariots]]` entry being read, if any (its fields are renamed).
+    entry: Option<usize>,
     problems: Vec<Problem>,
     warnings: Vec<Problem>,
     library: RawLibrary,

@@ -15,9 +15,15 @@ pub(super) struct RawScenario {
     pub(super) trials: Option<i64>,
     #[serde(default)]
     pub(super) seed: Option<i64>,
-    pub(super) chariot: RawChariot,
     #[serde(default)]
-    pub(super) charge: RawCharge,
+    pub(super) chariot: Option<RawChariot>,
+    #[serde(default)]
+    pub(super) charge: Option<RawCharge>,
+    /// A turn of several chariots, each with its own charge.
+    #[serde(default)]
+    pub(super) chariots: Vec<RawChariotEntry>,
+    #[serde(default)]
+    pub(super) turn: Option<RawTurn>,
     #[serde(default)]
     pub(super) formations: Vec<RawFormation>,
     #[serde(default)]
@@ -26,6 +32,95 @@ pub(super) struct RawScenario {
     pub(super) terrain: Vec<RawTerrain>,
     #[serde(default)]
     pub(super) army: Option<RawArmy>,
+}
+
+/// One chariot of a turn: the chariot's fields and its charge's, in one table.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawChariotEntry {
+    #[serde(default)]
+    pub(super) profile: Option<String>,
+    #[serde(default)]
+    pub(super) name: Option<String>,
+    pub(super) side: Side,
+    #[serde(default, rename = "move")]
+    pub(super) move_inches: Option<f64>,
+    #[serde(default)]
+    pub(super) fight: Option<i64>,
+    #[serde(default)]
+    pub(super) strength: Option<i64>,
+    #[serde(default)]
+    pub(super) defence: Option<i64>,
+    #[serde(default)]
+    pub(super) attacks: Option<i64>,
+    #[serde(default)]
+    pub(super) wounds: Option<i64>,
+    #[serde(default)]
+    pub(super) courage: Option<String>,
+    #[serde(default)]
+    pub(super) impact: Option<RawImpact>,
+    #[serde(default)]
+    pub(super) base: Option<RawBase>,
+    pub(super) at: [f64; 2],
+    #[serde(default)]
+    pub(super) facing: f64,
+    #[serde(default)]
+    pub(super) points: Option<i64>,
+    #[serde(default)]
+    pub(super) hero: Option<RawHero>,
+    #[serde(default)]
+    pub(super) pivots: Option<Vec<f64>>,
+    #[serde(default)]
+    pub(super) aim: Option<toml::Value>,
+    #[serde(default)]
+    pub(super) plan: Option<String>,
+    #[serde(default)]
+    pub(super) objective: Option<Objective>,
+    #[serde(default)]
+    pub(super) distance: Option<f64>,
+}
+
+impl RawChariotEntry {
+    /// The entry as a `[chariot]` table and a `[charge]` table.
+    pub(super) fn split(&self) -> (RawChariot, RawCharge) {
+        (
+            RawChariot {
+                profile: self.profile.clone(),
+                name: self.name.clone(),
+                side: self.side,
+                move_inches: self.move_inches,
+                fight: self.fight,
+                strength: self.strength,
+                defence: self.defence,
+                attacks: self.attacks,
+                wounds: self.wounds,
+                courage: self.courage.clone(),
+                impact: self.impact.clone(),
+                base: self.base.clone(),
+                at: self.at,
+                facing: self.facing,
+                points: self.points,
+                hero: self.hero.clone(),
+            },
+            RawCharge {
+                pivots: self.pivots.clone(),
+                aim: self.aim.clone(),
+                plan: self.plan.clone(),
+                objective: self.objective,
+                distance: self.distance,
+            },
+        )
+    }
+}
+
+/// `[turn]`: the order the chariots charge in.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawTurn {
+    #[serde(default)]
+    pub(super) order: Option<toml::Value>,
+    #[serde(default)]
+    pub(super) objective: Option<String>,
 }
 
 #[derive(Deserialize)]

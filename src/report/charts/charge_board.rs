@@ -117,6 +117,34 @@ impl Chart for ChargeBoardChart {
         chart
             .draw_series(std::iter::once(PathElement::new(p.centre_line.clone(), ACCENT.stroke_width(2))))
             .map_err(msg)?;
+        // A turn: the other chariots' paths, drawn alike, each numbered at its start.
+        for m in &p.more {
+            chart.draw_series(m.swept.iter().map(|o| Polygon::new(o.clone(), SWEPT.filled()))).map_err(msg)?;
+            chart
+                .draw_series(std::iter::once(Polygon::new(m.start.clone(), ACCENT.mix(0.45).filled())))
+                .map_err(msg)?;
+            chart
+                .draw_series(std::iter::once(PathElement::new(closed(&m.start), ACCENT.stroke_width(2))))
+                .map_err(msg)?;
+            chart
+                .draw_series(std::iter::once(DashedPathElement::new(closed(&m.end), 4, 3, ACCENT.stroke_width(1))))
+                .map_err(msg)?;
+            chart
+                .draw_series(std::iter::once(PathElement::new(m.centre_line.clone(), ACCENT.stroke_width(2))))
+                .map_err(msg)?;
+        }
+        let numbered = p
+            .number
+            .map(|n| (n, 1, &p.chariot_start))
+            .into_iter()
+            .chain(p.more.iter().map(|m| (m.number, m.order, &m.start)));
+        for (number, order, start) in numbered {
+            let n = start.len().max(1) as f64;
+            let c = start.iter().fold((0.0, 0.0), |s, q| (s.0 + q.0 / n, s.1 + q.1 / n));
+            let style = (FONT, 16).into_font().color(&BLACK).pos(Pos::new(HPos::Center, VPos::Center));
+            let text = if number == order { format!("{number}") } else { format!("{number} ({order}.)") };
+            chart.draw_series(std::iter::once(Text::new(text, c, style))).map_err(msg)?;
+        }
         for t in p.terrain.iter().filter(|t| t.kind == "obstacle") {
             chart
                 .draw_series(std::iter::once(PathElement::new(t.points.clone(), OBSTACLE.stroke_width(5))))

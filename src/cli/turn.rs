@@ -1,0 +1,276 @@
+//! A turn of several chariots (`[[chariots]]`) at the command line: the third [`System`],
+//! sharing every tool the trait gives (runs, `--target-ci`, per-trial rows, shards,
+//! comparisons, sweeps) and adding its own record, report, replay and board.
+
+use super::system::Facts;
+use super::*;
+use crate::engine::RuleSystem;
+use crate::mesbg::plan::{TurnError, TurnPlan};
+use crate::report::ComparedRun;
+use crate::report::turn::TurnRecord;
+use crate::tools::balance::{BalanceError, Pricing, ValueModel};
+
+/// A turn of several MESBG chariots.
+pub(super) struct Turn;
+
+/// Compiles a turn, playing each order when `[turn] order = "best"` asks for the best.
+pub(crate) fn compile_turn(scenario: &Scenario) -> Result<TurnPlan, TurnError> {
+    let play_mean = |plan: &TurnPlan, metric: &str| {
+        // Each order on streams of its own (keyed by the order), the same on any threads.
+        let order_key = plan.order.iter().fold(0xc0ffee_u64, |k, &c| crate::dice::mix64(k ^ c as u64));
+        let streams = Streams::new(scenario.seed ^ order_key, scenario.hash());
+        let range = TrialRange { first: 0, count: crate::mesbg::plan::BEST_ORDER_TRIALS };
+        let never = AtomicBool::new(false);
+        let Ok(tally) = crate::engine::run(plan, streams, range, &|_| {}, &never) else { return 0.0 };
+        let Some(index) = plan.metrics.index(metric) else { return 0.0 };
+        let hist = plan.histogram(&tally, index);
+        let n = tally.trials.max(1) as f64;
+        hist.iter().enumerate().map(|(v, &c)| v as f64 * c as f64).sum::<f64>() / n
+    };
+    crate::mesbg::plan::compile_turn(scenario, &play_mean)
+}
+
+/// The scenario refused when its turn cannot be planned, naming the field.
+pub(super) fn check_turn(scenario: &Scenario) -> Result<(), ScenarioError> {
+    let orders = match &scenario.turn {
+        scenario::TurnOrder::Best(_) => crate::mesbg::plan::permutations(scenario.more.len() + 1),
+        scenario::TurnOrder::Given(order) => vec![order.clone()],
+        scenario::TurnOrder::Listed => vec![(0..=scenario.more.len()).collect()],
+    };
+    for order in orders {
+        if let Err(e) = crate::mesbg::plan::compile_order(scenario, order) {
+            return Err(ScenarioError::Invalid {
+                file: scenario.file.clone(),
+                problems: vec![scenario::Problem { field: "chariots".into(), line: None, message: e.to_string() }],
+            });
+        }
+    }
+    Ok(())
+}
+
+impl System for Turn {
+    type Scenario = Scenario;
+    type Plan = TurnPlan;
+    type Record = TurnRecord;
+
+    fn take(loaded: Loaded) -> Option<Scenario> {
+        match loaded {
+            Loaded::Turn(s) => Some(*s),
+            _ => None,
+        }
+    }
+    fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+        let s = scenario::parse(text, file)?;
+        if !s.is_turn() {
+            return Err(ScenarioError::Invalid {
+                file: file.to_string(),
+                problems: vec![scenario::Problem {
+                    field: "chariots".into(),
+                    line: None,
+                    message: "this edit leaves one chariot: a turn needs two or more [[chariots]]".into(),
+                }],
+            });
+        }
+        check_turn(&s)?;
+        Ok(s)
+    }
+    fn compile(scenario: &Scenario) -> TurnPlan {
+        // Checked when the file was read (`check_turn`): every order plans.
+        match compile_turn(scenario) {
+            Ok(plan) => plan,
+            Err(_) => match crate::mesbg::plan::compile_order(scenario, (0..=scenario.more.len()).collect()) {
+                Ok(plan) => plan,
+                Err(e) => panic!("a turn that was checked failed to plan: {e}"),
+            },
+        }
+    }
+    fn facts(s: &Scenario) -> Facts {
+        Facts {
+            title: s.title.clone(),
+            name: s.file.clone(),
+            hash: s.hash(),
+            seed: s.seed,
+            trials: s.trials,
+            slug: s.slug(),
+            ruleset: s.ruleset(),
+            trial_word: "turn",
+        }
+    }
+    fn profile_library() -> toml::Table {
+        scenario::BUNDLED_PROFILES.parse().unwrap_or_default()
+    }
+    fn pricing(s: &Scenario, _: &TurnPlan, _: Option<&str>, _: ValueModel) -> Result<Pricing, BalanceError> {
+        Err(BalanceError::UnknownPriceField {
+            field: "(a turn)".into(),
+            allowed: format!(
+                "{}: pricing a turn of several chariots is not supported yet; price one chariot's charge (a scenario \
+                 with [chariot]), or compare the turn with and without a chariot (`charioteer compare`)",
+                s.file
+            ),
+        })
+    }
+    fn record(
+        s: &Scenario,
+        plan: &TurnPlan,
+        played: run::Played<crate::mesbg::resolve::TurnTally>,
+        threads: usize,
+    ) -> TurnRecord {
+        let mut record = TurnRecord::new(plan, &played.tally, (played.seed, threads, played.elapsed_s), played.command);
+        record.precision = played.precision;
+        record.board = Some(crate::mesbg::board::turn_picture(plan, played.seed, crate::mesbg::board::BOARD_TRIALS));
+        record.warnings = Self::warnings(s, plan);
+        record
+    }
+    fn compared(r: &TurnRecord) -> ComparedRun {
+        use crate::engine::MetricKind;
+        ComparedRun {
+            title: r.scenario.title.clone(),
+            scenario_file: r.scenario_file.clone(),
+            trials: r.trials,
+            seed: r.seed,
+            command: r.command.clone(),
+            ruleset: r.ruleset.clone(),
+            summary: r.summary.iter().zip(&r.metrics.defs).map(|(s, d)| crate::report::with_def(s, d.def())).collect(),
+            trial_word: "turn",
+        }
+    }
+    fn write_report(record: &TurnRecord, out: &Path) -> Result<Vec<PathBuf>> {
+        Ok(crate::report::turn::write_report(out, record)?)
+    }
+    fn json(record: &TurnRecord) -> serde_json::Value {
+        record.to_json()
+    }
+    fn finish(record: &TurnRecord, _file: Option<&Path>, out: &Path, args: &RunArgs) -> Result<()> {
+        let replaced = holds_report(out);
+        let written = crate::report::turn::write_report(out, record)?;
+        if args.play.json {
+            out!("{}", serde_json::to_string(&record.to_json())?);
+        } else if !args.play.quiet {
+            out!("{}", record.scenario.title);
+            out!(
+                "{} turns in {:.2} s ({:.2} M turns/s on {} threads), seed {}, scenario {:016x}",
+                group_digits(record.trials),
+                record.elapsed_s,
+                record.trials_per_second() / 1e6,
+                record.threads,
+                record.seed,
+                record.scenario.hash()
+            );
+            out!("order: {}", record.order.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "));
+            out!("ruleset: {}", ruleset_line(&record.ruleset));
+            if let Some(p) = &record.precision {
+                out!("{}", precision_line(p, record.trials));
+            }
+            out!("{:<26} {:>10}   {:<24} meaning", "metric", "mean", "95% interval");
+            for (s, d) in record.summary.iter().zip(&record.metrics.defs) {
+                let (mean, lo, hi) = if d.flag {
+                    (
+                        format!("{:.2}%", 100.0 * s.mean),
+                        format!("{:.2}%", 100.0 * s.ci95_lo),
+                        format!("{:.2}%", 100.0 * s.ci95_hi),
+                    )
+                } else {
+                    (format!("{:.4}", s.mean), format!("{:.4}", s.ci95_lo), format!("{:.4}", s.ci95_hi))
+                };
+                out!("{:<26} {:>10}   {:<24} {}", s.metric, mean, format!("{lo} - {hi}"), d.description);
+            }
+            out!("exact: none ({})", record.exact);
+            out!("{}", report_line("report", out, written.len(), replaced));
+            if let Some(path) = &args.trials_out {
+                out!("per-trial rows: {}", path.display());
+            }
+        }
+        Ok(())
+    }
+    fn exact(s: &Scenario, _: &OutputOptions) -> Result<()> {
+        anyhow::bail!("{}: {}", s.file, crate::report::turn::NO_EXACT_TURN)
+    }
+    fn replay(s: &Scenario, trial: u64, seed: Option<u64>, output: &OutputOptions) -> Result<()> {
+        let seed = seed.unwrap_or(s.seed);
+        let plan = Self::compile(s);
+        let streams = Streams::new(seed, s.hash());
+        let (values, events) = crate::mesbg::resolve::replay_turn(&plan, streams, trial);
+        let metrics: serde_json::Map<String, serde_json::Value> =
+            plan.metrics.defs.iter().zip(&values).map(|(d, v)| (d.name.clone(), (*v).into())).collect();
+        let value = serde_json::json!({
+            "schema": replay::REPLAY_SCHEMA,
+            "system": "mesbg",
+            "title": s.title,
+            "trial": trial,
+            "seed": seed,
+            "events": events,
+            "metrics": metrics,
+        });
+        if !replay::finish_replay(&value, trial, output)? {
+            return Ok(());
+        }
+        out!("{} - turn {trial}, seed {seed}", s.title);
+        let labels = &plan.plans[0];
+        for event in &events {
+            out!("  {}", replay::describe_event(labels, event));
+        }
+        for (d, v) in plan.metrics.defs.iter().zip(&values) {
+            out!("  {:<26} {}", d.name, v);
+        }
+        Ok(())
+    }
+    fn describe(s: &Scenario, plan: &TurnPlan) -> (String, Vec<String>) {
+        let summary = format!(
+            "ok (a turn of {} chariots, {} models, {} boards planned)",
+            s.more.len() + 1,
+            plan.models,
+            plan.nodes.len() + plan.finals.len()
+        );
+        let mut details = Vec::new();
+        details
+            .push(format!("order: {}", plan.order.iter().map(|c| (c + 1).to_string()).collect::<Vec<_>>().join(", ")));
+        for (k, (order, v)) in plan.orders_tried.iter().enumerate() {
+            details.push(format!(
+                "order tried {}: [{}] -> {:.4}",
+                k + 1,
+                order.iter().map(|c| (c + 1).to_string()).collect::<Vec<_>>().join(", "),
+                v
+            ));
+        }
+        for (depth, &c) in plan.order.iter().enumerate() {
+            if let Some(first) = plan.nodes.iter().find(|n| n.chariot == c) {
+                let touched: usize = first.groups.iter().map(|g| g.models.len()).sum();
+                let drives = plan.nodes.iter().filter(|n| n.chariot == c).count();
+                details.push(format!(
+                    "chariot {} ({} of the turn): {} model{} on its path on the first board it may meet; {} board{} planned for it",
+                    c + 1,
+                    depth + 1,
+                    touched,
+                    if touched == 1 { "" } else { "s" },
+                    drives,
+                    if drives == 1 { "" } else { "s" }
+                ));
+            }
+        }
+        (summary, details)
+    }
+    fn warnings(s: &Scenario, plan: &TurnPlan) -> Vec<crate::input::Problem> {
+        let mut warnings = s.warnings.clone();
+        for &c in &plan.order {
+            let meets = plan.nodes.iter().filter(|n| n.chariot == c).any(|n| !n.groups.is_empty());
+            if !meets {
+                warnings.push(crate::input::Problem {
+                    field: format!("chariots[{c}]"),
+                    line: None,
+                    message: format!(
+                        "chariot {} touches no model on any board it may meet: it charges into nothing (move it, or change its pivots, aim or plan)",
+                        c + 1
+                    ),
+                });
+            }
+        }
+        warnings
+    }
+    fn without_rider(_: &Scenario) -> Option<(Scenario, String)> {
+        None
+    }
+    fn board(_: &Scenario, plan: &TurnPlan) -> Result<crate::report::charts::Rendered> {
+        let picture = crate::mesbg::board::turn_picture(plan, plan.scenario.seed, crate::mesbg::board::BOARD_TRIALS);
+        Ok(report::board_figure(&picture, &plan.scenario.title)?.0)
+    }
+}

@@ -1,0 +1,465 @@
+//! One turn of several chariots, played: the Move phase chariot by chariot down the
+//! compiled tree of boards ([`crate::mesbg::plan::TurnPlan`]), each model's Impact Hits
+//! rolled from the tables of the state earlier chariots left it in, then the Fight phase,
+//! fight by fight, then what broke.
+//!
+//! Trial `t` draws the Move phase from its `Charge` stream and the Fight phase from its
+//! `Fight` stream, so any trial replays alone and a run's tally never depends on the
+//! thread count.
+
+use super::fight::{FightBoard, fight_by_dice, pooled_fight};
+use super::*;
+use crate::mesbg::plan::{MoveKey, TurnPlan, corridor_through};
+
+/// What Impact Hits have done so far to a model touched in this turn.
+#[derive(Clone, Copy, Debug)]
+struct Touched {
+    model: usize,
+    left: u8,
+    mount_left: u8,
+    fate_left: u8,
+    prone: bool,
+    strikes: bool,
+}
+
+/// Buffers a turn reuses from trial to trial.
+#[derive(Default)]
+pub struct TurnScratch {
+    touched: Vec<Touched>,
+    states: Vec<ChariotState>,
+    values: Vec<u16>,
+    used: Vec<usize>,
+    fight_slain: Vec<usize>,
+    impact_kills: Vec<u16>,
+    fight_kills: Vec<u16>,
+    fought: Vec<bool>,
+    won: Vec<bool>,
+    /// The board the last trial's Move phase ended on.
+    last: usize,
+    /// The drives the last trial walked, in the order of the turn.
+    walked: Vec<usize>,
+    blocked: Vec<bool>,
+    inner: Scratch,
+}
+
+impl TurnScratch {
+    /// The drives (node indices) the last trial walked, in the order of the turn.
+    pub fn walked(&self) -> &[usize] {
+        &self.walked
+    }
+
+    fn state(&self, plan: &TurnPlan, m: usize) -> Touched {
+        self.touched.iter().copied().find(|t| t.model == m).unwrap_or_else(|| {
+            let model = &plan.plans[0].models[m];
+            Touched {
+                model: m,
+                left: model.wounds,
+                mount_left: model.mount.map_or(0, |_| plan.impact[0][m].mount),
+                fate_left: model.hero.map_or(0, |h| h.fate),
+                prone: false,
+                strikes: true,
+            }
+        })
+    }
+
+    fn set(&mut self, t: Touched) {
+        match self.touched.iter_mut().find(|x| x.model == t.model) {
+            Some(x) => *x = t,
+            None => self.touched.push(t),
+        }
+    }
+}
+
+/// Plays trial `trial` of a turn and writes its metric values, in the plan's order, into
+/// the scratch's `values` (returned).
+pub fn play_turn<'s, O: Observer>(
+    plan: &TurnPlan,
+    streams: Streams,
+    trial: u64,
+    s: &'s mut TurnScratch,
+    obs: &mut O,
+) -> &'s [u16] {
+    let n = plan.plans.len();
+    let key = streams.trial_key(trial);
+    let mut dice = key.dice(Phase::Charge);
+    s.touched.clear();
+    s.states.clear();
+    s.states.extend(plan.plans.iter().map(ChariotState::fresh));
+    for v in [&mut s.impact_kills, &mut s.fight_kills] {
+        v.clear();
+        v.resize(n, 0);
+    }
+    for v in [&mut s.fought, &mut s.won, &mut s.blocked] {
+        v.clear();
+        v.resize(n, false);
+    }
+    let mut foe_heroes_slain = 0u16;
+    // The Move phase.
+    let mut node = 0;
+    let mut last = 0;
+    s.walked.clear();
+    for depth in 0..plan.order.len() {
+        s.walked.push(node);
+        let key = charge(plan, node, &mut dice, s, &mut foe_heroes_slain, obs);
+        let mv = &plan.nodes[node];
+        let Some(next) = mv.child(key) else {
+            debug_assert!(false, "a drive's outcome {key:?} has no board");
+            break;
+        };
+        if depth + 1 < plan.order.len() {
+            node = next;
+        } else {
+            last = next;
+        }
+    }
+    // The Fight phase.
+    s.last = last;
+    let board = &plan.finals[last];
+    let mut fight_dice = key.dice(Phase::Fight);
+    s.used.clear();
+    s.fight_slain.clear();
+    let mut fights = 0u16;
+    for fight in &board.fights {
+        fights += 1;
+        if O::ENABLED {
+            let chariots = fight.chariots.iter().map(|c| c + 1).collect();
+            let models = fight.models.clone();
+            obs.note(|| Event::TurnFight { chariots, models });
+        }
+        s.inner.survivors.clear();
+        for &m in &fight.models {
+            let t = s.state(plan, m);
+            let full_fate = plan.plans[0].models[m].hero.map_or(0, |h| h.fate);
+            s.inner.survivors.push(Survivor {
+                model: m,
+                left: t.left,
+                mount_left: t.mount_left,
+                prone: t.prone,
+                strikes: t.strikes,
+                fate_spent: full_fate - t.fate_left,
+            });
+        }
+        let fb = FightBoard {
+            support: &board.support,
+            group: &fight.models,
+            g: 1,
+            used: &s.used,
+            cannot_back_away: Some(&fight.cannot_back_away),
+            foe_heroes: fight.models.iter().any(|&m| plan.plans[0].models[m].hero.is_some()),
+        };
+        for &c in &fight.chariots {
+            s.fought[c] = true;
+        }
+        if let [c] = fight.chariots[..] {
+            let result = fight_by_dice(&plan.plans[c], &fb, &mut s.inner, &mut s.states[c], &mut fight_dice, obs);
+            obs.note(|| Event::Fight { chariot_won: result.won, kills: result.kills, wounds_lost: result.wounds_lost });
+            s.won[c] = result.won;
+            s.fight_kills[c] += u16::from(result.kills);
+            foe_heroes_slain += u16::from(result.foe_heroes_slain);
+            if result.won {
+                // Which models fell: the targets follow the survivors with a rider or a
+                // mount standing.
+                let inner = &s.inner;
+                let mut j = 0;
+                for sv in &inner.survivors {
+                    if sv.left > 0 || sv.mount_left > 0 {
+                        if inner.target_is_rider[j] && inner.targets[j].wounds_left == 0 {
+                            s.fight_slain.push(sv.model);
+                        }
+                        j += 1;
+                    }
+                }
+            }
+        } else {
+            let plans: Vec<&crate::mesbg::plan::Plan> = fight.chariots.iter().map(|&c| &plan.plans[c]).collect();
+            let numbers: Vec<usize> = fight.chariots.iter().map(|c| c + 1).collect();
+            let mut states: Vec<ChariotState> = fight.chariots.iter().map(|&c| s.states[c]).collect();
+            let result = pooled_fight(&plans, &fb, &mut s.inner, &mut states, &numbers, &mut fight_dice, obs);
+            for (k, &c) in fight.chariots.iter().enumerate() {
+                s.states[c] = states[k];
+                s.won[c] = result.won;
+                s.fight_kills[c] += u16::from(result.slew[k]);
+            }
+            if result.slain {
+                s.fight_slain.push(fight.models[0]);
+                if plan.plans[0].models[fight.models[0]].hero.is_some() {
+                    foe_heroes_slain += 1;
+                }
+            }
+            obs.note(|| Event::Fight { chariot_won: result.won, kills: u8::from(result.slain), wounds_lost: 0 });
+        }
+        s.used.extend_from_slice(&s.inner.supporters_used);
+    }
+    // A chariot slain throws its Hero (a Strength 3 hit; his Fate may prevent it).
+    for c in 0..n {
+        let cp = &plan.plans[c];
+        if let Some(hero) = cp.chariot.hero
+            && s.states[c].wounds_left == 0
+        {
+            let mut hero_lost = 0;
+            if hero.thrown_hit.roll(&mut fight_dice) {
+                let on = WoundOn::Hero { wounds_left: hero.wounds };
+                hero_lost = u8::from(!s.states[c].prevent(cp, on, &mut fight_dice, obs));
+            }
+            obs.note(|| Event::Thrown { wounds: hero_lost, slain: hero_lost >= hero.wounds });
+        }
+    }
+    write_values(plan, board, fights, foe_heroes_slain, s);
+    &s.values
+}
+
+/// One chariot's Chariot Charge down drive `node`: the difficult-terrain test on entering,
+/// each contact's Impact Hits from the state the model is in, stopping at a survivor, the
+/// obstacle at the end. Returns what it came to.
+fn charge<O: Observer>(
+    plan: &TurnPlan,
+    node: usize,
+    dice: &mut Dice,
+    s: &mut TurnScratch,
+    foe_heroes_slain: &mut u16,
+    obs: &mut O,
+) -> MoveKey {
+    let mv = &plan.nodes[node];
+    let c = mv.chariot;
+    let cp = &plan.plans[c];
+    obs.note(|| Event::TurnCharge { chariot: c + 1, order: mv.depth + 1 });
+    let mut out = Outcome::default();
+    let mut state = s.states[c];
+    let terrain = |g: usize| mv.difficult_from.is_some() && g == mv.terrain_group;
+    for (g, group) in mv.groups.iter().enumerate() {
+        if terrain(g) {
+            state.terrain_test(cp, dice, &mut out, obs);
+            if state.wounds_left == 0 {
+                obs.note(|| Event::SlainByTerrain { distance: mv.difficult_from.unwrap_or_default() });
+                s.states[c] = state;
+                return MoveKey { passed: g as u16, survivors: 0, gone: true };
+            }
+        }
+        let mut survivors = 0u32;
+        for (i, &m) in group.models.iter().enumerate() {
+            let mut t = s.state(plan, m);
+            let outcome = plan.impact[c][m].table(t.left, t.mount_left, t.fate_left).sample(dice);
+            t.left = outcome.left;
+            t.mount_left = outcome.mount_left;
+            t.fate_left -= outcome.fate_spent.min(t.fate_left);
+            t.prone |= outcome.prone;
+            t.strikes &= !outcome.prone && !matches!(outcome.thrown, Some(2..=5));
+            s.set(t);
+            if outcome.casualty {
+                s.impact_kills[c] += 1;
+                if cp.models[m].hero.is_some() {
+                    *foe_heroes_slain += 1;
+                }
+            }
+            if !outcome.passed {
+                survivors |= 1 << i;
+            }
+            obs.note(|| Event::Contact { distance: group.distance, model: m, outcome });
+        }
+        if survivors != 0 {
+            if O::ENABLED {
+                let by = group.models.iter().enumerate().filter(|(i, _)| survivors & (1 << i) != 0).map(|(_, &m)| m);
+                let by = by.collect();
+                obs.note(|| Event::Stopped { distance: group.distance, by });
+            }
+            s.states[c] = state;
+            return MoveKey { passed: g as u16, survivors, gone: false };
+        }
+    }
+    let all = mv.groups.len() as u16;
+    if terrain(mv.groups.len()) {
+        state.terrain_test(cp, dice, &mut out, obs);
+        if state.wounds_left == 0 {
+            obs.note(|| Event::SlainByTerrain { distance: mv.difficult_from.unwrap_or_default() });
+            s.states[c] = state;
+            return MoveKey { passed: all, survivors: 0, gone: true };
+        }
+    }
+    if let Some((by, distance)) = mv.blocked_by {
+        s.blocked[c] = true;
+        obs.note(|| Event::Blocked { by: by + 1, distance });
+    }
+    if mv.obstacle.is_some() {
+        let mut wounding_hits = 0;
+        for _ in 0..crate::mesbg::plan::OBSTACLE_HITS {
+            if state.wounds_left == 0 {
+                break;
+            }
+            if cp.obstacle_hit.roll(dice) {
+                wounding_hits += 1;
+                state.suffer_wound(cp, dice, obs);
+            }
+        }
+        obs.note(|| Event::Obstacle { wounding_hits });
+    }
+    s.states[c] = state;
+    let gone = state.wounds_left == 0;
+    if !gone {
+        obs.note(|| Event::DroveOn { breakthrough: mv.breakthrough_possible });
+    }
+    MoveKey { passed: all, survivors: 0, gone }
+}
+
+/// The turn's metric values: what broke, the totals, each chariot's own.
+fn write_values(
+    plan: &TurnPlan,
+    board: &crate::mesbg::plan::FinalBoard,
+    fights: u16,
+    foe_heroes_slain: u16,
+    s: &mut TurnScratch,
+) {
+    let at = &plan.at;
+    s.values.clear();
+    s.values.resize(plan.metrics.len(), 0);
+    let models = &plan.plans[0].models;
+    let impact_kills: u16 = s.impact_kills.iter().sum();
+    let fight_kills = s.fight_slain.len() as u16;
+    // Per formation: lost, and whether a corridor runs through it.
+    let formations = &plan.scenario.formations;
+    let mut halved = false;
+    let mut first = 0;
+    for f in formations {
+        let range = first..first + f.centres.len();
+        first += f.centres.len();
+        let lost = range.clone().filter(|&m| !board.present[m]).count()
+            + s.fight_slain.iter().filter(|m| range.contains(m)).count();
+        halved |= 2 * lost >= f.centres.len();
+    }
+    let breached = if s.fight_slain.is_empty() {
+        board.breached.iter().any(|&b| b)
+    } else {
+        let standing: Vec<crate::geometry::Disc> = (0..board.present.len())
+            .filter(|m| board.present[*m] && !s.fight_slain.contains(m))
+            .map(|m| formations[models[m].formation].disc_at(board.centres[m]))
+            .collect();
+        formations.iter().any(|f| corridor_through(f, &standing))
+    };
+    let v = &mut s.values;
+    v[at.line_breached] = u16::from(breached);
+    v[at.line_halved] = u16::from(halved);
+    let kills = impact_kills + fight_kills;
+    if let (Some(i), Some(army)) = (at.army_broken, plan.scenario.army) {
+        let casualties = u64::from(army.casualties) + u64::from(kills);
+        v[i] = u16::from(plan.scenario.rules.break_point.broken(casualties, u64::from(army.models)));
+    }
+    v[at.breakthrough_any] = u16::from(board.through.iter().any(|&t| t));
+    v[at.kills] = kills;
+    v[at.impact_kills] = impact_kills;
+    v[at.fight_kills] = fight_kills;
+    v[at.fights] = fights;
+    v[at.chariots_slain] = s.states.iter().filter(|st| st.wounds_left == 0).count() as u16;
+    if let Some(i) = at.foe_heroes_slain {
+        v[i] = foe_heroes_slain;
+    }
+    for (c, m) in at.chariot.iter().enumerate() {
+        let cp = &plan.plans[c];
+        let st = s.states[c];
+        v[m.impact_kills] = s.impact_kills[c];
+        v[m.fight_fought] = u16::from(s.fought[c]);
+        v[m.fight_won] = u16::from(s.won[c]);
+        v[m.fight_kills] = s.fight_kills[c];
+        v[m.wounds_lost] = u16::from(cp.chariot.wounds - st.wounds_left);
+        v[m.slain] = u16::from(st.wounds_left == 0);
+        v[m.breakthrough] = u16::from(board.through[c]);
+        if let Some(i) = m.blocked {
+            v[i] = u16::from(s.blocked[c]);
+        }
+        if let (Some((might, fate)), Some(hero)) = (m.hero, cp.chariot.hero) {
+            v[might] = u16::from(hero.might - st.might_left);
+            v[fate] = u16::from(hero.fate - st.fate_left);
+        }
+    }
+}
+
+/// A turn's tally: one histogram per metric, and per model the trials it was slain in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct TurnTally {
+    /// Trials counted.
+    pub trials: u64,
+    /// `histograms[m][v]`: trials in which metric `m` took value `v`.
+    pub histograms: Vec<Vec<u64>>,
+    /// Per model: trials in which it was slain.
+    pub slain: Vec<u64>,
+}
+
+impl TurnTally {
+    /// An empty tally of `plan`.
+    pub fn new(plan: &TurnPlan) -> Self {
+        Self { trials: 0, histograms: vec![vec![0; 2]; plan.metrics.len()], slain: vec![0; plan.models] }
+    }
+
+    fn record(&mut self, values: &[u16]) {
+        self.trials += 1;
+        for (hist, &v) in self.histograms.iter_mut().zip(values) {
+            let v = usize::from(v);
+            if v >= hist.len() {
+                hist.resize(v + 1, 0);
+            }
+            hist[v] += 1;
+        }
+    }
+
+    /// Adds another tally of the same plan.
+    pub fn merge(&mut self, other: &TurnTally) {
+        self.trials += other.trials;
+        for (mine, theirs) in self.histograms.iter_mut().zip(&other.histograms) {
+            if theirs.len() > mine.len() {
+                mine.resize(theirs.len(), 0);
+            }
+            mine.iter_mut().zip(theirs).for_each(|(a, b)| *a += b);
+        }
+        self.slain.iter_mut().zip(&other.slain).for_each(|(a, b)| *a += b);
+    }
+}
+
+/// Plays and tallies `trials` of a turn on this thread.
+pub fn tally_turns(plan: &TurnPlan, streams: Streams, trials: std::ops::Range<u64>, s: &mut TurnScratch) -> TurnTally {
+    let mut tally = TurnTally::new(plan);
+    for t in trials {
+        play_turn(plan, streams, t, s, &mut Silent);
+        tally.record(&s.values);
+        for &m in plan.finals[s.last].slain_in_moves.iter().chain(&s.fight_slain) {
+            tally.slain[m] += 1;
+        }
+    }
+    tally
+}
+
+impl crate::engine::RuleSystem for TurnPlan {
+    type Metric = crate::engine::MetricDef;
+    type Tally = TurnTally;
+    type Scratch = TurnScratch;
+    const SYSTEM: &'static str = "mesbg";
+
+    fn metrics(&self) -> Vec<crate::engine::MetricDef> {
+        self.metrics.defs.clone()
+    }
+    fn empty_tally(&self) -> TurnTally {
+        TurnTally::new(self)
+    }
+    fn tally_block(&self, streams: Streams, trials: std::ops::Range<u64>, scratch: &mut TurnScratch) -> TurnTally {
+        tally_turns(self, streams, trials, scratch)
+    }
+    fn merge_tally(into: &mut TurnTally, other: &TurnTally) {
+        into.merge(other);
+    }
+    fn trials_in(tally: &TurnTally) -> u64 {
+        tally.trials
+    }
+    fn histogram<'t>(&self, tally: &'t TurnTally, index: usize) -> &'t [u64] {
+        &tally.histograms[index]
+    }
+    fn play_values(&self, streams: Streams, trial: u64, scratch: &mut TurnScratch, values: &mut Vec<u16>) {
+        play_turn(self, streams, trial, scratch, &mut Silent);
+        values.clear();
+        values.extend_from_slice(&scratch.values);
+    }
+}
+
+/// Replays one trial of a turn: its metric values and events.
+pub fn replay_turn(plan: &TurnPlan, streams: Streams, trial: u64) -> (Vec<u16>, Vec<Event>) {
+    let mut s = TurnScratch::default();
+    let mut trace = Trace::default();
+    let values = play_turn(plan, streams, trial, &mut s, &mut trace).to_vec();
+    (values, trace.0)
+}

@@ -1,0 +1,280 @@
+//! A turn of several chariots (#33): the second chariot meets a warrior only when he
+//! survived the first, two chariots in one fight against one model, the corridor of
+//! `line_breached` on hand-drawn boards, order independence where the rules say order
+//! cannot matter, and a turn of one chariot being today's single charge. Every expected
+//! value is derived by hand or enumerated in the test, never read back from the engine.
+
+use charioteer::engine::{RuleSystem, Streams, TrialRange};
+use charioteer::geometry::{Disc, Vec2};
+use charioteer::mesbg::plan::{TurnPlan, compile_order, corridor_through};
+use charioteer::mesbg::scenario::parse;
+use std::sync::atomic::AtomicBool;
+
+const TRIALS: u64 = 400_000;
+
+/// Two Khandish chariots (Evil; F4 S3 D7 A1 W3; Impact Hits 2 at Strength 4; 60 mm) and
+/// one Warrior of Minas Tirith (Good; F4 S3 D5 A1 W1) at (0, 6) facing south. Chariot 1
+/// starts at (0, 0) facing north; chariot 2 at (0, 14) facing south, so it drives at the
+/// warrior from behind him, and is stopped short by chariot 1 when that one drove on past
+/// him (it then stands at (0, 10), in chariot 2's way).
+const ONE_WARRIOR: &str = r#"title = "two chariots, one warrior"
+system = "mesbg"
+seed = 11
+
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [0.0, 0.0]
+facing = 0
+
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [0.0, 14.0]
+facing = 180
+
+[[formations]]
+name = "Warrior"
+count = 1
+base = { round_mm = 25 }
+front_centre = [0.0, 6.0]
+facing = 180
+profile = "Warrior of Minas Tirith"
+"#;
+
+fn plan_of(text: &str, order: Vec<usize>) -> TurnPlan {
+    let scenario = parse(text, "turn.toml").expect("the scenario reads");
+    compile_order(&scenario, order).expect("the turn plans")
+}
+
+/// Each metric's mean and standard error over `trials` turns of `plan`.
+fn means(plan: &TurnPlan, seed: u64, trials: u64) -> Vec<(String, f64, f64)> {
+    let streams = Streams::new(seed, plan.scenario.hash());
+    let range = TrialRange { first: 0, count: trials };
+    let tally = charioteer::engine::run(plan, streams, range, &|_| {}, &AtomicBool::new(false)).expect("runs");
+    plan.metrics
+        .defs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let hist = plan.histogram(&tally, i);
+            let n = tally.trials as f64;
+            let mean = hist.iter().enumerate().map(|(v, &c)| v as f64 * c as f64).sum::<f64>() / n;
+            let second = hist.iter().enumerate().map(|(v, &c)| (v * v) as f64 * c as f64).sum::<f64>() / n;
+            let sd = (second - mean * mean).max(0.0).sqrt();
+            (d.name.clone(), mean, sd / n.sqrt())
+        })
+        .collect()
+}
+
+fn check(all: &[(String, f64, f64)], name: &str, expected: f64) {
+    let (_, mean, se) = all.iter().find(|(n, ..)| n == name).unwrap_or_else(|| panic!("no metric {name}"));
+    let bound = 5.0 * se.max(1e-4 / (TRIALS as f64).sqrt());
+    assert!((mean - expected).abs() <= bound, "{name}: simulated {mean:.5}, derived {expected:.5} (5 se = {bound:.5})");
+}
+
+/// P(the chariots' `ours` dice beat the model's `theirs` dice), equal Fight, the roll-off
+/// even: enumerated over every face.
+fn pooled_duel(ours: u32, theirs: u32) -> f64 {
+    let n = ours + theirs;
+    let mut win = 0.0;
+    let total = 6f64.powi(n as i32);
+    for code in 0..6u32.pow(n) {
+        let faces: Vec<u32> = (0..n).map(|i| code / 6u32.pow(i) % 6 + 1).collect();
+        let a = faces[..ours as usize].iter().max().copied().unwrap_or(0);
+        let b = faces[ours as usize..].iter().max().copied().unwrap_or(0);
+        win += if a > b {
+            1.0
+        } else if a == b {
+            0.5
+        } else {
+            0.0
+        };
+    }
+    win / total
+}
+
+#[test]
+fn the_second_chariot_meets_the_warrior_only_when_he_survived_the_first() {
+    let plan = plan_of(ONE_WARRIOR, vec![0, 1]);
+    let all = means(&plan, 11, TRIALS);
+    // Two hits at Strength 4 against Defence 5 each wound on a 5+: P(slain) = 1 - (2/3)^2.
+    let slain = 1.0 - (2.0f64 / 3.0).powi(2); // 5/9
+    check(&all, "chariot1.impact_kills", slain);
+    // Chariot 2 reaches him only when he survived chariot 1 (a W1 model survives unhurt).
+    check(&all, "chariot2.impact_kills", (1.0 - slain) * slain);
+    check(&all, "impact_kills", slain + (1.0 - slain) * slain);
+    // When chariot 1 drove on past him it stands at (0, 10), in chariot 2's way; when it
+    // stopped at him (4.33" up) and chariot 2 slays him, chariot 2 drives on into chariot
+    // 1's place: either way its drive ends short of chariot 1.
+    check(&all, "chariot2.blocked", slain + (1.0 - slain) * slain);
+    // Chariot 1 is in a fight only when he survived both; chariot 2 whenever he survived it.
+    let both = (1.0 - slain) * (1.0 - slain);
+    check(&all, "chariot1.fight_fought", both);
+    check(&all, "chariot2.fight_fought", both);
+    check(&all, "fights", both);
+}
+
+#[test]
+fn a_model_hit_by_two_chariots_keeps_the_wounds_of_the_first() {
+    // The same board with a two-Wound warrior: after chariot 1's two hits (5+ each) he has
+    // lost 0 Wounds (4/9), 1 (4/9) or 2 (1/9, slain); chariot 2 then needs both hits on
+    // an unhurt one (1/9), one on a wounded one (5/9).
+    let text = ONE_WARRIOR.replace(
+        "profile = \"Warrior of Minas Tirith\"",
+        "profile = { fight = 4, strength = 3, defence = 5, attacks = 1, wounds = 2, courage = \"7+\" }",
+    );
+    let plan = plan_of(&text, vec![0, 1]);
+    let all = means(&plan, 13, TRIALS);
+    let (none, one, two) = (4.0 / 9.0, 4.0 / 9.0, 1.0 / 9.0);
+    check(&all, "chariot1.impact_kills", two);
+    check(&all, "chariot2.impact_kills", none * two + one * (5.0 / 9.0));
+}
+
+#[test]
+fn two_chariots_in_one_fight_pool_their_dice_and_strike_in_turn() {
+    let plan = plan_of(ONE_WARRIOR, vec![0, 1]);
+    let all = means(&plan, 12, TRIALS);
+    let slain = 5.0 / 9.0;
+    let both = (1.0 - slain) * (1.0 - slain);
+    // Four dice (two chariots, 1 Attack + 1 for charging each) against one, Fight 4 each.
+    let win = pooled_duel(4, 1);
+    // Won: the warrior is knocked Prone and Trapped: each Strike is two rolls at 5+
+    // (Strength 3 against Defence 5). Chariot 1's two Strikes, then chariot 2's while he
+    // stands: chariot 1 kills with 1 - (2/3)^4, chariot 2 with (2/3)^4 (1 - (2/3)^4).
+    let miss4 = (2.0f64 / 3.0).powi(4);
+    check(&all, "chariot1.fight_won", both * win);
+    check(&all, "chariot2.fight_won", both * win);
+    check(&all, "chariot1.fight_kills", both * win * (1.0 - miss4));
+    check(&all, "chariot2.fight_kills", both * win * miss4 * (1.0 - miss4));
+    check(&all, "fight_kills", both * win * (1.0 - miss4 * miss4));
+    // Lost: his one Strike (Strength 3 against Defence 7: 6+) goes at the chariot with the
+    // fewest Wounds left, the first in the turn's order when they are level: chariot 1.
+    check(&all, "chariot1.wounds_lost", both * (1.0 - win) / 6.0);
+    check(&all, "chariot2.wounds_lost", 0.0);
+    let killed = slain + (1.0 - slain) * slain + both * win * (1.0 - miss4 * miss4);
+    check(&all, "kills", killed);
+    check(&all, "line_halved", killed);
+}
+
+/// A formation's bases and its `count` models' discs, read from a scenario.
+fn line(count: usize, ranks: usize) -> charioteer::mesbg::scenario::Formation {
+    let text = format!(
+        r#"title = "line"
+system = "mesbg"
+[chariot]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [0.0, -20.0]
+[[formations]]
+name = "Line"
+count = {count}
+ranks = {ranks}
+base = {{ round_mm = 25 }}
+front_centre = [0.0, 6.0]
+facing = 180
+profile = "Warrior of Minas Tirith"
+"#
+    );
+    parse(&text, "line.toml").expect("reads").formations.remove(0)
+}
+
+fn standing(f: &charioteer::mesbg::scenario::Formation, gone: &[usize]) -> Vec<Disc> {
+    f.centres.iter().enumerate().filter(|(i, _)| !gone.contains(i)).map(|(_, c)| f.disc_at(*c)).collect()
+}
+
+#[test]
+fn a_corridor_needs_a_gap_one_base_wide_through_every_rank_between_standing_models() {
+    // One rank of six, touching: whole, no corridor.
+    let one = line(6, 1);
+    assert!(!corridor_through(&one, &standing(&one, &[])));
+    // A model gone from the middle leaves a gap exactly one base wide.
+    assert!(corridor_through(&one, &standing(&one, &[2])));
+    // A model gone from the end only shortens the line.
+    assert!(!corridor_through(&one, &standing(&one, &[0])));
+    assert!(!corridor_through(&one, &standing(&one, &[5])));
+    // Two ranks of six (models 0-5 the front, 6-11 the rear, file by file): the front
+    // model gone with the one behind it standing is no corridor; both gone is.
+    let two = line(12, 2);
+    let behind = |i: usize| {
+        let c = two.centres[i];
+        (6..12).find(|&j| (two.centres[j].x - c.x).abs() < 1e-6).expect("a model behind")
+    };
+    assert!(!corridor_through(&two, &standing(&two, &[2])));
+    assert!(corridor_through(&two, &standing(&two, &[2, behind(2)])));
+    // Gone from neighbouring files, front in one and rear in the other: no straight gap.
+    assert!(!corridor_through(&two, &standing(&two, &[2, behind(3)])));
+    // A model of the line pushed half a base aside into the gap closes it.
+    let mut pushed = standing(&one, &[2]);
+    pushed.push(Disc::round(Vec2::new(one.centres[2].x + 0.25, one.centres[2].y), one.radius()));
+    assert!(!corridor_through(&one, &pushed));
+}
+
+#[test]
+fn the_order_cannot_matter_when_the_chariots_never_meet() {
+    // Two chariots far apart, each into its own line: either order, the same chances.
+    let text = r#"title = "apart"
+system = "mesbg"
+seed = 5
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [-20.0, 0.0]
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [20.0, 0.0]
+[[formations]]
+name = "West"
+count = 5
+base = { round_mm = 25 }
+front_centre = [-20.0, 6.0]
+facing = 180
+profile = "Warrior of Minas Tirith"
+[[formations]]
+name = "East"
+count = 5
+base = { round_mm = 25 }
+front_centre = [20.0, 6.0]
+facing = 180
+profile = "Warrior of Minas Tirith"
+"#;
+    let listed = means(&plan_of(text, vec![0, 1]), 5, 200_000);
+    let swapped = means(&plan_of(text, vec![1, 0]), 5, 200_000);
+    for ((name, a, sa), (_, b, sb)) in listed.iter().zip(&swapped) {
+        let bound = 5.0 * (sa * sa + sb * sb).sqrt().max(1e-9);
+        assert!((a - b).abs() <= bound, "{name}: {a:.5} listed, {b:.5} swapped (5 se = {bound:.5})");
+    }
+    // And each chariot's own Impact Hits slay the first model it meets with 5/9, whose
+    // neighbours it then meets too (the first group is one model, straight ahead).
+    let first = listed.iter().find(|(n, ..)| n == "chariot1.impact_kills").expect("metric");
+    assert!(first.1 >= 5.0 / 9.0 - 5.0 * first.2, "chariot 1 slays at least its first model's share");
+}
+
+#[test]
+fn a_turn_of_one_chariot_is_the_single_charge() {
+    let single = std::fs::read_to_string("scenarios/mesbg/khandish-vs-minas-tirith.toml").expect("reads");
+    let as_turn = single.replacen("[chariot]", "[[chariots]]", 1);
+    // [charge] folds into the chariot's own table in a turn.
+    let as_turn = match as_turn.find("[charge]") {
+        Some(at) => {
+            let rest = &as_turn[at + "[charge]".len()..];
+            let end = rest.find("\n[").unwrap_or(rest.len());
+            let body = &rest[..end];
+            let without = format!("{}{}", &as_turn[..at], &rest[end..]);
+            without.replacen("[[chariots]]", &format!("[[chariots]]{body}"), 1)
+        }
+        None => as_turn,
+    };
+    let a = parse(&single, "a.toml").expect("single reads");
+    let b = parse(&as_turn, "b.toml").expect("turn of one reads");
+    assert!(!b.is_turn());
+    assert_eq!(a.hash(), b.hash(), "same streams");
+    let (pa, pb) = (charioteer::mesbg::plan::compile(&a), charioteer::mesbg::plan::compile(&b));
+    let streams = Streams::new(a.seed, a.hash());
+    let range = TrialRange { first: 0, count: 50_000 };
+    let never = AtomicBool::new(false);
+    let ta = charioteer::mesbg::resolve::run(&pa, streams, range, &|_| {}, &never).expect("runs");
+    let tb = charioteer::mesbg::resolve::run(&pb, streams, range, &|_| {}, &never).expect("runs");
+    assert_eq!(ta, tb, "trial for trial, the same tallies");
+}
