@@ -130,6 +130,9 @@ fn every_example_agrees_with_the_exact_engine() {
     files.sort();
     for file in files {
         let scenario = load(&file).expect("example loads");
+        if scenario.is_turn() {
+            continue; // a turn has no exact engine yet (refused by name: tests/turn.rs)
+        }
         let plan = compile(&scenario);
         let Ok(exact) = exact::exact(&plan) else { continue };
         let trials = 400_000;

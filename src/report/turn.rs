@@ -418,6 +418,20 @@ pub fn markdown(record: &TurnRecord, figures: &[Figure], names: &[String]) -> St
             blocked.join("; ")
         );
     }
+    if let Some(board) = &record.board {
+        let mut ends: Vec<&crate::mesbg::board::StopMark> = board.stops.iter().collect();
+        ends.sort_by(|a, b| b.p.total_cmp(&a.p));
+        let listed: Vec<String> = ends
+            .iter()
+            .map(|s| format!("{} {} at {:.1}\" driven ({:.1}, {:.1})", percent(s.p), s.how, s.distance, s.at.0, s.at.1))
+            .collect();
+        let _ = writeln!(
+            out,
+            "\nWhere the chariots ended (each chariot's share of the first {} turns, as the board shows them): {}.",
+            group_digits(board.trials),
+            listed.join("; ")
+        );
+    }
     let _ = writeln!(out, "\n## Figures\n");
     for f in figures {
         let _ = writeln!(out, "![{}]({}.png)\n\n{}\n", f.alt, f.stem, f.caption);

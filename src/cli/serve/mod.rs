@@ -60,6 +60,14 @@ const EXAMPLES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/mesbg/king-on-chariot-vs-uruk-hai.toml"),
     ),
     (
+        "mesbg/turn-three-khandish-into-shield-wall.toml",
+        include_str!("../../../scenarios/mesbg/turn-three-khandish-into-shield-wall.toml"),
+    ),
+    (
+        "mesbg/turn-two-iron-hills-into-pike-block.toml",
+        include_str!("../../../scenarios/mesbg/turn-two-iron-hills-into-pike-block.toml"),
+    ),
+    (
         "battlesystem/elephant-howdah-vs-pikemen.toml",
         include_str!("../../../scenarios/battlesystem/elephant-howdah-vs-pikemen.toml"),
     ),
