@@ -290,6 +290,8 @@ pub(super) fn merge(paths: &[PathBuf], output: &OutputOptions) -> Result<()> {
     let system = crate::tools::shard::shard_system(first)?;
     if system == <system::Battlesystem as System>::Plan::SYSTEM {
         merge_of::<system::Battlesystem>(&files, output)
+    } else if system == <super::turn::Turn as System>::Plan::SYSTEM {
+        merge_of::<super::turn::Turn>(&files, output)
     } else {
         merge_of::<system::Mesbg>(&files, output)
     }

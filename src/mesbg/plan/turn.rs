@@ -145,6 +145,10 @@ pub struct FinalBoard {
     pub fights: Vec<TurnFight>,
     /// Spears, pikes and banners on this board (engaged models marked).
     pub support: support::SupportMap,
+    /// Per fight: its support worked out once, when no trial can change it (no cavalry in
+    /// it or in an earlier fight: every model stands in it, none Prone); `None` where the
+    /// fight works it out from who stands.
+    pub fixed_support: Vec<Option<mesbg_fight::FoeSupport>>,
     /// Per formation: a corridor runs through it before any fight.
     pub breached: Vec<bool>,
     /// How the charging player split the models in contact into fights, when there was a
@@ -618,13 +622,28 @@ impl Compiler<'_> {
                 }
             }
         }
-        let fights = fights
+        let fights: Vec<TurnFight> = fights
             .into_iter()
             .map(|mut f| {
                 f.cannot_back_away = self.blocked_monsters(&f, &board, &poses, &discs);
                 f
             })
             .collect();
+        let models = &self.plans[0].models;
+        let mut fixed_support = Vec::with_capacity(fights.len());
+        let mut used: Vec<usize> = Vec::new();
+        let mut fixed = support.any();
+        for f in &fights {
+            fixed &= f.models.iter().all(|&m| models[m].mount.is_none());
+            if !fixed {
+                fixed_support.push(None);
+                continue;
+            }
+            let presence = vec![support::Presence { in_fight: true, rider: true, prone: false }; f.models.len()];
+            let help = support::foe_support(models, &support, &f.models, 1, &presence, &self.scenario.rules, &used);
+            used.extend(help.supporters.iter().map(|s| s.model));
+            fixed_support.push(Some(help));
+        }
         let breached = (0..self.scenario.formations.len())
             .map(|fi| corridor_through(&self.scenario.formations[fi], &standing_discs(&discs, &board.present)))
             .collect();
@@ -636,6 +655,7 @@ impl Compiler<'_> {
             through,
             fights,
             support,
+            fixed_support,
             breached,
             split_choice,
         });

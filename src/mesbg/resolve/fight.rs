@@ -47,6 +47,9 @@ pub(crate) struct FightBoard<'a> {
     pub cannot_back_away: Option<&'a [usize]>,
     /// Whether an enemy Hero may be in the fight (his dice, Might and Fate are kept apart).
     pub foe_heroes: bool,
+    /// The help worked out with the plan, when it cannot change from trial to trial (a
+    /// fight of a turn without cavalry: every model in it stands, none Prone).
+    pub fixed: Option<&'a FoeSupport>,
 }
 
 impl<'a> FightBoard<'a> {
@@ -59,6 +62,31 @@ impl<'a> FightBoard<'a> {
             used: &[],
             cannot_back_away: None,
             foe_heroes: !plan.foe_heroes.is_empty(),
+            fixed: None,
+        }
+    }
+
+    /// The help in this fight: worked out with the plan, or now from who stands.
+    fn support<O: Observer>(
+        &self,
+        plan: &Plan,
+        scratch: &Scratch,
+        enemy: &mut DuelSide,
+        obs: &mut O,
+    ) -> std::borrow::Cow<'a, FoeSupport> {
+        match self.fixed {
+            Some(fixed) => {
+                fixed.join(enemy);
+                if !fixed.supporters.is_empty() || fixed.banner {
+                    obs.note(|| Event::Support {
+                        supporters: fixed.supporters.iter().map(|s| s.model).collect(),
+                        banner: fixed.banner,
+                    });
+                }
+                std::borrow::Cow::Borrowed(fixed)
+            }
+            None if self.support.any() => std::borrow::Cow::Owned(support_in_fight(plan, self, scratch, enemy, obs)),
+            None => std::borrow::Cow::Owned(FoeSupport::NONE),
         }
     }
 
@@ -320,8 +348,8 @@ pub(super) fn fight_by_dice<O: Observer>(
     }
     // Spears, pikes and banners helping the models in the fight (worked out of line: most
     // scenarios have none).
-    let support =
-        if board.support.any() { support_in_fight(plan, board, scratch, &mut enemy, obs) } else { FoeSupport::NONE };
+    let support = board.support(plan, scratch, &mut enemy, obs);
+    let support = support.as_ref();
     if !board.used.is_empty() || board.cannot_back_away.is_some() {
         // A fight of a turn: later fights need to know who supported here.
         scratch.supporters_used.clear();
@@ -330,11 +358,11 @@ pub(super) fn fight_by_dice<O: Observer>(
     let mut foes = if board.foe_heroes { FoeHeroes::of(plan, scratch) } else { FoeHeroes::default() };
     let mut chariot_high = dice.highest_d6(attacker.dice);
     let enemy_high = if !foes.heroes.is_empty() {
-        foes.duel(&attacker, &enemy, &support, &mut chariot_high, (policy, state), dice, obs)
+        foes.duel(&attacker, &enemy, support, &mut chariot_high, (policy, state), dice, obs)
     } else if support.plain_dice() {
         dice.highest_d6(enemy.dice)
     } else {
-        let warriors = mesbg_duel::FoeDuelDice::warriors_only(mesbg_fight::defender_dice(&enemy, &support));
+        let warriors = mesbg_duel::FoeDuelDice::warriors_only(mesbg_fight::defender_dice(&enemy, support));
         let tie = mesbg_fight::Tie::of(attacker.fight, enemy.fight);
         let roll = mesbg_duel::settle_foe_highs(&warriors, chariot_high, tie, || dice.d6());
         note_reroll(&roll, obs);
@@ -519,7 +547,7 @@ pub(super) fn fight_by_dice<O: Observer>(
         }
         // Then each supporter's one Strike.
         if !support.supporters.is_empty() {
-            supporters_strike(plan, &support, state, dice, obs);
+            supporters_strike(plan, support, state, dice, obs);
         }
         FightOutcome {
             won: false,
@@ -586,8 +614,8 @@ pub(super) fn pooled_fight<O: Observer>(
         enemy.dice += u32::from(mount.attacks);
         enemy.fight = enemy.fight.max(mount.fight);
     }
-    let support =
-        if board.support.any() { support_in_fight(first, board, scratch, &mut enemy, obs) } else { FoeSupport::NONE };
+    let support = board.support(first, scratch, &mut enemy, obs);
+    let support = support.as_ref();
     let mut foes = if board.foe_heroes { FoeHeroes::of(first, scratch) } else { FoeHeroes::default() };
     // The riding Heroes' Might, pooled for the duel (any of them may raise the side's die).
     let on_duel: Vec<bool> = plans.iter().map(|p| p.chariot.hero.is_some_and(|h| h.might_policy.on_duel())).collect();
@@ -600,11 +628,11 @@ pub(super) fn pooled_fight<O: Observer>(
     };
     let mut chariot_high = dice.highest_d6(attacker.dice);
     let enemy_high = if !foes.heroes.is_empty() {
-        foes.duel(&attacker, &enemy, &support, &mut chariot_high, (policy, &mut pool), dice, obs)
+        foes.duel(&attacker, &enemy, support, &mut chariot_high, (policy, &mut pool), dice, obs)
     } else if support.plain_dice() {
         dice.highest_d6(enemy.dice)
     } else {
-        let warriors = mesbg_duel::FoeDuelDice::warriors_only(mesbg_fight::defender_dice(&enemy, &support));
+        let warriors = mesbg_duel::FoeDuelDice::warriors_only(mesbg_fight::defender_dice(&enemy, support));
         let tie = mesbg_fight::Tie::of(attacker.fight, enemy.fight);
         let roll = mesbg_duel::settle_foe_highs(&warriors, chariot_high, tie, || dice.d6());
         note_reroll(&roll, obs);

@@ -119,7 +119,7 @@ pub fn play_turn<'s, O: Observer>(
     s.used.clear();
     s.fight_slain.clear();
     let mut fights = 0u16;
-    for fight in &board.fights {
+    for (i, fight) in board.fights.iter().enumerate() {
         fights += 1;
         if O::ENABLED {
             let chariots = fight.chariots.iter().map(|c| c + 1).collect();
@@ -146,6 +146,7 @@ pub fn play_turn<'s, O: Observer>(
             used: &s.used,
             cannot_back_away: Some(&fight.cannot_back_away),
             foe_heroes: fight.models.iter().any(|&m| plan.plans[0].models[m].hero.is_some()),
+            fixed: board.fixed_support.get(i).and_then(Option::as_ref),
         };
         for &c in &fight.chariots {
             s.fought[c] = true;
@@ -429,7 +430,8 @@ impl crate::engine::RuleSystem for TurnPlan {
     type Metric = crate::engine::MetricDef;
     type Tally = TurnTally;
     type Scratch = TurnScratch;
-    const SYSTEM: &'static str = "mesbg";
+    /// A turn's tallies are not a single charge's: shards say so, and merge accordingly.
+    const SYSTEM: &'static str = "mesbg_turn";
 
     fn metrics(&self) -> Vec<crate::engine::MetricDef> {
         self.metrics.defs.clone()

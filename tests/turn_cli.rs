@@ -1,0 +1,166 @@
+//! A turn of several chariots as a user meets it (#33): every tool the README promises on
+//! a turn (run, replay, validate with its map, compare, sweep, `--target-ci`, shards and
+//! merge), what is refused by name (exact, balance, an enemy chariot in a turn, a bad
+//! order), and the README's quoted numbers.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn charioteer(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_charioteer")).args(args).current_dir(dir).output().expect("binary runs")
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+const THREE: &str = "scenarios/mesbg/turn-three-khandish-into-shield-wall.toml";
+const TWO: &str = "scenarios/mesbg/turn-two-iron-hills-into-pike-block.toml";
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn a_turn_runs_into_a_report_with_its_board_and_every_reading() {
+    let out = tempfile::tempdir().expect("tmp");
+    let dir = out.path().join("r");
+    let o = charioteer(&["run", TWO, "--trials", "20000", "--out", dir.to_str().unwrap()], root());
+    assert!(o.status.success(), "{}", text(&o));
+    let printed = text(&o);
+    for metric in ["line_breached", "line_halved", "army_broken", "breakthrough_any", "chariot2.fight_won", "turns in"]
+    {
+        assert!(printed.contains(metric), "the table names {metric}: {printed}");
+    }
+    for file in ["report.md", "board.png", "board.svg", "board.csv", "summary.csv", "distribution.csv", "run.json"] {
+        assert!(dir.join(file).exists(), "{file} written");
+    }
+    let md = std::fs::read_to_string(dir.join("report.md")).expect("report.md");
+    assert!(
+        md.contains("## Did the line break?") && md.contains("turn.order") && md.contains("Where the chariots ended")
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).expect("run.json")).expect("json");
+    assert_eq!(json["schema"], "charioteer.turn/1");
+    assert_eq!(json["turn"]["order"], serde_json::json!([1, 2]));
+    assert!(json["metrics"]["line_breached"]["mean"].as_f64().is_some());
+}
+
+#[test]
+fn replay_tells_the_turn_chariot_by_chariot_and_fight_by_fight() {
+    let o = charioteer(&["replay", THREE, "--trial", "0"], root());
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    for line in
+        ["chariot 1 charges (1st of the turn)", "chariot 2 charges (2nd", "chariot 3 charges (3rd", "fight: chariot"]
+    {
+        assert!(t.contains(line), "replay says {line:?}: {t}");
+    }
+}
+
+#[test]
+fn validate_describes_the_turn_and_draws_its_map() {
+    let out = tempfile::tempdir().expect("tmp");
+    let map = out.path().join("turn.png");
+    let o = charioteer(&["validate", THREE, "--map", map.to_str().unwrap()], root());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("a turn of 3 chariots"), "{}", text(&o));
+    assert!(std::fs::metadata(&map).map(|m| m.len() > 10_000).unwrap_or(false), "the map is drawn");
+}
+
+#[test]
+fn compare_sweep_target_ci_and_shards_work_on_a_turn() {
+    let out = tempfile::tempdir().expect("tmp");
+    let o = out.path();
+    let p = |name: &str| o.join(name).display().to_string();
+    // Compared with itself: every difference exactly zero (paired streams).
+    let c = charioteer(&["compare", TWO, TWO, "--trials", "5000", "--json", "--out", &p("cmp")], root());
+    assert!(c.status.success(), "{}", text(&c));
+    let v: serde_json::Value = serde_json::from_slice(&c.stdout).expect("compare json");
+    let differences = v["differences"].as_object().expect("differences");
+    assert!(differences.contains_key("line_breached") && differences.contains_key("chariot2.fight_won"));
+    for (name, d) in differences {
+        assert_eq!(d["diff"].as_f64(), Some(0.0), "{name}");
+    }
+    // A sweep over the second chariot's facing.
+    let s = charioteer(
+        &["sweep", TWO, "--set", "chariots[1].facing=0,10", "--trials", "4000", "--out", &p("sweep")],
+        root(),
+    );
+    assert!(s.status.success(), "{}", text(&s));
+    let csv = std::fs::read_to_string(o.join("sweep/sweep.csv")).expect("sweep.csv");
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    // --target-ci stops at the asked half-width.
+    let t = charioteer(&["run", TWO, "--target-ci", "0.05", "--out", &p("ci"), "--json"], root());
+    assert!(t.status.success(), "{}", text(&t));
+    let run: serde_json::Value = serde_json::from_slice(&t.stdout).expect("run json");
+    for (name, m) in run["metrics"].as_object().expect("metrics") {
+        let half = (m["ci95_hi"].as_f64().unwrap_or(0.0) - m["ci95_lo"].as_f64().unwrap_or(0.0)) / 2.0;
+        assert!(half < 0.05 + 1e-9, "{name}: half-width {half}");
+    }
+    // Two shards merged equal one run, byte for byte.
+    for k in ["1/2", "2/2"] {
+        let r = charioteer(&["run", TWO, "--trials", "6000", "--shard", k, "--out", &p("parts"), "-q"], root());
+        assert!(r.status.success(), "{}", text(&r));
+    }
+    let whole = charioteer(&["run", TWO, "--trials", "6000", "--out", &p("whole"), "-q"], root());
+    assert!(whole.status.success(), "{}", text(&whole));
+    let m = charioteer(&["merge", &p("parts"), "--out", &p("merged"), "-q"], root());
+    assert!(m.status.success(), "{}", text(&m));
+    for file in ["summary.csv", "distribution.csv"] {
+        let read = |d: &str| std::fs::read(o.join(d).join(file)).expect("file");
+        assert_eq!(read("merged"), read("whole"), "{file}: merged shards are the single run");
+    }
+}
+
+#[test]
+fn what_a_turn_does_not_do_yet_is_refused_by_name() {
+    let e = charioteer(&["exact", TWO], root());
+    assert!(!e.status.success());
+    assert!(text(&e).contains("does not follow a turn"), "{}", text(&e));
+    let b = charioteer(&["balance", TWO, "--target-efficiency", "0.1", "--trials", "1000"], root());
+    assert!(!b.status.success());
+    assert!(text(&b).contains("not supported yet"), "{}", text(&b));
+    let dir = tempfile::tempdir().expect("tmp");
+    let bad = |body: &str| {
+        let path = dir.path().join("bad.toml");
+        std::fs::write(&path, body).expect("write");
+        text(&charioteer(&["validate", path.to_str().unwrap()], root()))
+    };
+    let two = std::fs::read_to_string(root().join(TWO)).expect("example");
+    let with_order = |order: &str| format!("{two}\n[turn]\norder = {order}\n");
+    assert!(bad(&with_order("[1, 1]")).contains("turn.order"), "a repeated chariot");
+    assert!(bad(&with_order("\"sideways\"")).contains("turn.order"));
+    let chariot_foe = two.replace(
+        "profile = \"Uruk-hai Warrior with pike\"",
+        "base = { round_mm = 25 }\nprofile = { fight = 4, strength = 4, defence = 7, attacks = 1, wounds = 3, courage = \"7+\", chariot = true }",
+    );
+    assert!(bad(&chariot_foe).contains("enemy chariot in a turn"), "{}", bad(&chariot_foe));
+    let both = format!("{two}\n[chariot]\nprofile = \"Iron Hills Chariot\"\nside = \"good\"\nat = [9.0, 0.0]\n");
+    assert!(bad(&both).contains("not both"));
+    let sides = two.replacen("side = \"good\"", "side = \"evil\"", 1);
+    assert!(bad(&sides).contains("chariots[1].side"), "{}", bad(&sides));
+    let overlap = two.replace("at = [2.2, 0.0]", "at = [-1.0, 0.0]");
+    assert!(bad(&overlap).contains("overlaps chariot 1"), "{}", bad(&overlap));
+}
+
+#[test]
+fn the_readmes_turn_numbers_are_what_the_example_gives() {
+    let out = tempfile::tempdir().expect("tmp");
+    let o = charioteer(&["run", THREE, "--json", "--out", out.path().join("r").to_str().unwrap()], root());
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
+    for (metric, flag) in [
+        ("line_breached", true),
+        ("line_halved", true),
+        ("breakthrough_any", true),
+        ("kills", false),
+        ("chariot2.fight_won", true),
+    ] {
+        let mean = v["metrics"][metric]["mean"].as_f64().expect("mean");
+        let shown = if flag { format!("{:.2}%", 100.0 * mean) } else { format!("{mean:.4}") };
+        let line = format!("{metric:<26} {shown:>10}");
+        assert!(readme.contains(&line), "README quotes {metric} as {line:?}");
+    }
+}
