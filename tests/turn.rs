@@ -187,12 +187,12 @@ fn standing(f: &charioteer::mesbg::scenario::Formation, gone: &[usize]) -> Vec<D
 fn a_corridor_needs_a_gap_one_base_wide_through_every_rank_between_standing_models() {
     // One rank of six, touching: whole, no corridor.
     let one = line(6, 1);
-    assert!(!corridor_through(&one, &standing(&one, &[])));
+    assert!(!corridor_through(&[&one], &standing(&one, &[])));
     // A model gone from the middle leaves a gap exactly one base wide.
-    assert!(corridor_through(&one, &standing(&one, &[2])));
+    assert!(corridor_through(&[&one], &standing(&one, &[2])));
     // A model gone from the end only shortens the line.
-    assert!(!corridor_through(&one, &standing(&one, &[0])));
-    assert!(!corridor_through(&one, &standing(&one, &[5])));
+    assert!(!corridor_through(&[&one], &standing(&one, &[0])));
+    assert!(!corridor_through(&[&one], &standing(&one, &[5])));
     // Two ranks of six (models 0-5 the front, 6-11 the rear, file by file): the front
     // model gone with the one behind it standing is no corridor; both gone is.
     let two = line(12, 2);
@@ -200,14 +200,54 @@ fn a_corridor_needs_a_gap_one_base_wide_through_every_rank_between_standing_mode
         let c = two.centres[i];
         (6..12).find(|&j| (two.centres[j].x - c.x).abs() < 1e-6).expect("a model behind")
     };
-    assert!(!corridor_through(&two, &standing(&two, &[2])));
-    assert!(corridor_through(&two, &standing(&two, &[2, behind(2)])));
+    assert!(!corridor_through(&[&two], &standing(&two, &[2])));
+    assert!(corridor_through(&[&two], &standing(&two, &[2, behind(2)])));
     // Gone from neighbouring files, front in one and rear in the other: no straight gap.
-    assert!(!corridor_through(&two, &standing(&two, &[2, behind(3)])));
+    assert!(!corridor_through(&[&two], &standing(&two, &[2, behind(3)])));
     // A model of the line pushed half a base aside into the gap closes it.
     let mut pushed = standing(&one, &[2]);
     pushed.push(Disc::round(Vec2::new(one.centres[2].x + 0.25, one.centres[2].y), one.radius()));
-    assert!(!corridor_through(&one, &pushed));
+    assert!(!corridor_through(&[&one], &pushed));
+    // Shields with a separate formation of spears touching behind them are one line: a
+    // shield gone with the spear behind it standing is no corridor.
+    let text = r#"title = "two formations"
+system = "mesbg"
+[chariot]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [0.0, -20.0]
+[[formations]]
+name = "Shields"
+count = 6
+base = { round_mm = 25 }
+front_centre = [0.0, 6.0]
+facing = 180
+profile = "Warrior of Minas Tirith"
+[[formations]]
+name = "Spears"
+count = 6
+base = { round_mm = 25 }
+front_centre = [0.0, 6.984252]
+facing = 180
+profile = "Warrior of Minas Tirith with spear and shield"
+[[formations]]
+name = "Apart"
+count = 2
+base = { round_mm = 25 }
+front_centre = [30.0, 6.0]
+facing = 180
+profile = "Warrior of Minas Tirith"
+"#;
+    let scenario = parse(text, "lines.toml").expect("reads");
+    assert_eq!(charioteer::mesbg::plan::lines_of(&scenario.formations), vec![vec![0, 1], vec![2]]);
+    let (shields, spears) = (&scenario.formations[0], &scenario.formations[1]);
+    let all: Vec<Disc> = shields.centres.iter().chain(&spears.centres).map(|c| shields.disc_at(*c)).collect();
+    let without = |gone: &[usize]| -> Vec<Disc> {
+        all.iter().enumerate().filter(|(i, _)| !gone.contains(i)).map(|(_, d)| *d).collect()
+    };
+    let spear_behind = 6 + (0..6).find(|&j| (spears.centres[j].x - shields.centres[2].x).abs() < 1e-6).expect("behind");
+    assert!(!corridor_through(&[shields, spears], &without(&[2])));
+    assert!(corridor_through(&[shields, spears], &without(&[2, spear_behind])));
 }
 
 #[test]

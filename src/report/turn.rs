@@ -448,8 +448,9 @@ pub fn markdown(record: &TurnRecord, figures: &[Figure], names: &[String]) -> St
          the roll-off) and each winner makes its own Strikes; a model that beats several chariots strikes the one \
          with the fewest Wounds left.\n\
          - **`line_breached`** is a measurement, not a rule: after the turn, a corridor as wide as one of a \
-         formation's bases runs from its front to its back between standing models, free of any standing model. A \
-         gap at the end of a line only shortens it and is not a breach.\n\
+         line's bases runs from its front rank to its back rank between standing models, free of any standing \
+         model; formations facing one way whose models touch (shields with spears behind) are one line. A gap at \
+         the end of a line only shortens it and is not a breach.\n\
          - {} planned boards: every drive and every board after the moves is worked out once, before any dice.\n\
          - Exact values: {}.\n",
         record.boards, record.exact

@@ -149,7 +149,7 @@ pub struct FinalBoard {
     /// it or in an earlier fight: every model stands in it, none Prone); `None` where the
     /// fight works it out from who stands.
     pub fixed_support: Vec<Option<mesbg_fight::FoeSupport>>,
-    /// Per formation: a corridor runs through it before any fight.
+    /// Per line ([`lines_of`]): a corridor runs through it before any fight.
     pub breached: Vec<bool>,
     /// How the charging player split the models in contact into fights, when there was a
     /// choice: (legal splits weighed, the kills the chosen one promised).
@@ -181,6 +181,9 @@ pub struct TurnPlan {
     pub at: TurnMetrics,
     /// Models in all.
     pub models: usize,
+    /// The lines of the board ([`lines_of`]): formations touching one another, facing one
+    /// way, are one line for `line_breached`.
+    pub lines: Vec<Vec<usize>>,
 }
 
 /// Where each of a turn's metrics is in its [`MetricSet`].
@@ -428,6 +431,7 @@ pub fn compile_order(scenario: &Scenario, order: Vec<usize>) -> Result<TurnPlan,
         metrics,
         at,
         models,
+        lines: lines_of(&scenario.formations),
     })
 }
 
@@ -644,8 +648,13 @@ impl Compiler<'_> {
             used.extend(help.supporters.iter().map(|s| s.model));
             fixed_support.push(Some(help));
         }
-        let breached = (0..self.scenario.formations.len())
-            .map(|fi| corridor_through(&self.scenario.formations[fi], &standing_discs(&discs, &board.present)))
+        let standing = standing_discs(&discs, &board.present);
+        let breached = lines_of(&self.scenario.formations)
+            .iter()
+            .map(|line| {
+                let line: Vec<&Formation> = line.iter().map(|&f| &self.scenario.formations[f]).collect();
+                corridor_through(&line, &standing)
+            })
             .collect();
         self.finals.push(FinalBoard {
             slain_in_moves: (0..board.present.len()).filter(|&m| !board.present[m]).collect(),
@@ -831,21 +840,65 @@ fn standing_discs(discs: &[Disc], present: &[bool]) -> Vec<Disc> {
     discs.iter().zip(present).filter(|(_, p)| **p).map(|(d, _)| *d).collect()
 }
 
-/// Whether a corridor as wide as one of formation `f`'s bases runs through it from front
-/// to back, free of the `standing` models' bases (any formation's): a gap at least one base
-/// wide between two standing models across the formation, over its whole depth. A gap at
-/// either end of the line is not a breach: the line is only shorter.
-pub fn corridor_through(f: &Formation, standing: &[Disc]) -> bool {
-    let forward = Vec2::heading(f.facing);
+/// The lines of a board: formations facing the same way whose models touch one another
+/// (shields with spears behind them) form one line, each a list of formation indices.
+pub fn lines_of(formations: &[Formation]) -> Vec<Vec<usize>> {
+    let n = formations.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    let tolerance = support::BASE_CONTACT_MM / geometry::MM_PER_INCH;
+    for a in 0..n {
+        for b in a + 1..n {
+            let (fa, fb) = (&formations[a], &formations[b]);
+            let same_facing =
+                ((fa.facing - fb.facing).rem_euclid(360.0)).min((fb.facing - fa.facing).rem_euclid(360.0)) < 1e-6;
+            let touch = same_facing
+                && fa.centres.iter().any(|&ca| {
+                    let da = fa.disc_at(ca);
+                    fb.centres.iter().any(|&cb| da.distance_to(&fb.disc_at(cb)) <= tolerance)
+                });
+            if touch {
+                let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+                parent[ra.max(rb)] = ra.min(rb);
+            }
+        }
+    }
+    let mut lines: Vec<Vec<usize>> = Vec::new();
+    for f in 0..n {
+        let r = root(&mut parent, f);
+        match lines.iter_mut().find(|l| l[0] == r) {
+            Some(l) if r != f => l.push(f),
+            _ => lines.push(vec![f]),
+        }
+    }
+    lines
+}
+
+/// Whether a corridor as wide as one of the line's bases (its widest) runs through the line
+/// (formations `line`, facing one way) from its front rank to its back rank, free of the
+/// `standing` models' bases (any formation's): a gap at least one base wide between two
+/// standing models across the line, over its whole depth. A gap at either end of the line
+/// is not a breach: the line is only shorter.
+pub fn corridor_through(line: &[&Formation], standing: &[Disc]) -> bool {
+    let Some(first) = line.first() else { return false };
+    let forward = Vec2::heading(first.facing);
     let right = forward.right();
-    let half = f.oval_mm.map_or(f.radius(), |[w, _]| w / geometry::MM_PER_INCH / 2.0);
-    let depth = f.depth();
-    let across = |c: Vec2| (c - f.front_centre).dot(right);
-    let along = |c: Vec2| (c - f.front_centre).dot(forward);
-    let (mut back, mut front) = (f64::INFINITY, f64::NEG_INFINITY);
-    for c in &f.centres {
-        back = back.min(along(*c) - depth);
-        front = front.max(along(*c) + depth);
+    let across = |c: Vec2| (c - first.front_centre).dot(right);
+    let along = |c: Vec2| (c - first.front_centre).dot(forward);
+    let (mut back, mut front, mut width) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
+    for f in line {
+        let half = f.oval_mm.map_or(f.radius(), |[w, _]| w / geometry::MM_PER_INCH / 2.0);
+        width = width.max(2.0 * half);
+        for c in &f.centres {
+            back = back.min(along(*c) - f.depth());
+            front = front.max(along(*c) + f.depth());
+        }
     }
     let reach = |d: &Disc, dir: Vec2| match d.oval {
         Some(o) => {
@@ -872,7 +925,7 @@ pub fn corridor_through(f: &Formation, standing: &[Disc]) -> bool {
     let Some(&(_, first_end)) = blocked.first() else { return false };
     let mut covered = first_end;
     for &(lo, hi) in &blocked[1..] {
-        if lo - covered >= 2.0 * half - eps {
+        if lo - covered >= width - eps {
             return true;
         }
         covered = covered.max(hi);
@@ -886,7 +939,7 @@ fn turn_metrics(scenario: &Scenario, plans: &[Plan], nodes: &[TurnMove]) -> (Met
     let mut at = TurnMetrics {
         line_breached: set.add(
             "line_breached",
-            "after the turn, a corridor one base wide runs through every rank of some formation, between standing models, free of them",
+            "after the turn, a corridor one base wide runs through every rank of some line (formations touching, facing one way), between standing models, free of them",
             true,
         ),
         line_halved: set.add("line_halved", "after the turn, some formation has lost half or more of its models", true),

@@ -333,7 +333,10 @@ fn write_values(
             .filter(|m| board.present[*m] && !s.fight_slain.contains(m))
             .map(|m| formations[models[m].formation].disc_at(board.centres[m]))
             .collect();
-        formations.iter().any(|f| corridor_through(f, &standing))
+        plan.lines.iter().any(|line| {
+            let line: Vec<&crate::mesbg::scenario::Formation> = line.iter().map(|&f| &formations[f]).collect();
+            corridor_through(&line, &standing)
+        })
     };
     let v = &mut s.values;
     v[at.line_breached] = u16::from(breached);
