@@ -38,6 +38,9 @@ pub struct TurnScratch {
     last: usize,
     /// The drives the last trial walked, in the order of the turn.
     walked: Vec<usize>,
+    /// Whether a line is breached, by final board and the models slain in its fights
+    /// (sorted): the same few recur in every trial, and the corridor is a sort and a sweep.
+    breached: std::collections::HashMap<(usize, Vec<usize>), bool>,
     blocked: Vec<bool>,
     inner: Scratch,
 }
@@ -329,13 +332,20 @@ fn write_values(
     let breached = if s.fight_slain.is_empty() {
         board.breached.iter().any(|&b| b)
     } else {
-        let standing: Vec<crate::geometry::Disc> = (0..board.present.len())
-            .filter(|m| board.present[*m] && !s.fight_slain.contains(m))
-            .map(|m| formations[models[m].formation].disc_at(board.centres[m]))
-            .collect();
-        plan.lines.iter().any(|line| {
-            let line: Vec<&crate::mesbg::scenario::Formation> = line.iter().map(|&f| &formations[f]).collect();
-            corridor_through(&line, &standing)
+        s.fight_slain.sort_unstable();
+        if s.breached.len() >= 100_000 {
+            s.breached.clear(); // a memo, not a store: bounded whatever the board
+        }
+        let key = (s.last, s.fight_slain.clone());
+        *s.breached.entry(key).or_insert_with(|| {
+            let standing: Vec<crate::geometry::Disc> = (0..board.present.len())
+                .filter(|m| board.present[*m] && s.fight_slain.binary_search(m).is_err())
+                .map(|m| formations[models[m].formation].disc_at(board.centres[m]))
+                .collect();
+            plan.lines.iter().any(|line| {
+                let line: Vec<&crate::mesbg::scenario::Formation> = line.iter().map(|&f| &formations[f]).collect();
+                corridor_through(&line, &standing)
+            })
         })
     };
     let v = &mut s.values;
