@@ -164,3 +164,28 @@ fn the_readmes_turn_numbers_are_what_the_example_gives() {
         assert!(readme.contains(&line), "README quotes {metric} as {line:?}");
     }
 }
+
+#[test]
+fn the_best_order_is_the_one_whose_objective_came_out_highest() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let two = std::fs::read_to_string(root().join(TWO)).expect("example");
+    let path = dir.path().join("best.toml");
+    std::fs::write(&path, format!("{two}\n[turn]\norder = \"best\"\nobjective = \"kills\"\n")).expect("write");
+    let o = charioteer(&["validate", path.to_str().unwrap()], root());
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    // "order tried k: [a, b] -> value", and "order: a, b" the chosen one.
+    let tried: Vec<(String, f64)> = t
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("order tried "))
+        .map(|l| {
+            let (order, value) = l.split_once(" -> ").expect("arrow");
+            let order = order.split_once(": ").expect("colon").1.trim_matches(['[', ']']).to_string();
+            (order, value.trim().parse().expect("value"))
+        })
+        .collect();
+    assert_eq!(tried.len(), 2, "both orders of two chariots tried: {t}");
+    let chosen = t.lines().find_map(|l| l.trim().strip_prefix("order: ")).expect("the chosen order");
+    let best = tried.iter().max_by(|a, b| a.1.total_cmp(&b.1)).expect("one");
+    assert_eq!(chosen.trim(), best.0, "{t}");
+}
