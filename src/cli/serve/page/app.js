@@ -156,7 +156,11 @@ function draw() {
   $("board-tools").hidden = !isMesbg;
   $("board").style.display = isMesbg ? "" : "none";
   $("board-svg").hidden = isMesbg;
-  $("board-hint").textContent = isMesbg ? $("board-hint").dataset.mesbg : "A BATTLESYSTEM board is drawn by the server (the units, and where a rout goes); edit it in the scenario file below.";
+  $("board-hint").textContent = isMesbg
+    ? $("board-hint").dataset.mesbg
+    : state.system === "mesbg"
+      ? "A turn of several chariots is drawn by the server (every path, numbered as listed, and each model's chance to be slain); add or remove [[chariots]] tables in the scenario file below."
+      : "A BATTLESYSTEM board is drawn by the server (the units, and where a rout goes); edit it in the scenario file below.";
   if (!isMesbg) {
     $("board-svg").innerHTML = state.check ? state.check.board.svg : "";
     $("stops").innerHTML = "";
