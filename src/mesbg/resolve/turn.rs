@@ -404,24 +404,13 @@ impl TurnTally {
 
     fn record(&mut self, values: &[u16]) {
         self.trials += 1;
-        for (hist, &v) in self.histograms.iter_mut().zip(values) {
-            let v = usize::from(v);
-            if v >= hist.len() {
-                hist.resize(v + 1, 0);
-            }
-            hist[v] += 1;
-        }
+        crate::engine::statistics::count_values(&mut self.histograms, values);
     }
 
     /// Adds another tally of the same plan.
     pub fn merge(&mut self, other: &TurnTally) {
         self.trials += other.trials;
-        for (mine, theirs) in self.histograms.iter_mut().zip(&other.histograms) {
-            if theirs.len() > mine.len() {
-                mine.resize(theirs.len(), 0);
-            }
-            mine.iter_mut().zip(theirs).for_each(|(a, b)| *a += b);
-        }
+        crate::engine::statistics::add_histograms(&mut self.histograms, &other.histograms);
         self.slain.iter_mut().zip(&other.slain).for_each(|(a, b)| *a += b);
     }
 }
