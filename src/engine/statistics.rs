@@ -205,6 +205,28 @@ pub fn comparison_frame<M: MetricName>(rows: &[(String, MetricSummary<M>)]) -> P
     )
 }
 
+/// Counts one trial's metric values into per-metric histograms (`histograms[m][v]`: trials
+/// in which metric `m` took value `v`), growing a histogram to a value not seen before.
+pub fn count_values(histograms: &mut [Vec<u64>], values: &[u16]) {
+    for (hist, &v) in histograms.iter_mut().zip(values) {
+        let v = usize::from(v);
+        if v >= hist.len() {
+            hist.resize(v + 1, 0);
+        }
+        hist[v] += 1;
+    }
+}
+
+/// Adds histograms of the same metrics (exact integer sums: any order gives the same).
+pub fn add_histograms(into: &mut [Vec<u64>], other: &[Vec<u64>]) {
+    for (mine, theirs) in into.iter_mut().zip(other) {
+        if theirs.len() > mine.len() {
+            mine.resize(theirs.len(), 0);
+        }
+        mine.iter_mut().zip(theirs).for_each(|(a, b)| *a += b);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,27 +247,5 @@ mod tests {
         let s = summarize_histogram(&hist, 10_000, false, ());
         assert!((s.mean - s.ci95_lo - (s.ci95_hi - s.mean)).abs() < 1e-12);
         assert!(s.ci95_lo > 0.0);
-    }
-}
-
-/// Counts one trial's metric values into per-metric histograms (`histograms[m][v]`: trials
-/// in which metric `m` took value `v`), growing a histogram to a value not seen before.
-pub fn count_values(histograms: &mut [Vec<u64>], values: &[u16]) {
-    for (hist, &v) in histograms.iter_mut().zip(values) {
-        let v = usize::from(v);
-        if v >= hist.len() {
-            hist.resize(v + 1, 0);
-        }
-        hist[v] += 1;
-    }
-}
-
-/// Adds histograms of the same metrics (exact integer sums: any order gives the same).
-pub fn add_histograms(into: &mut [Vec<u64>], other: &[Vec<u64>]) {
-    for (mine, theirs) in into.iter_mut().zip(other) {
-        if theirs.len() > mine.len() {
-            mine.resize(theirs.len(), 0);
-        }
-        mine.iter_mut().zip(theirs).for_each(|(a, b)| *a += b);
     }
 }
