@@ -75,6 +75,9 @@ pub struct StopMark {
     pub p: f64,
     /// How they ended: `stopped` by a survivor, `drove on` its full Move, `slain by terrain`.
     pub how: &'static str,
+    /// In a turn: the chariot (1-based, as listed) whose charges ended here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chariot: Option<usize>,
 }
 
 /// Another chariot's path in a turn.
@@ -301,7 +304,7 @@ pub fn picture(scenario: &Scenario, plan: &Plan, seed: u64, trials: u64) -> Boar
         .map(|(&(milli, how), &n)| {
             let distance = milli as f64 / 1000.0;
             let at = pose_at(plan, distance).centre;
-            StopMark { distance, at: (at.x, at.y), p: share(n), how }
+            StopMark { distance, at: (at.x, at.y), p: share(n), how, chariot: None }
         })
         .collect();
 
@@ -447,8 +450,9 @@ pub fn turn_picture(plan: &crate::mesbg::plan::TurnPlan, seed: u64, trials: u64)
     picture.trials = trials;
     picture.number = Some(first + 1);
     picture.stops = Vec::new();
-    for (&(_, x, y, how), &(n, distance)) in &counts.ends {
-        picture.stops.push(StopMark { distance, at: (x as f64 / 1000.0, y as f64 / 1000.0), p: share(n), how });
+    for (&(c, x, y, how), &(n, distance)) in &counts.ends {
+        let at = (x as f64 / 1000.0, y as f64 / 1000.0);
+        picture.stops.push(StopMark { distance, at, p: share(n), how, chariot: Some(c + 1) });
     }
     let mut more = Vec::new();
     for (depth, &c) in plan.order.iter().enumerate() {

@@ -257,8 +257,14 @@ pub fn board_figure(
     let mut likely: Vec<&crate::mesbg::board::DrawnBase> = board.bases.iter().filter(|b| b.p_slain > 0.0).collect();
     likely.sort_by(|a, b| b.p_slain.total_cmp(&a.p_slain));
     let named: Vec<String> = likely.iter().take(5).map(|b| format!("{} {}", b.label, pct(b.p_slain))).collect();
-    let ends: Vec<String> =
-        board.stops.iter().map(|s| format!("{} at {:.1} inches ({})", pct(s.p), s.distance, s.how)).collect();
+    let ends: Vec<String> = board
+        .stops
+        .iter()
+        .map(|s| {
+            let who = s.chariot.map(|c| format!("chariot {c}: ")).unwrap_or_default();
+            format!("{who}{} at {:.1} inches ({})", pct(s.p), s.distance, s.how)
+        })
+        .collect();
     let alt = format!(
         "Map of the board. Most likely slain: {}. Charges ended: {}.",
         if named.is_empty() { "nobody".to_string() } else { named.join(", ") },

@@ -420,10 +420,20 @@ pub fn markdown(record: &TurnRecord, figures: &[Figure], names: &[String]) -> St
     }
     if let Some(board) = &record.board {
         let mut ends: Vec<&crate::mesbg::board::StopMark> = board.stops.iter().collect();
-        ends.sort_by(|a, b| b.p.total_cmp(&a.p));
+        ends.sort_by(|a, b| a.chariot.cmp(&b.chariot).then(b.p.total_cmp(&a.p)));
         let listed: Vec<String> = ends
             .iter()
-            .map(|s| format!("{} {} at {:.1}\" driven ({:.1}, {:.1})", percent(s.p), s.how, s.distance, s.at.0, s.at.1))
+            .map(|s| {
+                format!(
+                    "chariot {} {} {} at {:.1}\" driven ({:.1}, {:.1})",
+                    s.chariot.unwrap_or(0),
+                    percent(s.p),
+                    s.how,
+                    s.distance,
+                    s.at.0,
+                    s.at.1
+                )
+            })
             .collect();
         let _ = writeln!(
             out,

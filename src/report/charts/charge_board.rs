@@ -353,7 +353,13 @@ impl ChargeBoardChart {
             let line = if i + 1 == room as usize && ends.len() > room as usize {
                 format!("... and {} more (listed in report.md)", ends.len() - i)
             } else {
-                format!("{} {} at {:.1}", super::super::document::percent(s.p), short_how(s.how), s.distance)
+                format!(
+                    "{}{} {} at {:.1}",
+                    s.chariot.map(|c| format!("{c}: ")).unwrap_or_default(),
+                    super::super::document::percent(s.p),
+                    short_how(s.how),
+                    s.distance
+                )
             };
             symbols.draw(&Text::new(line, (16, y + 18 * (i as i32 + 1)), small.clone())).map_err(msg)?;
         }
