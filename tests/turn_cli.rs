@@ -6,6 +6,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod schema;
+
 fn charioteer(args: &[&str], dir: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_charioteer")).args(args).current_dir(dir).output().expect("binary runs")
 }
@@ -42,6 +44,8 @@ fn a_turn_runs_into_a_report_with_its_board_and_every_reading() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).expect("run.json")).expect("json");
     assert_eq!(json["schema"], "charioteer.turn/1");
+    let errors = schema::Schema::load("docs/turn.schema.json").errors(&json);
+    assert!(errors.is_empty(), "run.json breaks docs/turn.schema.json:\n{}", errors.join("\n"));
     assert_eq!(json["turn"]["order"], serde_json::json!([1, 2]));
     assert!(json["metrics"]["line_breached"]["mean"].as_f64().is_some());
 }
