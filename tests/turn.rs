@@ -193,6 +193,10 @@ fn a_corridor_needs_a_gap_one_base_wide_through_every_rank_between_standing_mode
     // A model gone from the end only shortens the line.
     assert!(!corridor_through(&[&one], &standing(&one, &[0])));
     assert!(!corridor_through(&[&one], &standing(&one, &[5])));
+    // Every model gone: the line is no more, and breached.
+    assert!(corridor_through(&[&one], &standing(&one, &[0, 1, 2, 3, 4, 5])));
+    // One left at the end: a line of one, shortened, not breached.
+    assert!(!corridor_through(&[&one], &standing(&one, &[0, 1, 2, 3, 4])));
     // Two ranks of six (models 0-5 the front, 6-11 the rear, file by file): the front
     // model gone with the one behind it standing is no corridor; both gone is.
     let two = line(12, 2);

@@ -884,7 +884,7 @@ pub fn lines_of(formations: &[Formation]) -> Vec<Vec<usize>> {
 /// (formations `line`, facing one way) from its front rank to its back rank, free of the
 /// `standing` models' bases (any formation's): a gap at least one base wide between two
 /// standing models across the line, over its whole depth. A gap at either end of the line
-/// is not a breach: the line is only shorter.
+/// is not a breach: the line is only shorter. A line of which no model stands is breached.
 pub fn corridor_through(line: &[&Formation], standing: &[Disc]) -> bool {
     let Some(first) = line.first() else { return false };
     let forward = Vec2::heading(first.facing);
@@ -922,7 +922,8 @@ pub fn corridor_through(line: &[&Formation], standing: &[Disc]) -> bool {
         })
         .collect();
     blocked.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let Some(&(_, first_end)) = blocked.first() else { return false };
+    // Not a model of the line stands: it is gone, and breached.
+    let Some(&(_, first_end)) = blocked.first() else { return true };
     let mut covered = first_end;
     for &(lo, hi) in &blocked[1..] {
         if lo - covered >= width - eps {
