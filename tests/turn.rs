@@ -322,3 +322,120 @@ fn a_turn_of_one_chariot_is_the_single_charge() {
     let tb = charioteer::mesbg::resolve::run(&pb, streams, range, &|_| {}, &never).expect("runs");
     assert_eq!(ta, tb, "trial for trial, the same tallies");
 }
+
+/// The exact engine's mean of metric `name` for `plan`.
+fn exact_mean(exact: &charioteer::mesbg::resolve::TurnExact, plan: &TurnPlan, name: &str) -> f64 {
+    let index = plan.metrics.index(name).unwrap_or_else(|| panic!("no metric {name}"));
+    exact.joint.mean_sd(index).0
+}
+
+fn close(got: f64, expected: f64, name: &str) {
+    assert!((got - expected).abs() < 1e-12, "{name}: exact engine {got:.12}, derived {expected:.12}");
+}
+
+#[test]
+fn the_exact_engine_gives_the_hand_derived_values_of_two_chariots_into_one_warrior() {
+    let plan = plan_of(ONE_WARRIOR, vec![0, 1]);
+    let exact = charioteer::mesbg::resolve::exact_turn(&plan).expect("a turn of two chariots into one model is exact");
+    let total: f64 = exact.joint.outcomes.iter().map(|(_, p)| p).sum();
+    close(total, 1.0, "probabilities");
+    let slain = 5.0 / 9.0;
+    let both = (1.0 - slain) * (1.0 - slain);
+    let win = pooled_duel(4, 1);
+    let miss4 = (2.0f64 / 3.0).powi(4);
+    let e = |name: &str| exact_mean(&exact, &plan, name);
+    close(e("chariot1.impact_kills"), slain, "chariot1.impact_kills");
+    close(e("chariot2.impact_kills"), (1.0 - slain) * slain, "chariot2.impact_kills");
+    close(e("chariot2.blocked"), slain + (1.0 - slain) * slain, "chariot2.blocked");
+    close(e("fights"), both, "fights");
+    close(e("chariot1.fight_won"), both * win, "chariot1.fight_won");
+    close(e("chariot1.fight_kills"), both * win * (1.0 - miss4), "chariot1.fight_kills");
+    close(e("chariot2.fight_kills"), both * win * miss4 * (1.0 - miss4), "chariot2.fight_kills");
+    close(e("chariot1.wounds_lost"), both * (1.0 - win) / 6.0, "chariot1.wounds_lost");
+    close(e("chariot2.wounds_lost"), 0.0, "chariot2.wounds_lost");
+    let killed = slain + (1.0 - slain) * slain + both * win * (1.0 - miss4 * miss4);
+    close(e("kills"), killed, "kills");
+    close(e("line_halved"), killed, "line_halved");
+    // The model's own chance to be slain is the turn's kills (he is the only model).
+    close(exact.slain[0], killed, "slain[0]");
+
+    // The two-Wound warrior: the second chariot's Impact Hits from the state the first left.
+    let text = ONE_WARRIOR.replace(
+        "profile = \"Warrior of Minas Tirith\"",
+        "profile = { fight = 4, strength = 3, defence = 5, attacks = 1, wounds = 2, courage = \"7+\" }",
+    );
+    let plan = plan_of(&text, vec![0, 1]);
+    let exact = charioteer::mesbg::resolve::exact_turn(&plan).expect("exact");
+    let (none, one, two) = (4.0 / 9.0, 4.0 / 9.0, 1.0 / 9.0);
+    close(exact_mean(&exact, &plan, "chariot1.impact_kills"), two, "chariot1.impact_kills");
+    close(exact_mean(&exact, &plan, "chariot2.impact_kills"), none * two + one * (5.0 / 9.0), "chariot2.impact_kills");
+}
+
+/// Every metric's Monte Carlo mean within 5 standard errors of the exact mean.
+fn agrees_with_monte_carlo(text: &str, seed: u64) {
+    let plan = plan_of(text, vec![0, 1]);
+    let exact = charioteer::mesbg::resolve::exact_turn(&plan).expect("exact");
+    let all = means(&plan, seed, TRIALS);
+    for (i, (name, mean, se)) in all.iter().enumerate() {
+        let (want, sd) = exact.joint.mean_sd(i);
+        let bound = 5.0 * (sd / (TRIALS as f64).sqrt()).max(1e-9);
+        assert!((mean - want).abs() <= bound, "{name}: simulated {mean:.5} (se {se:.5}), exact {want:.5}");
+    }
+}
+
+#[test]
+fn the_exact_engine_agrees_with_the_turns_played() {
+    agrees_with_monte_carlo(ONE_WARRIOR, 21);
+    // Two chariots, each into a warrior of its own: chariot 2 through a ploughed field (a
+    // Wound on a 1), chariot 1 on into a wall when it slays its man (three Strength 6 hits).
+    let text = r#"title = "two apart, field and wall"
+system = "mesbg"
+seed = 3
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [-3.0, 0.0]
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [3.0, 0.0]
+[[formations]]
+name = "West"
+count = 1
+base = { round_mm = 25 }
+front_centre = [-3.0, 6.0]
+facing = 180
+profile = { fight = 3, strength = 3, defence = 4, attacks = 1, wounds = 2, courage = "6+" }
+[[formations]]
+name = "East"
+count = 1
+base = { round_mm = 25 }
+front_centre = [3.0, 6.0]
+facing = 180
+profile = { fight = 3, strength = 3, defence = 4, attacks = 1, wounds = 2, courage = "6+" }
+[[terrain]]
+name = "Ploughed field"
+kind = "difficult"
+polygon = [[0.0, 2.0], [6.0, 2.0], [6.0, 4.0], [0.0, 4.0]]
+[[terrain]]
+name = "Wall"
+kind = "obstacle"
+from = [-6.0, 9.0]
+to = [6.0, 9.0]
+"#;
+    agrees_with_monte_carlo(text, 22);
+}
+
+#[test]
+fn the_exact_engine_refuses_by_name_what_it_does_not_follow() {
+    let three = std::fs::read_to_string("scenarios/mesbg/turn-three-khandish-into-shield-wall.toml").expect("reads");
+    let scenario = parse(&three, "three.toml").expect("reads");
+    let plan = compile_order(&scenario, vec![0, 1, 2]).expect("plans");
+    let err = charioteer::mesbg::resolve::exact_turn(&plan).expect_err("three chariots are not exact");
+    assert!(err.to_string().contains("a turn of 3 chariots"), "{err}");
+    let pikes = std::fs::read_to_string("scenarios/mesbg/turn-two-iron-hills-into-pike-block.toml").expect("reads");
+    let scenario = parse(&pikes, "pikes.toml").expect("reads");
+    let plan = compile_order(&scenario, vec![0, 1]).expect("plans");
+    let err = charioteer::mesbg::resolve::exact_turn(&plan).expect_err("pikes are not exact");
+    assert!(!err.to_string().is_empty());
+}

@@ -120,8 +120,9 @@ fn compare_sweep_target_ci_and_shards_work_on_a_turn() {
 #[test]
 fn what_a_turn_does_not_do_yet_is_refused_by_name() {
     let e = charioteer(&["exact", TWO], root());
-    assert!(!e.status.success());
-    assert!(text(&e).contains("does not follow a turn"), "{}", text(&e));
+    assert!(text(&e).contains("no exact values: spears, pikes or a banner"), "{}", text(&e));
+    let e = charioteer(&["exact", THREE], root());
+    assert!(text(&e).contains("a turn of 3 chariots"), "{}", text(&e));
     let b = charioteer(&["balance", TWO, "--target-efficiency", "0.1", "--trials", "1000"], root());
     assert!(!b.status.success());
     assert!(text(&b).contains("not supported yet"), "{}", text(&b));
@@ -192,4 +193,65 @@ fn the_best_order_is_the_one_whose_objective_came_out_highest() {
     let chosen = t.lines().find_map(|l| l.trim().strip_prefix("order: ")).expect("the chosen order");
     let best = tried.iter().max_by(|a, b| a.1.total_cmp(&b.1)).expect("one");
     assert_eq!(chosen.trim(), best.0, "{t}");
+}
+
+/// Two Khandish chariots at one Warrior of Minas Tirith, the second from behind him.
+const SMALL_TURN: &str = r#"title = "two chariots, one warrior"
+system = "mesbg"
+seed = 11
+
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [0.0, 0.0]
+facing = 0
+
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [0.0, 14.0]
+facing = 180
+
+[[formations]]
+name = "Warrior"
+count = 1
+base = { round_mm = 25 }
+front_centre = [0.0, 6.0]
+facing = 180
+profile = "Warrior of Minas Tirith"
+"#;
+
+#[test]
+fn a_small_turn_has_exact_values_in_run_and_exact() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("small.toml");
+    std::fs::write(&file, SMALL_TURN).expect("write");
+    let out = dir.path().join("r");
+    let o = charioteer(&["run", file.to_str().unwrap(), "--trials", "200000", "--out", out.to_str().unwrap()], root());
+    assert!(o.status.success(), "{}", text(&o));
+    let printed = text(&o);
+    assert!(printed.contains("exact: computed for this small turn"), "{printed}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).expect("run.json")).expect("json");
+    let errors = schema::Schema::load("docs/turn.schema.json").errors(&json);
+    assert!(errors.is_empty(), "run.json breaks docs/turn.schema.json:\n{}", errors.join("\n"));
+    // P(slain by chariot 1's Impact Hits) = 1 - (2/3)^2, derived by hand.
+    let exact = json["exact"]["metrics"]["chariot1.impact_kills"]["exact"].as_f64().expect("an exact value");
+    assert!((exact - 5.0 / 9.0).abs() < 1e-12, "{exact}");
+    let z = json["exact"]["metrics"]["kills"]["z"].as_f64().expect("a z");
+    assert!(z.abs() < 5.0, "the estimate agrees: z {z}");
+    let md = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    assert!(md.contains("| exact (z) |") && md.contains("computed by the exact engine"), "{md}");
+    // `exact` writes the joint distribution.
+    let ex = dir.path().join("x");
+    let e = charioteer(&["exact", file.to_str().unwrap(), "--out", ex.to_str().unwrap()], root());
+    assert!(e.status.success(), "{}", text(&e));
+    assert!(text(&e).contains("exact joint distribution"), "{}", text(&e));
+    assert!(ex.join("exact_joint.csv").exists() && ex.join("exact.json").exists());
+    // `--no-exact` says so.
+    let o = charioteer(
+        &["run", file.to_str().unwrap(), "--trials", "1000", "--no-exact", "--out", out.to_str().unwrap()],
+        root(),
+    );
+    assert!(text(&o).contains("skipped with --no-exact"), "{}", text(&o));
 }

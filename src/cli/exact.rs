@@ -103,8 +103,16 @@ pub(super) fn exact_battlesystem(scenario: &BattlesystemScenario, output: &Outpu
     };
     let elapsed_s = started.elapsed().as_secs_f64();
     let dir = output.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(scenario.slug()));
-    let written = crate::report::battlesystem::write_exact(&dir, &plan, &joint, elapsed_s)?;
-    let rows = crate::report::battlesystem::exact_summaries(&plan, &joint)
+    let ruleset = scenario.rules.ruleset();
+    let facts = crate::report::joint::JointFacts {
+        system: "battlesystem",
+        title: &scenario.title,
+        scenario_file: &scenario.file,
+        scenario_hash: scenario.hash(),
+        ruleset: &ruleset,
+    };
+    let written = crate::report::joint::write_joint_exact(&dir, facts, &plan.metrics, &joint, elapsed_s)?;
+    let rows = crate::report::joint::joint_summaries(&plan.metrics, &joint)
         .into_iter()
         .zip(&plan.metrics.defs)
         .filter(|(_, d)| d.labels.is_empty())
@@ -122,7 +130,54 @@ pub(super) fn exact_battlesystem(scenario: &BattlesystemScenario, output: &Outpu
         elapsed_s,
         outcomes: joint.outcomes.len(),
         rows,
-        json: crate::report::battlesystem::exact_json(&plan, &joint, elapsed_s),
+        json: crate::report::joint::joint_json(facts, &plan.metrics, &joint, elapsed_s),
+        written,
+    };
+    computed(&scenario.title, c, output)
+}
+
+/// `exact` for a turn of several chariots: the joint distribution of every metric where
+/// the turn is small enough for the exact engine, else the reason it is not.
+pub(super) fn exact_turn(scenario: &Scenario, output: &OutputOptions) -> Result<()> {
+    let plan = super::turn::compile_turn(scenario).map_err(|e| anyhow::anyhow!("{}: {e}", scenario.file))?;
+    let started = Instant::now();
+    let result = crate::mesbg::resolve::exact_turn(&plan);
+    let elapsed_s = started.elapsed().as_secs_f64();
+    let exact = match result {
+        Ok(exact) => exact,
+        Err(reason) => {
+            let names: Vec<&str> = plan.metrics.defs.iter().map(|d| d.name.as_str()).collect();
+            return unavailable(&scenario.title, "mesbg", &reason.to_string(), &names, output);
+        }
+    };
+    let dir = output.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(scenario.slug()));
+    let ruleset = crate::report::turn::turn_ruleset(scenario, &plan);
+    let facts = crate::report::joint::JointFacts {
+        system: "mesbg",
+        title: &scenario.title,
+        scenario_file: &scenario.file,
+        scenario_hash: scenario.hash(),
+        ruleset: &ruleset,
+    };
+    let written = crate::report::joint::write_joint_exact(&dir, facts, &plan.metrics, &exact.joint, elapsed_s)?;
+    let rows = crate::report::joint::joint_summaries(&plan.metrics, &exact.joint)
+        .into_iter()
+        .zip(&plan.metrics.defs)
+        .map(|(s, d)| MetricSummary {
+            metric: d.clone(),
+            mean: s.mean,
+            sd: s.sd,
+            se: s.se,
+            ci95_lo: s.ci95_lo,
+            ci95_hi: s.ci95_hi,
+        })
+        .collect();
+    let c = Computed {
+        what: "exact joint distribution",
+        elapsed_s,
+        outcomes: exact.joint.outcomes.len(),
+        rows,
+        json: crate::report::joint::joint_json(facts, &plan.metrics, &exact.joint, elapsed_s),
         written,
     };
     computed(&scenario.title, c, output)

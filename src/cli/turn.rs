@@ -116,6 +116,12 @@ impl System for Turn {
         threads: usize,
     ) -> TurnRecord {
         let mut record = TurnRecord::new(plan, &played.tally, (played.seed, threads, played.elapsed_s), played.command);
+        let exact = if played.exact {
+            crate::mesbg::resolve::exact_turn(plan)
+        } else {
+            Err(crate::mesbg::resolve::NotExactTurn::Skipped)
+        };
+        record.with_exact(exact.as_ref().map_err(ToString::to_string));
         record.precision = played.precision;
         record.board = Some(crate::mesbg::board::turn_picture(plan, played.seed, crate::mesbg::board::BOARD_TRIALS));
         record.warnings = Self::warnings(s, plan);
@@ -161,8 +167,13 @@ impl System for Turn {
             if let Some(p) = &record.precision {
                 out!("{}", precision_line(p, record.trials));
             }
-            out!("{:<26} {:>10}   {:<24} meaning", "metric", "mean", "95% interval");
-            for (s, d) in record.summary.iter().zip(&record.metrics.defs) {
+            let exact = record.exact.as_ref().ok();
+            if exact.is_some() {
+                out!("{:<26} {:>10}   {:<24} {:>10} {:>7}  meaning", "metric", "mean", "95% interval", "exact", "z");
+            } else {
+                out!("{:<26} {:>10}   {:<24} meaning", "metric", "mean", "95% interval");
+            }
+            for (i, (s, d)) in record.summary.iter().zip(&record.metrics.defs).enumerate() {
                 let (mean, lo, hi) = if d.flag {
                     (
                         format!("{:.2}%", 100.0 * s.mean),
@@ -172,9 +183,31 @@ impl System for Turn {
                 } else {
                     (format!("{:.4}", s.mean), format!("{:.4}", s.ci95_lo), format!("{:.4}", s.ci95_hi))
                 };
-                out!("{:<26} {:>10}   {:<24} {}", s.metric, mean, format!("{lo} - {hi}"), d.description);
+                match exact.and_then(|e| e.get(i)) {
+                    Some(e) => {
+                        let value = if d.flag { format!("{:.2}%", 100.0 * e.exact) } else { format!("{:.4}", e.exact) };
+                        out!(
+                            "{:<26} {:>10}   {:<24} {:>10} {:>+7.2}  {}",
+                            s.metric,
+                            mean,
+                            format!("{lo} - {hi}"),
+                            value,
+                            e.z,
+                            d.description
+                        );
+                    }
+                    None => out!("{:<26} {:>10}   {:<24} {}", s.metric, mean, format!("{lo} - {hi}"), d.description),
+                }
             }
-            out!("exact: none ({})", record.exact);
+            match (&record.exact, record.worst_z()) {
+                (Ok(_), Some(z)) if z > crate::mesbg::exact::DISAGREEMENT_Z => {
+                    out!("warning: an estimate is {z:.1} standard errors from its exact value")
+                }
+                (Ok(_), _) => {
+                    out!("exact: computed for this small turn (largest |z| {:.2})", record.worst_z().unwrap_or(0.0))
+                }
+                (Err(reason), _) => out!("exact: none ({reason})"),
+            }
             out!("{}", report_line("report", out, written.len(), replaced));
             if let Some(path) = &args.trials_out {
                 out!("per-trial rows: {}", path.display());
@@ -182,8 +215,8 @@ impl System for Turn {
         }
         Ok(())
     }
-    fn exact(s: &Scenario, _: &OutputOptions) -> Result<()> {
-        anyhow::bail!("{}: {}", s.file, crate::report::turn::NO_EXACT_TURN)
+    fn exact(s: &Scenario, output: &OutputOptions) -> Result<()> {
+        super::exact::exact_turn(s, output)
     }
     fn replay(s: &Scenario, trial: u64, seed: Option<u64>, output: &OutputOptions) -> Result<()> {
         let seed = seed.unwrap_or(s.seed);

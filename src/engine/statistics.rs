@@ -249,3 +249,35 @@ mod tests {
         assert!(s.ci95_lo > 0.0);
     }
 }
+
+/// The exact joint distribution of a trial's metrics, as an exact engine computes it:
+/// every distinct set of values with its probability.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JointDistribution {
+    /// Every distinct outcome: the metric values (in the plan's metric order) and its
+    /// probability, in ascending order of the values.
+    pub outcomes: Vec<(Vec<u16>, f64)>,
+}
+
+impl JointDistribution {
+    /// The exact distribution of metric `m`: `pmf[v]` = P(metric = v).
+    pub fn marginal(&self, m: usize) -> Vec<f64> {
+        let mut pmf = vec![0.0; 2];
+        for (values, p) in &self.outcomes {
+            let v = usize::from(values[m]);
+            if v >= pmf.len() {
+                pmf.resize(v + 1, 0.0);
+            }
+            pmf[v] += p;
+        }
+        pmf
+    }
+
+    /// The exact mean and standard deviation of metric `m`.
+    pub fn mean_sd(&self, m: usize) -> (f64, f64) {
+        let pmf = self.marginal(m);
+        let mean: f64 = pmf.iter().enumerate().map(|(v, p)| v as f64 * p).sum();
+        let var: f64 = pmf.iter().enumerate().map(|(v, p)| (v as f64 - mean).powi(2) * p).sum();
+        (mean, var.max(0.0).sqrt())
+    }
+}

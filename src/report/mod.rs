@@ -6,6 +6,7 @@
 pub mod battlesystem;
 pub mod charts;
 pub mod document;
+pub mod joint;
 pub mod record;
 pub mod turn;
 

@@ -57,13 +57,80 @@ pub struct TurnRecord {
     pub board: Option<crate::mesbg::board::BoardPicture>,
     /// What is allowed but probably not meant.
     pub warnings: Vec<crate::input::Problem>,
-    /// Why there are no exact values.
-    pub exact: String,
+    /// Each metric's exact value beside the estimate (in the metrics' order), or why the
+    /// turn has none.
+    pub exact: Result<Vec<ExactBeside>, String>,
 }
 
-/// Why a turn has no exact values yet.
-pub const NO_EXACT_TURN: &str = "the exact engine does not follow a turn of several chariots yet (each chariot's charge \
-     depends on what the earlier ones did to the board); the values are Monte Carlo estimates with 95% intervals";
+/// A metric's exact value beside its Monte Carlo estimate.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct ExactBeside {
+    /// The exact mean.
+    pub exact: f64,
+    /// (estimate - exact) / (exact sd / sqrt(trials)); 0 when both are certain and equal.
+    pub z: f64,
+}
+
+/// Until a run says otherwise: no exact values.
+pub const NO_EXACT_TURN: &str = "not computed";
+
+impl TurnRecord {
+    /// Sets the exact values from the exact engine's answer for this turn.
+    pub fn with_exact(&mut self, exact: Result<&crate::mesbg::resolve::TurnExact, String>) {
+        self.exact = exact.map(|e| {
+            let n = (self.trials.max(1)) as f64;
+            self.summary
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let (mean, sd) = e.joint.mean_sd(i);
+                    let se = sd / n.sqrt();
+                    let diff = s.mean - mean;
+                    let z = if se > 1e-12 {
+                        diff / se
+                    } else if diff.abs() < 1e-9 {
+                        0.0
+                    } else {
+                        f64::INFINITY.copysign(diff)
+                    };
+                    ExactBeside { exact: mean, z }
+                })
+                .collect()
+        });
+    }
+
+    /// The largest |z| of the estimates against the exact values, when there are some.
+    pub fn worst_z(&self) -> Option<f64> {
+        self.exact.as_ref().ok().map(|v| v.iter().map(|e| e.z.abs()).fold(0.0, f64::max))
+    }
+
+    /// The exact values in words for report.md's method section.
+    fn exact_words(&self) -> String {
+        match (&self.exact, self.worst_z()) {
+            (Ok(_), Some(z)) => format!(
+                "computed by the exact engine for a small turn (every branch of the Move phase and every fight, \
+                 no sampling) and printed beside each estimate; the largest |z| of an estimate against its exact \
+                 value is {z:.2}{}",
+                if z > crate::mesbg::exact::DISAGREEMENT_Z {
+                    " (more than 5: a disagreement worth reporting)"
+                } else {
+                    ""
+                }
+            ),
+            (Err(reason), _) => format!("none ({reason}); the values are Monte Carlo estimates with 95% intervals"),
+            _ => String::new(),
+        }
+    }
+
+    /// A metric's exact mean, as printed beside the estimate ("" when there is none).
+    pub fn exact_of(&self, metric: &str) -> String {
+        let Ok(values) = &self.exact else { return String::new() };
+        let Some(i) = self.summary.iter().position(|s| s.metric == metric) else { return String::new() };
+        let flag = self.metrics.defs.get(i).is_some_and(|d| d.flag);
+        let e = values[i];
+        if flag { format!("{} (z {:+.2})", percent(e.exact), e.z) } else { format!("{:.3} (z {:+.2})", e.exact, e.z) }
+    }
+}
 
 /// Every rule option and player's choice a turn's report prints: the `[rules]` options, the
 /// order, how fights are paired and in what order they are fought, then each chariot's
@@ -163,7 +230,7 @@ impl TurnRecord {
             precision: None,
             board: None,
             warnings: Vec::new(),
-            exact: NO_EXACT_TURN.to_string(),
+            exact: Err(NO_EXACT_TURN.to_string()),
         }
     }
 
@@ -252,7 +319,17 @@ impl TurnRecord {
             "distributions": distributions,
             "precision": self.precision,
             "warnings": self.warnings.iter().map(|w| json!({ "field": w.field, "message": w.message })).collect::<Vec<_>>(),
-            "exact": { "unavailable": self.exact },
+            "exact": match &self.exact {
+                Ok(values) => json!({
+                    "metrics": self
+                        .summary
+                        .iter()
+                        .zip(values)
+                        .map(|(s, e)| (s.metric.clone(), json!({ "exact": e.exact, "z": if e.z.is_finite() { json!(e.z) } else { Value::Null } })))
+                        .collect::<Map<String, Value>>()
+                }),
+                Err(reason) => json!({ "unavailable": reason }),
+            },
         })
     }
 }
@@ -349,11 +426,18 @@ pub fn markdown(record: &TurnRecord, figures: &[Figure], names: &[String]) -> St
         let _ = writeln!(out, "> **Warning** (`{}`): {}\n", w.field, w.message);
     }
     let _ = writeln!(out, "## Did the line break?\n");
-    let _ = writeln!(out, "| reading | chance | what it means |");
-    let _ = writeln!(out, "|---|---|---|");
+    // With exact values, a column of them (and each estimate's z) beside the estimates.
+    let exact = record.exact.is_ok();
+    let row = |out: &mut String, name: &str| {
+        let extra = if exact { format!(" {} |", record.exact_of(name)) } else { String::new() };
+        let _ = writeln!(out, "| `{name}` | {} |{extra} {} |", record.stated(name), record.describe(name));
+    };
+    let (head, rule) = if exact { (" exact (z) |", "---|") } else { ("", "") };
+    let _ = writeln!(out, "| reading | chance |{head} what it means |");
+    let _ = writeln!(out, "|---|---|{rule}---|");
     for name in ["line_breached", "line_halved", "army_broken", "breakthrough_any"] {
         if record.summary_of(name).is_some() {
-            let _ = writeln!(out, "| `{name}` | {} | {} |", record.stated(name), record.describe(name));
+            row(&mut out, name);
         }
     }
     let _ = writeln!(
@@ -362,11 +446,11 @@ pub fn markdown(record: &TurnRecord, figures: &[Figure], names: &[String]) -> St
          (`breakthrough_any`) while the line stands, and a line may lose half its models without a gap through it.\n"
     );
     let _ = writeln!(out, "## The turn in numbers\n");
-    let _ = writeln!(out, "| metric | mean (95% interval) | what it means |");
-    let _ = writeln!(out, "|---|---|---|");
+    let _ = writeln!(out, "| metric | mean (95% interval) |{head} what it means |");
+    let _ = writeln!(out, "|---|---|{rule}---|");
     for name in ["kills", "impact_kills", "fight_kills", "fights", "chariots_slain", "foe_heroes_slain"] {
         if record.summary_of(name).is_some() {
-            let _ = writeln!(out, "| `{name}` | {} | {} |", record.stated(name), record.describe(name));
+            row(&mut out, name);
         }
     }
     let _ = writeln!(out, "\n## Each chariot\n");
@@ -463,7 +547,8 @@ pub fn markdown(record: &TurnRecord, figures: &[Figure], names: &[String]) -> St
          the end of a line only shortens it and is not a breach.\n\
          - {} planned boards: every drive and every board after the moves is worked out once, before any dice.\n\
          - Exact values: {}.\n",
-        record.boards, record.exact
+        record.boards,
+        record.exact_words()
     );
     crate::report::document::ruleset_section(&mut out, &[("", &record.ruleset)]);
     let _ = writeln!(out, "\n## Reproduce\n\n```\n{}\n```\n", record.command);

@@ -23,7 +23,9 @@ mod fight;
 #[cfg(test)]
 mod tests;
 mod turn;
+mod turn_exact;
 pub use turn::{TurnScratch, TurnTally, play_turn, replay_turn, tally_turns};
+pub use turn_exact::{MAX_TURN_BRANCHES, NotExactTurn, TurnExact, check_exact_turn, exact_turn};
 
 pub use event::{Event, Observer, Silent, Trace};
 pub(crate) use fight::FightBoard;

@@ -51,6 +51,41 @@ impl TurnScratch {
         &self.walked
     }
 
+    /// The metric values the last turn (or [`TurnScratch::fill`]) came to.
+    pub(super) fn values(&self) -> &[u16] {
+        &self.values
+    }
+
+    /// Sets what each chariot came to, as a played turn would leave it (the exact engine
+    /// writes its branches' metrics through the same [`write_values`]): Wounds left, kills,
+    /// fights, drives blocked, and the models slain in fights.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn fill(
+        &mut self,
+        at: usize,
+        wounds: &[u8],
+        impact_kills: &[u16],
+        fight_kills: &[u16],
+        fought: &[bool],
+        won: &[bool],
+        blocked: &[bool],
+        fight_slain: &[usize],
+    ) {
+        self.last = at;
+        self.states.clear();
+        self.states.extend(wounds.iter().map(|&w| ChariotState { wounds_left: w, might_left: 0, fate_left: 0 }));
+        for (to, from) in [(&mut self.impact_kills, impact_kills), (&mut self.fight_kills, fight_kills)] {
+            to.clear();
+            to.extend_from_slice(from);
+        }
+        for (to, from) in [(&mut self.fought, fought), (&mut self.won, won), (&mut self.blocked, blocked)] {
+            to.clear();
+            to.extend_from_slice(from);
+        }
+        self.fight_slain.clear();
+        self.fight_slain.extend_from_slice(fight_slain);
+    }
+
     fn state(&self, plan: &TurnPlan, m: usize) -> Touched {
         self.touched.iter().copied().find(|t| t.model == m).unwrap_or_else(|| {
             let model = &plan.plans[0].models[m];
@@ -305,7 +340,7 @@ fn charge<O: Observer>(
 }
 
 /// The turn's metric values: what broke, the totals, each chariot's own.
-fn write_values(
+pub(super) fn write_values(
     plan: &TurnPlan,
     board: &crate::mesbg::plan::FinalBoard,
     fights: u16,

@@ -5,7 +5,6 @@
 
 use crate::battlesystem::exact;
 
-mod exact_files;
 use crate::battlesystem::resolve::BattlesystemPlan;
 use crate::battlesystem::scenario::{Action, BattlesystemScenario, Role};
 use crate::battlesystem::tally::BattlesystemTally;
@@ -16,7 +15,6 @@ use crate::report::{
     BATTLESYSTEM_RUN_SCHEMA, Contents, FrameFormat, ReportError, ReportFile, capitalise, push_chart,
     push_csv_and_parquet, write_with_markdown,
 };
-pub use exact_files::{exact_json, exact_summaries, write_exact};
 use polars::prelude::*;
 use serde_json::{Map, Value, json};
 use std::fmt::Write;
