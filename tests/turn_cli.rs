@@ -123,9 +123,12 @@ fn what_a_turn_does_not_do_yet_is_refused_by_name() {
     assert!(text(&e).contains("no exact values: spears, pikes or a banner"), "{}", text(&e));
     let e = charioteer(&["exact", THREE], root());
     assert!(text(&e).contains("a turn of 3 chariots"), "{}", text(&e));
-    let b = charioteer(&["balance", TWO, "--target-efficiency", "0.1", "--trials", "1000"], root());
+    let b = charioteer(
+        &["balance", THREE, "--target-efficiency", "0.1", "--trials", "1000", "--price", "chariot.wounds"],
+        root(),
+    );
     assert!(!b.status.success());
-    assert!(text(&b).contains("not supported yet"), "{}", text(&b));
+    assert!(text(&b).contains("a turn is priced by its chariots' points"), "{}", text(&b));
     let dir = tempfile::tempdir().expect("tmp");
     let bad = |body: &str| {
         let path = dir.path().join("bad.toml");
@@ -167,6 +170,15 @@ fn the_readmes_turn_numbers_are_what_the_example_gives() {
         let shown = if flag { format!("{:.2}%", 100.0 * mean) } else { format!("{mean:.4}") };
         let line = format!("{metric:<26} {shown:>10}");
         assert!(readme.contains(&line), "README quotes {metric} as {line:?}");
+    }
+    // The price of the turn and of one more chariot, as the README quotes them.
+    let b = charioteer(
+        &["balance", THREE, "--target-efficiency", "0.25", "--out", out.path().join("b").to_str().unwrap()],
+        root(),
+    );
+    assert!(b.status.success(), "{}", text(&b));
+    for line in text(&b).lines().filter(|l| l.starts_with("fair price") || l.starts_with("one more chariot")) {
+        assert!(readme.contains(line), "README quotes the balance line {line:?}");
     }
 }
 
@@ -254,4 +266,81 @@ fn a_small_turn_has_exact_values_in_run_and_exact() {
         root(),
     );
     assert!(text(&o).contains("skipped with --no-exact"), "{}", text(&o));
+}
+
+/// P(`ours` dice beat `theirs`, equal Fight, the roll-off even), enumerated face by face.
+fn duel(ours: u32, theirs: u32) -> f64 {
+    let n = ours + theirs;
+    let mut win = 0.0;
+    for code in 0..6u32.pow(n) {
+        let faces: Vec<u32> = (0..n).map(|i| code / 6u32.pow(i) % 6 + 1).collect();
+        let (a, b) = (faces[..ours as usize].iter().max(), faces[ours as usize..].iter().max());
+        win += match a.cmp(&b) {
+            std::cmp::Ordering::Greater => 1.0,
+            std::cmp::Ordering::Equal => 0.5,
+            std::cmp::Ordering::Less => 0.0,
+        };
+    }
+    win / 6f64.powi(n as i32)
+}
+
+fn balance_json(file: &Path, trials: &str) -> serde_json::Value {
+    let out = file.with_extension("balance");
+    let args = ["balance", file.to_str().unwrap(), "--target-efficiency", "0.1", "--trials", trials, "--json"];
+    let o = charioteer(&[&args[..], &["--out", out.to_str().unwrap()]].concat(), root());
+    assert!(o.status.success(), "{}", text(&o));
+    serde_json::from_str(&String::from_utf8_lossy(&o.stdout)).expect("balance --json")
+}
+
+#[test]
+fn balance_prices_a_turn_and_one_more_chariot_in_it() {
+    // Two Khandish chariots (40 points each) at one Warrior of Minas Tirith (8 points).
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("small.toml");
+    std::fs::write(&file, SMALL_TURN).expect("write");
+    let json = balance_json(&file, "400000");
+    // Kills, by hand: Impact Hits (two at 5+) slay him with 5/9, else chariot 2's with 5/9;
+    // if he survived both, the pooled duel (4 dice to 1) won, then Trapped Strikes (each
+    // two rolls at 5+) from chariot 1 (two) and chariot 2 (two).
+    let (slain, miss4) = (5.0 / 9.0, (2.0f64 / 3.0).powi(4));
+    let both = (1.0 - slain) * (1.0 - slain);
+    let kills = slain + (1.0 - slain) * slain + both * duel(4, 1) * (1.0 - miss4 * miss4);
+    // Chariot 1 alone: its Impact Hits, then its own duel (2 dice to 1) and two Strikes.
+    let alone = slain + (1.0 - slain) * duel(2, 1) * (1.0 - miss4);
+    let fair = &json["fair"];
+    assert_eq!(json["pricing"]["price"], 80.0);
+    let (price, se) = (fair["fair_price"].as_f64().unwrap(), fair["fair_price_se"].as_f64().unwrap());
+    let want = 8.0 * kills / 0.1;
+    assert!((price - want).abs() < 5.0 * se, "fair price {price:.3}, derived {want:.3} (se {se:.4})");
+    let split = &json["split"];
+    assert_eq!(split["kind"], "last_chariot");
+    assert!(split["hero"].as_str().unwrap().starts_with("chariot 2"), "{split}");
+    let (share, share_se) = (split["chariot_share"].as_f64().unwrap(), split["chariot_share_se"].as_f64().unwrap());
+    assert!(
+        (share - alone / kills).abs() < 5.0 * share_se,
+        "the turn without chariot 2 does {share:.4} of the work, derived {:.4}",
+        alone / kills
+    );
+
+    // A model worth other points that no chariot reaches: the line is mixed, each model is
+    // priced at its own points (`points_slain`), and the price is the same.
+    let mixed = format!(
+        "{SMALL_TURN}
+[[formations]]
+name = \"Captain far away\"
+count = 1
+base = {{ round_mm = 25 }}
+front_centre = [30.0, 30.0]
+facing = 180
+profile = {{ fight = 5, strength = 4, defence = 6, attacks = 2, wounds = 2, courage = \"4+\", points = 50 }}
+"
+    );
+    let file = dir.path().join("mixed.toml");
+    std::fs::write(&file, mixed).expect("write");
+    let json = balance_json(&file, "400000");
+    assert_eq!(json["pricing"]["worth"][0][0], "points_slain", "{}", json["pricing"]);
+    let price = json["fair"]["fair_price"].as_f64().unwrap();
+    assert!((price - want).abs() < 5.0 * se, "mixed: fair price {price:.3}, derived {want:.3}");
+    let per_100 = json["fair"]["scenario"]["kills_per_100_points"].as_f64().unwrap();
+    assert!((per_100 - 100.0 * kills / 80.0).abs() < 0.05, "models, not points, per 100 points: {per_100}");
 }

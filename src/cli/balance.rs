@@ -63,8 +63,8 @@ fn balance_system<S: System>(a: S::Scenario, args: &BalanceArgs) -> Result<()> {
     // With a Hero riding, the same charge without him (on the same streams) splits the price.
     let alone = match S::without_rider(&a) {
         // A chariot priced at 0 without its Hero cannot be priced alone: no split then.
-        Some((alone, hero)) => {
-            priced::<S>(&alone, &args.file, args.price.as_deref(), args.value).ok().map(|p| (p, hero))
+        Some((alone, hero, kind)) => {
+            priced::<S>(&alone, &args.file, args.price.as_deref(), args.value).ok().map(|p| (p, hero, kind))
         }
         None => None,
     };
@@ -75,7 +75,7 @@ fn balance_of<P: RuleSystem>(
     args: &BalanceArgs,
     a: Priced<P>,
     references: Vec<Priced<P>>,
-    alone: Option<(Priced<P>, String)>,
+    alone: Option<(Priced<P>, String, crate::tools::balance::SplitKind)>,
 ) -> Result<()> {
     let (seed, trials) = a.source.seed_and_trials(&args.play);
     let pool = args.play.pool()?;
@@ -154,7 +154,7 @@ fn balance_of<P: RuleSystem>(
         (true, None) => anyhow::bail!("balance needs --against REFERENCE.toml or --target-efficiency X"),
     };
     let split = match &alone {
-        Some((c, hero)) => {
+        Some((c, hero, kind)) => {
             let sums = pool
                 .install(|| {
                     crate::tools::balance::play(
@@ -168,7 +168,7 @@ fn balance_of<P: RuleSystem>(
                     )
                 })
                 .context("the balance run was interrupted")?;
-            crate::tools::balance::split_price(&sums, &c.pricing, &a.pricing, &fair, hero)
+            crate::tools::balance::split_price(&sums, &c.pricing, &a.pricing, &fair, (*kind, hero))
         }
         None => None,
     };
@@ -249,18 +249,30 @@ fn balance_of<P: RuleSystem>(
             group_digits(trials)
         );
         if let Some(sp) = &run.split {
-            out!(
-                "of which the chariot {:.2} (95% CI {:.2} to {:.2}) and {} riding it {:.2} (95% CI {:.2} to {:.2}); \
-                 without him it does {:.1}% of the work",
-                sp.chariot.0,
-                sp.chariot.1,
-                sp.chariot.2,
-                sp.hero,
-                sp.hero_part.0,
-                sp.hero_part.1,
-                sp.hero_part.2,
-                100.0 * sp.chariot_share
-            );
+            match sp.kind {
+                crate::tools::balance::SplitKind::HeroRiding => out!(
+                    "of which the chariot {:.2} (95% CI {:.2} to {:.2}) and {} riding it {:.2} (95% CI {:.2} to {:.2}); \
+                     without him it does {:.1}% of the work",
+                    sp.chariot.0,
+                    sp.chariot.1,
+                    sp.chariot.2,
+                    sp.hero,
+                    sp.hero_part.0,
+                    sp.hero_part.1,
+                    sp.hero_part.2,
+                    100.0 * sp.chariot_share
+                ),
+                crate::tools::balance::SplitKind::LastChariot => out!(
+                    "one more chariot: {} adds {:.2} points of it (95% CI {:.2} to {:.2}), the others {:.2}; \
+                     the turn without it does {:.1}% of the work",
+                    sp.hero,
+                    sp.hero_part.0,
+                    sp.hero_part.1,
+                    sp.hero_part.2,
+                    sp.chariot.0,
+                    100.0 * sp.chariot_share
+                ),
+            }
         }
         out!("{}", report_line("report", &dir, written.len(), replaced));
     }

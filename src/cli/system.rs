@@ -9,7 +9,7 @@ use super::*;
 use crate::engine::RuleSystem;
 use crate::report::ComparedRun;
 use crate::report::battlesystem::BattlesystemRecord;
-use crate::tools::balance::{BalanceError, Pricing, ValueModel};
+use crate::tools::balance::{BalanceError, Pricing, SplitKind, ValueModel};
 
 /// What every command needs to know about a scenario, whichever system it is.
 pub(super) struct Facts {
@@ -83,9 +83,10 @@ pub(super) trait System {
     /// What is allowed but probably not meant, each naming its field: printed by
     /// `validate`, `run`, `sweep` and `compare`, which still run.
     fn warnings(scenario: &Self::Scenario, plan: &Self::Plan) -> Vec<crate::input::Problem>;
-    /// The scenario without the Hero riding its chariot, when one rides (so `balance`
-    /// can split a fair price between the chariot and the Hero).
-    fn without_rider(scenario: &Self::Scenario) -> Option<(Self::Scenario, String)>;
+    /// The scenario without what it adds last, named, so `balance` can split a fair price:
+    /// the Hero riding a chariot (the chariot's part and his), or a turn's last chariot
+    /// (what one more chariot in the turn is worth).
+    fn without_rider(scenario: &Self::Scenario) -> Option<(Self::Scenario, String, SplitKind)>;
     /// `validate --map`: the board drawn (the scenario compiled as `plan`), with what moves
     /// counted from the first [`BOARD_TRIALS`](crate::mesbg::board::BOARD_TRIALS) trials of
     /// the scenario's seed.
@@ -213,11 +214,11 @@ impl System for Mesbg {
     fn warnings(s: &Scenario, plan: &Plan) -> Vec<crate::input::Problem> {
         plan.warnings(s)
     }
-    fn without_rider(s: &Scenario) -> Option<(Scenario, String)> {
+    fn without_rider(s: &Scenario) -> Option<(Scenario, String, SplitKind)> {
         let hero = s.chariot.hero.as_ref()?.name.clone();
         let mut alone = s.clone();
         alone.chariot.hero = None;
-        Some((alone, hero))
+        Some((alone, hero, SplitKind::HeroRiding))
     }
     fn board(s: &Scenario, plan: &Plan) -> Result<crate::report::charts::Rendered> {
         let picture = crate::mesbg::board::picture(s, plan, s.seed, crate::mesbg::board::BOARD_TRIALS);
@@ -313,7 +314,7 @@ impl System for Battlesystem {
         // the charger's MV), and a rout has no path to miss: nothing to warn of.
         Vec::new()
     }
-    fn without_rider(_: &BattlesystemScenario) -> Option<(BattlesystemScenario, String)> {
+    fn without_rider(_: &BattlesystemScenario) -> Option<(BattlesystemScenario, String, SplitKind)> {
         None // a platform's crew is its unit's figures, priced with it
     }
     fn board(s: &BattlesystemScenario, plan: &Self::Plan) -> Result<crate::report::charts::Rendered> {

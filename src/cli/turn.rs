@@ -8,7 +8,7 @@ use crate::engine::RuleSystem;
 use crate::mesbg::plan::{TurnError, TurnPlan};
 use crate::report::ComparedRun;
 use crate::report::turn::TurnRecord;
-use crate::tools::balance::{BalanceError, Pricing, ValueModel};
+use crate::tools::balance::{BalanceError, Pricing, SplitKind, ValueModel};
 
 /// A turn of several MESBG chariots.
 pub(super) struct Turn;
@@ -99,15 +99,8 @@ impl System for Turn {
     fn profile_library() -> toml::Table {
         scenario::BUNDLED_PROFILES.parse().unwrap_or_default()
     }
-    fn pricing(s: &Scenario, _: &TurnPlan, _: Option<&str>, _: ValueModel) -> Result<Pricing, BalanceError> {
-        Err(BalanceError::UnknownPriceField {
-            field: "(a turn)".into(),
-            allowed: format!(
-                "{}: pricing a turn of several chariots is not supported yet; price one chariot's charge (a scenario \
-                 with [chariot]), or compare the turn with and without a chariot (`charioteer compare`)",
-                s.file
-            ),
-        })
+    fn pricing(s: &Scenario, plan: &TurnPlan, field: Option<&str>, model: ValueModel) -> Result<Pricing, BalanceError> {
+        crate::tools::balance::turn_pricing(s, plan, field.unwrap_or("chariots.points"), model)
     }
     fn record(
         s: &Scenario,
@@ -299,8 +292,9 @@ impl System for Turn {
         }
         warnings
     }
-    fn without_rider(_: &Scenario) -> Option<(Scenario, String)> {
-        None
+    fn without_rider(s: &Scenario) -> Option<(Scenario, String, SplitKind)> {
+        // Not the Hero: the last chariot, so that `balance` says what one more is worth.
+        crate::tools::balance::turn_without_last(s).map(|(fewer, words)| (fewer, words, SplitKind::LastChariot))
     }
     fn board(_: &Scenario, plan: &TurnPlan) -> Result<crate::report::charts::Rendered> {
         let picture = crate::mesbg::board::turn_picture(plan, plan.scenario.seed, crate::mesbg::board::BOARD_TRIALS);

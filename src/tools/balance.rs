@@ -241,6 +241,8 @@ fn balance_columns<S: RuleSystem>(a: &S, pa: &Pricing, b: &S, pb: &Pricing) -> V
             .filter(|(_, p)| points || *p > 0)
             .filter_map(|(name, p)| {
                 let w = if points { p * (scale / pricing.scale.max(1)) } else { 1 };
+                // A turn's `points_slain` counts points; its models are its `kills`.
+                let name = if !points && name == "points_slain" { "kills" } else { name.as_str() };
                 metrics.iter().position(|m| m.metric_name() == name).map(|i| (i, w))
             })
             .collect()
@@ -460,6 +462,16 @@ pub fn overall(matchups: &[Matchup]) -> Option<(FairPrice, Spread)> {
     Some((fair, spread))
 }
 
+/// What a price split weighs: the part of the fair price a scenario's last addition earns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SplitKind {
+    /// A Hero riding the chariot: the chariot's part and his.
+    HeroRiding,
+    /// A turn's last listed chariot: the other chariots' part and what one more chariot adds.
+    LastChariot,
+}
+
 /// The fair price of a chariot with a Hero riding it, split between the chariot (what
 /// it does with no Hero aboard) and the Hero (what he adds by riding it).
 ///
@@ -468,7 +480,9 @@ pub fn overall(matchups: &[Matchup]) -> Option<(FairPrice, Spread)> {
 /// worth on foot is not modelled: this is what he adds to this charge.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PriceSplit {
-    /// The Hero's name.
+    /// What the split weighs: a Hero riding a chariot, or a turn's last chariot.
+    pub kind: SplitKind,
+    /// The Hero's name, or the added chariot's words ("chariot 3, Khandish Chariot").
     pub hero: String,
     /// Mean value without the Hero over mean value with him.
     pub chariot_share: f64,
@@ -489,7 +503,7 @@ pub fn split_price(
     without: &Pricing,
     with: &Pricing,
     fair: &FairPrice,
-    hero: &str,
+    (kind, hero): (SplitKind, &str),
 ) -> Option<PriceSplit> {
     // `fair_price_against` prices A at price_B x mean_A / mean_B: the share is that over price_B.
     let ratio = fair_price_against(sums, without, with)?;
@@ -502,6 +516,7 @@ pub fn split_price(
         (value, value - Z95 * se, value + Z95 * se)
     };
     Some(PriceSplit {
+        kind,
         hero: hero.to_string(),
         chariot_share: share,
         chariot_share_se: share_se,
@@ -599,4 +614,85 @@ pub fn cost_sweep(fair: &FairPrice, steps: usize) -> Vec<(f64, f64, (f64, f64))>
             (p, value / p, ((value - half).max(0.0) / p, (value + half) / p))
         })
         .collect()
+}
+
+/// Prices a turn of several chariots: the price is every chariot's points (and its Hero's);
+/// each model slain in the turn is worth its points (one value for every model on the
+/// board), and with [`ValueModel::Net`] each chariot's Wounds lost cost its points per Wound.
+pub fn turn_pricing(
+    scenario: &Scenario,
+    plan: &crate::mesbg::plan::TurnPlan,
+    field: &str,
+    model: ValueModel,
+) -> Result<Pricing, BalanceError> {
+    let entries = scenario.entries();
+    if field != "chariot.points" && field != "chariots.points" {
+        return Err(BalanceError::UnknownPriceField {
+            field: field.to_string(),
+            allowed: "a turn is priced by its chariots' points (each [[chariots]] table's `points`, plus its Hero's); \
+                      leave --price out"
+                .into(),
+        });
+    }
+    let price: f64 = entries
+        .iter()
+        .map(|e| f64::from(e.chariot.points) + e.chariot.hero.as_ref().map_or(0.0, |h| f64::from(h.points)))
+        .sum();
+    if price <= 0.0 {
+        return Err(BalanceError::Free { file: scenario.file.clone(), field: "chariots[*].points".into() });
+    }
+    if model == ValueModel::Net && entries.iter().any(|e| e.chariot.hero.is_some()) {
+        return Err(BalanceError::UnknownPriceField {
+            field: "--value net".into(),
+            allowed: format!(
+                "{}: a turn does not count a riding Hero's Wounds yet, so the net value would leave them out; use \
+                 --value kills",
+                scenario.file
+            ),
+        });
+    }
+    let mut values: Vec<u32> = plan.plans[0].models.iter().map(|m| m.points).collect();
+    values.sort_unstable();
+    values.dedup();
+    // Points per Wound need no fractions in units of 1 / (the product of the chariots' Wounds).
+    let scale: i64 = entries.iter().map(|e| i64::from(e.chariot.wounds.max(1))).product();
+    // Each model slain is worth its own points: `kills` times the one value when they are
+    // alike, else the turn's `points_slain`.
+    let slain = match (values.as_slice(), plan.at.points_slain) {
+        ([] | [0], _) => {
+            return Err(BalanceError::Worthless {
+                file: scenario.file.clone(),
+                what: "the models on the board are".into(),
+                fix: "their profiles points".into(),
+            });
+        }
+        ([one], _) => ("kills".to_string(), i64::from(*one) * scale),
+        (_, Some(_)) => ("points_slain".to_string(), scale),
+        (many, None) => {
+            return Err(BalanceError::MixedPoints {
+                file: scenario.file.clone(),
+                values: many.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
+            });
+        }
+    };
+    let mut worth = vec![slain];
+    if model == ValueModel::Net {
+        for (i, e) in entries.iter().enumerate() {
+            let per_wound = i64::from(e.chariot.points) * scale / i64::from(e.chariot.wounds.max(1));
+            worth.push((format!("chariot{}.wounds_lost", i + 1), -per_wound));
+        }
+    }
+    Ok(Pricing { price, worth, scale, model })
+}
+
+/// The turn without its last listed chariot (an order given by number keeps the others'
+/// order), and that chariot in words: what `balance` weighs to price one more chariot.
+pub fn turn_without_last(scenario: &Scenario) -> Option<(Scenario, String)> {
+    let mut fewer = scenario.clone();
+    let last = fewer.more.pop()?;
+    let n = scenario.more.len();
+    if let crate::mesbg::scenario::TurnOrder::Given(order) = &mut fewer.turn {
+        order.retain(|&c| c != n);
+    }
+    Some((fewer, format!("chariot {} ({})", n + 1, last.chariot.name)))
 }

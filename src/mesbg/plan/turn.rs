@@ -209,6 +209,9 @@ pub struct TurnMetrics {
     pub chariots_slain: usize,
     /// `foe_heroes_slain`, when an enemy Hero stands on the board.
     pub foe_heroes_slain: Option<usize>,
+    /// `points_slain`, when the models are worth different points (else it is `kills`
+    /// times their one value) and all of them together fit a metric's count.
+    pub points_slain: Option<usize>,
     /// Per listed chariot, its metrics.
     pub chariot: Vec<ChariotMetrics>,
 }
@@ -962,6 +965,17 @@ fn turn_metrics(scenario: &Scenario, plans: &[Plan], nodes: &[TurnMove]) -> (Met
     let heroes = plans[0].models.iter().any(|m| m.hero.is_some());
     if heroes {
         at.foe_heroes_slain = Some(set.add("foe_heroes_slain", "enemy Heroes slain in the turn", false));
+    }
+    let mut points: Vec<u32> = plans[0].models.iter().map(|m| m.points).collect();
+    let total: u64 = points.iter().map(|&p| u64::from(p)).sum();
+    points.sort_unstable();
+    points.dedup();
+    if points.len() > 1 && total <= u64::from(u16::MAX) {
+        at.points_slain = Some(set.add(
+            "points_slain",
+            "points of the models slain in the turn, each at its own profile's points",
+            false,
+        ));
     }
     for (i, plan) in plans.iter().enumerate() {
         let k = i + 1;

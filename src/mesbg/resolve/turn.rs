@@ -400,6 +400,11 @@ pub(super) fn write_values(
     if let Some(i) = at.foe_heroes_slain {
         v[i] = foe_heroes_slain;
     }
+    if let Some(i) = at.points_slain {
+        // At most every model's points, which the plan checked fit.
+        let points: u32 = board.slain_in_moves.iter().chain(&s.fight_slain).map(|&m| models[m].points).sum();
+        v[i] = u16::try_from(points).unwrap_or(u16::MAX);
+    }
     for (c, m) in at.chariot.iter().enumerate() {
         let cp = &plan.plans[c];
         let st = s.states[c];

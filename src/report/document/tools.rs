@@ -108,6 +108,26 @@ pub fn not_compared_lines(run: &crate::tools::paired::PairedRun) -> Vec<String> 
 /// With a Hero riding: the fair price split between the chariot and the Hero, and how.
 fn split_paragraph(out: &mut String, run: &crate::tools::balance::BalanceRun) {
     let Some(sp) = &run.split else { return };
+    if sp.kind == crate::tools::balance::SplitKind::LastChariot {
+        let _ = writeln!(
+            out,
+            "**One more chariot.** Of the turn's fair price, **{:.1} points** (95% CI {:.1} to {:.1}) is what {} \
+             adds as the last chariot of the turn, and **{:.1}** ({:.1} to {:.1}) the others'. The same turn was \
+             played without it on the same random streams: it does {:.1}% (se {:.1}%) of the value of the whole \
+             turn. A chariot that adds less than its points here is not worth bringing to this fight, whatever it \
+             would do alone.\n",
+            sp.hero_part.0,
+            sp.hero_part.1,
+            sp.hero_part.2,
+            sp.hero,
+            sp.chariot.0,
+            sp.chariot.1,
+            sp.chariot.2,
+            100.0 * sp.chariot_share,
+            100.0 * sp.chariot_share_se
+        );
+        return;
+    }
     let _ = writeln!(
         out,
         "**Chariot and Hero apart.** Of the fair price, **{:.1} points** (95% CI {:.1} to {:.1}) is the chariot's \
@@ -140,7 +160,7 @@ pub fn balance_markdown(run: &crate::tools::balance::BalanceRun, figures: &[Figu
     }
     let _ = writeln!(
         out,
-        "At **{:.0} points**, it {} **{:.2}** {} per trial (one charge or rout; 95% CI {:.2} to {:.2}): \
+        "At **{:.0} points**, it {} **{:.2}** {} per trial (one charge, turn or rout; 95% CI {:.2} to {:.2}): \
          **{:.3}** points per point spent, or **{:.2}** models or figures destroyed per 100 points.\n",
         s.price,
         if run.pricing.model == crate::tools::balance::ValueModel::Net { "is worth" } else { "destroys" },
