@@ -2,7 +2,8 @@
 //! through the DevTools protocol. A player's session: the page loads and checks the
 //! example, a formation is added and dragged into place with the mouse (the path and
 //! contacts update), a run plays with progress and its table is read from the page and
-//! checked against the API's run of the same set-up, two set-ups are compared, and a
+//! checked against the API's run of the same set-up, two set-ups are compared, a second
+//! chariot is added (a turn of two, drawn by the server) and removed again, and a
 //! BATTLESYSTEM example is loaded and run. Screenshots are saved for a person to look at.
 
 mod web;
@@ -136,6 +137,29 @@ fn a_player_places_a_formation_runs_compares_and_loads_battlesystem() {
     browser.wait_for("document.querySelector('#comparison-table tr[data-metric=kills]')", 120);
     assert_eq!(browser.eval("document.getElementById('comparison').hidden"), json!(false));
     browser.screenshot(&shots.join("3-compared.png"));
+
+    // Add a second chariot: the set-up becomes a turn of two, drawn by the server with both
+    // paths numbered; remove it again and the page's own editor is back.
+    browser.eval("window.scrollTo(0, 0)");
+    browser.click("#add-chariot");
+    browser.wait_for(
+        "Array.isArray(state.scenario.chariots) && state.scenario.chariots.length === 2 \
+         && document.getElementById('status').className === 'ok' && document.querySelector('#board-svg svg')",
+        60,
+    );
+    let status = browser.eval("document.getElementById('status').textContent");
+    assert!(status.as_str().expect("status").contains("a turn of 2 chariots"), "{status}");
+    assert_eq!(browser.eval("document.getElementById('remove-chariot').disabled"), json!(false));
+    assert!(browser.eval("document.getElementById('toml').value").as_str().expect("toml").contains("[[chariots]]"));
+    browser.screenshot(&shots.join("3b-turn-of-two.png"));
+    browser.click("#remove-chariot");
+    browser.wait_for(
+        "state.scenario.chariot && !state.scenario.chariots && document.getElementById('status').className === 'ok' \
+         && state.check.board.kind === 'geometry'",
+        60,
+    );
+    assert_eq!(browser.eval("document.getElementById('remove-chariot').disabled"), json!(true));
+    assert_eq!(browser.eval("state.scenario.chariot.facing"), json!(15), "the first chariot is as it was");
 
     // A BATTLESYSTEM example: drawn by the server, run like any other.
     let index = browser.eval("state.library.examples.findIndex(e => e.file.includes('routing-elephants'))");

@@ -154,12 +154,13 @@ function draw() {
   const isMesbg = state.system === "mesbg" && state.check && state.check.board.kind === "geometry";
   document.querySelectorAll(".mesbg-only").forEach((n) => { n.hidden = !isMesbg; });
   $("board-tools").hidden = !isMesbg;
+  showTurnTools();
   $("board").style.display = isMesbg ? "" : "none";
   $("board-svg").hidden = isMesbg;
   $("board-hint").textContent = isMesbg
     ? $("board-hint").dataset.mesbg
     : state.system === "mesbg"
-      ? "A turn of several chariots is drawn by the server (every path, numbered as listed, and each model's chance to be slain); add or remove [[chariots]] tables in the scenario file below."
+      ? "A turn of several chariots is drawn by the server: every path, numbered as listed, and each model's chance to be slain. Add or remove chariots with the buttons above; move them or change their paths in the scenario file below."
       : "A BATTLESYSTEM board is drawn by the server (the units, and where a rout goes); edit it in the scenario file below.";
   if (!isMesbg) {
     $("board-svg").innerHTML = state.check ? state.check.board.svg : "";
@@ -588,6 +589,71 @@ $("add-obstacle").addEventListener("click", () => {
     const name = freshName("Wall", s.terrain.map((t) => t.name));
     s.terrain.push({ name, kind: "obstacle", from: [round1(x - 2), y], to: [round1(x + 2), y] });
     select({ kind: "terrain", index: s.terrain.length - 1 });
+  });
+});
+
+// ---------- a turn of several chariots ----------
+// A chariot's path fields: under [charge] for a single charge, in its own [[chariots]] table in a turn.
+const CHARGE_FIELDS = ["pivots", "aim", "plan", "objective", "distance"];
+const MAX_CHARIOTS = 6;
+
+// The chariots of a set-up, each with its path, as a turn lists them.
+function chariotsOf(s) {
+  if (Array.isArray(s.chariots)) return s.chariots;
+  return [Object.assign({}, s.chariot || {}, s.charge || {})];
+}
+
+// Writes the chariots back: one as [chariot] and [charge] (the page's own editor), more as [[chariots]].
+function setChariots(s, list) {
+  if (list.length === 1) {
+    const chariot = {}, charge = {};
+    for (const [k, v] of Object.entries(list[0])) (CHARGE_FIELDS.includes(k) ? charge : chariot)[k] = v;
+    s.chariot = chariot;
+    if (Object.keys(charge).length) s.charge = charge; else delete s.charge;
+    delete s.chariots;
+    delete s.turn; // an order of one chariot says nothing
+  } else {
+    s.chariots = list;
+    delete s.chariot;
+    delete s.charge;
+  }
+}
+
+function showTurnTools() {
+  const show = state.system === "mesbg" && !!state.scenario;
+  $("turn-tools").hidden = !show;
+  if (!show) return;
+  const n = chariotsOf(state.scenario).length;
+  $("turn-count").textContent = n === 1 ? "One chariot charges." : `A turn of ${n} chariots, charging in order.`;
+  $("add-chariot").disabled = n >= MAX_CHARIOTS;
+  $("remove-chariot").disabled = n < 2;
+}
+
+$("add-chariot").addEventListener("click", () => {
+  edit((s) => {
+    const list = chariotsOf(s).map((c) => structuredClone(c));
+    const last = list[list.length - 1];
+    const copy = structuredClone(last);
+    // Beside the last one, 5" to its right as it faces, on the same facing and path.
+    const [x, y] = last.at || [0, 0];
+    const a = (last.facing || 0) * Math.PI / 180;
+    copy.at = [round1(x + Math.cos(a) * 5), round1(y - Math.sin(a) * 5)];
+    if (copy.name) copy.name = freshName(String(copy.name).replace(/ \d+$/, ""), list.map((c) => c.name));
+    list.push(copy);
+    setChariots(s, list);
+    select(null);
+  });
+});
+$("remove-chariot").addEventListener("click", () => {
+  edit((s) => {
+    const list = chariotsOf(s).map((c) => structuredClone(c));
+    if (list.length < 2) return;
+    const removed = list.length; // its number, 1-based
+    list.pop();
+    // An order given by number keeps the others' order.
+    if (s.turn && Array.isArray(s.turn.order)) s.turn.order = s.turn.order.filter((k) => k !== removed);
+    setChariots(s, list);
+    select(null);
   });
 });
 
