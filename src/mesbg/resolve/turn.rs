@@ -22,10 +22,64 @@ struct Touched {
     strikes: bool,
 }
 
+/// The models slain in a board's fights, as a memo key: a bit per model while they are
+/// few (no allocation per trial), else the sorted list.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum SlainKey {
+    Bits(u128),
+    List(Vec<usize>),
+}
+
+impl SlainKey {
+    fn of(sorted: &[usize]) -> Self {
+        if sorted.iter().all(|&m| m < 128) {
+            SlainKey::Bits(sorted.iter().fold(0u128, |b, &m| b | 1 << m))
+        } else {
+            SlainKey::List(sorted.to_vec())
+        }
+    }
+}
+
+/// A hasher for the memo's small integer keys (SipHash's strength against crafted keys is
+/// not needed for keys the engine makes itself).
+#[derive(Default)]
+pub struct MixHasher(u64);
+
+impl std::hash::Hasher for MixHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = crate::dice::mix64(self.0 ^ v);
+    }
+    fn write_u128(&mut self, v: u128) {
+        self.write_u64(v as u64);
+        self.write_u64((v >> 64) as u64);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(u64::from(v));
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// Buffers a turn reuses from trial to trial.
 #[derive(Default)]
 pub struct TurnScratch {
     touched: Vec<Touched>,
+    /// Per model: 1 + its place in `touched` this trial, or 0 (untouched).
+    slot: Vec<u32>,
     states: Vec<ChariotState>,
     values: Vec<u16>,
     used: Vec<usize>,
@@ -40,7 +94,7 @@ pub struct TurnScratch {
     walked: Vec<usize>,
     /// Whether a line is breached, by final board and the models slain in its fights
     /// (sorted): the same few recur in every trial, and the corridor is a sort and a sweep.
-    breached: std::collections::HashMap<(usize, Vec<usize>), bool>,
+    breached: std::collections::HashMap<(usize, SlainKey), bool, std::hash::BuildHasherDefault<MixHasher>>,
     blocked: Vec<bool>,
     inner: Scratch,
 }
@@ -87,7 +141,8 @@ impl TurnScratch {
     }
 
     fn state(&self, plan: &TurnPlan, m: usize) -> Touched {
-        self.touched.iter().copied().find(|t| t.model == m).unwrap_or_else(|| {
+        let at = self.slot.get(m).copied().unwrap_or(0) as usize;
+        at.checked_sub(1).and_then(|i| self.touched.get(i)).copied().unwrap_or_else(|| {
             let model = &plan.plans[0].models[m];
             Touched {
                 model: m,
@@ -101,9 +156,15 @@ impl TurnScratch {
     }
 
     fn set(&mut self, t: Touched) {
-        match self.touched.iter_mut().find(|x| x.model == t.model) {
-            Some(x) => *x = t,
-            None => self.touched.push(t),
+        if self.slot.len() <= t.model {
+            self.slot.resize(t.model + 1, 0);
+        }
+        match self.slot[t.model] {
+            0 => {
+                self.touched.push(t);
+                self.slot[t.model] = self.touched.len() as u32;
+            }
+            at => self.touched[at as usize - 1] = t,
         }
     }
 }
@@ -120,6 +181,9 @@ pub fn play_turn<'s, O: Observer>(
     let n = plan.plans.len();
     let key = streams.trial_key(trial);
     let mut dice = key.dice(Phase::Charge);
+    for t in &s.touched {
+        s.slot[t.model] = 0;
+    }
     s.touched.clear();
     s.states.clear();
     s.states.extend(plan.plans.iter().map(ChariotState::fresh));
@@ -371,7 +435,7 @@ pub(super) fn write_values(
         if s.breached.len() >= 100_000 {
             s.breached.clear(); // a memo, not a store: bounded whatever the board
         }
-        let key = (s.last, s.fight_slain.clone());
+        let key = (s.last, SlainKey::of(&s.fight_slain));
         *s.breached.entry(key).or_insert_with(|| {
             let standing: Vec<crate::geometry::Disc> = (0..board.present.len())
                 .filter(|m| board.present[*m] && s.fight_slain.binary_search(m).is_err())
