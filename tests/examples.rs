@@ -61,3 +61,64 @@ fn every_example_validates_on_the_command_line() {
         assert!(out.status.success(), "{}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
     }
 }
+
+/// Every `width`/`height` attribute of an SVG's elements, as numbers.
+fn sizes(svg: &str) -> Vec<(String, f64)> {
+    let mut found = Vec::new();
+    for attr in ["width=\"", "height=\""] {
+        let mut rest = svg;
+        while let Some(at) = rest.find(attr) {
+            rest = &rest[at + attr.len()..];
+            let value: String = rest.chars().take_while(|&c| c != '"').collect();
+            if let Ok(v) = value.trim_end_matches("px").parse::<f64>() {
+                found.push((attr.trim_end_matches("=\"").to_string(), v));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn every_examples_charts_earn_their_place() {
+    let out = tempfile::tempdir().expect("tmp");
+    for (i, file) in all_examples().iter().enumerate() {
+        let dir = out.path().join(i.to_string());
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_charioteer"))
+            .args(["run", file.to_str().unwrap(), "--trials", "20000", "--no-exact", "-q", "--out"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}: {}", file.display(), String::from_utf8_lossy(&o.stderr));
+        let distribution = std::fs::read_to_string(dir.join("distribution.csv")).unwrap_or_default();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if !name.ends_with(".svg") {
+                continue;
+            }
+            let svg = std::fs::read_to_string(&path).unwrap();
+            for (attr, v) in sizes(&svg) {
+                assert!(v >= 0.0, "{} {name}: a {attr} of {v}", file.display());
+            }
+            // A distribution chart is of a metric with two values or more, none of them
+            // in 99% of the trials (else a sentence says it).
+            if let Some(metric) = name.strip_prefix("distribution-").and_then(|n| n.strip_suffix(".svg")) {
+                let shares: Vec<f64> = distribution
+                    .lines()
+                    .filter(|l| l.split(',').next() == Some(metric))
+                    .filter_map(|l| l.split(',').nth(3).and_then(|p| p.parse().ok()))
+                    .filter(|p: &f64| *p > 0.0)
+                    .collect();
+                assert!(shares.len() >= 2, "{} {name}: a chart of one value", file.display());
+                assert!(shares.iter().all(|&p| p < 0.99), "{} {name}: one bar holds 99% or more", file.display());
+            }
+        }
+        // One contact on the path: no impact-chain chart, and report.md says why.
+        let chain = std::fs::read_to_string(dir.join("impact_chain.csv")).unwrap_or_default();
+        if chain.lines().count() == 2 {
+            assert!(!dir.join("impact-chain.svg").exists(), "{}: an impact chain of one contact", file.display());
+            let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+            assert!(md.contains("Charts left out"), "{}: report.md says what was left out", file.display());
+        }
+    }
+}

@@ -94,15 +94,8 @@ pub fn sentence(s: &MetricSummary) -> String {
     }
 }
 
-/// The figures (image, caption, SVG link), then the reproduction stamp and the file list:
-/// the closing part every report shares.
-fn figures_and_stamp(
-    out: &mut String,
-    figures: &[Figure],
-    rules: &[(&str, &[RuleOption])],
-    command: &str,
-    files: &[String],
-) {
+/// Each figure as image, numbered caption and SVG link; a chart left out as its sentence.
+pub(crate) fn write_figures(out: &mut String, figures: &[Figure]) {
     let mut number = 0;
     for f in figures {
         if f.is_left_out() {
@@ -113,6 +106,18 @@ fn figures_and_stamp(
         let _ = writeln!(out, "![{}]({}.png)\n", f.alt, f.stem);
         let _ = writeln!(out, "*Figure {number}. {}* ([SVG]({}.svg))\n", f.caption, f.stem);
     }
+}
+
+/// The figures (image, caption, SVG link), then the reproduction stamp and the file list:
+/// the closing part every report shares.
+fn figures_and_stamp(
+    out: &mut String,
+    figures: &[Figure],
+    rules: &[(&str, &[RuleOption])],
+    command: &str,
+    files: &[String],
+) {
+    write_figures(out, figures);
     ruleset_section(out, rules);
     let _ = writeln!(out, "\n## Reproduce\n\n- charioteer {}\n", env!("CARGO_PKG_VERSION"));
     let _ = writeln!(out, "```sh\n{command}\n```\n");
@@ -211,10 +216,7 @@ pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String])
     );
     if !figures.is_empty() {
         let _ = writeln!(out, "## Charts\n");
-        for (i, f) in figures.iter().enumerate() {
-            let _ = writeln!(out, "![{}]({}.png)\n", f.alt, f.stem);
-            let _ = writeln!(out, "*Figure {}. {}* ([SVG]({}.svg))\n", i + 1, f.caption, f.stem);
-        }
+        write_figures(&mut out, figures);
     }
     let _ = writeln!(out, "## All metrics\n");
     match &record.exact {

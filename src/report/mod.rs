@@ -158,7 +158,19 @@ fn figures(record: &RunRecord) -> Result<(Vec<Figure>, Vec<ReportFile>), ReportE
         let (rendered, caption, alt) = board_figure(board, &record.title)?;
         add("board", rendered, caption, alt);
     }
-    if !record.chain.is_empty() {
+    // Each chart earns its place: none for one contact (a sentence says it), a certainty,
+    // or a metric that equals one already drawn; report.md says what was left out and why.
+    let mut rules = ChartRules::default();
+    if let [only] = record.chain.as_slice() {
+        rules.left_out.push(format!(
+            "the impact chain (one contact on the path, at {:.1}\": the chariot reached it in {} of charges and was \
+             stopped there in {})",
+            only.distance,
+            pct(only.p_reached),
+            pct(only.p_stopped)
+        ));
+    }
+    if record.chain.len() >= 2 {
         let frame = analysis::impact_chain_frame(&record.chain).map_err(frame_error("impact chain"))?;
         let chart = chart::impact_chain::ImpactChainChart::from_frame(&frame, "How far the charge gets")?;
         let reached: Vec<String> = record
@@ -184,13 +196,16 @@ fn figures(record: &RunRecord) -> Result<(Vec<Figure>, Vec<ReportFile>), ReportE
             format!("Bar chart of the impact chain. {}.", reached.join("; ")),
         );
     }
-    for s in record.summary.iter().filter(|s| !s.metric.is_flag()) {
+    // `kills` first: where another count equals it, the headline's chart is the one kept.
+    let mut counts: Vec<&MetricSummary> = record.summary.iter().filter(|s| !s.metric.is_flag()).collect();
+    counts.sort_by_key(|s| s.metric != Metric::Kills);
+    for s in counts {
         let rows: Vec<DistributionRow> = record.distribution.iter().filter(|r| r.metric == s.metric).cloned().collect();
-        if rows.iter().filter(|r| r.count > 0).count() < 2 {
-            continue; // a single value: the table says it all
+        let name = s.metric.name();
+        if !rules.admits(name, &rows, "charges") {
+            continue;
         }
         let frame = analysis::distribution_frame(&rows).map_err(frame_error("distribution"))?;
-        let name = s.metric.name();
         let describe = s.metric.describe();
         let title = capitalise(describe);
         let listed: Vec<String> = rows.iter().map(|r| format!("{} in {}", r.value, pct(r.p))).collect();
@@ -232,7 +247,65 @@ fn figures(record: &RunRecord) -> Result<(Vec<Figure>, Vec<ReportFile>), ReportE
             format!("Heatmap of the wound split: {}.", cells.join("; ")),
         );
     }
+    figures.extend(rules.note());
     Ok((figures, files))
+}
+
+/// A distribution with one value at least this common is one bar: said, not drawn.
+pub const CERTAINTY: f64 = 0.99;
+
+/// When a distribution chart earns its place: two values or more, none a certainty, and
+/// not equal trial for trial to one already drawn. What it leaves out, report.md says.
+#[derive(Default)]
+pub(crate) struct ChartRules {
+    /// Each drawn metric's name and its (value, count) pairs.
+    drawn: Vec<(String, Vec<(u32, u64)>)>,
+    /// What was left out, each with why, as report.md says it.
+    pub(crate) left_out: Vec<String>,
+}
+
+impl ChartRules {
+    /// Whether metric `name`'s distribution (`rows`, over `trials`: "charges", "routs")
+    /// is drawn; if not for a reason a reader would want, the reason is kept for report.md.
+    pub(crate) fn admits<M>(
+        &mut self,
+        name: &str,
+        rows: &[crate::engine::statistics::DistributionRow<M>],
+        trials: &str,
+    ) -> bool {
+        if rows.iter().filter(|r| r.count > 0).count() < 2 {
+            return false; // a single value: the table says it all
+        }
+        if let Some(top) = rows.iter().max_by(|a, b| a.p.total_cmp(&b.p))
+            && top.p >= CERTAINTY
+        {
+            self.left_out.push(format!(
+                "`{name}` ({} in {} of {trials}: one bar)",
+                top.value,
+                document::percent(top.p)
+            ));
+            return false;
+        }
+        let counts: Vec<(u32, u64)> = rows.iter().filter(|r| r.count > 0).map(|r| (r.value, r.count)).collect();
+        if let Some((same, _)) = self.drawn.iter().find(|(_, c)| *c == counts) {
+            self.left_out.push(format!(
+                "`{name}` (equal to `{same}` in every one of the {trials}: its chart would repeat that one)"
+            ));
+            return false;
+        }
+        self.drawn.push((name.to_string(), counts));
+        true
+    }
+
+    /// The sentence report.md prints for what was left out, if anything was.
+    pub(crate) fn note(self) -> Option<Figure> {
+        (!self.left_out.is_empty()).then(|| {
+            Figure::left_out(format!(
+                "Charts left out, each saying no more than a sentence: {}.",
+                self.left_out.join("; ")
+            ))
+        })
+    }
 }
 
 /// The board picture of a MESBG charge, with its caption and its words for a reader who

@@ -364,9 +364,10 @@ pub fn write_report(dir: &Path, record: &TurnRecord) -> Result<Vec<PathBuf>, Rep
         });
     }
     // The turn's kills: how many models fall in a whole turn, the writer's headline.
-    for name in ["kills"] {
+    let mut rules = crate::report::ChartRules::default();
+    for name in ["kills", "points_slain"] {
         let rows = record.rows_of(name);
-        if rows.iter().filter(|r| r.count > 0).count() < 2 {
+        if !rules.admits(name, &rows, "turns") {
             continue;
         }
         let frame = analysis::distribution_frame(&rows).map_err(frame_error("distribution"))?;
@@ -382,6 +383,7 @@ pub fn write_report(dir: &Path, record: &TurnRecord) -> Result<Vec<PathBuf>, Rep
             alt: format!("Bar chart of {describe}: {}.", listed.join(", ")),
         });
     }
+    figures.extend(rules.note());
     push_csv_and_parquet(&mut files, "summary", &summary, "summary");
     push_csv_and_parquet(&mut files, "distribution", &distribution, "distribution");
     let json = serde_json::to_string_pretty(&record.to_json()).unwrap_or_default();
@@ -528,7 +530,11 @@ pub fn markdown(record: &TurnRecord, figures: &[Figure], names: &[String]) -> St
     }
     let _ = writeln!(out, "\n## Figures\n");
     for f in figures {
-        let _ = writeln!(out, "![{}]({}.png)\n\n{}\n", f.alt, f.stem, f.caption);
+        if f.is_left_out() {
+            let _ = writeln!(out, "{}\n", f.caption);
+        } else {
+            let _ = writeln!(out, "![{}]({}.png)\n\n{}\n", f.alt, f.stem, f.caption);
+        }
     }
     let _ = writeln!(out, "## How the turn is read\n");
     let _ = writeln!(

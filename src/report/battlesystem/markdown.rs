@@ -90,10 +90,7 @@ pub fn markdown(record: &BattlesystemRecord, figures: &[Figure], files: &[String
             let _ = writeln!(out, "No exact values for this scenario: {reason}.\n");
         }
     }
-    for (i, f) in figures.iter().enumerate() {
-        let _ = writeln!(out, "![{}]({}.png)\n", f.alt, f.stem);
-        let _ = writeln!(out, "*Figure {}. {}* ([SVG]({}.svg))\n", i + 1, f.caption, f.stem);
-    }
+    crate::report::document::write_figures(&mut out, figures);
     let _ = writeln!(out, "## Units\n");
     row(
         &mut out,

@@ -461,9 +461,10 @@ pub fn write_report(dir: &Path, record: &BattlesystemRecord) -> Result<Vec<PathB
     // the first heading has its own chart, the heading rose).
     let charted: Vec<&str> =
         record.metrics.defs.iter().filter(|d| !d.flag && d.name != "heading").map(|d| d.name.as_str()).collect();
+    let mut rules = crate::report::ChartRules::default();
     for name in charted {
         let rows = record.rows_of(name);
-        if rows.iter().filter(|r| r.count > 0).count() < 2 {
+        if !rules.admits(name, &rows, if record.is_rout() { "routs" } else { "charges" }) {
             continue;
         }
         let frame = analysis::distribution_frame(&rows).map_err(frame_error("distribution"))?;
@@ -485,6 +486,7 @@ pub fn write_report(dir: &Path, record: &BattlesystemRecord) -> Result<Vec<PathB
             format!("Bar chart of {describe}: {}.", listed.join(", ")),
         );
     }
+    figures.extend(rules.note());
     push_csv_and_parquet(&mut files, "summary", &summary, "summary");
     push_csv_and_parquet(&mut files, "distribution", &distribution, "distribution");
     files.push(frame("units.csv", &units, "units", FrameFormat::Csv));

@@ -87,12 +87,13 @@ impl Chart for ComparisonChart {
             .axis_desc_style(label_style())
             .draw()
             .map_err(msg)?;
+        let inset = super::bar_margin(chart.plotting_area().dim_in_pixel().1, n.max(1) as usize + 1, 10);
         chart
             .draw_series(self.mean.iter().enumerate().map(|(i, &m)| {
                 let i = row(i);
                 let mut bar =
                     Rectangle::new([(0.0, SegmentValue::Exact(i)), (m, SegmentValue::Exact(i + 1))], INK.filled());
-                bar.set_margin(10, 10, 0, 0);
+                bar.set_margin(inset, inset, 0, 0);
                 bar
             }))
             .map_err(msg)?;

@@ -69,6 +69,7 @@ impl Chart for DifferenceChart {
             .axis_desc_style(label_style())
             .draw()
             .map_err(msg)?;
+        let inset = super::bar_margin(chart.plotting_area().dim_in_pixel().1, n.max(1) as usize + 1, 10);
         chart
             .draw_series(self.diff.iter().enumerate().map(|(i, d)| {
                 let colour = if *d >= 0.0 { INK } else { ACCENT };
@@ -76,7 +77,7 @@ impl Chart for DifferenceChart {
                     [(0.0, SegmentValue::Exact(row(i))), (scaled(d), SegmentValue::Exact(row(i) + 1))],
                     colour.filled(),
                 );
-                bar.set_margin(10, 10, 0, 0);
+                bar.set_margin(inset, inset, 0, 0);
                 bar
             }))
             .map_err(msg)?;

@@ -72,11 +72,12 @@ impl Chart for DistributionChart {
             .axis_desc_style(label_style())
             .draw()
             .map_err(msg)?;
+        let inset = super::bar_margin(chart.plotting_area().dim_in_pixel().0, last as usize + 2, 8);
         chart
             .draw_series(self.values.iter().zip(&self.p).map(|(&v, &p)| {
                 let mut bar =
                     Rectangle::new([(SegmentValue::Exact(v), 0.0), (SegmentValue::Exact(v + 1), p)], INK.filled());
-                bar.set_margin(0, 0, 8, 8);
+                bar.set_margin(0, 0, inset, inset);
                 bar
             }))
             .map_err(msg)?;

@@ -72,13 +72,16 @@ impl Chart for ImpactChainChart {
             .draw()
             .map_err(msg)?;
         let step = |g: usize| g as i32 + 1;
+        let span = chart.plotting_area().dim_in_pixel().0;
+        let (wide, narrow) =
+            (super::bar_margin(span, steps as usize + 1, 6), super::bar_margin(span, steps as usize + 1, 22));
         chart
             .draw_series(self.reached.iter().enumerate().map(|(g, &p)| {
                 let mut bar = Rectangle::new(
                     [(SegmentValue::Exact(step(g)), 0.0), (SegmentValue::Exact(step(g) + 1), p)],
                     BAND.filled(),
                 );
-                bar.set_margin(0, 0, 6, 6);
+                bar.set_margin(0, 0, wide, wide);
                 bar
             }))
             .map_err(msg)?
@@ -90,7 +93,7 @@ impl Chart for ImpactChainChart {
                     [(SegmentValue::Exact(step(g)), 0.0), (SegmentValue::Exact(step(g) + 1), p)],
                     ACCENT.filled(),
                 );
-                bar.set_margin(0, 0, 22, 22);
+                bar.set_margin(0, 0, narrow.max(wide), narrow.max(wide));
                 bar
             }))
             .map_err(msg)?

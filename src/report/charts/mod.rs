@@ -310,6 +310,14 @@ pub fn msg<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
 }
 
+/// A bar's inset (pixels each side) that leaves it a visible width: at most `wanted`, and at
+/// most a quarter of one of `segments` slots across `span` pixels, so bars of many narrow
+/// slots never turn inside out (negative widths).
+pub(crate) fn bar_margin(span: u32, segments: usize, wanted: u32) -> u32 {
+    let slot = f64::from(span) / segments.max(1) as f64;
+    ((slot / 4.0).floor().max(0.0) as u32).min(wanted)
+}
+
 #[cfg(test)]
 mod percent_tests {
     use super::percent_label;
