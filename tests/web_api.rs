@@ -219,6 +219,32 @@ fn runs_are_one_at_a_time_per_client_cancellable_and_write_only_under_reports() 
     let report = server.get(files[0]["url"].as_str().expect("url"));
     assert_eq!(report.status, 200);
     assert!(String::from_utf8_lossy(&report.body).contains("routing"));
+    // A run's `name` is a plain *.toml name or ignored: it never overwrites the report's
+    // own report.md, nor leaves a folder behind for `..`.
+    for (name, kept) in [("report.md", "scenario.toml"), ("..", "scenario.toml"), ("my charge.toml", "my charge.toml")]
+    {
+        let run = server.request(
+            "POST",
+            &format!("/api/jobs/run?trials=2000&name={}", name.replace(' ', "%20")),
+            &[("Content-Type", "text/plain"), ("X-Charioteer-Client", "player-3")],
+            rout.as_bytes(),
+        );
+        assert_eq!(run.status, 202, "name={name}");
+        let url = run.json()["url"].as_str().expect("url").to_string();
+        let finished = loop {
+            let s = server.get(&url).json();
+            if s["state"] != "running" {
+                break s;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        assert_eq!(finished["state"], "done", "name={name}: {finished}");
+        let names: Vec<&str> =
+            finished["files"].as_array().expect("files").iter().filter_map(|f| f["name"].as_str()).collect();
+        assert!(names.contains(&kept), "name={name}: {names:?}");
+        let report = server.get(finished["files"][0]["url"].as_str().expect("url"));
+        assert!(String::from_utf8_lossy(&report.body).starts_with('#'), "name={name}: report.md is the report");
+    }
     // Nothing but the files it wrote, by name.
     for sneaky in ["..%2F..%2Fscenario.toml", "..", "%2Fetc%2Fpasswd", "missing.csv"] {
         let id = done["id"].as_str().expect("id");

@@ -440,11 +440,23 @@ fn in_file_order(value: Value) -> Value {
 }
 
 /// A scenario file's name as the request gives it: a plain file name, or the default.
+/// The scenario's file name in a run's report folder: a plain `*.toml` name (letters,
+/// digits, `-`, `_`, `.` and spaces, not starting with a dot, at most 100 bytes), so it can
+/// never be one of the report's own files (`report.md`, the charts, the tables) nor reach
+/// outside the folder (`..`); anything else is ignored for `scenario.toml`.
 fn name_of(name: Option<&str>) -> String {
     match name {
-        Some(n) if !n.is_empty() && n.len() <= 100 && !n.contains(['/', '\\']) => n.to_string(),
+        Some(n) if plain_toml_name(n) => n.to_string(),
         _ => DEFAULT_NAME.to_string(),
     }
+}
+
+fn plain_toml_name(n: &str) -> bool {
+    let stem = n.strip_suffix(".toml").unwrap_or("");
+    !stem.is_empty()
+        && n.len() <= 100
+        && !n.starts_with('.')
+        && n.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ' '))
 }
 
 /// Runs CPU-heavy work on the worker pool without holding up the server's threads.
