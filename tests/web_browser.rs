@@ -161,6 +161,25 @@ fn a_player_places_a_formation_runs_compares_and_loads_battlesystem() {
     assert_eq!(browser.eval("document.getElementById('remove-chariot').disabled"), json!(true));
     assert_eq!(browser.eval("state.scenario.chariot.facing"), json!(15), "the first chariot is as it was");
 
+    // A small turn (two chariots at one warrior) has exact values: the page shows them.
+    let small = "title = \"two chariots, one warrior\"\nsystem = \"mesbg\"\nseed = 11\n\n\
+        [[chariots]]\nprofile = \"Khandish Charioteer\"\nside = \"evil\"\nat = [0.0, 0.0]\n\n\
+        [[chariots]]\nprofile = \"Khandish Charioteer\"\nside = \"evil\"\nat = [0.0, 14.0]\nfacing = 180\n\n\
+        [[formations]]\nname = \"Warrior\"\ncount = 1\nbase = { round_mm = 25 }\nfront_centre = [0.0, 6.0]\n\
+        facing = 180\nprofile = \"Warrior of Minas Tirith\"\n";
+    browser.set_value("#toml", small);
+    browser.click("#apply-toml");
+    browser.wait_for(
+        "state.scenario.title === 'two chariots, one warrior' && document.getElementById('status').className === 'ok'",
+        30,
+    );
+    browser.set_value("#trials", "20000");
+    browser.click("#run");
+    browser.wait_for("document.querySelector('#metrics-table tr[data-metric=\"chariot1.impact_kills\"] .exact')", 120);
+    let exact = browser
+        .eval("document.querySelector('#metrics-table tr[data-metric=\"chariot1.impact_kills\"] .exact').textContent");
+    assert_eq!(exact, json!("0.5556"), "5/9, the chance chariot 1's Impact Hits slay him");
+
     // A BATTLESYSTEM example: drawn by the server, run like any other.
     let index = browser.eval("state.library.examples.findIndex(e => e.file.includes('routing-elephants'))");
     browser.set_value("#examples", &index.to_string());

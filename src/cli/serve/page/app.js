@@ -716,7 +716,8 @@ function showRun(status) {
   $("results").hidden = false;
   $("results-title").textContent = r.title;
   $("results-facts").textContent = `${grouped(r.trials)} ${state.check ? state.check.trial_word : "trial"}s, seed ${r.seed}, ${(r.trials_per_second / 1e6).toFixed(1)} M trials/s on ${r.threads} threads. Reproduce: ${r.command}`;
-  const exact = r.exact && !r.exact.unavailable ? r.exact : null;
+  // A charge's run.json keeps exact values by metric; a turn's under `metrics`.
+  const exact = r.exact && !r.exact.unavailable ? (r.exact.metrics || r.exact) : null;
   let html = `<thead><tr><th class="name">metric</th><th>mean</th><th>95% interval</th>${exact ? "<th>exact</th><th>z</th>" : ""}<th class="meaning">meaning</th></tr></thead><tbody>`;
   for (const [name, m] of Object.entries(r.metrics)) {
     const d = defs.get(name) || { flag: false, description: "" };
