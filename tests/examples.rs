@@ -113,6 +113,16 @@ fn every_examples_charts_earn_their_place() {
                 assert!(shares.iter().all(|&p| p < 0.99), "{} {name}: one bar holds 99% or more", file.display());
             }
         }
+        // A headline never opens with a zero: what never happened is one closing line.
+        let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+        if let Some(rest) = md.split("## Headline\n\n").nth(1) {
+            let first = rest.lines().next().unwrap_or("");
+            assert!(
+                !first.contains("**0%**") && !first.contains("**0.000**") && !first.starts_with("- Never"),
+                "{}: the headline opens with {first:?}",
+                file.display()
+            );
+        }
         // One contact on the path: no impact-chain chart, and report.md says why.
         let chain = std::fs::read_to_string(dir.join("impact_chain.csv")).unwrap_or_default();
         if chain.lines().count() == 2 {

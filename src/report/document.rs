@@ -192,10 +192,15 @@ pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String])
         let _ = writeln!(out);
     }
     let _ = writeln!(out, "## Headline\n");
-    for metric in HEADLINE {
-        if let Some(s) = record.summary.iter().find(|s| s.metric == metric) {
-            let _ = writeln!(out, "- {}", sentence(s));
-        }
+    // What happened first; what never happened in one closing line, not as opening zeros.
+    let headline: Vec<&MetricSummary> =
+        HEADLINE.iter().filter_map(|&metric| record.summary.iter().find(|s| s.metric == metric)).collect();
+    for s in headline.iter().filter(|s| s.mean > 0.0) {
+        let _ = writeln!(out, "- {}", sentence(s));
+    }
+    let never: Vec<&str> = headline.iter().filter(|s| s.mean <= 0.0).map(|s| s.metric.describe()).collect();
+    if !never.is_empty() {
+        let _ = writeln!(out, "- Never in these {} charges: {}.", group_digits(record.trials), never.join("; "));
     }
     let _ = writeln!(out, "\n## The charge\n");
     let pivots: Vec<String> = record.plan.pivots.iter().map(|p| format!("{p:+.0} deg")).collect();

@@ -55,8 +55,14 @@ pub fn markdown(record: &BattlesystemRecord, figures: &[Figure], files: &[String
     // The headline metrics this plan reports, in the order every report shows them.
     let headline: Vec<String> =
         crate::report::document::headline_of(&record.metrics.defs).into_iter().map(|d| d.name).collect();
+    // What happened first; what never happened in one closing line, not as opening zeros.
+    let mut never = Vec::new();
     for name in &headline {
         if let Some(s) = record.summary_of(name) {
+            if s.mean <= 0.0 {
+                never.push(record.describe(name).to_string());
+                continue;
+            }
             let (v, lo, hi) = value_text(record, s);
             let d = capitalise(record.describe(name));
             if record.flag(name) {
@@ -65,6 +71,9 @@ pub fn markdown(record: &BattlesystemRecord, figures: &[Figure], files: &[String
                 let _ = writeln!(out, "- {d}: **{v}** per trial on average (95% CI {lo} to {hi}).");
             }
         }
+    }
+    if !never.is_empty() {
+        let _ = writeln!(out, "- Never in these {} trials: {}.", group_digits(record.trials), never.join("; "));
     }
     let _ = writeln!(
         out,
