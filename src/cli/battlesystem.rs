@@ -54,11 +54,11 @@ pub(super) fn finish(record: &BattlesystemRecord, file: Option<&Path>, out: &Pat
 fn print_table(record: &BattlesystemRecord) {
     out!("{}", record.scenario.title);
     out!(
-        "{} trials in {:.2} s ({:.2} M trials/s on {} threads), seed {}, scenario {:016x}",
+        "{} trials in {:.2} s ({:.2} M trials/s on {}), seed {}, scenario {:016x}",
         group_digits(record.trials),
         record.elapsed_s,
         record.trials_per_second() / 1e6,
-        record.threads,
+        crate::report::document::played_on(record.threads),
         record.seed,
         record.scenario.hash()
     );

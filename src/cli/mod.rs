@@ -559,10 +559,10 @@ fn print_table(record: &RunRecord) {
     );
     let pivots: Vec<String> = record.plan.pivots.iter().map(|p| format!("{p:+.0}")).collect();
     out!(
-        "path: pivots [{}] deg, {:.1}\" driven, {} models in reach in {} contact group{}{}{}",
+        "path: pivots [{}] deg, {:.1}\" driven, {} in reach in {} contact group{}{}{}",
         pivots.join(", "),
         record.plan.path_length,
-        record.plan.models_on_path,
+        crate::report::document::counted(record.plan.models_on_path as u64, "model"),
         record.plan.contacts.len(),
         if record.plan.contacts.len() == 1 { "" } else { "s" },
         record.plan.obstacle.as_ref().map(|o| format!(", ends at obstacle \"{o}\"")).unwrap_or_default(),

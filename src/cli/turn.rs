@@ -147,11 +147,11 @@ impl System for Turn {
         } else if !args.play.quiet {
             out!("{}", record.scenario.title);
             out!(
-                "{} turns in {:.2} s ({:.2} M turns/s on {} threads), seed {}, scenario {:016x}",
+                "{} turns in {:.2} s ({:.2} M turns/s on {}), seed {}, scenario {:016x}",
                 group_digits(record.trials),
                 record.elapsed_s,
                 record.trials_per_second() / 1e6,
-                record.threads,
+                crate::report::document::played_on(record.threads),
                 record.seed,
                 record.scenario.hash()
             );
@@ -242,9 +242,9 @@ impl System for Turn {
     }
     fn describe(s: &Scenario, plan: &TurnPlan) -> (String, Vec<String>) {
         let summary = format!(
-            "ok (a turn of {} chariots, {} models, {} boards planned)",
+            "ok (a turn of {} chariots, {}, {} boards planned)",
             s.more.len() + 1,
-            plan.models,
+            crate::report::document::counted(plan.models as u64, "model"),
             plan.nodes.len() + plan.finals.len()
         );
         let mut details = Vec::new();

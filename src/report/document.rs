@@ -49,6 +49,22 @@ pub fn percent(p: f64) -> String {
     }
 }
 
+/// A count with its noun, singular for one: "1 thread", "2 threads", "1,200 models".
+pub fn counted(n: u64, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{} {noun}s", group_digits(n)) }
+}
+
+/// Where trials ran, in words: "1 thread", "2 threads", or "merged shards" (`threads` 0,
+/// a merge of shards played elsewhere).
+pub fn played_on(threads: usize) -> String {
+    if threads == 0 { "merged shards".to_string() } else { counted(threads as u64, "thread") }
+}
+
+/// A name's possessive: "the Captain's", "the Knights'" (a plural ending in s).
+pub fn possessive(name: &str) -> String {
+    if name.ends_with('s') { format!("{name}'") } else { format!("{name}'s") }
+}
+
 /// 1234567 -> "1,234,567".
 pub fn group_digits(n: u64) -> String {
     let digits = n.to_string();
@@ -206,10 +222,10 @@ pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String])
     let pivots: Vec<String> = record.plan.pivots.iter().map(|p| format!("{p:+.0} deg")).collect();
     let _ = writeln!(
         out,
-        "The chariot drives {:.1}\" (pivots: {}), with {} models in reach in {} contact group{}{}. {}\n",
+        "The chariot drives {:.1}\" (pivots: {}), with {} in reach in {} contact group{}{}. {}\n",
         record.plan.path_length,
         if pivots.is_empty() { "none".to_string() } else { pivots.join(", ") },
-        record.plan.models_on_path,
+        counted(record.plan.models_on_path as u64, "model"),
         record.plan.contacts.len(),
         if record.plan.contacts.len() == 1 { "" } else { "s" },
         record.plan.obstacle.as_ref().map(|o| format!(", ending at the obstacle \"{o}\"")).unwrap_or_default(),
@@ -556,6 +572,17 @@ pub fn headline_of(metrics: &[crate::engine::MetricDef]) -> Vec<crate::engine::M
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_and_names_read_as_english() {
+        assert_eq!(counted(1, "thread"), "1 thread");
+        assert_eq!(counted(2, "thread"), "2 threads");
+        assert_eq!(counted(1200, "model"), "1,200 models");
+        assert_eq!(played_on(0), "merged shards");
+        assert_eq!(played_on(1), "1 thread");
+        assert_eq!(possessive("Knights"), "Knights'");
+        assert_eq!(possessive("the Captain"), "the Captain's");
+    }
 
     #[test]
     fn percentages_keep_rare_intervals_visible() {

@@ -263,11 +263,7 @@ impl RunRecord {
     /// Where the trials ran, in words: "2 threads", or "merged shards" for a merge
     /// (`threads` 0).
     pub fn played_on(&self) -> String {
-        match self.threads {
-            0 => "merged shards".to_string(),
-            1 => "1 thread".to_string(),
-            n => format!("{n} threads"),
-        }
+        crate::report::document::played_on(self.threads)
     }
 
     /// Trials per second of wall-clock time.

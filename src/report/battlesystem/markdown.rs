@@ -31,12 +31,12 @@ pub fn markdown(record: &BattlesystemRecord, figures: &[Figure], files: &[String
     let what = match sc.action {
         Action::Charge { unit, target, volleys, gap } => format!(
             "BATTLESYSTEM: the battle platform **{}** charges **{}** ({gap:.1}\" away), {} volley{} on the way in, then \
-             one simultaneous melee and {}'s morale check.",
+             one simultaneous melee and {} morale check.",
             sc.units[unit].name,
             sc.units[target].name,
             volleys,
             if volleys == 1 { "" } else { "s" },
-            sc.units[target].name,
+            crate::report::document::possessive(&sc.units[target].name),
         ),
         Action::Rout { unit, .. } => format!(
             "BATTLESYSTEM: **{}** rout in a d12 clock direction ({}\" on a {}\" x {}\" board), veering up to {} degrees \
@@ -211,11 +211,11 @@ pub fn markdown(record: &BattlesystemRecord, figures: &[Figure], files: &[String
     let _ = writeln!(out, "- scenario file `{}`, hash `{:016x}`", record.scenario_file, sc.hash());
     let _ = writeln!(
         out,
-        "- seed {}, {} trials, {:.2} s on {} threads (results do not depend on the thread count)\n",
+        "- seed {}, {} trials, {:.2} s on {} (results do not depend on the thread count)\n",
         record.seed,
         group_digits(record.trials),
         record.elapsed_s,
-        record.threads
+        crate::report::document::played_on(record.threads)
     );
     let _ = writeln!(out, "```sh\n{}\n```\n", record.command);
     let _ = writeln!(out, "Files: {}", files.iter().map(|f| format!("[{f}]({f})")).collect::<Vec<_>>().join(", "));
