@@ -622,3 +622,35 @@ fn a_report_replacing_another_leaves_none_of_its_files() {
         assert!(kept || report.contains(&name), "{name} is not the new report's");
     }
 }
+
+#[test]
+fn a_sweep_sets_impact_hits_to_a_constant_or_dice_and_errors_never_contradict_themselves() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/mesbg/khandish-vs-minas-tirith.toml");
+    let example = example.to_str().expect("path");
+    // `2` (a TOML integer), `"3"` and `D3` alike.
+    let o = charioteer(
+        &["sweep", example, "--set", "chariot.impact.hits=2,\"3\",D3", "--trials", "2000", "--out", "sw", "-q"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = std::fs::read_to_string(dir.path().join("sw/report.md")).expect("report.md");
+    assert!(md.contains("`chariot.impact.hits`: 2, 3, D3"), "{md}");
+    // A range of constants too.
+    let o = charioteer(
+        &["sweep", example, "--set", "chariot.impact.hits=1..3", "--trials", "2000", "--out", "range", "-q"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = std::fs::read_to_string(dir.path().join("range/report.md")).expect("report.md");
+    assert!(md.contains("`chariot.impact.hits`: 1, 2, 3"), "{md}");
+    // A bad value names the field and says what it accepts.
+    let bad = charioteer(
+        &["sweep", example, "--set", "chariot.impact.hits=-1", "--trials", "2000", "--out", "bad", "-q"],
+        dir.path(),
+    );
+    assert!(!bad.status.success());
+    let e = stderr(&bad);
+    assert!(e.contains("chariot.impact.hits") && e.contains("write a constant like \"2\""), "{e}");
+    assert!(!e.contains("expected a string"), "{e}");
+}

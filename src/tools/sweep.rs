@@ -55,9 +55,12 @@ fn bad(text: &str, reason: impl Into<String>) -> SweepError {
     SweepError::BadSet { text: text.to_string(), reason: reason.into() }
 }
 
-/// A scalar as written on the command line: integer, number, true/false, or text.
+/// A scalar as written on the command line: integer, number, true/false, or text (in
+/// double quotes or bare: `"2"` is the text 2, `D3` the text D3).
 fn scalar(text: &str) -> toml::Value {
-    if let Ok(i) = text.parse::<i64>() {
+    if let Some(quoted) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).filter(|_| text.len() >= 2) {
+        toml::Value::String(quoted.to_string())
+    } else if let Ok(i) = text.parse::<i64>() {
         toml::Value::Integer(i)
     } else if let Ok(x) = text.parse::<f64>().map_err(|_| ()).and_then(|x| if x.is_finite() { Ok(x) } else { Err(()) })
     {
@@ -163,6 +166,18 @@ pub fn parse_set(text: &str) -> Result<Assignment, SweepError> {
             .collect()
     } else {
         values.split(',').map(|v| scalar(v.trim())).collect()
+    };
+    // Impact Hits are a dice expression, text in the file ("2", "D3"): a number given here
+    // (`hits=2` or `hits=1..3`) is that text, so a constant can be swept like any field.
+    let list = if path.ends_with("impact.hits") {
+        list.into_iter()
+            .map(|v| match v {
+                toml::Value::Integer(i) => toml::Value::String(i.to_string()),
+                other => other,
+            })
+            .collect()
+    } else {
+        list
     };
     if list.is_empty() || values.is_empty() {
         return Err(bad(text, "give at least one value"));
