@@ -102,7 +102,6 @@ pub(super) fn exact_battlesystem(scenario: &BattlesystemScenario, output: &Outpu
         }
     };
     let elapsed_s = started.elapsed().as_secs_f64();
-    let dir = output.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(scenario.slug()));
     let ruleset = scenario.rules.ruleset();
     let facts = crate::report::joint::JointFacts {
         system: "battlesystem",
@@ -111,11 +110,27 @@ pub(super) fn exact_battlesystem(scenario: &BattlesystemScenario, output: &Outpu
         scenario_hash: scenario.hash(),
         ruleset: &ruleset,
     };
-    let written = crate::report::joint::write_joint_exact(&dir, facts, &plan.metrics, &joint, elapsed_s)?;
-    let rows = crate::report::joint::joint_summaries(&plan.metrics, &joint)
+    // Categorical metrics (labelled outcomes) are their flags' business in the table.
+    joint_computed(facts, &scenario.slug(), &plan.metrics, &joint, elapsed_s, |d| d.labels.is_empty(), output)
+}
+
+/// Writes and prints a joint exact distribution (BATTLESYSTEM charges, small MESBG turns):
+/// its files under `--out` (or `reports/<slug>`), and the table of the metrics `shown`.
+fn joint_computed(
+    facts: crate::report::joint::JointFacts,
+    slug: &str,
+    metrics: &crate::engine::MetricSet,
+    joint: &crate::engine::statistics::JointDistribution,
+    elapsed_s: f64,
+    shown: impl Fn(&crate::engine::MetricDef) -> bool,
+    output: &OutputOptions,
+) -> Result<()> {
+    let dir = output.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(slug));
+    let written = crate::report::joint::write_joint_exact(&dir, facts, metrics, joint, elapsed_s)?;
+    let rows = crate::report::joint::joint_summaries(metrics, joint)
         .into_iter()
-        .zip(&plan.metrics.defs)
-        .filter(|(_, d)| d.labels.is_empty())
+        .zip(&metrics.defs)
+        .filter(|(_, d)| shown(d))
         .map(|(s, d)| MetricSummary {
             metric: d.clone(),
             mean: s.mean,
@@ -130,10 +145,10 @@ pub(super) fn exact_battlesystem(scenario: &BattlesystemScenario, output: &Outpu
         elapsed_s,
         outcomes: joint.outcomes.len(),
         rows,
-        json: crate::report::joint::joint_json(facts, &plan.metrics, &joint, elapsed_s),
+        json: crate::report::joint::joint_json(facts, metrics, joint, elapsed_s),
         written,
     };
-    computed(&scenario.title, c, output)
+    computed(facts.title, c, output)
 }
 
 /// `exact` for a turn of several chariots: the joint distribution of every metric where
@@ -150,7 +165,6 @@ pub(super) fn exact_turn(scenario: &Scenario, output: &OutputOptions) -> Result<
             return unavailable(&scenario.title, "mesbg", &reason.to_string(), &names, output);
         }
     };
-    let dir = output.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(scenario.slug()));
     let ruleset = crate::report::turn::turn_ruleset(scenario, &plan);
     let facts = crate::report::joint::JointFacts {
         system: "mesbg",
@@ -159,26 +173,5 @@ pub(super) fn exact_turn(scenario: &Scenario, output: &OutputOptions) -> Result<
         scenario_hash: scenario.hash(),
         ruleset: &ruleset,
     };
-    let written = crate::report::joint::write_joint_exact(&dir, facts, &plan.metrics, &exact.joint, elapsed_s)?;
-    let rows = crate::report::joint::joint_summaries(&plan.metrics, &exact.joint)
-        .into_iter()
-        .zip(&plan.metrics.defs)
-        .map(|(s, d)| MetricSummary {
-            metric: d.clone(),
-            mean: s.mean,
-            sd: s.sd,
-            se: s.se,
-            ci95_lo: s.ci95_lo,
-            ci95_hi: s.ci95_hi,
-        })
-        .collect();
-    let c = Computed {
-        what: "exact joint distribution",
-        elapsed_s,
-        outcomes: exact.joint.outcomes.len(),
-        rows,
-        json: crate::report::joint::joint_json(facts, &plan.metrics, &exact.joint, elapsed_s),
-        written,
-    };
-    computed(&scenario.title, c, output)
+    joint_computed(facts, &scenario.slug(), &plan.metrics, &exact.joint, elapsed_s, |_| true, output)
 }
