@@ -482,3 +482,310 @@ proptest! {
         prop_assert!(agree(&got, &expected, FLOAT_TOLERANCE).is_ok(), "{:?}", agree(&got, &expected, FLOAT_TOLERANCE));
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Whole charges: Impact Hits along a line, enemy Heroes' Fate, difficult terrain, a wall,
+// a Hero thrown from a slain chariot and the Break Point, the oracle (`oracle::charge`)
+// against the exact engine on scenarios written out as TOML.
+
+use charioteer::mesbg::exact;
+use charioteer::mesbg::plan::compile;
+use charioteer::mesbg::scenario::parse;
+use charioteer::mesbg::tally::Metric;
+use oracle::charge::{Army, Charge, ChargeResult, ImpactDice, Riding};
+
+/// A model profile in a contact group: F, S, D, A, W and, for an enemy Hero, (Might, Fate).
+#[derive(Clone, Copy, Debug)]
+struct Model {
+    fight: u8,
+    strength: u8,
+    defence: u8,
+    attacks: u8,
+    wounds: u8,
+    hero: Option<(u8, u8)>,
+}
+
+/// A charge case: what both the oracle and the scenario are built from.
+#[derive(Clone, Debug)]
+struct ChargeCase {
+    /// Impact Hits per model (`None`: D3) and their Strength.
+    hits: Option<u8>,
+    impact_strength: u8,
+    /// The chariot's F, S, D, A, W.
+    chariot: (u8, u8, u8, u8, u8),
+    /// A riding Hero: F, S, A, W, D, Might, Fate.
+    riding: Option<(u8, u8, u8, u8, u8, u8, u8)>,
+    /// Contact groups along the drive: a profile and one model or two side by side.
+    groups: Vec<(Model, u8)>,
+    terrain_before: Option<usize>,
+    wall: bool,
+    /// The army charged: models and casualties already.
+    army: Option<(u32, u32)>,
+    half_or_more: bool,
+    fate_retry: bool,
+}
+
+/// Where group `i` stands (its front centre, inches up the board): 1.5" apart, so each
+/// group is a contact of its own.
+fn group_y(i: usize) -> f64 {
+    3.0 + 1.5 * i as f64
+}
+
+impl ChargeCase {
+    /// The scenario: the chariot at the origin driving up the board at a column of groups;
+    /// a thin band of difficult terrain just past the group before `terrain_before` (or just
+    /// before the first), a wall 1.5" past the last group.
+    fn toml(&self) -> String {
+        let (f, s, d, a, w) = self.chariot;
+        let hits = self.hits.map_or("D3".to_string(), |n| n.to_string());
+        let mut t = format!(
+            "title = \"oracle charge\"\nsystem = \"mesbg\"\n[rules]\nbreak_point = \"{}\"\nfate = \"{}\"\n\n\
+             [chariot]\nname = \"c\"\nside = \"evil\"\nmove = 16\nfight = {f}\nstrength = {s}\ndefence = {d}\n\
+             attacks = {a}\nwounds = {w}\ncourage = \"7+\"\nimpact = {{ hits = \"{hits}\", strength = {} }}\n\
+             base = {{ round_mm = 60 }}\nat = [0.0, 0.0]\nfacing = 0\n",
+            if self.half_or_more { "half_or_more" } else { "more_than_half" },
+            if self.fate_retry { "retry" } else { "once" },
+            self.impact_strength,
+        );
+        if let Some((hf, hs, ha, hw, hd, might, fate)) = self.riding {
+            t += &format!(
+                "[chariot.hero]\nname = \"h\"\nfight = {hf}\nstrength = {hs}\nattacks = {ha}\nwounds = {hw}\n\
+                 courage = \"7+\"\nmight = {might}\nwill = 0\nfate = {fate}\ndefence = {hd}\n"
+            );
+        }
+        t += "[charge]\npivots = []\n";
+        for (i, (m, n)) in self.groups.iter().enumerate() {
+            let hero =
+                m.hero.map_or(String::new(), |(might, fate)| format!(", might = {might}, will = 0, fate = {fate}"));
+            t += &format!(
+                "[[formations]]\nname = \"g{i}\"\ncount = {n}\nranks = 1\nbase = {{ round_mm = 25 }}\n\
+                 front_centre = [0.0, {}]\nfacing = 180\nprofile = {{ fight = {}, strength = {}, defence = {}, \
+                 attacks = {}, wounds = {}, courage = \"7+\"{hero} }}\n",
+                group_y(i),
+                m.fight,
+                m.strength,
+                m.defence,
+                m.attacks,
+                m.wounds
+            );
+        }
+        if let Some(g) = self.terrain_before {
+            // Past the back of group g - 1 (bases 0.49" deep) and 0.2" deep.
+            let y0 = if g == 0 { 1.5 } else { group_y(g - 1) + 0.6 };
+            t += &format!(
+                "[[terrain]]\nname = \"mud\"\nkind = \"difficult\"\npolygon = [[-3.0, {y0}], [3.0, {y0}], [3.0, {}], [-3.0, {}]]\n",
+                y0 + 0.2,
+                y0 + 0.2
+            );
+        }
+        if self.wall {
+            let y = group_y(self.groups.len() - 1) + 1.5;
+            t += &format!("[[terrain]]\nname = \"wall\"\nkind = \"obstacle\"\nfrom = [-3.0, {y}]\nto = [3.0, {y}]\n");
+        }
+        if let Some((models, casualties)) = self.army {
+            t += &format!("[army]\nmodels = {models}\ncasualties = {casualties}\n");
+        }
+        t
+    }
+
+    /// The same charge in the oracle's terms.
+    fn oracle(&self) -> Charge {
+        let (f, s, d, a, w) = self.chariot;
+        let riding = self.riding.map(|(_, _, _, wounds, defence, might, fate)| Riding {
+            hero: Hero {
+                might,
+                fate,
+                might_in_duel: true,
+                might_on_wounds: true,
+                might_on_fate: true,
+                fate_retry: self.fate_retry,
+                fate_use: FateUse::Always,
+            },
+            wounds,
+            defence,
+        });
+        let (hf, hs, ha) = self.riding.map_or((0, 0, 0), |(hf, hs, ha, ..)| (hf, hs, ha));
+        let foe = |m: &Model| Foe {
+            hero: m.hero.map(|(might, fate)| oracle::FoeHero {
+                might,
+                fate,
+                might_in_duel: true,
+                might_on_wounds: true,
+                might_on_fate: true,
+                fate_retry: self.fate_retry,
+                lethal_only: false,
+            }),
+            ..Foe::infantry(m.fight, m.strength, m.defence, m.attacks, m.wounds)
+        };
+        Charge {
+            // The Hero's Fight and Strength where better, his Attacks added, +1 for the charge.
+            chariot: Chariot {
+                fight: f.max(hf),
+                strength: s.max(hs),
+                defence: d,
+                dice: a + ha + 1,
+                wounds: w,
+                evil: true,
+            },
+            riding,
+            impact: self.hits.map_or(ImpactDice::D3, ImpactDice::Fixed),
+            impact_strength: self.impact_strength,
+            groups: self.groups.iter().map(|(m, n)| vec![foe(m); usize::from(*n)]).collect(),
+            terrain_before: self.terrain_before,
+            wall: self.wall,
+            // Move 16 carries the chariot past the last group even through the mud; the
+            // wall 1.5" beyond it stops the chariot still over the last group's bases.
+            ends_past_everything: !self.wall,
+            army: self.army.map(|(models, casualties)| Army { models, casualties, half_or_more: self.half_or_more }),
+            rules: DEFAULT_RULES,
+        }
+    }
+
+    /// The exact engine's answer, in the oracle's terms.
+    fn engine(&self) -> BTreeMap<ChargeResult, f64> {
+        let text = self.toml();
+        let scenario = parse(&text, "oracle-charge").unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let plan = compile(&scenario);
+        let d = exact::exact(&plan).expect("small charges are exact");
+        let mut out = BTreeMap::new();
+        for (o, p) in d.outcomes {
+            let v = |m: Metric| o.get(m) as u8;
+            let r = ChargeResult {
+                contacts: v(Metric::Contacts),
+                impact_kills: v(Metric::ImpactKills),
+                breakthrough: v(Metric::Breakthrough) == 1,
+                terrain_wound: v(Metric::TerrainWound) == 1,
+                obstacle_struck: v(Metric::ObstacleStruck) == 1,
+                fought: v(Metric::FightFought) == 1,
+                won: v(Metric::FightWon) == 1,
+                fight_kills: v(Metric::FightKills),
+                kills: v(Metric::Kills),
+                chariot_wounds_lost: v(Metric::ChariotWoundsLost),
+                chariot_slain: v(Metric::ChariotSlain) == 1,
+                might_spent: v(Metric::MightSpent),
+                fate_spent: v(Metric::FateSpent),
+                hero_wounds_lost: v(Metric::HeroWoundsLost),
+                foe_might_spent: v(Metric::FoeMightSpent),
+                foe_fate_spent: v(Metric::FoeFateSpent),
+                foe_heroes_slain: v(Metric::FoeHeroesSlain),
+                army_broken: v(Metric::ArmyBroken) == 1,
+            };
+            *out.entry(r).or_default() += p;
+        }
+        out
+    }
+}
+
+/// Every outcome of the two answers agrees to `tol`.
+fn charges_agree<P: Prob>(
+    engine: &BTreeMap<ChargeResult, f64>,
+    oracle: &BTreeMap<ChargeResult, P>,
+    tol: f64,
+) -> Result<(), String> {
+    let keys: std::collections::BTreeSet<_> = engine.keys().chain(oracle.keys()).collect();
+    for k in keys {
+        let e = engine.get(k).copied().unwrap_or(0.0);
+        let o = oracle.get(k).map_or(0.0, |p| p.to_f64());
+        if (e - o).abs() > tol {
+            return Err(format!("{k:?}: engine {e:.15}, oracle {o:.15}"));
+        }
+    }
+    Ok(())
+}
+
+fn plain(defence: u8, wounds: u8) -> Model {
+    Model { fight: 4, strength: 3, defence, attacks: 1, wounds, hero: None }
+}
+
+#[test]
+fn whole_charges_agree_with_the_oracle_in_exact_fractions() {
+    let base = ChargeCase {
+        hits: Some(2),
+        impact_strength: 4,
+        chariot: (4, 3, 7, 1, 3),
+        riding: None,
+        groups: vec![(plain(5, 1), 1), (plain(5, 1), 2), (plain(4, 2), 1)],
+        terrain_before: None,
+        wall: false,
+        army: Some((9, 2)),
+        half_or_more: true,
+        fate_retry: true,
+    };
+    let cases = vec![
+        ("a column and a pair", base.clone()),
+        ("odd army, more than half", ChargeCase { half_or_more: false, ..base.clone() }),
+        ("D3 hits into mud before the pair", ChargeCase { hits: None, terrain_before: Some(1), ..base.clone() }),
+        (
+            "mud before the first, a wall after the last",
+            ChargeCase { terrain_before: Some(0), wall: true, ..base.clone() },
+        ),
+        (
+            "a King riding into a wall past mud",
+            ChargeCase { riding: Some((5, 4, 3, 2, 6, 2, 1)), terrain_before: Some(3), wall: true, ..base.clone() },
+        ),
+        (
+            "an enemy Hero with Fate in the line",
+            ChargeCase {
+                groups: vec![
+                    (plain(5, 1), 1),
+                    (Model { fight: 5, strength: 4, defence: 6, attacks: 2, wounds: 2, hero: Some((1, 2)) }, 1),
+                ],
+                ..base.clone()
+            },
+        ),
+    ];
+    for (what, case) in cases {
+        let exact: BTreeMap<ChargeResult, Ratio> = oracle::charge::charge(&case.oracle());
+        let total = exact.values().fold(Ratio(0, 1), |a, b| a + *b);
+        assert_eq!(total, Ratio(1, 1), "{what}: the oracle's probabilities add up to exactly 1");
+        charges_agree(&case.engine(), &exact, 1e-12).unwrap_or_else(|e| panic!("{what}: {e}\n{}", case.toml()));
+    }
+}
+
+fn any_model() -> impl Strategy<Value = Model> {
+    (1..=6u8, 1..=6u8, 3..=8u8, 1..=2u8, 1..=3u8, prop::option::weighted(0.25, (0..=2u8, 0..=2u8))).prop_map(
+        |(fight, strength, defence, attacks, wounds, hero)| Model { fight, strength, defence, attacks, wounds, hero },
+    )
+}
+
+fn any_charge() -> impl Strategy<Value = ChargeCase> {
+    let chariot = (prop::option::of(1..=3u8), 3..=7u8, (2..=5u8, 2..=5u8, 5..=8u8, 1..=2u8, 1..=4u8));
+    let riding = prop::option::weighted(0.4, (3..=6u8, 3..=5u8, 1..=3u8, 1..=3u8, 4..=7u8, 0..=2u8, 0..=2u8));
+    // An enemy Hero stands alone in his group (two side by side share a profile).
+    let groups = prop::collection::vec((any_model(), 1..=2u8), 1..=3)
+        .prop_map(|gs| gs.into_iter().map(|(m, n)| (m, if m.hero.is_some() { 1 } else { n })).collect::<Vec<_>>());
+    let setting = (0..=4usize, any::<bool>(), prop::option::of((4..=15u32, 0..=4u32)), any::<bool>(), any::<bool>());
+    (chariot, riding, groups, setting).prop_map(
+        |((hits, impact_strength, chariot), riding, groups, (terrain, wall, army, half_or_more, fate_retry))| {
+            let terrain_before = (terrain <= groups.len()).then_some(terrain);
+            ChargeCase {
+                hits,
+                impact_strength,
+                chariot,
+                riding,
+                groups,
+                terrain_before,
+                wall,
+                army,
+                half_or_more,
+                fate_retry,
+            }
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(support::proptest_config(300, 20_261_203))]
+
+    /// Random whole charges (1-3 contact groups of one or two models, enemy Heroes with
+    /// Might and Fate, fixed or D3 Impact Hits, mud anywhere along the drive, a wall at the
+    /// end, a riding Hero, either Break Point reading and Fate rule): the exact engine equals
+    /// the oracle to 1e-10 on every joint outcome.
+    #[test]
+    fn random_whole_charges_agree_with_the_oracle(case in any_charge()) {
+        let expected: BTreeMap<ChargeResult, f64> = oracle::charge::charge(&case.oracle());
+        let got = case.engine();
+        let verdict = charges_agree(&got, &expected, FLOAT_TOLERANCE);
+        prop_assert!(verdict.is_ok(), "{:?}\n{}", verdict, case.toml());
+    }
+}

@@ -11,6 +11,8 @@
 
 #![allow(dead_code)]
 
+pub mod charge;
+
 use std::collections::BTreeMap;
 use std::ops::{Add, Mul};
 
