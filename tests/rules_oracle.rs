@@ -789,3 +789,351 @@ proptest! {
         prop_assert!(verdict.is_ok(), "{:?}\n{}", verdict, case.toml());
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// BATTLESYSTEM charges: volleys, the melee both ways and the target's morale, the oracle
+// (`oracle::battlesystem`) against the exact joint distribution.
+
+use oracle::battlesystem::{BsCharge, BsResult, BsRules, Crew};
+
+/// A BATTLESYSTEM charge case: platforms 2" x 3" side by side (a quarter inch off the
+/// target's centre line) 10" from a single rank of 1" bases, so the archers shoot at 10"
+/// and 5" and the figures in contact can be counted from the layout.
+#[derive(Clone, Debug)]
+struct BsCase {
+    platforms: u32,
+    platform: (u32, u32, u32),
+    /// Fighters (count, die) and archers (count, die) per platform.
+    fighters: (u32, u32),
+    archers: (u32, u32),
+    /// The target: figures (one rank), die, AR, Hits, ML.
+    target: (u32, u32, u32, u32, u32),
+    rules: BsRules,
+}
+
+const BS_BANDS: [(f64, f64, u32); 2] = [(0.0, 7.0, 100), (7.0, 14.0, 50)];
+
+impl BsCase {
+    fn toml(&self) -> String {
+        let (pd, par, ph) = self.platform;
+        let (tf, td, tar, th, tml) = self.target;
+        let mut crew = vec!["{ name = \"Driver\", role = \"rider\", ad = \"d4\" }".to_string()];
+        if self.fighters.0 > 0 {
+            crew.push(format!(
+                "{{ name = \"Spears\", role = \"fighter\", count = {}, ad = \"d{}\" }}",
+                self.fighters.0, self.fighters.1
+            ));
+        }
+        if self.archers.0 > 0 {
+            crew.push(format!(
+                "{{ name = \"Bows\", role = \"archer\", count = {}, ad = \"d{}\", range_bands = [[0, 7, 1.0], [7, 14, 0.5]] }}",
+                self.archers.0, self.archers.1
+            ));
+        }
+        format!(
+            "title = \"oracle\"\nsystem = \"battlesystem\"\n[board]\nwidth = 48\ndepth = 48\n\
+             [rules]\narmour_roll = \"{}\"\nplatform_roll = \"{}\"\ncharge_doubles = \"{}\"\n\
+             [[units]]\nname = \"Chariots\"\nside = \"a\"\nfigures = {p}\nfrontage = {p}\nat = [24.25, 10.0]\nfacing = 0\n\
+             base = [2.0, 3.0]\nstats = {{ ad = \"d{pd}\", ar = {par}, hits = {ph}, ml = 14, mv = 12 }}\ncrew = [{}]\n\
+             [[units]]\nname = \"Line\"\nside = \"b\"\nfigures = {tf}\nfrontage = {tf}\nat = [24.0, 22.0]\nfacing = 180\n\
+             stats = {{ ad = \"d{td}\", ar = {tar}, hits = {th}, ml = {tml}, mv = 6 }}\n\
+             [charge]\nunit = \"Chariots\"\ntarget = \"Line\"\nvolleys = {}\n",
+            if self.rules.armour_or_equal { "greater_or_equal" } else { "greater" },
+            if self.rules.platform_per_die { "per_die" } else { "shared" },
+            if self.rules.doubles_crew { "both" } else { "none" },
+            crew.join(", "),
+            if self.archers.0 > 0 { 2 } else { 0 },
+            p = self.platforms,
+        )
+    }
+
+    fn oracle(&self) -> BsCharge {
+        let (pd, par, ph) = self.platform;
+        let (tf, td, tar, th, tml) = self.target;
+        // The contact stretch is the overlap of the two fronts (the chariots' block spans
+        // 24.25 -/+ the platforms' width, the line 24 -/+ half its figures); the line puts in
+        // as many 1" bases as cover it, a part of a base counting (docs/battlesystem.md, 2).
+        let (lo, hi) = (24.25 - f64::from(self.platforms), 24.25 + f64::from(self.platforms));
+        let half = f64::from(tf) / 2.0;
+        let stretch = hi.min(24.0 + half) - lo.max(24.0 - half);
+        let touching = (stretch - 1e-9).ceil() as u32;
+        let mut crew = Vec::new();
+        if self.fighters.0 > 0 {
+            crew.push(Crew { count: self.fighters.0, die: self.fighters.1, fights: true, bands: Vec::new() });
+        }
+        if self.archers.0 > 0 {
+            crew.push(Crew { count: self.archers.0, die: self.archers.1, fights: true, bands: BS_BANDS.to_vec() });
+        }
+        BsCharge {
+            platforms: self.platforms,
+            platform_die: pd,
+            platform_ar: par,
+            platform_hits: ph,
+            crew,
+            target_figures: tf,
+            target_die: td,
+            target_ar: tar,
+            target_hits: th,
+            target_ml: tml,
+            volleys: if self.archers.0 > 0 { 2 } else { 0 },
+            // The chariots' front at 11.5", the line's at 21.5".
+            gap: 10.0,
+            platforms_in_contact: self.platforms,
+            target_in_contact: touching.min(tf),
+            rules: self.rules,
+        }
+    }
+
+    fn engine(&self) -> BTreeMap<BsResult, f64> {
+        let text = self.toml();
+        let plan = charioteer::battlesystem::resolve::compile(
+            &charioteer::battlesystem::scenario::parse(&text, "oracle.toml").unwrap_or_else(|e| panic!("{e}\n{text}")),
+        );
+        let joint = charioteer::battlesystem::exact::charge_joint(&plan).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let at = |name: &str| plan.metrics.index(name).unwrap_or_else(|| panic!("no metric {name}"));
+        let names = [
+            "volley_hits",
+            "volley_kills",
+            "hits_on_target",
+            "target_figures_lost",
+            "hits_on_charger",
+            "platform_figures_lost",
+            "crew_lost",
+            "target_morale",
+            "charger_destroyed",
+        ];
+        let slots: Vec<usize> = names.iter().map(|n| at(n)).collect();
+        let mut out = BTreeMap::new();
+        for (values, p) in joint.outcomes {
+            let v: Vec<u32> = slots.iter().map(|&s| u32::from(values[s])).collect();
+            let r = BsResult {
+                volley_hits: v[0],
+                volley_kills: v[1],
+                hits_on_target: v[2],
+                target_figures_lost: v[3],
+                hits_on_charger: v[4],
+                platform_figures_lost: v[5],
+                crew_lost: v[6],
+                target_morale: v[7],
+                charger_destroyed: v[8] == 1,
+            };
+            *out.entry(r).or_default() += p;
+        }
+        out
+    }
+}
+
+fn bs_agree(engine: &BTreeMap<BsResult, f64>, oracle: &BTreeMap<BsResult, f64>) -> Result<(), String> {
+    let keys: std::collections::BTreeSet<_> = engine.keys().chain(oracle.keys()).collect();
+    for k in keys {
+        let e = engine.get(k).copied().unwrap_or(0.0);
+        let o = oracle.get(k).copied().unwrap_or(0.0);
+        if (e - o).abs() > FLOAT_TOLERANCE {
+            return Err(format!("{k:?}: engine {e:.15}, oracle {o:.15}"));
+        }
+    }
+    Ok(())
+}
+
+const BS_DEFAULT: BsRules = BsRules { armour_or_equal: false, platform_per_die: false, doubles_crew: true };
+
+#[test]
+fn battlesystem_charges_agree_with_the_oracle() {
+    let base = BsCase {
+        platforms: 1,
+        platform: (8, 6, 3),
+        fighters: (1, 6),
+        archers: (2, 6),
+        target: (8, 6, 7, 1, 12),
+        rules: BS_DEFAULT,
+    };
+    let cases = [
+        ("one chariot, a spearman and two bowmen", base.clone()),
+        ("two chariots abreast, two-Hit figures", BsCase { platforms: 2, target: (9, 8, 5, 2, 10), ..base.clone() }),
+        (
+            "no archers, armour on an equal roll",
+            BsCase { archers: (0, 6), rules: BsRules { armour_or_equal: true, ..BS_DEFAULT }, ..base.clone() },
+        ),
+        (
+            "a platform die per crew die, not doubled",
+            BsCase { rules: BsRules { platform_per_die: true, doubles_crew: false, ..BS_DEFAULT }, ..base.clone() },
+        ),
+        (
+            "three archers (a half multiplier rounds 1.5 up)",
+            BsCase { fighters: (0, 6), archers: (3, 8), target: (7, 4, 9, 1, 15), ..base.clone() },
+        ),
+    ];
+    for (what, case) in cases {
+        let expected = oracle::battlesystem::charge(&case.oracle());
+        let total: f64 = expected.values().sum();
+        assert!((total - 1.0).abs() < 1e-12, "{what}: the oracle's total {total}");
+        bs_agree(&case.engine(), &expected).unwrap_or_else(|e| panic!("{what}: {e}\n{}", case.toml()));
+    }
+}
+
+fn any_bs_case() -> impl Strategy<Value = BsCase> {
+    let die = |options: &'static [u32]| prop::sample::select(options);
+    let charger = (
+        1..=2u32,
+        (die(&[4, 6, 8, 10, 12]), 3..=8u32, 1..=6u32),
+        (0..=2u32, die(&[4, 6, 8])),
+        (0..=3u32, die(&[6, 8])),
+    );
+    let target = (5..=10u32, die(&[4, 6, 8]), 3..=9u32, 1..=2u32, 6..=18u32);
+    let rules =
+        (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(armour_or_equal, platform_per_die, doubles_crew)| {
+            BsRules { armour_or_equal, platform_per_die, doubles_crew }
+        });
+    (charger, target, rules).prop_map(|((platforms, platform, fighters, archers), target, rules)| BsCase {
+        platforms,
+        platform,
+        fighters,
+        archers,
+        target,
+        rules,
+    })
+}
+
+proptest! {
+    #![proptest_config(support::proptest_config(200, 20_261_204))]
+
+    /// Random BATTLESYSTEM charges (one or two platforms; fighters, archers, or only the
+    /// driver aboard; every armour, platform-roll and doubling reading; targets of one- and
+    /// two-Hit figures): the exact joint distribution equals the oracle's to 1e-10.
+    #[test]
+    fn random_battlesystem_charges_agree_with_the_oracle(case in any_bs_case()) {
+        let expected = oracle::battlesystem::charge(&case.oracle());
+        let got = case.engine();
+        let verdict = bs_agree(&got, &expected);
+        prop_assert!(verdict.is_ok(), "{:?}\n{}", verdict, case.toml());
+    }
+}
+
+/// The routing example replayed: in each trial's first melee (both units still whole) the
+/// figures in contact are what the geometry gave; given them, the hits and losses both ways
+/// have the oracle's distribution, and the struck unit's morale check the oracle's odds.
+/// Monte Carlo, since a rout has no exact engine: every mean within 5 of the oracle's
+/// standard errors, on 40,000 pinned replays.
+#[test]
+fn a_routs_trampling_melee_and_the_struck_units_morale_agree_with_the_oracle() {
+    use charioteer::battlesystem::resolve::BattlesystemEvent as E;
+    let file = "scenarios/battlesystem/routing-elephants-in-battle-line.toml";
+    let text = std::fs::read_to_string(file).expect("the example is readable");
+    let scenario = charioteer::battlesystem::scenario::parse(&text, file).expect("the example loads");
+    let plan = charioteer::battlesystem::resolve::compile(&scenario);
+    let streams = charioteer::mesbg::resolve::Streams::new(scenario.seed, scenario.hash());
+    let units = &scenario.units;
+    let side_of = |u: usize, in_contact: u32| oracle::battlesystem::Side {
+        in_contact,
+        figures: units[u].figures,
+        die: units[u].stats.ad.pmf().len() as u32 - 1,
+        ar: units[u].stats.ar,
+        hits: units[u].stats.hits,
+    };
+    // (defender, beasts in contact, defenders in contact) -> the exchanges seen.
+    let mut melees: BTreeMap<(usize, u32, u32), Vec<[u32; 4]>> = BTreeMap::new();
+    // defender -> morale results after a first melee it survived.
+    let mut checks: BTreeMap<usize, [u64; 3]> = BTreeMap::new();
+    // Pushes cut short by another unit or the edge, and pushes of the whole distance.
+    let mut pushes = [0u64; 2];
+    for trial in 0..40_000 {
+        let events = charioteer::battlesystem::resolve::replay(&plan, streams, trial).1;
+        let Some(i) = events.iter().position(|e| matches!(e, E::Melee { .. })) else { continue };
+        let E::Melee {
+            attacker,
+            defender,
+            attacker_figures,
+            defender_figures,
+            hits_on_defender,
+            hits_on_attacker,
+            defender_lost,
+            attacker_lost,
+        } = events[i].clone()
+        else {
+            unreachable!()
+        };
+        assert_eq!(attacker, 0, "the elephants are the first unit");
+        melees.entry((defender, attacker_figures, defender_figures)).or_default().push([
+            hits_on_defender,
+            defender_lost,
+            hits_on_attacker,
+            attacker_lost,
+        ]);
+        if defender_lost < units[defender].figures {
+            let (j, result) = events[i + 1..]
+                .iter()
+                .enumerate()
+                .find_map(|(j, e)| match e {
+                    E::Morale { unit, result, .. } if *unit == defender => Some((i + 1 + j, *result as usize)),
+                    _ => None,
+                })
+                .expect("a struck unit that survives checks its morale");
+            checks.entry(defender).or_default()[result] += 1;
+            // The push: none when it held; back 4" when it fell back and its rout distance
+            // (its MV) when it routed, shorter only when another unit or the edge is in
+            // the way; the gap to the beasts never shrinks.
+            let before_the_next_move =
+                events[j + 1..].iter().take_while(|e| !matches!(e, E::Move { .. } | E::Melee { .. }));
+            let push = before_the_next_move.into_iter().find_map(|e| match e {
+                E::Displaced { unit, distance, gap_before, gap_after, off_board, .. } if *unit == defender => {
+                    Some((*distance, *gap_before, *gap_after, *off_board))
+                }
+                _ => None,
+            });
+            let full = [0.0, 4.0, f64::from(units[defender].stats.mv)][result];
+            match push {
+                None => {
+                    assert_eq!(result, 0, "trial {trial}: {} fell back or routed without moving", units[defender].name)
+                }
+                Some((distance, before, after, off_board)) => {
+                    assert!(result > 0, "trial {trial}: {} held but moved", units[defender].name);
+                    assert!(distance <= full + 1e-9, "trial {trial}: pushed {distance}\" of {full}\"");
+                    assert!(off_board || after.is_some_and(|a| a >= before - 1e-9), "trial {trial}: the gap shrank");
+                    pushes[usize::from((distance - full).abs() < 1e-9)] += 1;
+                }
+            }
+        }
+    }
+    // Most pushes go their whole distance on this open board.
+    assert!(pushes[1] > 9 * pushes[0], "whole pushes {} v shortened {}", pushes[1], pushes[0]);
+    let mut compared = 0;
+    for (&(defender, a, d), seen) in &melees {
+        if seen.len() < 300 {
+            continue;
+        }
+        let expected = oracle::battlesystem::rout_melee(side_of(0, a), side_of(defender, d), false);
+        let n = seen.len() as f64;
+        for (k, name) in
+            ["hits on the struck unit", "its figures lost", "hits on the beasts", "beasts lost"].iter().enumerate()
+        {
+            let value = |e: &oracle::battlesystem::Exchange| {
+                f64::from([e.hits_on_struck, e.struck_lost, e.hits_on_beasts, e.beasts_lost][k])
+            };
+            let mean: f64 = expected.iter().map(|(e, p)| value(e) * p).sum();
+            let var: f64 = expected.iter().map(|(e, p)| (value(e) - mean).powi(2) * p).sum();
+            let got = seen.iter().map(|s| f64::from(s[k])).sum::<f64>() / n;
+            let bound = 5.0 * (var / n).sqrt() + 1e-9;
+            assert!(
+                (got - mean).abs() <= bound,
+                "{} ({a} beasts v {d} in contact): {name} {got} v oracle {mean} (+/- {bound})",
+                units[defender].name
+            );
+        }
+        compared += 1;
+    }
+    assert!(compared >= 3, "at least three contact layouts met often enough: {compared}");
+    for (&defender, counts) in &checks {
+        let n = counts.iter().sum::<u64>() as f64;
+        let odds = oracle::battlesystem::morale_odds(units[defender].stats.ml);
+        for k in 0..3 {
+            let se = (odds[k] * (1.0 - odds[k]) / n).sqrt();
+            let got = counts[k] as f64 / n;
+            assert!(
+                (got - odds[k]).abs() <= 5.0 * se + 1e-9,
+                "{}: morale result {k} {got} v oracle {} over {n}",
+                units[defender].name,
+                odds[k]
+            );
+        }
+    }
+}

@@ -11,6 +11,7 @@
 
 #![allow(dead_code)]
 
+pub mod battlesystem;
 pub mod charge;
 
 use std::collections::BTreeMap;
