@@ -1080,7 +1080,7 @@ fn a_routs_trampling_melee_and_the_struck_units_morale_agree_with_the_oracle() {
                 }
                 _ => None,
             });
-            let full = [0.0, 4.0, f64::from(units[defender].stats.mv)][result];
+            let full = [0.0, 4.0, units[defender].stats.mv][result];
             match push {
                 None => {
                     assert_eq!(result, 0, "trial {trial}: {} fell back or routed without moving", units[defender].name)
