@@ -624,6 +624,42 @@ fn a_report_replacing_another_leaves_none_of_its_files() {
 }
 
 #[test]
+fn a_report_that_fails_half_way_leaves_the_earlier_report_as_it_was() {
+    // The first report has no Hero; a folder then stands where the Hero's report writes
+    // wound_split.csv, after summary.csv, the charts and the rest are rendered. The second
+    // run must fail naming that file and leave every file of the first byte for byte, with
+    // no temporary file behind.
+    let dir = tempfile::tempdir().unwrap();
+    let hero = std::fs::canonicalize("scenarios/mesbg/king-on-chariot-vs-uruk-hai.toml").unwrap();
+    let plain = std::fs::canonicalize("scenarios/mesbg/khandish-vs-minas-tirith.toml").unwrap();
+    let out = charioteer(&["run", plain.to_str().unwrap(), "--trials", "2000", "--out", "rep", "-q"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rep = dir.path().join("rep");
+    let before = folder_bytes(&rep);
+    std::fs::create_dir(rep.join("wound_split.csv")).unwrap();
+    let out = charioteer(&["run", hero.to_str().unwrap(), "--trials", "2000", "--out", "rep", "-q"], dir.path());
+    assert!(!out.status.success(), "the run should fail");
+    let err = stderr(&out);
+    assert!(err.contains("wound_split.csv") && err.contains("move or rename that folder"), "{err}");
+    std::fs::remove_dir(rep.join("wound_split.csv")).unwrap();
+    let after = folder_bytes(&rep);
+    assert_eq!(before.keys().collect::<Vec<_>>(), after.keys().collect::<Vec<_>>(), "files came or went");
+    for (name, bytes) in &before {
+        assert!(after[name] == *bytes, "{name} changed");
+    }
+}
+
+/// Every file in a folder (hidden ones too), by name.
+fn folder_bytes(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect()
+}
+
+#[test]
 fn a_sweep_sets_impact_hits_to_a_constant_or_dice_and_errors_never_contradict_themselves() {
     let dir = tempfile::tempdir().expect("tmp");
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/mesbg/khandish-vs-minas-tirith.toml");

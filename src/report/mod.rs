@@ -60,11 +60,21 @@ pub enum ReportError {
     Chart(#[from] ChartError),
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file beside it, flushed, then renamed.
+/// Writes `path` atomically: a temporary file beside it, flushed, then renamed.
 pub fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> Result<(), ReportError> {
+    let tmp = stage(path, write)?;
+    std::fs::rename(&tmp, path).map_err(|source| {
+        let _ = std::fs::remove_file(&tmp);
+        ReportError::Io { path: path.to_path_buf(), source }
+    })
+}
+
+/// Writes what belongs at `path` to a temporary file beside it, flushed to disk, and
+/// returns that file's path; nothing at `path` changes until the caller renames it.
+fn stage(path: &Path, write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>) -> Result<PathBuf, ReportError> {
     let io = |source| ReportError::Io { path: path.to_path_buf(), source };
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
@@ -72,13 +82,15 @@ pub fn write_atomic(
         let mut file = std::fs::File::create(&tmp)?;
         write(&mut file)?;
         file.flush()?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
+        file.sync_all()
     })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    match result {
+        Ok(()) => Ok(tmp),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(io(e))
+        }
     }
-    result.map_err(io)
 }
 
 /// The formats a frame can be written in.
@@ -97,8 +109,22 @@ pub fn write_frame(
     what: &'static str,
     format: FrameFormat,
 ) -> Result<(), ReportError> {
+    let tmp = stage_frame(path, frame, what, format)?;
+    std::fs::rename(&tmp, path).map_err(|source| {
+        let _ = std::fs::remove_file(&tmp);
+        ReportError::Io { path: path.to_path_buf(), source }
+    })
+}
+
+/// [`stage`] for a frame: its temporary file, written in `format`.
+fn stage_frame(
+    path: &Path,
+    frame: &mut DataFrame,
+    what: &'static str,
+    format: FrameFormat,
+) -> Result<PathBuf, ReportError> {
     let mut polars_error = None;
-    let result = write_atomic(path, |file| {
+    let result = stage(path, |file| {
         let written = match format {
             FrameFormat::Csv => CsvWriter::new(&mut *file).finish(frame),
             FrameFormat::Parquet => ParquetWriter::new(&mut *file).finish(frame).map(|_| ()),
@@ -426,18 +452,48 @@ pub(crate) fn write_with_markdown(
 /// report written there removes those it does not write again.
 pub const REPORT_MANIFEST: &str = ".report-files";
 
-/// Writes every file of a report into `dir` (atomically, one by one, after all were
-/// rendered). Returns the paths written.
+/// Writes every file of a report into `dir`, all or nothing as far as the file system
+/// allows: each file is first written in full to a temporary file beside its place (after
+/// all were rendered), and only when every one is on disk are they renamed into place. A
+/// failure while writing (a full disk, a folder where a file belongs) removes the temporary
+/// files and leaves an earlier report in `dir` as it was. Returns the paths written.
 pub(crate) fn write_files(dir: &Path, files: Vec<ReportFile>) -> Result<Vec<PathBuf>, ReportError> {
     std::fs::create_dir_all(dir).map_err(|source| ReportError::Io { path: dir.to_path_buf(), source })?;
-    let mut written = Vec::with_capacity(files.len());
+    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::with_capacity(files.len());
+    let discard = |staged: &[(PathBuf, PathBuf)]| {
+        for (tmp, _) in staged {
+            let _ = std::fs::remove_file(tmp);
+        }
+    };
     for file in files {
         let path = dir.join(&file.name);
-        match file.contents {
-            Contents::Bytes(bytes) => write_atomic(&path, |f| f.write_all(&bytes))?,
-            Contents::Frame(mut frame, what, format) => write_frame(&path, &mut frame, what, format)?,
+        if path.is_dir() {
+            discard(&staged);
+            let source = std::io::Error::other(format!(
+                "a folder stands where the report writes its {} file; move or rename that folder, or write the report elsewhere with --out",
+                file.name
+            ));
+            return Err(ReportError::Io { path, source });
         }
-        written.push(path);
+        let tmp = match file.contents {
+            Contents::Bytes(bytes) => stage(&path, |f| f.write_all(&bytes)),
+            Contents::Frame(mut frame, what, format) => stage_frame(&path, &mut frame, what, format),
+        };
+        match tmp {
+            Ok(tmp) => staged.push((tmp, path)),
+            Err(e) => {
+                discard(&staged);
+                return Err(e);
+            }
+        }
+    }
+    let mut written = Vec::with_capacity(staged.len());
+    for (i, (tmp, path)) in staged.iter().enumerate() {
+        if let Err(source) = std::fs::rename(tmp, path) {
+            discard(&staged[i..]);
+            return Err(ReportError::Io { path: path.clone(), source });
+        }
+        written.push(path.clone());
     }
     Ok(written)
 }
