@@ -125,6 +125,17 @@ fn an_interrupted_sweep_resumes_to_the_same_result() {
     assert!(took < IGNORED_SIGNAL, "took {took:?} to stop: the signal was not heard");
     assert!(err.contains("run the same command with --resume"), "{err}");
     assert!(!dir.path().join("cut/report.md").exists(), "a partial sweep report was written");
+    // A --resume of another sweep (other points) against this checkpoint is refused, and the
+    // checkpoint is left for the right command.
+    let checkpoint = std::fs::read(&state).unwrap();
+    let mut other = sweep("cut", true);
+    other[3] = "chariot.impact.strength=3..5".into();
+    let refused = Command::new(env!("CARGO_BIN_EXE_charioteer")).args(&other).current_dir(dir.path()).output().unwrap();
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "another sweep resumed this one's checkpoint");
+    assert!(err.contains("was written by a different sweep") && err.contains("chariot.impact.strength=3..6"), "{err}");
+    assert_eq!(std::fs::read(&state).unwrap(), checkpoint, "the refused resume changed the checkpoint");
+    assert!(!dir.path().join("cut/report.md").exists());
     let resumed = Command::new(env!("CARGO_BIN_EXE_charioteer"))
         .args(sweep("cut", true))
         .current_dir(dir.path())
@@ -141,11 +152,66 @@ fn an_interrupted_sweep_resumes_to_the_same_result() {
     let a = std::fs::read(dir.path().join("cut/sweep.csv")).unwrap();
     let b = std::fs::read(dir.path().join("whole/sweep.csv")).unwrap();
     assert_eq!(a, b, "a resumed sweep differs from an uninterrupted one");
-    // A --resume of another sweep is refused.
-    let other = Command::new(env!("CARGO_BIN_EXE_charioteer"))
+    // --resume where no sweep was interrupted says what it needs.
+    let none = Command::new(env!("CARGO_BIN_EXE_charioteer"))
         .args(sweep("whole", true))
         .current_dir(dir.path())
         .output()
         .unwrap();
-    assert!(!other.status.success());
+    assert!(!none.status.success());
+    assert!(
+        String::from_utf8_lossy(&none.stderr).contains("--resume needs"),
+        "{}",
+        String::from_utf8_lossy(&none.stderr)
+    );
+}
+
+/// `compare` and `balance` stop on Ctrl-C as `run` does: exit 130, nothing written.
+#[test]
+fn ctrl_c_stops_compare_and_balance_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = std::fs::canonicalize("scenarios/mesbg/khandish-vs-minas-tirith.toml").unwrap();
+    let example = example.to_str().unwrap();
+    let commands: [&[&str]; 2] = [
+        &[
+            "compare",
+            example,
+            "--set",
+            "chariot.impact.strength=5",
+            "--trials",
+            "100000000000",
+            "--out",
+            "cmp",
+            "--quiet",
+        ],
+        &["balance", example, "--target-efficiency", "0.25", "--trials", "100000000000", "--out", "bal", "--quiet"],
+    ];
+    for args in commands {
+        let child = spawn(args, dir.path());
+        std::thread::sleep(Duration::from_millis(1500));
+        let signalled = Instant::now();
+        interrupt(&child);
+        let (code, err, took) = finish(child, signalled);
+        assert_eq!(code, Some(130), "{}: {err}", args[0]);
+        eprintln!("{} stopped {took:?} after Ctrl-C", args[0]);
+        assert!(took < IGNORED_SIGNAL, "{}: took {took:?} to stop", args[0]);
+        assert!(err.contains("interrupted"), "{}: {err}", args[0]);
+        assert!(!dir.path().join(args[7]).exists(), "{}: something was written", args[0]);
+    }
+}
+
+/// A second Ctrl-C ends the process at once, still with 130 and nothing written.
+#[test]
+fn a_second_ctrl_c_quits_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = spawn(&["run", "--trials", "100000000000", "--out", "rep", "--quiet"], dir.path());
+    std::thread::sleep(Duration::from_millis(1500));
+    let signalled = Instant::now();
+    interrupt(&child);
+    interrupt(&child);
+    let (code, err, took) = finish(child, signalled);
+    assert_eq!(code, Some(130), "{err}");
+    assert!(took < IGNORED_SIGNAL, "took {took:?} to stop");
+    assert!(err.contains("Ctrl-C again to quit at once"), "the first Ctrl-C was not heard: {err}");
+    assert!(!dir.path().join("rep").exists(), "a report was written");
 }

@@ -91,7 +91,8 @@ fn balance_of<P: RuleSystem>(
         price_arg.push_str(" --value net");
     }
     let play = |reference: Option<&Priced<P>>| {
-        pool.install(|| {
+        let before = bar.position();
+        let played = pool.install(|| {
             crate::tools::balance::play(
                 &a.plan,
                 &a.pricing,
@@ -101,8 +102,8 @@ fn balance_of<P: RuleSystem>(
                 &|n| bar.inc(n),
                 cancel,
             )
-        })
-        .context("the balance run was interrupted")
+        });
+        interrupted_play(played, &bar, before, range.count).context("the balance run was interrupted")
     };
     let mut matchups = Vec::new();
     let (fair, spread, command) = match (references.is_empty(), args.target_efficiency) {
@@ -155,19 +156,20 @@ fn balance_of<P: RuleSystem>(
     };
     let split = match &alone {
         Some((c, hero, kind)) => {
-            let sums = pool
-                .install(|| {
-                    crate::tools::balance::play(
-                        &c.plan,
-                        &c.pricing,
-                        Some((&a.plan, &a.pricing)),
-                        streams,
-                        range,
-                        &|n| bar.inc(n),
-                        cancel,
-                    )
-                })
-                .context("the balance run was interrupted")?;
+            let before = bar.position();
+            let played = pool.install(|| {
+                crate::tools::balance::play(
+                    &c.plan,
+                    &c.pricing,
+                    Some((&a.plan, &a.pricing)),
+                    streams,
+                    range,
+                    &|n| bar.inc(n),
+                    cancel,
+                )
+            });
+            let sums =
+                interrupted_play(played, &bar, before, range.count).context("the balance run was interrupted")?;
             crate::tools::balance::split_price(&sums, &c.pricing, &a.pricing, &fair, (*kind, hero))
         }
         None => None,

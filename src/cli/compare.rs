@@ -58,8 +58,10 @@ fn compare_plans<S: RuleSystem>(
     let cancel = &CANCEL;
     let started = Instant::now();
     let play = |range: TrialRange| {
-        pool.install(|| crate::tools::paired::run(plan_a, plan_b, streams, range, &|n| bar.inc(n), cancel))
-            .context("the comparison was interrupted")
+        let before = bar.position();
+        let played =
+            pool.install(|| crate::tools::paired::run(plan_a, plan_b, streams, range, &|n| bar.inc(n), cancel));
+        interrupted_play(played, &bar, before, range.count).context("the comparison was interrupted")
     };
     let mut sums = play(TrialRange { first: 0, count: trials })?;
     let mut precision = None;

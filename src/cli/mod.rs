@@ -370,6 +370,18 @@ static CANCEL: AtomicBool = AtomicBool::new(false);
 /// The exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells expect).
 pub const INTERRUPTED_EXIT: u8 = 130;
 
+/// A paired play (`compare`, `balance`) that returned nothing because Ctrl-C stopped it,
+/// as the same [`resolve::Interrupted`] a run gives (exit code 130): `done` is what the
+/// progress bar counted since `before`.
+fn interrupted_play<T>(
+    played: Option<T>,
+    bar: &ProgressBar,
+    before: u64,
+    asked: u64,
+) -> Result<T, resolve::Interrupted> {
+    played.ok_or(resolve::Interrupted { done: bar.position().saturating_sub(before).min(asked), asked })
+}
+
 /// Makes Ctrl-C stop runs at the next block (within a second); a second Ctrl-C exits at once.
 fn handle_interrupts() {
     static ONCE: std::sync::Once = std::sync::Once::new();
