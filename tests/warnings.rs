@@ -135,3 +135,27 @@ fn a_report_that_replaces_an_earlier_one_says_so_and_folder_names_are_whole() {
         "{said}"
     );
 }
+
+#[test]
+fn an_estimate_more_than_5_standard_errors_from_its_exact_value_is_shouted() {
+    // One trial of the default example at seed 18 drives clean through (exactly
+    // P = 0.00907, `charioteer exact`): breakthrough = 1 against its exact mean is
+    // z = sqrt(0.991 / 0.00907) = +10.4, and fight_fought = 0 the mirror image. The warning
+    // says which metric, both values and z, and how to inspect the trial, even with -q.
+    let dir = tempfile::tempdir().unwrap();
+    let example = std::fs::canonicalize("scenarios/mesbg/khandish-vs-minas-tirith.toml").unwrap();
+    let example = example.to_str().unwrap();
+    let out = charioteer(&["run", example, "--trials", "1", "--seed", "18", "--out", "one", "-q"], dir.path());
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("WARNING: breakthrough = 1.000000 disagrees with its exact value 0.009074 (z = +10.4)"),
+        "{err}"
+    );
+    assert!(err.contains("fight_fought = 0.000000 disagrees") && err.contains("--seed 18 --trial 0"), "{err}");
+    // A run of the usual size agrees: no warning.
+    let out = charioteer(&["run", example, "--trials", "20000", "--out", "many", "-q"], dir.path());
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("WARNING"), "{err}");
+}
