@@ -690,3 +690,61 @@ fn a_sweep_sets_impact_hits_to_a_constant_or_dice_and_errors_never_contradict_th
     assert!(e.contains("chariot.impact.hits") && e.contains("write a constant like \"2\""), "{e}");
     assert!(!e.contains("expected a string"), "{e}");
 }
+
+#[test]
+fn set_on_a_field_a_profile_supplies_starts_from_the_profile() {
+    use charioteer::mesbg::scenario::{BUNDLED_PROFILES, parse};
+    use charioteer::tools::sweep::{parse_set, points_of};
+    // The Iron Hills Chariot (F4 S4 D8 A2 W4, Impact Hits 3 x S6 in the reference's
+    // profile table) and the Mordor Orc Warrior (F3 S3 D4 A1 W1) are named by `profile`.
+    let file = "scenarios/mesbg/iron-hills-vs-orcs-best.toml";
+    let text = std::fs::read_to_string(file).unwrap();
+    let library: toml::Table = BUNDLED_PROFILES.parse().unwrap();
+    let sets = [parse_set("chariot.impact.strength=5").unwrap(), parse_set("formations[0].profile.defence=6").unwrap()];
+    let points = points_of(&text, file, &sets, &library, parse).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(points.len(), 1);
+    let s = &points[0].scenario;
+    let c = &s.chariot;
+    assert_eq!((c.impact.strength, c.impact.hits.max(), c.impact.hits.min()), (5, 3, 3), "the profile's 3 hits kept");
+    assert_eq!(
+        (c.fight, c.strength, c.defence, c.attacks, c.wounds),
+        (4, 4, 8, 2, 4),
+        "the profile's other fields kept"
+    );
+    let orc = &s.formations[0].profile;
+    assert_eq!((orc.fight, orc.strength, orc.defence, orc.attacks, orc.wounds), (3, 3, 6, 1, 1));
+    // On the command line (the cavalry screen: a Khandish Charioteer, 2 x S4, into Riders of
+    // Rohan, both by profile): a sweep over the profile's Strength runs, and a comparison
+    // with the profile's own value is the same scenario, every difference exactly zero.
+    let dir = tempfile::tempdir().unwrap();
+    let example = std::fs::canonicalize("scenarios/mesbg/chariot-into-cavalry-screen.toml").unwrap();
+    let example = example.to_str().unwrap();
+    let o = charioteer(
+        &[
+            "sweep",
+            example,
+            "--set",
+            "chariot.impact.strength=4,5",
+            "--set",
+            "formations[0].profile.defence=4..5",
+            "--trials",
+            "2000",
+            "--out",
+            "sw",
+            "-q",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = charioteer(
+        &["compare", example, "--set", "chariot.impact.strength=4", "--trials", "2000", "--json", "-q"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = json["differences"].as_object().unwrap_or_else(|| panic!("{json}"));
+    assert!(rows.len() >= 5);
+    for row in rows.values() {
+        assert_eq!(row["diff"].as_f64(), Some(0.0), "{row}");
+    }
+}

@@ -199,6 +199,15 @@ fn profile_table(library: &toml::Table, table: &toml::Table, key: &str) -> Optio
         .cloned()
 }
 
+/// The table of the profile `name` in `library` (chariots, heroes, then models).
+fn named_profile(library: &toml::Table, name: &str) -> Option<toml::Value> {
+    ["chariots", "heroes", "models"]
+        .iter()
+        .find_map(|kind| library.get(*kind)?.as_table()?.get(name))
+        .filter(|v| v.is_table())
+        .cloned()
+}
+
 /// Sets `value` at the assignment's path in `table`, creating missing tables (so a field a
 /// profile supplies can be overridden); an array index must already exist. A table a
 /// profile supplies (`chariot.impact` of a chariot named by `profile`) starts as the
@@ -232,6 +241,13 @@ fn set(
                     t.insert(key.clone(), start);
                 }
                 let Some(entry) = t.get_mut(key) else { unreachable!("inserted just above") };
+                // `profile = "NAME"` reached into (`formations[0].profile.defence`): the named
+                // profile's whole table, with the field set, as if written out in the file.
+                if next_is_table && key == "profile" {
+                    if let Some(named) = entry.as_str().and_then(|name| named_profile(library, name)) {
+                        *entry = named;
+                    }
+                }
                 if next_is_table && !entry.is_table() {
                     return Err(bad(&text, format!("{key:?} is not a table")));
                 }
