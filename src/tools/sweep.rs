@@ -243,10 +243,11 @@ fn set(
                 let Some(entry) = t.get_mut(key) else { unreachable!("inserted just above") };
                 // `profile = "NAME"` reached into (`formations[0].profile.defence`): the named
                 // profile's whole table, with the field set, as if written out in the file.
-                if next_is_table && key == "profile" {
-                    if let Some(named) = entry.as_str().and_then(|name| named_profile(library, name)) {
-                        *entry = named;
-                    }
+                if next_is_table
+                    && key == "profile"
+                    && let Some(named) = entry.as_str().and_then(|name| named_profile(library, name))
+                {
+                    *entry = named;
                 }
                 if next_is_table && !entry.is_table() {
                     return Err(bad(&text, format!("{key:?} is not a table")));
