@@ -319,3 +319,111 @@ fn requests_another_site_could_make_a_browser_send_are_refused() {
     let by_name = server.request("GET", "/api/library", &[("Host", &format!("localhost:{port}"))], b"");
     assert_eq!(by_name.status, 200);
 }
+
+/// Waits for a job's status to leave "running".
+fn finished(server: &Server, url: &str) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let s = server.get(url).json();
+        if s["state"] != "running" {
+            return s;
+        }
+        assert!(std::time::Instant::now() < deadline, "still running: {s}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn the_last_32_finished_jobs_are_kept_and_older_ones_forgotten_with_their_folders() {
+    let server = Server::start(&[]);
+    let rout = repo_file(ROUT);
+    let mut urls = Vec::new();
+    for _ in 0..34 {
+        let job = server.request(
+            "POST",
+            "/api/jobs/run?trials=500",
+            &[("Content-Type", "text/plain"), ("X-Charioteer-Client", "many")],
+            rout.as_bytes(),
+        );
+        assert_eq!(job.status, 202, "{}", String::from_utf8_lossy(&job.body));
+        let url = job.json()["url"].as_str().expect("url").to_string();
+        assert_eq!(finished(&server, &url)["state"], "done");
+        urls.push(url);
+    }
+    // The 34th job was started with 33 finished: the oldest one beyond 32 went then.
+    let gone = server.get(&urls[0]);
+    assert_eq!(gone.status, 404);
+    assert!(gone.json()["error"].as_str().expect("error").contains("kept a while"));
+    for url in &urls[1..] {
+        assert_eq!(server.get(url).status, 200, "{url}");
+    }
+    let folders = std::fs::read_dir(server.dir.path().join("reports/web")).expect("reports/web").count();
+    assert_eq!(folders, 33, "one folder per job kept");
+}
+
+#[test]
+fn a_body_of_exactly_1_mib_is_read_and_one_byte_more_is_refused() {
+    let server = Server::start(&[]);
+    let text = repo_file(SHIELD_WALL);
+    let padded = |size: usize| {
+        let mut body = text.clone().into_bytes();
+        body.push(b'\n');
+        body.push(b'#');
+        body.resize(size - 1, b'#');
+        body.push(b'\n');
+        assert_eq!(body.len(), size);
+        body
+    };
+    let exactly = server.post("/api/validate", "text/plain", &padded(1 << 20));
+    assert_eq!(exactly.status, 200, "{}", String::from_utf8_lossy(&exactly.body));
+    let over = server.post("/api/validate", "text/plain", &padded((1 << 20) + 1));
+    assert_eq!(over.status, 413);
+    assert!(over.json()["error"].as_str().expect("error").contains("larger than a scenario"));
+}
+
+#[test]
+fn the_host_option_chooses_who_may_call_and_says_so() {
+    use std::io::{BufRead, BufReader, Read};
+    // Default: this machine only, and every request must name it.
+    let local = Server::start(&[]);
+    assert!(local.address.starts_with("127.0.0.1:"), "{}", local.address);
+    let foreign = local.request("GET", "/", &[("Host", "charioteer.example")], b"");
+    assert_eq!(foreign.status, 403);
+    // Another address serves the network, and says so at start; a request naming the
+    // machine by another name is then answered (sent here to 127.0.0.1 only).
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_charioteer"))
+        .args(["serve", "--port", "0", "--threads", "1", "--host", "0.0.0.0"])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the server starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("address");
+    // The address printed is one a browser on this machine can open.
+    let printed = line.split("http://").nth(1).and_then(|rest| rest.split('/').next()).unwrap_or_default();
+    assert!(printed.starts_with("127.0.0.1:"), "{line:?}");
+    let port: u16 = printed.trim_start_matches("127.0.0.1:").parse().unwrap_or_else(|_| panic!("no port in {line:?}"));
+    let address = format!("127.0.0.1:{port}");
+    let answer = web::request_to(&address, "GET", "/", &[("Host", &format!("charioteer.example:{port}"))], b"");
+    assert_eq!(answer.status, 200);
+    // Another site's page still may not call it.
+    let cross = web::request_to(
+        &address,
+        "POST",
+        "/api/validate",
+        &[
+            ("Host", &format!("charioteer.example:{port}")),
+            ("Origin", "http://elsewhere.example"),
+            ("Content-Type", "text/plain"),
+        ],
+        repo_file(SHIELD_WALL).as_bytes(),
+    );
+    assert_eq!(cross.status, 403);
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut err = String::new();
+    child.stderr.take().expect("stderr").read_to_string(&mut err).unwrap();
+    assert!(err.contains("warning: serving 0.0.0.0 to the network, without any login"), "{err}");
+}

@@ -57,24 +57,7 @@ impl Server {
 
     /// Sends one request and answers its status, headers and body.
     pub fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
-        let mut stream = TcpStream::connect(&self.address).expect("connects");
-        stream.set_read_timeout(Some(Duration::from_secs(300))).expect("timeout");
-        let host =
-            headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("host")).map_or(self.address.as_str(), |(_, v)| v);
-        let mut head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Length: {}\r\n",
-            body.len()
-        );
-        for (k, v) in headers.iter().filter(|(k, _)| !k.eq_ignore_ascii_case("host")) {
-            head.push_str(&format!("{k}: {v}\r\n"));
-        }
-        head.push_str("\r\n");
-        // A server may answer (413) before the whole body is sent and close: the answer is
-        // still read.
-        let _ = stream.write_all(head.as_bytes()).and_then(|()| stream.write_all(body));
-        let mut raw = Vec::new();
-        let _ = stream.read_to_end(&mut raw);
-        Response::parse(&raw)
+        request_to(&self.address, method, path, headers, body)
     }
 
     /// POST with a body and content type.
@@ -148,6 +131,26 @@ fn dechunk(mut body: &[u8]) -> Vec<u8> {
         out.extend_from_slice(&body[end + 2..end + 2 + size]);
         body = &body[end + 2 + size + 2..];
     }
+}
+
+/// Sends one request to `address` (a server started elsewhere) and answers its status,
+/// headers and body; `Host` defaults to the address.
+pub fn request_to(address: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
+    let mut stream = TcpStream::connect(address).expect("connects");
+    stream.set_read_timeout(Some(Duration::from_secs(300))).expect("timeout");
+    let host = headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("host")).map_or(address, |(_, v)| v);
+    let mut head =
+        format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+    for (k, v) in headers.iter().filter(|(k, _)| !k.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    // A server may answer (413) before the whole body is sent and close: the answer is
+    // still read.
+    let _ = stream.write_all(head.as_bytes()).and_then(|()| stream.write_all(body));
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    Response::parse(&raw)
 }
 
 /// The repository's file at `path`.

@@ -148,10 +148,23 @@ pub(super) fn serve(args: ServeArgs) -> Result<()> {
             format!("cannot listen on {address} (is another server using port {}? try --port 0)", args.port)
         })?;
         let bound = listener.local_addr()?;
-        let url = format!("http://{bound}/");
+        // Listening on every address (0.0.0.0, ::): a browser here reaches it at loopback;
+        // others use this machine's address on their network.
+        let reachable = if bound.ip().is_unspecified() {
+            let loopback: std::net::IpAddr =
+                if bound.is_ipv6() { std::net::Ipv6Addr::LOCALHOST.into() } else { std::net::Ipv4Addr::LOCALHOST.into() };
+            SocketAddr::new(loopback, bound.port())
+        } else {
+            bound
+        };
+        let url = format!("http://{reachable}/");
         out!("charioteer serve: open {url} in a browser (Ctrl-C stops the server)");
         if !args.host.is_loopback() {
-            eprintln!("warning: serving {} to the network, without any login", args.host);
+            eprintln!(
+                "warning: serving {} to the network, without any login (others open http://<this machine's address>:{}/)",
+                args.host,
+                bound.port()
+            );
         }
         if args.open {
             open_browser(&url);
