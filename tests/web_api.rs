@@ -157,7 +157,8 @@ fn bad_requests_get_clear_4xx_answers_and_the_server_keeps_serving() {
     let mixed = json!({"a": text, "b": repo_file(ROUT)}).to_string();
     let answer = server.post("/api/compare?trials=1000", "application/json", mixed.as_bytes());
     assert_eq!(answer.status, 400);
-    assert!(answer.json()["error"].as_str().expect("error").contains("different systems"));
+    let error = answer.json()["error"].as_str().expect("error").to_string();
+    assert!(error.contains("A is a MESBG charge of one chariot, B is a BATTLESYSTEM scenario"), "{error}");
     assert_eq!(server.get("/api/jobs/999").status, 404);
     assert_eq!(server.get("/api/jobs/x").status, 404);
     assert_eq!(server.get("/no/such/page").status, 404);

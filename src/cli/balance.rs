@@ -54,8 +54,9 @@ fn balance_system<S: System>(a: S::Scenario, args: &BalanceArgs) -> Result<()> {
     }
     let mut references = Vec::with_capacity(args.against.len());
     for path in &args.against {
-        let r = S::take(load_any(Some(path))?)
-            .ok_or_else(|| UnsupportedRequest(format!("balance {}", compare::DIFFERENT_SYSTEMS)))?;
+        let loaded = load_any(Some(path))?;
+        let kind = loaded.kind();
+        let r = S::take(loaded).ok_or_else(|| compare::unpaired("balance", &args.file, path, kind))?;
         // Each side prices its own acting piece by its system's default field; an explicit
         // --price names A's.
         references.push(priced::<S>(&r, path, None, args.value)?);

@@ -4,9 +4,16 @@
 use super::*;
 use crate::engine::RuleSystem;
 
-/// Why two scenarios of different systems cannot be paired.
-pub(super) const DIFFERENT_SYSTEMS: &str = "pairs two scenarios of one rule system (their trials share random streams); \
-     the two files are of different systems (MESBG and BATTLESYSTEM)";
+/// Why `a` and `b` (of the kind `b_kind`) cannot be paired by `command`: each file's kind
+/// named (a MESBG charge, a MESBG turn, BATTLESYSTEM), never a guess.
+pub(super) fn unpaired(command: &str, a: &Path, b: &Path, b_kind: &str) -> UnsupportedRequest {
+    let a_kind = load_any(Some(a)).map_or("another kind of scenario", |l| l.kind());
+    UnsupportedRequest(format!(
+        "{command} pairs two scenarios of one kind (their trials share random streams): {} is {a_kind}, {} is {b_kind}",
+        a.display(),
+        b.display()
+    ))
+}
 
 pub(super) fn compare(args: CompareArgs) -> Result<()> {
     let sets = args.sets.iter().map(|s| crate::tools::sweep::parse_set(s)).collect::<Result<Vec<_>, _>>()?;
@@ -24,7 +31,9 @@ pub(super) fn compare(args: CompareArgs) -> Result<()> {
 fn compare_of<S: System>(a: S::Scenario, args: &CompareArgs, sets: &[crate::tools::sweep::Assignment]) -> Result<()> {
     let b = match (&args.b, sets.is_empty()) {
         (Some(path), true) => {
-            S::take(load_any(Some(path))?).ok_or_else(|| UnsupportedRequest(format!("compare {DIFFERENT_SYSTEMS}")))?
+            let loaded = load_any(Some(path))?;
+            let kind = loaded.kind();
+            S::take(loaded).ok_or_else(|| unpaired("compare", &args.a, path, kind))?
         }
         (None, false) => {
             let text = scenario_text(Some(&args.a))?;

@@ -463,6 +463,17 @@ enum Loaded {
     Turn(Box<Scenario>),
 }
 
+impl Loaded {
+    /// What kind of scenario it is, for messages: "a MESBG charge of one chariot", ...
+    fn kind(&self) -> &'static str {
+        match self {
+            Loaded::Mesbg(_) => "a MESBG charge of one chariot",
+            Loaded::Battlesystem(_) => "a BATTLESYSTEM scenario",
+            Loaded::Turn(_) => "a MESBG turn of several chariots",
+        }
+    }
+}
+
 /// A MESBG scenario as loaded: a turn of several chariots is its own system, checked to
 /// plan.
 fn mesbg_loaded(scenario: Scenario) -> Result<Loaded, ScenarioError> {

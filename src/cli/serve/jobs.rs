@@ -300,8 +300,12 @@ fn compare_of<S: System>(
     seed: u64,
     trials: u64,
 ) -> Result<Value, ApiError> {
-    let b = S::take(b)
-        .ok_or_else(|| ApiError::bad(format!("a comparison {}", super::super::compare::DIFFERENT_SYSTEMS)))?;
+    let kind = b.kind();
+    let b = S::take(b).ok_or_else(|| {
+        ApiError::bad(format!(
+            "a comparison pairs two scenarios of one kind (their trials share random streams): B is {kind}"
+        ))
+    })?;
     let (facts_a, facts_b) = (S::facts(&a), S::facts(&b));
     let (plan_a, plan_b) = (S::compile(&a), S::compile(&b));
     // Common random numbers: both play A's streams.

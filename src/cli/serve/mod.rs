@@ -655,7 +655,11 @@ fn compare_request(
     };
     let ((a, text_a), (b, text_b)) = (side("a")?, side("b")?);
     if !jobs::same_system(&a, &b) {
-        return Err(ApiError::bad(format!("a comparison {}", super::compare::DIFFERENT_SYSTEMS)));
+        return Err(ApiError::bad(format!(
+            "a comparison pairs two scenarios of one kind (their trials share random streams): A is {}, B is {}",
+            a.kind(),
+            b.kind()
+        )));
     }
     let (seed, trials) = own_seed_and_trials(&a);
     let trials = check_trials(server, query.trials, trials)?;
