@@ -748,3 +748,27 @@ fn set_on_a_field_a_profile_supplies_starts_from_the_profile() {
         assert_eq!(row["diff"].as_f64(), Some(0.0), "{row}");
     }
 }
+
+#[test]
+fn the_readmes_default_run_is_what_run_prints() {
+    // Every line of the README's `cargo run -- run` block is what the default run prints
+    // today, but the timing (a measurement; its trials, seed and scenario hash are checked).
+    let dir = tempfile::tempdir().unwrap();
+    let o = charioteer(&["run"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let printed = String::from_utf8_lossy(&o.stdout).into_owned();
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let block = readme.split("$ cargo run -- run\n").nth(1).and_then(|b| b.split("```").next()).expect("the block");
+    let quoted: Vec<&str> = block.lines().collect();
+    let lines: Vec<&str> = printed.lines().collect();
+    assert_eq!(quoted.len(), lines.len(), "README:\n{block}\nprinted:\n{printed}");
+    for (q, l) in quoted.iter().zip(&lines) {
+        if l.contains(" trials in ") && l.contains("trials/s") {
+            let tail = |s: &str| s.split_once("), ").map(|(_, t)| t.to_string());
+            assert!(q.starts_with("1,000,000 trials in ") && l.starts_with("1,000,000 trials in "), "{q}\n{l}");
+            assert_eq!(tail(q), tail(l), "the seed and scenario hash");
+        } else {
+            assert_eq!(q, l, "the README quotes a line the default run no longer prints");
+        }
+    }
+}
