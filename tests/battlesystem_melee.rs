@@ -328,15 +328,19 @@ fn veers_never_add_up_on_crowded_boards() {
     // Boards built to make beasts veer again and again within one d12 line: an elephant in
     // the middle of a 60" board with a 40" rout, among eight small units that rout at once
     // (ML 2) and so clear the path, under `avoid_what_it_can`. Whatever happens, every move
-    // lies within the 45-degree allowance of the line the last d12 gave.
+    // lies within the 45-degree allowance of the line the last d12 gave, and reports its
+    // veer from that line; in particular after a veered move struck a unit that was then
+    // pushed clear, the next move starts again from the rolled line (the sequence that would
+    // let veers add up), which these boards produce dozens of times.
     let mut moves = 0;
     let mut veered = 0;
-    for board in 0..12u32 {
+    let mut resumed_after_a_veered_contact = 0;
+    for board in 0..40u32 {
         let mut units = String::new();
         for k in 0..8u32 {
-            // A fixed scatter: rings of units at 8-20" from the elephant, turned each board.
+            // A fixed scatter: rings of units at 6-16" from the elephant, turned each board.
             let angle = f64::from(k) * 45.0 + f64::from(board) * 17.0;
-            let reach = 8.0 + f64::from((k * 7 + board * 3) % 13);
+            let reach = 6.0 + f64::from((k * 7 + board * 3) % 11);
             let (x, y) = (30.0 + reach * angle.to_radians().sin(), 30.0 + reach * angle.to_radians().cos());
             units.push_str(&format!(
                 "[[units]]\nname = \"U{k}\"\nside = \"b\"\nfigures = 4\nfrontage = {}\nat = [{x:.2}, {y:.2}]\n\
@@ -355,9 +359,18 @@ fn veers_never_add_up_on_crowded_boards() {
         let streams = Streams::new(plan.scenario.seed, plan.scenario.hash());
         for t in 0..400 {
             let mut line = None;
+            // The veer of the last move, and whether a unit it struck was just pushed clear.
+            let mut last_veer = 0.0;
+            let mut cleared_after_veer = false;
             for e in replay(&plan, streams, t).1 {
                 match e {
-                    BattlesystemEvent::Heading { hour, .. } => line = Some(f64::from(hour) * 30.0),
+                    BattlesystemEvent::Heading { hour, .. } => {
+                        line = Some(f64::from(hour) * 30.0);
+                        cleared_after_veer = false;
+                    }
+                    BattlesystemEvent::Displaced { still_blocking: false, .. } if last_veer != 0.0 => {
+                        cleared_after_veer = true;
+                    }
                     BattlesystemEvent::Move { heading, distance, veer, .. } if distance > 0.0 => {
                         let line = line.expect("a heading before a move");
                         let off = (heading - line).rem_euclid(360.0);
@@ -366,6 +379,15 @@ fn veers_never_add_up_on_crowded_boards() {
                             off <= 45.0 + 1e-9,
                             "board {board} trial {t}: heading {heading}, {off} degrees off {line}"
                         );
+                        // The veer the move reports is measured from that same line.
+                        let signed = (heading - line + 540.0).rem_euclid(360.0) - 180.0;
+                        assert!(
+                            (signed - veer).abs() < 1e-6,
+                            "board {board} trial {t}: heading {heading} is {signed} off the line {line}, reported {veer}"
+                        );
+                        resumed_after_a_veered_contact += usize::from(cleared_after_veer);
+                        cleared_after_veer = false;
+                        last_veer = veer;
                         moves += 1;
                         veered += usize::from(veer != 0.0);
                     }
@@ -375,4 +397,8 @@ fn veers_never_add_up_on_crowded_boards() {
         }
     }
     assert!(moves > 3_000 && veered > 300, "{moves} moves, {veered} veered: the boards no longer test veering");
+    assert!(
+        resumed_after_a_veered_contact >= 10,
+        "{resumed_after_a_veered_contact} moves after a veered contact cleared the path: the boards no longer test it"
+    );
 }

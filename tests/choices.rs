@@ -360,6 +360,19 @@ fn a_hero_carrying_the_banner_rolls_at_minus_one() {
     assert!((p - chariot).abs() < 5.0 * se, "sampled {p} +- {se} against {chariot}");
     let plan = compile(&parse(&text, "t.toml").unwrap());
     assert!(plan.models[0].hero.is_some_and(|h| h.bearer));
+    // The replays show his dice as rolled at -1: his highest is never a 6 (a plain die's
+    // would be in a sixth of duels), and it is a 5 in some.
+    let s = parse(&text, "t.toml").unwrap();
+    let highs: Vec<u8> = (0..400)
+        .flat_map(|t| replay(&plan, Streams::new(1, s.hash()), t).1)
+        .filter_map(|e| match e {
+            Event::Duel { enemy_high, .. } => Some(enemy_high),
+            _ => None,
+        })
+        .collect();
+    assert!(highs.len() >= 300, "{} duels replayed", highs.len());
+    assert!(!highs.contains(&6), "a 6 shown for a die at -1");
+    assert!(highs.contains(&5), "no 5 shown in {} duels", highs.len());
 }
 
 #[test]
