@@ -61,6 +61,15 @@ fn validate_and_run_warn_of_a_charge_into_nothing_and_of_a_formation_out_of_reac
             assert!(err.contains("warning: away.toml: field `charge`: the chariot's path touches no model"), "{err}");
         }
     }
+    // No charge ends in a fight: no rate "given a fight" is printed over 0 trials, on the
+    // terminal or in the report.
+    let out = charioteer(&["run", "away.toml", "--trials", "2000", "--out", "r2"], dir.path());
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.contains("given a fight: no charge came to that, so there is no rate among them"), "{printed}");
+    assert!(!printed.contains("(0 trials)"), "{printed}");
+    let report = std::fs::read_to_string(dir.path().join("r2/report.md")).unwrap();
+    assert!(report.contains("No charge that ended in a fight (`fight_fought`), so there is no rate among them."));
+    assert!(!report.contains("Among the 0 charges"), "{report}");
     let out = charioteer(&["validate", "away.toml", "--json"], dir.path());
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["files"][0]["warnings"][0]["field"], "charge", "{json}");

@@ -640,6 +640,11 @@ fn print_table(record: &RunRecord) {
             })
             .collect();
         let among = if given == "fight_fought" { "given a fight" } else { "given the first contact group broken" };
+        if rates[0].trials == 0 {
+            // A rate over no charges is no rate: say so instead of printing 0% (0% - 100%).
+            out!("{among}: no charge came to that, so there is no rate among them");
+            continue;
+        }
         out!("{among} ({} trials): {}", group_digits(rates[0].trials), listed.join(", "));
     }
     let ends: Vec<String> = record.charge_ends.iter().map(|e| format!("{} {:.2}%", e.name, 100.0 * e.p)).collect();

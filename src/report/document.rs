@@ -513,6 +513,10 @@ fn charge_ends_section(out: &mut String, record: &RunRecord) {
             other => other,
         };
         let trials = rates[0].trials;
+        if trials == 0 {
+            let _ = writeln!(out, "\nNo charge {among} (`{given}`), so there is no rate among them.");
+            continue;
+        }
         let _ = writeln!(
             out,
             "\nAmong the {} charges ({}) {among} (`{given}`):\n",
