@@ -179,7 +179,11 @@ fn each_exit_code_is_reached() {
     // systems), and for a bad flag.
     let out = charioteer(&["compare", &example(MESBG), &example(BATTLE_CHARGE)], dir.path());
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("one rule system"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("pairs two scenarios of one kind") && stderr(&out).contains("is a BATTLESYSTEM scenario"),
+        "{}",
+        stderr(&out)
+    );
     let out = charioteer(&["run", "--shard", "3/2"], dir.path());
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
