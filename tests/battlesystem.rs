@@ -165,7 +165,6 @@ fn the_command_line_writes_the_rout_report_and_says_why_a_rout_has_no_exact_valu
         "report.md",
         "board-map.png",
         "board-map.svg",
-        "heading-rose.png",
         "units-contacted.png",
         "summary.csv",
         "summary.parquet",
@@ -176,6 +175,13 @@ fn the_command_line_writes_the_rout_report_and_says_why_a_rout_has_no_exact_valu
     ] {
         assert!(rep.join(name).is_file(), "{name} missing");
     }
+    // The first d12 is fair by construction: no rose of it, a sentence with its shares.
+    assert!(!rep.join("heading-rose.png").exists(), "a rose of a fair d12 says nothing");
+    let said = std::fs::read_to_string(rep.join("report.md")).unwrap();
+    assert!(
+        said.contains("`heading` (the first d12 is fair by construction, 1/12 = 8.3% each hour; here from "),
+        "{said}"
+    );
     let png = image::open(rep.join("board-map.png")).unwrap().to_rgb8();
     assert_eq!(png.dimensions(), (960, 560));
     assert!(png.pixels().any(|p| p.0 != [255, 255, 255]));

@@ -378,6 +378,7 @@ pub fn write_report(dir: &Path, record: &BattlesystemRecord) -> Result<Vec<PathB
         name: name.to_string(),
         contents: Contents::Frame(frame.clone(), what, format),
     };
+    let mut rules = crate::report::ChartRules::default();
     if record.is_rout() {
         let path = path_frame(&record.tally).map_err(frame_error("path map"))?;
         let title = format!("Where {} went", moving_name(record));
@@ -404,18 +405,21 @@ pub fn write_report(dir: &Path, record: &BattlesystemRecord) -> Result<Vec<PathB
                 .to_string(),
             format!("Map of the board. The most crossed cells: {}.", busiest.join("; ")),
         );
+        // The first d12 is fair by construction (or fixed by `first_hour`): a rose of it shows
+        // nothing a sentence does not, so the sentence is what report.md gets.
         let heading = record.rows_of("heading");
-        let heading_frame = analysis::distribution_frame(&heading).map_err(frame_error("heading"))?;
-        let rose = chart::rose::RoseChart::from_frame(&heading_frame, "The d12 direction of the rout")?;
-        let listed: Vec<String> =
-            heading.iter().filter(|r| r.value >= 1).map(|r| format!("{}: {}", r.value, percent(r.p))).collect();
-        add(
-            &mut files,
-            "heading-rose",
-            chart::render(&rose, &record.scenario.title)?,
-            "The first d12 direction rolled, as a clock (12 is the board's +y); the grey circle is 1/12.".to_string(),
-            format!("Clock rose of the rolled direction: {}.", listed.join(", ")),
-        );
+        let shares: Vec<f64> = heading.iter().filter(|r| r.value >= 1).map(|r| r.p).collect();
+        let (lo, hi) = shares.iter().fold((1.0f64, 0.0f64), |(lo, hi), &p| (lo.min(p), hi.max(p)));
+        rules.left_out.push(match record.scenario.action {
+            Action::Rout { first_hour: Some(hour), .. } => {
+                format!("`heading` (the first d12 is fixed at {hour} o'clock by `first_hour`)")
+            }
+            _ => format!(
+                "`heading` (the first d12 is fair by construction, 1/12 = 8.3% each hour; here from {} to {})",
+                percent(lo),
+                percent(hi)
+            ),
+        });
         let contacted: Vec<(String, f64, f64, f64)> = record
             .scenario
             .units
@@ -458,10 +462,9 @@ pub fn write_report(dir: &Path, record: &BattlesystemRecord) -> Result<Vec<PathB
         );
     }
     // Every count metric taking two or more values, as for MESBG (flags are in the tables;
-    // the first heading has its own chart, the heading rose).
+    // the first heading is said in a sentence above).
     let charted: Vec<&str> =
         record.metrics.defs.iter().filter(|d| !d.flag && d.name != "heading").map(|d| d.name.as_str()).collect();
-    let mut rules = crate::report::ChartRules::default();
     for name in charted {
         let rows = record.rows_of(name);
         if !rules.admits(name, &rows, if record.is_rout() { "routs" } else { "charges" }) {

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Regenerates the chart gallery: docs/gallery.md and docs/gallery/*.png, one chart of each
+# kind the reports draw, each from a bundled example, so a reader (or a reviewer) sees every
+# kind in one place. Run it after changing a chart:
+#
+#   scripts/gallery.sh                       # builds and runs charioteer with `cargo run`
+#   CHARIOTEER=target/release/charioteer scripts/gallery.sh
+#
+# The runs use fixed seeds (the examples') and 200,000 trials, so the pictures change only
+# when the charts or the rules do.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [[ -n "${CHARIOTEER:-}" ]]; then
+  bin=("$CHARIOTEER")
+else
+  cargo build --quiet
+  bin=(cargo run --quiet --)
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+out=docs/gallery
+mkdir -p "$out"
+rm -f "$out"/*.png
+
+trials=200000
+m=scenarios/mesbg
+b=scenarios/battlesystem
+run() { "${bin[@]}" "$@" --quiet >/dev/null; }
+
+run run "$m/khandish-vs-minas-tirith.toml" --trials "$trials" --out "$work/charge"
+run run "$m/turn-three-khandish-into-shield-wall.toml" --trials "$trials" --out "$work/turn"
+run run "$m/king-on-chariot-vs-uruk-hai.toml" --trials "$trials" --out "$work/hero"
+run run "$b/elephant-howdah-vs-pikemen.toml" --trials "$trials" --out "$work/platform"
+run run "$b/routing-elephants-in-battle-line.toml" --trials "$trials" --out "$work/rout"
+run run "$m/khandish-vs-minas-tirith.toml" "$m/wood-into-shield-wall.toml" --trials "$trials" --out "$work/side"
+run compare "$m/khandish-vs-minas-tirith.toml" --set chariot.impact.strength=5 --trials "$trials" --out "$work/paired"
+run sweep "$m/khandish-vs-minas-tirith.toml" --set chariot.impact.strength=3..6 --trials "$trials" --out "$work/sweep"
+run balance "$m/king-on-chariot-vs-uruk-hai.toml" --against "$m/khandish-vs-minas-tirith.toml" "$m/chariot-vs-chariot.toml" \
+  --trials "$trials" --out "$work/price"
+
+# gallery name | file made above | what it shows | the command behind it
+entries=(
+  "board.png|charge/board.png|The board to scale: each base shaded by its chance to be slain, the chariot's start, swept path and pivots, and where charges ended.|charioteer run scenarios/mesbg/khandish-vs-minas-tirith.toml"
+  "board-turn.png|turn/board.png|A turn of three chariots: every path numbered, each model's chance to be slain over the whole turn.|charioteer run scenarios/mesbg/turn-three-khandish-into-shield-wall.toml"
+  "impact-chain.png|charge/impact-chain.png|The impact chain: the chance of reaching each contact group and of being stopped there, with the exact stopping chance marked.|charioteer run (the default example)"
+  "distribution.png|charge/distribution-kills.png|A count's distribution: P(kills = k) with 95% whiskers.|charioteer run (the default example)"
+  "at-least.png|charge/at-least-kills.png|The same count as P(kills >= k) with its Wilson band: the chance of doing at least so much.|charioteer run (the default example)"
+  "wound-split.png|hero/wound-split.png|With a Hero riding: how Wounds split between the chariot and him, as a joint distribution.|charioteer run scenarios/mesbg/king-on-chariot-vs-uruk-hai.toml"
+  "board-map-charge.png|platform/board-map.png|A BATTLESYSTEM charge on its board: the units as blocks, the charge's line.|charioteer run scenarios/battlesystem/elephant-howdah-vs-pikemen.toml"
+  "board-map-rout.png|rout/board-map.png|A rout: where the routing beasts' centre went, cell by cell, over every trial.|charioteer run scenarios/battlesystem/routing-elephants-in-battle-line.toml"
+  "units-contacted.png|rout/units-contacted.png|Which units a rout strikes, with 95% whiskers.|charioteer run scenarios/battlesystem/routing-elephants-in-battle-line.toml"
+  "comparison.png|side/comparison/comparison-kills.png|Several scenarios side by side: one metric's mean and interval for each.|charioteer run scenarios/mesbg/khandish-vs-minas-tirith.toml scenarios/mesbg/wood-into-shield-wall.toml"
+  "difference-chances.png|paired/difference-chances.png|A paired comparison on common random numbers: each chance's difference A - B with its 95% interval (B here is A with Impact Strength 5, so a gain for B shows to the left; turning the bars to B - A and naming A and B by what differs is #35 item 4).|charioteer compare scenarios/mesbg/khandish-vs-minas-tirith.toml --set chariot.impact.strength=5"
+  "difference-counts.png|paired/difference-counts.png|The same for counts.|charioteer compare scenarios/mesbg/khandish-vs-minas-tirith.toml --set chariot.impact.strength=5"
+  "sweep.png|sweep/sweep-kills.png|A sweep: a metric against the swept field, with its band.|charioteer sweep scenarios/mesbg/khandish-vs-minas-tirith.toml --set chariot.impact.strength=3..6"
+  "price.png|price/cost-sweep.png|A price: the piece's efficiency (enemy points destroyed per point) at each price, the efficiency to match and the fair price where they cross. A curve of value over price is a hyperbola by construction and its band here spans the chart: a chart of the fair price per matchup is what #34 asks for instead.|charioteer balance scenarios/mesbg/king-on-chariot-vs-uruk-hai.toml --against ... (two references)"
+)
+
+{
+  echo "# Chart gallery"
+  echo
+  echo "One chart of each kind charioteer draws, each from a bundled example (200,000 trials at the"
+  echo "example's seed). Regenerated by \`scripts/gallery.sh\`; every report also writes an SVG of each."
+  echo "Which charts a report draws, and which it leaves out (a constant, a certainty, a duplicate),"
+  echo "is in [json-schema.md](json-schema.md#the-report-folder)."
+  for e in "${entries[@]}"; do
+    IFS='|' read -r name from what command <<<"$e"
+    if [[ ! -f "$work/$from" ]]; then
+      echo "scripts/gallery.sh: $from was not drawn; a chart kind changed: update this script" >&2
+      exit 1
+    fi
+    cp "$work/$from" "$out/$name"
+    echo
+    echo "## ${name%.png}"
+    echo
+    echo "$what"
+    echo
+    echo "![$what](gallery/$name)"
+    echo
+    echo "\`$command\`"
+  done
+} >docs/gallery.md.tmp
+mv docs/gallery.md.tmp docs/gallery.md
+echo "docs/gallery.md: ${#entries[@]} charts in $out/"
