@@ -81,6 +81,8 @@ fn sizes(svg: &str) -> Vec<(String, f64)> {
 #[test]
 fn every_examples_charts_earn_their_place() {
     let out = tempfile::tempdir().expect("tmp");
+    // Every kind of chart an example draws is shown in the gallery (docs/gallery.md).
+    let gallery = std::fs::read_to_string("docs/gallery.md").expect("docs/gallery.md");
     for (i, file) in all_examples().iter().enumerate() {
         let dir = out.path().join(i.to_string());
         let o = std::process::Command::new(env!("CARGO_BIN_EXE_charioteer"))
@@ -96,6 +98,19 @@ fn every_examples_charts_earn_their_place() {
             if !name.ends_with(".svg") {
                 continue;
             }
+            // The kind: the name less its metric (`distribution-kills` is a `distribution`).
+            let stem = name.trim_end_matches(".svg");
+            let kind =
+                ["distribution", "at-least"].into_iter().find(|k| stem.starts_with(&format!("{k}-"))).unwrap_or(stem);
+            let shown = match kind {
+                "distribution" | "at-least" => format!("{kind}.png"),
+                other => other.to_string(),
+            };
+            assert!(
+                gallery.contains(&format!("({shown}")) || gallery.contains(&format!("/{shown}")),
+                "{}: a {kind} chart is not in docs/gallery.md (run scripts/gallery.sh after adding it there)",
+                file.display()
+            );
             let svg = std::fs::read_to_string(&path).unwrap();
             for (attr, v) in sizes(&svg) {
                 assert!(v >= 0.0, "{} {name}: a {attr} of {v}", file.display());
