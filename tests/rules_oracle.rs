@@ -139,10 +139,11 @@ fn engine_with(
         .collect()
 }
 
-/// Every outcome of either answer agrees to `tol`.
-fn agree<P: Prob>(
-    engine: &BTreeMap<oracle::Result, f64>,
-    oracle: &BTreeMap<oracle::Result, P>,
+/// Every outcome of either answer (a fight's, a whole charge's, a BATTLESYSTEM charge's)
+/// agrees to `tol`, and the engine's probabilities add up to 1.
+fn agree<K: Ord + std::fmt::Debug, P: Prob>(
+    engine: &BTreeMap<K, f64>,
+    oracle: &BTreeMap<K, P>,
     tol: f64,
 ) -> Result<(), String> {
     let keys: std::collections::BTreeSet<_> = engine.keys().chain(oracle.keys()).collect();
@@ -676,23 +677,6 @@ impl ChargeCase {
     }
 }
 
-/// Every outcome of the two answers agrees to `tol`.
-fn charges_agree<P: Prob>(
-    engine: &BTreeMap<ChargeResult, f64>,
-    oracle: &BTreeMap<ChargeResult, P>,
-    tol: f64,
-) -> Result<(), String> {
-    let keys: std::collections::BTreeSet<_> = engine.keys().chain(oracle.keys()).collect();
-    for k in keys {
-        let e = engine.get(k).copied().unwrap_or(0.0);
-        let o = oracle.get(k).map_or(0.0, |p| p.to_f64());
-        if (e - o).abs() > tol {
-            return Err(format!("{k:?}: engine {e:.15}, oracle {o:.15}"));
-        }
-    }
-    Ok(())
-}
-
 fn plain(defence: u8, wounds: u8) -> Model {
     Model { fight: 4, strength: 3, defence, attacks: 1, wounds, hero: None }
 }
@@ -738,7 +722,7 @@ fn whole_charges_agree_with_the_oracle_in_exact_fractions() {
         let exact: BTreeMap<ChargeResult, Ratio> = oracle::charge::charge(&case.oracle());
         let total = exact.values().fold(Ratio(0, 1), |a, b| a + *b);
         assert_eq!(total, Ratio(1, 1), "{what}: the oracle's probabilities add up to exactly 1");
-        charges_agree(&case.engine(), &exact, 1e-12).unwrap_or_else(|e| panic!("{what}: {e}\n{}", case.toml()));
+        agree(&case.engine(), &exact, 1e-12).unwrap_or_else(|e| panic!("{what}: {e}\n{}", case.toml()));
     }
 }
 
@@ -785,7 +769,7 @@ proptest! {
     fn random_whole_charges_agree_with_the_oracle(case in any_charge()) {
         let expected: BTreeMap<ChargeResult, f64> = oracle::charge::charge(&case.oracle());
         let got = case.engine();
-        let verdict = charges_agree(&got, &expected, FLOAT_TOLERANCE);
+        let verdict = agree(&got, &expected, FLOAT_TOLERANCE);
         prop_assert!(verdict.is_ok(), "{:?}\n{}", verdict, case.toml());
     }
 }
@@ -923,18 +907,6 @@ impl BsCase {
     }
 }
 
-fn bs_agree(engine: &BTreeMap<BsResult, f64>, oracle: &BTreeMap<BsResult, f64>) -> Result<(), String> {
-    let keys: std::collections::BTreeSet<_> = engine.keys().chain(oracle.keys()).collect();
-    for k in keys {
-        let e = engine.get(k).copied().unwrap_or(0.0);
-        let o = oracle.get(k).copied().unwrap_or(0.0);
-        if (e - o).abs() > FLOAT_TOLERANCE {
-            return Err(format!("{k:?}: engine {e:.15}, oracle {o:.15}"));
-        }
-    }
-    Ok(())
-}
-
 const BS_DEFAULT: BsRules = BsRules { armour_or_equal: false, platform_per_die: false, doubles_crew: true };
 
 #[test]
@@ -967,7 +939,7 @@ fn battlesystem_charges_agree_with_the_oracle() {
         let expected = oracle::battlesystem::charge(&case.oracle());
         let total: f64 = expected.values().sum();
         assert!((total - 1.0).abs() < 1e-12, "{what}: the oracle's total {total}");
-        bs_agree(&case.engine(), &expected).unwrap_or_else(|e| panic!("{what}: {e}\n{}", case.toml()));
+        agree(&case.engine(), &expected, FLOAT_TOLERANCE).unwrap_or_else(|e| panic!("{what}: {e}\n{}", case.toml()));
     }
 }
 
@@ -1004,7 +976,7 @@ proptest! {
     fn random_battlesystem_charges_agree_with_the_oracle(case in any_bs_case()) {
         let expected = oracle::battlesystem::charge(&case.oracle());
         let got = case.engine();
-        let verdict = bs_agree(&got, &expected);
+        let verdict = agree(&got, &expected, FLOAT_TOLERANCE);
         prop_assert!(verdict.is_ok(), "{:?}\n{}", verdict, case.toml());
     }
 }
