@@ -94,7 +94,7 @@ fn every_mesbg_report_has_the_board_and_validate_draws_it_on_request() {
     let png = std::fs::read(dir.path().join("r/board.png")).unwrap();
     assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "{} bytes", png.len());
     let csv = std::fs::read_to_string(dir.path().join("r/board.csv")).unwrap();
-    assert!(csv.starts_with("model,formation,rank,file,x,y,p_slain,p_slain_lo,p_slain_hi,trials"), "{csv}");
+    assert!(csv.starts_with("model,formation,rank,file,role,x,y,p_slain,p_slain_lo,p_slain_hi,trials"), "{csv}");
     assert_eq!(csv.lines().count(), 13, "one row per model of the shield wall");
     let md = std::fs::read_to_string(dir.path().join("r/report.md")).unwrap();
     assert!(md.contains("![") && md.contains("board.png"), "report.md shows the board");

@@ -166,7 +166,8 @@ impl System for Mesbg {
         );
         record.precision = played.precision;
         record.terrain_readings = report::terrain_readings(s);
-        record.board = Some(crate::mesbg::board::picture(s, plan, played.seed, crate::mesbg::board::BOARD_TRIALS));
+        let board_trials = crate::mesbg::board::board_trials(played.tally.trials);
+        record.board = Some(crate::mesbg::board::picture(s, plan, played.seed, board_trials));
         record.warnings = plan.warnings(s);
         record
     }
@@ -222,7 +223,7 @@ impl System for Mesbg {
     }
     fn board(s: &Scenario, plan: &Plan) -> Result<crate::report::charts::Rendered> {
         let picture = crate::mesbg::board::picture(s, plan, s.seed, crate::mesbg::board::BOARD_TRIALS);
-        Ok(report::board_figure(&picture, &s.title)?.0)
+        Ok(report::board_figure(&picture, &s.title, picture.trials)?.0)
     }
 }
 

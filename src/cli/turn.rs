@@ -116,7 +116,8 @@ impl System for Turn {
         };
         record.with_exact(exact.as_ref().map_err(ToString::to_string));
         record.precision = played.precision;
-        record.board = Some(crate::mesbg::board::turn_picture(plan, played.seed, crate::mesbg::board::BOARD_TRIALS));
+        let board_trials = crate::mesbg::board::board_trials(played.tally.trials);
+        record.board = Some(crate::mesbg::board::turn_picture(plan, played.seed, board_trials));
         record.warnings = Self::warnings(s, plan);
         record
     }
@@ -298,6 +299,6 @@ impl System for Turn {
     }
     fn board(_: &Scenario, plan: &TurnPlan) -> Result<crate::report::charts::Rendered> {
         let picture = crate::mesbg::board::turn_picture(plan, plan.scenario.seed, crate::mesbg::board::BOARD_TRIALS);
-        Ok(report::board_figure(&picture, &plan.scenario.title)?.0)
+        Ok(report::board_figure(&picture, &plan.scenario.title, picture.trials)?.0)
     }
 }

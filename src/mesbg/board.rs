@@ -16,15 +16,44 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// Trials the board picture counts (the first ones of the run's streams). 100,000 puts
-/// a model's chance within about 0.3 percentage points (95%).
+/// Trials the board picture counts where there is no run to match (`validate --map`, the
+/// page): the first ones of the scenario's streams. 100,000 puts a model's chance within
+/// about 0.3 percentage points (95%).
 pub const BOARD_TRIALS: u64 = 100_000;
+
+/// The most trials a run's board picture counts. Up to this many the picture counts the
+/// run's own trials, so its shares of where charges ended are the report's to the last
+/// digit; a longer run's picture counts its first `BOARD_TRIAL_CAP` and says so.
+pub const BOARD_TRIAL_CAP: u64 = 2_000_000;
+
+/// The trials a run of `run_trials` shows on its board: all of them, up to the cap.
+pub fn board_trials(run_trials: u64) -> u64 {
+    run_trials.min(BOARD_TRIAL_CAP)
+}
 
 /// Points on a base's outline, enough for a smooth curve at print size.
 const OUTLINE_POINTS: usize = 48;
 
 /// A point on the board, inches (x east, y north).
 pub type Point = (f64, f64);
+
+impl DrawnBase {
+    /// What sets the model apart on the board, in a reader's words ("Hero, banner bearer",
+    /// "spear"); empty for a plain warrior.
+    pub fn role(&self) -> String {
+        let mut parts: Vec<&str> = Vec::new();
+        if self.hero {
+            parts.push("Hero");
+        }
+        if self.banner {
+            parts.push("banner bearer");
+        }
+        if let Some(p) = self.polearm {
+            parts.push(p);
+        }
+        parts.join(", ")
+    }
+}
 
 /// One model's base as drawn.
 #[derive(Clone, Debug, Serialize)]
@@ -51,6 +80,11 @@ pub struct DrawnBase {
     pub p_slain: f64,
     /// Whether it is an enemy Hero.
     pub hero: bool,
+    /// Whether it carries its formation's banner (fights within 3" of it may re-roll a die).
+    pub banner: bool,
+    /// Its spear or pike (`"spear"`, `"pike"`): it can support a friend it touches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub polearm: Option<&'static str>,
 }
 
 /// A piece of terrain as drawn.
@@ -266,6 +300,11 @@ pub fn picture(scenario: &Scenario, plan: &Plan, seed: u64, trials: u64) -> Boar
             slain: counts.slain.get(i).copied().unwrap_or(0),
             p_slain: share(counts.slain.get(i).copied().unwrap_or(0)),
             hero: m.hero.is_some(),
+            banner: plan.support.bearers.contains(&i),
+            polearm: plan.support.polearm.get(i).copied().flatten().map(|p| match p {
+                crate::mesbg::plan::support::Polearm::Spear => "spear",
+                crate::mesbg::plan::support::Polearm::Pike => "pike",
+            }),
         });
     }
     let terrain = scenario
@@ -419,7 +458,9 @@ pub fn turn_picture(plan: &crate::mesbg::plan::TurnPlan, seed: u64, trials: u64)
                     crate::mesbg::plan::pose_on_legs(&plan.nodes[node].legs, distance)
                         .map_or(plan.nodes[node].end.centre, |p| p.centre)
                 };
-                let key = (c, (at.x * 1000.0).round() as i64, (at.y * 1000.0).round() as i64, how);
+                // One mark per chariot, kind and place to the tenth of an inch the report
+                // prints (the same place reached on different branches differs by rounding).
+                let key = (c, (at.x * 10.0).round() as i64, (at.y * 10.0).round() as i64, how);
                 let entry = counts.ends.entry(key).or_insert((
                     0,
                     if milli == i64::MIN { plan.nodes[node].legs.iter().map(|l| l.length).sum() } else { distance },
@@ -451,7 +492,7 @@ pub fn turn_picture(plan: &crate::mesbg::plan::TurnPlan, seed: u64, trials: u64)
     picture.number = Some(first + 1);
     picture.stops = Vec::new();
     for (&(c, x, y, how), &(n, distance)) in &counts.ends {
-        let at = (x as f64 / 1000.0, y as f64 / 1000.0);
+        let at = (x as f64 / 10.0, y as f64 / 10.0);
         picture.stops.push(StopMark { distance, at, p: share(n), how, chariot: Some(c + 1) });
     }
     let mut more = Vec::new();

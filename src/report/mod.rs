@@ -181,7 +181,7 @@ fn figures(record: &RunRecord) -> Result<(Vec<Figure>, Vec<ReportFile>), ReportE
     };
     let pct = document::percent;
     if let Some(board) = &record.board {
-        let (rendered, caption, alt) = board_figure(board, &record.title)?;
+        let (rendered, caption, alt) = board_figure(board, &record.title, record.trials)?;
         add("board", rendered, caption, alt);
     }
     // Each chart earns its place: none for one contact (a sentence says it), a certainty,
@@ -334,11 +334,26 @@ impl ChartRules {
     }
 }
 
+/// Which trials a board picture counted, in a caption's words: every trial of a run of
+/// `run_trials` (then its numbers are the report's), or its first few.
+pub fn board_counted(board: &crate::mesbg::board::BoardPicture, run_trials: u64) -> String {
+    if board.trials == run_trials {
+        format!("Counted from all {} trials of the run, so its shares are the tables'", document::group_digits(run_trials))
+    } else {
+        format!(
+            "Counted from the first {} of the run's {} trials",
+            document::group_digits(board.trials),
+            document::group_digits(run_trials)
+        )
+    }
+}
+
 /// The board picture of a MESBG charge, with its caption and its words for a reader who
 /// cannot see it.
 pub fn board_figure(
     board: &crate::mesbg::board::BoardPicture,
     source: &str,
+    run_trials: u64,
 ) -> Result<(chart::Rendered, String, String), ReportError> {
     let pct = document::percent;
     let chart = chart::charge_board::ChargeBoardChart {
@@ -350,9 +365,9 @@ pub fn board_figure(
         "The board to scale, in inches. The chariot starts at the orange base; the pale orange band is the \
          area its base sweeps over its full Move, triangles mark its pivots. Each model's base is shaded by \
          its chance to be slain (by Impact Hits or in the fight) and labelled rank.file, as `replay` names \
-         it; grey discs show where charges ended, their area in proportion to the share. Counted from the \
-         first {} trials of the run's own streams; `board.csv` lists every model.",
-        board.trials
+         it; a flag marks a banner bearer, a shaft a spear or pike, a gold ring an enemy Hero; grey discs \
+         show where charges ended, their area in proportion to the share. {}; `board.csv` lists every model.",
+        board_counted(board, run_trials)
     );
     let mut likely: Vec<&crate::mesbg::board::DrawnBase> = board.bases.iter().filter(|b| b.p_slain > 0.0).collect();
     likely.sort_by(|a, b| b.p_slain.total_cmp(&a.p_slain));
@@ -373,8 +388,8 @@ pub fn board_figure(
     Ok((rendered, caption, alt))
 }
 
-/// One row per model of a MESBG board: its name, rank and file, where it stood, and its
-/// chance to be slain with a 95% Wilson interval.
+/// One row per model of a MESBG board: its name, rank and file, what it carries or is,
+/// where it stood, and its chance to be slain with a 95% Wilson interval.
 pub fn board_frame(board: &crate::mesbg::board::BoardPicture) -> Result<DataFrame, PolarsError> {
     use polars::prelude::*;
     let b = &board.bases;
@@ -384,6 +399,7 @@ pub fn board_frame(board: &crate::mesbg::board::BoardPicture) -> Result<DataFram
         "formation" => b.iter().map(|m| board.formations.get(m.formation).map_or("", String::as_str)).collect::<Vec<_>>(),
         "rank" => b.iter().map(|m| m.rank as u32).collect::<Vec<_>>(),
         "file" => b.iter().map(|m| m.file as u32).collect::<Vec<_>>(),
+        "role" => b.iter().map(crate::mesbg::board::DrawnBase::role).collect::<Vec<_>>(),
         "x" => b.iter().map(|m| m.centre.0).collect::<Vec<_>>(),
         "y" => b.iter().map(|m| m.centre.1).collect::<Vec<_>>(),
         "p_slain" => b.iter().map(|m| m.p_slain).collect::<Vec<_>>(),

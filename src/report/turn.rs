@@ -343,7 +343,7 @@ pub fn write_report(dir: &Path, record: &TurnRecord) -> Result<Vec<PathBuf>, Rep
     let mut files = Vec::new();
     let mut figures = Vec::new();
     if let Some(board) = &record.board {
-        let (rendered, _, alt) = crate::report::board_figure(board, &record.scenario.title)?;
+        let (rendered, _, alt) = crate::report::board_figure(board, &record.scenario.title, record.trials)?;
         push_chart(&mut files, "board", rendered);
         figures.push(Figure {
             stem: "board".into(),
@@ -351,9 +351,10 @@ pub fn write_report(dir: &Path, record: &TurnRecord) -> Result<Vec<PathBuf>, Rep
                 "The board to scale, in inches. Each chariot starts at an orange base numbered as listed (its place in \
                  the turn in brackets when the order differs); the pale bands are the areas their bases sweep, on the \
                  board each most often met. Each model is shaded by its chance to be slain in the turn (Impact Hits or \
-                 fights); grey discs show where the chariots ended, their area in proportion to the share. Counted \
-                 from the first {} trials of the run's streams; `board.csv` lists every model.",
-                group_digits(board.trials)
+                 fights); a flag marks a banner bearer, a shaft a spear or pike, a gold ring an enemy Hero; grey \
+                 discs show where the chariots ended, their area in proportion to the share. {}; `board.csv` lists \
+                 every model.",
+                crate::report::board_counted(board, record.trials)
             ),
             alt,
         });
@@ -523,8 +524,12 @@ pub fn markdown(record: &TurnRecord, figures: &[Figure], names: &[String]) -> St
             .collect();
         let _ = writeln!(
             out,
-            "\nWhere the chariots ended (each chariot's share of the first {} turns, as the board shows them): {}.",
-            group_digits(board.trials),
+            "\nWhere the chariots ended (each chariot's share of {} turns, as the board shows them): {}.",
+            if board.trials == record.trials {
+                format!("all {}", group_digits(board.trials))
+            } else {
+                format!("the first {}", group_digits(board.trials))
+            },
             listed.join("; ")
         );
     }

@@ -17,7 +17,8 @@ const SIDE_B: RGBColor = RGBColor(118, 62, 145);
 const LABEL_PX: u32 = 14;
 
 /// An axis-aligned box in board inches: (x0, y0, x1, y1).
-type Area = (f64, f64, f64, f64);
+/// A box: (x0, y0, x1, y1).
+pub(super) type Area = (f64, f64, f64, f64);
 
 fn overlaps(a: Area, b: Area) -> bool {
     a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
@@ -25,8 +26,9 @@ fn overlaps(a: Area, b: Area) -> bool {
 
 /// Where each unit's label goes, in board inches (centre of the text): beside its block
 /// (above, below, right, left, then further out), at the first place that overlaps no
-/// block and no label placed before it, and stays on the board.
-pub(super) fn place_labels(units: &[DrawnUnit], inch_px: f64, board: [f64; 2]) -> Vec<(f64, f64)> {
+/// block, no label placed before it and nothing in `avoid` (a path, say), and stays on the
+/// board.
+pub(super) fn place_labels(units: &[DrawnUnit], inch_px: f64, board: [f64; 2], avoid: &[Area]) -> Vec<(f64, f64)> {
     let bounds: Vec<Area> = units
         .iter()
         .map(|(_, _, _, c)| {
@@ -65,6 +67,7 @@ pub(super) fn place_labels(units: &[DrawnUnit], inch_px: f64, board: [f64; 2]) -
                 && a.3 <= board[1]
                 && !bounds.iter().any(|u| overlaps(a, *u))
                 && !placed.iter().any(|l| overlaps(a, *l))
+                && !avoid.iter().any(|l| overlaps(a, *l))
         };
         let at = candidates.iter().copied().find(|p| fits(*p)).unwrap_or(candidates[0]);
         placed.push(area(at));
@@ -188,7 +191,7 @@ impl Chart for BoardMapChart {
             let (y0, y1) = (from.1.min(to.1) - 0.6, from.1.max(to.1) + 0.6);
             blocks.push((String::new(), String::new(), false, vec![(x0, y0), (x1, y0), (x1, y1), (x0, y1)]));
         }
-        let labels = place_labels(&blocks, plot_w / w, self.board);
+        let labels = place_labels(&blocks, plot_w / w, self.board, &[]);
         for ((name, side, moving, corners), at) in self.units.iter().zip(&labels) {
             let colour = match (*moving, side.as_str()) {
                 (true, _) => ACCENT,
@@ -272,7 +275,7 @@ mod tests {
             block("Enemy foot", 30.0, 20.0, 15.0, 2.0),
         ];
         let inch_px = 10.0;
-        let at = place_labels(&units, inch_px, [60.0, 48.0]);
+        let at = place_labels(&units, inch_px, [60.0, 48.0], &[]);
         let half = |name: &str| {
             (
                 0.55 * f64::from(LABEL_PX) * name.chars().count() as f64 / inch_px / 2.0,

@@ -2,7 +2,7 @@
 //! model's chance to be slain, the terrain, the chariot where it starts and the area its
 //! base sweeps along the path, its pivots, and where the charges stopped.
 
-use super::board_map::{DrawnUnit, place_labels};
+use super::board_map::{Area, DrawnUnit, place_labels};
 use super::{ACCENT, Chart, FONT, INK, colour_bar, label_style, msg, title_style};
 use crate::mesbg::board::{BoardPicture, Point};
 use plotters::coord::Shift;
@@ -23,6 +23,14 @@ const OBSTACLE: RGBColor = RGBColor(120, 80, 40);
 const STOP: RGBColor = RGBColor(40, 40, 40);
 /// The edge of an enemy Hero's base.
 const HERO_EDGE: RGBColor = RGBColor(196, 150, 0);
+/// A banner's pennant.
+const BANNER: RGBColor = RGBColor(31, 95, 153);
+/// A spear's or pike's shaft.
+const SHAFT: RGBColor = RGBColor(90, 70, 50);
+/// Stop marks labelled on the board: the commonest, at most this many, each at least this
+/// share (the key lists every one).
+const STOP_LABELS: usize = 6;
+const STOP_LABEL_SHARE: f64 = 0.05;
 /// The largest stop mark's radius, pixels (for a share of 100%).
 const STOP_MAX_PX: f64 = 16.0;
 
@@ -173,12 +181,36 @@ impl Chart for ChargeBoardChart {
                 .map_err(msg)?;
             chart.draw_series(std::iter::once(PathElement::new(closed(&b.outline), edge))).map_err(msg)?;
         }
-        // Pivots: a diamond and the angle.
+        // What a model carries: a banner's flag at the base's right, a spear's or pike's
+        // shaft across it (both in pixels, so they read at any board scale).
+        let origin_px = board_area.get_base_pixel();
+        let px = |q: Point| {
+            let (x, y) = chart.backend_coord(&q);
+            (x - origin_px.0, y - origin_px.1)
+        };
+        for b in &p.bases {
+            let radius = b.outline.iter().map(|q| (q.0 - b.centre.0).hypot(q.1 - b.centre.1)).fold(f64::INFINITY, f64::min);
+            let r_px = (radius * inch_px) as i32;
+            let c = px(b.centre);
+            // Above the rank.file label: the shaft in the upper left, the flag upper right.
+            if b.polearm.is_some() {
+                shaft(&board_area, (c.0 - r_px / 2, c.1 - r_px * 3 / 5), (r_px / 3).max(3))?;
+            }
+            if b.banner {
+                flag(&board_area, (c.0 + r_px / 3, c.1 - r_px / 2 - 8))?;
+            }
+        }
+        // Pivots: a diamond and the angle (their labels' boxes kept, so no later label
+        // covers them).
+        let mut pivot_labels: Vec<Area> = Vec::new();
         for &(at, turn) in &p.pivots {
             chart.draw_series(std::iter::once(TriangleMarker::new(at, 6, BLACK.filled()))).map_err(msg)?;
             let style = (FONT, 12).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Bottom));
             let text = format!("{}{:.0}\u{b0}", if turn > 0.0 { "+" } else { "" }, turn);
-            chart.draw_series(std::iter::once(Text::new(text, (at.0 + 6.0 / inch_px, at.1), style))).map_err(msg)?;
+            let left = at.0 + 6.0 / inch_px;
+            let width = 0.6 * 12.0 * text.chars().count() as f64 / inch_px;
+            pivot_labels.push((left, at.1, left + width, at.1 + 14.0 / inch_px));
+            chart.draw_series(std::iter::once(Text::new(text, (left, at.1), style))).map_err(msg)?;
         }
         // Formation names, beside their blocks, never over a base or each other.
         let mut units: Vec<DrawnUnit> = Vec::new();
@@ -197,7 +229,20 @@ impl Chart for ChargeBoardChart {
             units.push((name.clone(), "a".into(), false, corners));
         }
         let extent = [xr.end - xr.start, yr.end - yr.start];
-        let at = place_labels(&units, inch_px, extent);
+        // The paths' centre lines, as thin boxes every quarter inch: a name never sits on one.
+        let lines = std::iter::once(&p.centre_line).chain(p.more.iter().map(|m| &m.centre_line));
+        let on_paths: Vec<Area> = lines
+            .flat_map(|line| line.windows(2).map(|w| (w[0], w[1])).collect::<Vec<_>>())
+            .flat_map(|(a, b)| {
+                let n = ((b.0 - a.0).hypot(b.1 - a.1) / 0.25).ceil().max(1.0) as usize;
+                (0..=n).map(move |k| {
+                    let t = k as f64 / n as f64;
+                    (a.0 + (b.0 - a.0) * t - origin.0, a.1 + (b.1 - a.1) * t - origin.1)
+                })
+            })
+            .map(|(x, y)| (x - 0.12, y - 0.12, x + 0.12, y + 0.12))
+            .collect();
+        let at = place_labels(&units, inch_px, extent, &on_paths);
         let mut named: Vec<(f64, f64, f64, f64)> = Vec::new();
         for ((name, ..), at) in units.iter().zip(at) {
             let (half_w, half_h) = (0.55 * 14.0 * name.chars().count() as f64 / inch_px / 2.0, 14.0 * 0.7 / inch_px);
@@ -220,21 +265,49 @@ impl Chart for ChargeBoardChart {
             })
             .collect();
         let mut taken = named;
+        taken.extend(pivot_labels);
         let mut order: Vec<&crate::mesbg::board::StopMark> = p.stops.iter().collect();
         order.sort_by(|a, b| b.p.total_cmp(&a.p));
-        for s in order {
+        // Every disc first; then labels for the commonest few (the key lists them all), each
+        // clear of every base, disc and label.
+        for s in &order {
             let r = (STOP_MAX_PX * s.p.sqrt()).max(2.0);
             chart.draw_series(std::iter::once(Circle::new(s.at, r as i32, STOP.mix(0.6).filled()))).map_err(msg)?;
+        }
+        taken.extend(order.iter().map(|s| {
+            let r = (STOP_MAX_PX * s.p.sqrt()).max(2.0) / inch_px;
+            (s.at.0 - r, s.at.1 - r, s.at.0 + r, s.at.1 + r)
+        }));
+        for s in order.into_iter().filter(|s| s.p >= STOP_LABEL_SHARE).take(STOP_LABELS) {
+            let r = (STOP_MAX_PX * s.p.sqrt()).max(2.0);
             let text = super::super::document::percent(s.p);
             let (half_w, half_h) = (0.6 * 12.0 * text.chars().count() as f64 / inch_px / 2.0, 8.0 / inch_px);
             let gap = (r + 4.0) / inch_px + half_w;
             let clear = |c: (f64, f64)| {
                 let a = (c.0 - half_w, c.1 - half_h, c.0 + half_w, c.1 + half_h);
                 let apart = |b: &(f64, f64, f64, f64)| a.2 < b.0 || b.2 < a.0 || a.3 < b.1 || b.3 < a.1;
-                boxes.iter().chain(&taken).all(apart)
+                let inside = a.0 > xr.start && a.2 < xr.end && a.1 > yr.start && a.3 < yr.end;
+                inside && boxes.iter().chain(&taken).all(apart)
             };
-            if let Some(c) = [(s.at.0 - gap, s.at.1), (s.at.0 + gap, s.at.1)].into_iter().find(|c| clear(*c)) {
+            // Beside the disc; failing that, further out or a line up or down, with a
+            // leader line back to the disc.
+            let mut spots = Vec::new();
+            for out in [0.0, 0.6, 1.2, 2.0] {
+                for dy in [0.0, 2.5 * half_h, -2.5 * half_h] {
+                    spots.push((s.at.0 - gap - out, s.at.1 + dy));
+                    spots.push((s.at.0 + gap + out, s.at.1 + dy));
+                }
+            }
+            if let Some(c) = spots.into_iter().find(|c| clear(*c)) {
                 taken.push((c.0 - half_w, c.1 - half_h, c.0 + half_w, c.1 + half_h));
+                if (c.0 - s.at.0).abs() > gap + 1e-9 || (c.1 - s.at.1).abs() > 1e-9 {
+                    let side = (c.0 - s.at.0).signum();
+                    let from = (s.at.0 + side * (r + 1.0) / inch_px, s.at.1);
+                    let to = (c.0 - side * half_w, c.1);
+                    chart
+                        .draw_series(std::iter::once(PathElement::new(vec![from, to], STOP.mix(0.5).stroke_width(1))))
+                        .map_err(msg)?;
+                }
                 let style = (FONT, 12).into_font().color(&STOP).pos(Pos::new(HPos::Center, VPos::Center));
                 chart.draw_series(std::iter::once(Text::new(text, c, style))).map_err(msg)?;
             }
@@ -247,8 +320,8 @@ impl Chart for ChargeBoardChart {
             .map(|b| b.outline.iter().map(|q| ((q.0 - b.centre.0).powi(2) + (q.1 - b.centre.1).powi(2)).sqrt()))
             .map(|d| d.fold(f64::INFINITY, f64::min))
             .fold(f64::INFINITY, f64::min);
-        let font_px = (smallest * inch_px * 0.62).min(12.0);
-        if font_px >= 7.0 {
+        let font_px = (smallest * inch_px * 0.8).min(12.0);
+        if font_px >= 8.0 {
             for b in &p.bases {
                 let ink = if b.p_slain > 0.6 { WHITE } else { BLACK };
                 let style = (FONT, font_px).into_font().color(&ink).pos(Pos::new(HPos::Center, VPos::Center));
@@ -283,6 +356,23 @@ impl Chart for ChargeBoardChart {
 
         self.draw_key(&key_area)
     }
+}
+
+/// A banner: a pole with a pennant, its foot at `at` (pixels).
+fn flag<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, at: (i32, i32)) -> Result<(), String> {
+    let (x, y) = (at.0 - 3, at.1 + 8);
+    area.draw(&PathElement::new(vec![(x, y), (x, y - 17)], BLACK.stroke_width(2))).map_err(msg)?;
+    area.draw(&Polygon::new(vec![(x + 1, y - 17), (x + 11, y - 13), (x + 1, y - 9)], BANNER.filled())).map_err(msg)
+}
+
+/// A spear's or pike's shaft across a base, centred at `at` with half-length `half` (pixels).
+fn shaft<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, at: (i32, i32), half: i32) -> Result<(), String> {
+    let (x, y) = at;
+    // A pale underlay keeps the shaft visible on a dark (likely slain) base.
+    let line = vec![(x - half, y + half), (x + half, y - half)];
+    area.draw(&PathElement::new(line.clone(), WHITE.stroke_width(4))).map_err(msg)?;
+    area.draw(&PathElement::new(line, SHAFT.stroke_width(2))).map_err(msg)?;
+    area.draw(&TriangleMarker::new((x + half, y - half), 3, SHAFT.filled())).map_err(msg)
 }
 
 /// The few words a stop mark's label gives its kind.
@@ -331,6 +421,14 @@ impl ChargeBoardChart {
         if self.picture.bases.iter().any(|b| b.hero) {
             line(&|y| symbols.draw(&Circle::new((21, y), 8, HERO_EDGE.stroke_width(3))).map_err(msg), "enemy Hero")?;
         }
+        if self.picture.bases.iter().any(|b| b.banner) {
+            line(&|y| flag(&symbols, (21, y)), "banner bearer")?;
+        }
+        for (kind, words) in [("spear", "spear (supports a friend)"), ("pike", "pike (supports, or through a pike)")] {
+            if self.picture.bases.iter().any(|b| b.polearm == Some(kind)) {
+                line(&|y| shaft(&symbols, (21, y), 9), words)?;
+            }
+        }
         if self.picture.terrain.iter().any(|t| t.kind == "difficult") {
             line(
                 &|y| symbols.draw(&Rectangle::new([(8, y - 8), (34, y + 8)], ROUGH_FILL.filled())).map_err(msg),
@@ -345,16 +443,17 @@ impl ChargeBoardChart {
         }
         let small = (FONT, 12).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
         y += 4;
-        symbols.draw(&Text::new("Charges ended (inches driven):".to_string(), (8, y), text.clone())).map_err(msg)?;
+        symbols.draw(&Text::new("Charges ended, commonest first:".to_string(), (8, y), text.clone())).map_err(msg)?;
+        // Commonest first, so the ending a reader most needs is never the one cut.
         let mut ends: Vec<&crate::mesbg::board::StopMark> = self.picture.stops.iter().collect();
-        ends.sort_by(|a, b| a.distance.total_cmp(&b.distance));
+        ends.sort_by(|a, b| b.p.total_cmp(&a.p).then(a.distance.total_cmp(&b.distance)));
         let room = (symbols.dim_in_pixel().1 as i32 - y - 10) / 18;
         for (i, s) in ends.iter().enumerate().take(room.max(0) as usize) {
             let line = if i + 1 == room as usize && ends.len() > room as usize {
                 format!("... and {} more (listed in report.md)", ends.len() - i)
             } else {
                 format!(
-                    "{}{} {} at {:.1}",
+                    "{}{} {} at {:.1}\"",
                     s.chariot.map(|c| format!("{c}: ")).unwrap_or_default(),
                     super::super::document::percent(s.p),
                     short_how(s.how),

@@ -18,6 +18,7 @@ pub mod scaled;
 pub mod svg_text;
 pub mod sweep_heatmap;
 pub mod sweep_line;
+pub mod typeset;
 pub mod wound_split;
 
 use plotters::coord::Shift;
@@ -147,7 +148,9 @@ pub fn render_with<C: Chart>(chart: &C, source: &str, options: RenderOptions) ->
     let draw_error = |reason: String| ChartError::Draw { chart: C::KIND, reason };
     let mut pixels = vec![255u8; (w * h * 3) as usize];
     {
-        let backend = BitMapBackend::with_buffer(&mut pixels, (w, h));
+        let bitmap = BitMapBackend::with_buffer(&mut pixels, (w, h));
+        let backend = typeset::Typeset::new(bitmap, REGULAR, BOLD)
+            .ok_or_else(|| draw_error("the bundled fonts cannot be read".into()))?;
         if scale == 1.0 {
             let root = backend.into_drawing_area();
             draw_with_source(chart, &root, source).map_err(draw_error)?;

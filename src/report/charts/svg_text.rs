@@ -24,7 +24,7 @@ pub enum SvgText {
 
 /// x-height of DejaVu Sans as a share of the em (1120 of 2048 units): what `ex` means in
 /// the `dy` plotters writes.
-const EX: f64 = 1120.0 / 2048.0;
+pub(crate) const EX: f64 = 1120.0 / 2048.0;
 
 /// The attributes of one `<text>` element that matter for drawing it.
 #[derive(Debug, Default)]
