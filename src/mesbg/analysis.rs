@@ -357,6 +357,66 @@ pub fn charge_ends(tally: &Tally, exact: Option<[f64; 3]>) -> Vec<ChargeEnd> {
     .collect()
 }
 
+/// How the charges ended as a player tells it: broke through, stopped and won the fight,
+/// stopped and did not win it, the chariot slain, or ended otherwise (its Move ran out with
+/// every model touched slain, or it touched no one). The classes split every trial.
+///
+/// They are counted from the metrics' own histograms: a won fight is always a fought one,
+/// and where no trial met difficult terrain's wound or an obstacle the chariot can only be
+/// slain in a fight it did not win, so "slain" is its own class. Where a hazard could have
+/// slain it, the chariot slain is not split out (it could be in either of two classes) and
+/// `slain_apart` is false. `exact_mean` gives a metric's exact mean when known.
+pub fn charge_outcomes(tally: &Tally, exact_mean: &dyn Fn(Metric) -> Option<f64>) -> (Vec<ChargeEnd>, bool) {
+    let n = tally.trials;
+    let ones = |m: Metric| tally.histogram(m).get(1).copied().unwrap_or(0);
+    let (broke, fought, won, slain) =
+        (ones(Metric::Breakthrough), ones(Metric::FightFought), ones(Metric::FightWon), ones(Metric::ChariotSlain));
+    let slain_apart = ones(Metric::TerrainWound) == 0 && ones(Metric::ObstacleStruck) == 0 && fought >= won + slain;
+    let exact = |m: Metric| exact_mean(m);
+    let minus = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| (a - b).max(0.0));
+    let (lost, exact_lost) = if slain_apart {
+        (
+            fought.saturating_sub(won + slain),
+            minus(minus(exact(Metric::FightFought), exact(Metric::FightWon)), exact(Metric::ChariotSlain)),
+        )
+    } else {
+        (fought.saturating_sub(won), minus(exact(Metric::FightFought), exact(Metric::FightWon)))
+    };
+    let otherwise = n.saturating_sub(broke + fought);
+    let exact_otherwise =
+        exact(Metric::Breakthrough).zip(exact(Metric::FightFought)).map(|(b, f)| (1.0 - b - f).max(0.0));
+    let mut classes = vec![
+        ("broke_through", "broke through", broke, exact(Metric::Breakthrough)),
+        ("won_the_fight", "stopped, won the fight", won, exact(Metric::FightWon)),
+        (
+            "did_not_win",
+            if slain_apart { "stopped, did not win, chariot stands" } else { "stopped, did not win the fight" },
+            lost,
+            exact_lost,
+        ),
+    ];
+    if slain_apart {
+        classes.push(("chariot_slain", "chariot slain in the fight", slain, exact(Metric::ChariotSlain)));
+    }
+    classes.push(("ended_otherwise", "ended otherwise, no fight", otherwise, exact_otherwise));
+    let ends = classes
+        .into_iter()
+        .map(|(name, words, count, exact)| {
+            let (ci95_lo, ci95_hi) = wilson(count, n, Z95);
+            ChargeEnd {
+                name,
+                words,
+                count,
+                p: if n > 0 { count as f64 / n as f64 } else { 0.0 },
+                ci95_lo,
+                ci95_hi,
+                exact,
+            }
+        })
+        .collect();
+    (ends, slain_apart)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -187,6 +187,10 @@ fn figures(record: &RunRecord) -> Result<(Vec<Figure>, Vec<ReportFile>), ReportE
     // Each chart earns its place: none for one contact (a sentence says it), a certainty,
     // or a metric that equals one already drawn; report.md says what was left out and why.
     let mut rules = ChartRules::default();
+    if let Some(figure) = endings_figure(&record.outcomes.0, record.outcomes.1, &record.title, &mut rules)? {
+        let (rendered, caption, alt) = figure;
+        add("how-charges-end", rendered, caption, alt);
+    }
     if let [only] = record.chain.as_slice() {
         rules.left_out.push(format!(
             "the impact chain (one contact on the path, at {:.1}\": the chariot reached it in {} of charges and was \
@@ -277,6 +281,65 @@ fn figures(record: &RunRecord) -> Result<(Vec<Figure>, Vec<ReportFile>), ReportE
     Ok((figures, files))
 }
 
+/// The chart of how the charges ended (broke through, won, did not win, slain, otherwise),
+/// with its caption and words for a reader who cannot see it; `None` (and a line in
+/// `rules`' note) when one way of ending holds 99% or more.
+fn endings_figure(
+    outcomes: &[crate::mesbg::analysis::ChargeEnd],
+    slain_apart: bool,
+    source: &str,
+    rules: &mut ChartRules,
+) -> Result<Option<(chart::Rendered, String, String)>, ReportError> {
+    let pct = document::percent;
+    if outcomes.iter().all(|o| o.count == 0) {
+        return Ok(None);
+    }
+    if let Some(top) = outcomes.iter().find(|o| o.p >= CERTAINTY) {
+        rules.left_out.push(format!("how the charges ended ({} in {}: one bar)", top.words, pct(top.p)));
+        return Ok(None);
+    }
+    // A way of ending that never happened and cannot is a sentence, not a bar.
+    let (never, shown): (Vec<_>, Vec<_>) = outcomes.iter().partition(|o| o.count == 0 && o.exact.unwrap_or(0.0) <= 0.0);
+    let exact = outcomes.iter().any(|o| o.exact.is_some());
+    let endings = shown
+        .iter()
+        .map(|o| chart::endings::Ending {
+            words: o.words.to_string(),
+            p: o.p,
+            lo: o.ci95_lo,
+            hi: o.ci95_hi,
+            exact: o.exact,
+        })
+        .collect();
+    let chart = chart::endings::EndingsChart {
+        title: "How the charges ended".to_string(),
+        axis: if exact {
+            "share of charges (bar), its 95% interval (line), the exact chance (cross)".to_string()
+        } else {
+            "share of charges (bar) and its 95% interval (line)".to_string()
+        },
+        endings,
+    };
+    let rendered = chart::render(&chart, source)?;
+    let never: Vec<&str> = never.iter().map(|o| o.words).collect();
+    let caption = format!(
+        "How the charges ended: every charge in exactly one bar, with its 95% interval{}.{}{}",
+        if exact { " and the exact chance marked by a cross" } else { "" },
+        if never.is_empty() { String::new() } else { format!(" Never: {}.", never.join("; ")) },
+        if slain_apart && shown.iter().any(|o| o.name == "chariot_slain") {
+            " A chariot can only be slain in a fight it did not win here, so the slain have a bar of their own."
+        } else if slain_apart {
+            ""
+        } else {
+            " Difficult terrain or an obstacle could slay the chariot here, so the chariot slain is not split \
+             out (see `chariot_slain`)."
+        }
+    );
+    let listed: Vec<String> = outcomes.iter().map(|o| format!("{} {}", o.words, pct(o.p))).collect();
+    let alt = format!("Bar chart of how the charges ended: {}.", listed.join("; "));
+    Ok(Some((rendered, caption, alt)))
+}
+
 /// A distribution with one value at least this common is one bar: said, not drawn.
 pub const CERTAINTY: f64 = 0.99;
 
@@ -338,7 +401,10 @@ impl ChartRules {
 /// `run_trials` (then its numbers are the report's), or its first few.
 pub fn board_counted(board: &crate::mesbg::board::BoardPicture, run_trials: u64) -> String {
     if board.trials == run_trials {
-        format!("Counted from all {} trials of the run, so its shares are the tables'", document::group_digits(run_trials))
+        format!(
+            "Counted from all {} trials of the run, so its shares are the tables'",
+            document::group_digits(run_trials)
+        )
     } else {
         format!(
             "Counted from the first {} of the run's {} trials",

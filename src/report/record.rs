@@ -70,6 +70,9 @@ pub struct RunRecord {
     pub conditional: Vec<crate::mesbg::analysis::ConditionalRate>,
     /// How the charges ended, in four classes that split every trial.
     pub charge_ends: Vec<crate::mesbg::analysis::ChargeEnd>,
+    /// How the charges ended as a player tells it (broke through, won, did not win, chariot
+    /// slain, otherwise), for the chart; and whether "chariot slain" is a class of its own.
+    pub outcomes: (Vec<crate::mesbg::analysis::ChargeEnd>, bool),
     /// Facts of the compiled path.
     pub plan: PlanFacts,
     /// The board as its picture shows it (bases with their chance to be slain, terrain,
@@ -225,6 +228,7 @@ impl RunRecord {
         Self {
             conditional: analysis::conditional_rates(tally, &exact_mean, &breakthrough_steps, exact_first_broken),
             charge_ends: analysis::charge_ends(tally, exact_ends),
+            outcomes: analysis::charge_outcomes(tally, &exact_mean),
             title: scenario.title.clone(),
             question: scenario.question.clone(),
             scenario_file: scenario.file.clone(),

@@ -189,7 +189,8 @@ impl Chart for ChargeBoardChart {
             (x - origin_px.0, y - origin_px.1)
         };
         for b in &p.bases {
-            let radius = b.outline.iter().map(|q| (q.0 - b.centre.0).hypot(q.1 - b.centre.1)).fold(f64::INFINITY, f64::min);
+            let radius =
+                b.outline.iter().map(|q| (q.0 - b.centre.0).hypot(q.1 - b.centre.1)).fold(f64::INFINITY, f64::min);
             let r_px = (radius * inch_px) as i32;
             let c = px(b.centre);
             // Above the rank.file label: the shaft in the upper left, the flag upper right.

@@ -12,6 +12,7 @@ pub mod comparison;
 pub mod cost;
 pub mod difference;
 pub mod distribution;
+pub mod endings;
 pub mod impact_chain;
 pub mod rose;
 pub mod scaled;

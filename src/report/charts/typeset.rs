@@ -12,8 +12,8 @@ use super::svg_text::EX;
 use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
 use plotters::prelude::*;
 use plotters::style::FontStyle;
-use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind};
 use plotters_backend::text_anchor::{HPos, VPos};
+use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind};
 
 /// `inner`, with its text set by [`Typeset::draw_text`].
 pub struct Typeset<'f, DB> {
@@ -272,8 +272,10 @@ mod tests {
     #[test]
     fn bold_text_is_set_in_the_bold_face() {
         let ink = |(c, _): (Vec<u8>, usize)| c.iter().map(|&v| 255 - u32::from(v)).sum::<u32>();
-        let (regular, bold) =
-            (ink(strip("Khandish", 12.0, FontStyle::Normal, true)), ink(strip("Khandish", 12.0, FontStyle::Bold, true)));
+        let (regular, bold) = (
+            ink(strip("Khandish", 12.0, FontStyle::Normal, true)),
+            ink(strip("Khandish", 12.0, FontStyle::Bold, true)),
+        );
         assert!(bold > regular * 11 / 10, "bold {bold} vs regular {regular}");
     }
 }
