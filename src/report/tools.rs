@@ -124,6 +124,24 @@ pub fn write_sweep(dir: &Path, run: &crate::tools::sweep::SweepRun) -> Result<Ve
             )));
             continue;
         }
+        // A heatmap paints its whole colour ramp over whatever spread it is given: where the
+        // cells differ by less than one cell's own 95% interval, the colours would be noise.
+        if run.paths.len() == 2 {
+            let (lo, hi) =
+                summaries.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), s| (a.min(s.mean), b.max(s.mean)));
+            let half = summaries.iter().map(|s| (s.ci95_hi - s.ci95_lo) / 2.0).fold(0.0f64, f64::max);
+            if hi - lo <= half {
+                let value = |v: f64| if m.flag { document::percent(v) } else { format!("{v:.3}") };
+                figures.push(Figure::left_out(format!(
+                    "{title} (`{}`) is {} at every point of the sweep: a spread smaller than one point's own 95% \
+                     interval ({}), so no difference to draw.",
+                    m.name,
+                    if hi > lo { format!("between {} and {}", value(lo), value(hi)) } else { value(lo) },
+                    if m.flag { format!("up to \u{b1}{:.2} percentage points", half * 100.0) } else { format!("up to \u{b1}{half:.3}") }
+                )));
+                continue;
+            }
+        }
         let source = format!("Sweep of {}", run.title);
         let rendered = match run.paths.len() {
             1 => chart::render(

@@ -76,7 +76,7 @@ impl Chart for SweepHeatmapChart {
         let value = |v: f64| if self.probability { format!("{:.1}%", v * 100.0) } else { format!("{v:.2}") };
         let lo_shown = if lo.is_finite() { lo } else { 0.0 };
         let labels = [(0.0, value(lo_shown)), (0.5, value(lo_shown + span / 2.0)), (1.0, value(lo_shown + span))];
-        super::colour_scale(&scale, &ramp, &labels, "colour scale")?;
+        super::colour_scale(&scale, &ramp, &labels, if self.probability { "share" } else { "mean" })?;
         for (r, row) in self.cells.iter().enumerate() {
             for (c, &v) in row.iter().enumerate() {
                 let (x, y) = (c as f64, r as f64);
