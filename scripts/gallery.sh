@@ -42,6 +42,7 @@ run balance "$m/king-on-chariot-vs-uruk-hai.toml" --against "$m/khandish-vs-mina
 entries=(
   "board.png|charge/board.png|The board to scale: each base shaded by its chance to be slain, the chariot's start, swept path and pivots, and where charges ended.|charioteer run scenarios/mesbg/khandish-vs-minas-tirith.toml"
   "board-turn.png|turn/board.png|A turn of three chariots: every path numbered, each model's chance to be slain over the whole turn.|charioteer run scenarios/mesbg/turn-three-khandish-into-shield-wall.toml"
+  "how-charges-end.png|hero/how-charges-end.png|How the charges ended, every charge in one bar: broke through, won the fight, did not win it, the chariot slain, or ended otherwise; 95% intervals and the exact chances marked.|charioteer run scenarios/mesbg/king-on-chariot-vs-uruk-hai.toml"
   "impact-chain.png|charge/impact-chain.png|The impact chain: the chance of reaching each contact group and of being stopped there, with the exact stopping chance marked.|charioteer run (the default example)"
   "distribution.png|charge/distribution-kills.png|A count's distribution: P(kills = k) with 95% whiskers.|charioteer run (the default example)"
   "at-least.png|charge/at-least-kills.png|The same count as P(kills >= k) with its Wilson band: the chance of doing at least so much.|charioteer run (the default example)"

@@ -78,6 +78,50 @@ fn sizes(svg: &str) -> Vec<(String, f64)> {
     found
 }
 
+/// Each piece of text of an SVG written with text as outlines (the default): its words
+/// and the box its outline covers on the canvas (x0, y0, x1, y1), any rotation applied.
+fn text_boxes(svg: &str) -> Vec<(String, [f64; 4])> {
+    let attribute = |tag: &str, name: &str| {
+        let key = format!(" {name}=\"");
+        tag.find(&key).map(|i| {
+            let rest = &tag[i + key.len()..];
+            rest[..rest.find('"').unwrap_or(rest.len())].to_string()
+        })
+    };
+    let mut out = Vec::new();
+    for piece in svg.split("<path ").skip(1) {
+        let tag = format!(" {}", &piece[..piece.find("/>").unwrap_or(piece.len())]);
+        let tag = tag.as_str();
+        let (Some(words), Some(d)) = (attribute(tag, "aria-label"), attribute(tag, "d")) else { continue };
+        let numbers: Vec<f64> = d
+            .split(|c: char| c.is_ascii_alphabetic() || c == ' ')
+            .filter(|t| !t.is_empty())
+            .filter_map(|t| t.parse().ok())
+            .collect();
+        let mut points: Vec<(f64, f64)> = numbers.chunks(2).filter(|c| c.len() == 2).map(|c| (c[0], c[1])).collect();
+        if let Some(rotate) = attribute(tag, "transform").and_then(|t| {
+            let inner = t.strip_prefix("rotate(")?.strip_suffix(')')?.to_string();
+            let v: Vec<f64> = inner.split(',').filter_map(|x| x.trim().parse().ok()).collect();
+            (v.len() == 3).then(|| (v[0], v[1], v[2]))
+        }) {
+            let (a, cx, cy) = rotate;
+            let (sin, cos) = a.to_radians().sin_cos();
+            for p in &mut points {
+                let (x, y) = (p.0 - cx, p.1 - cy);
+                *p = (cx + x * cos - y * sin, cy + x * sin + y * cos);
+            }
+        }
+        if points.is_empty() {
+            continue;
+        }
+        let b = points.iter().fold([f64::MAX, f64::MAX, f64::MIN, f64::MIN], |b, p| {
+            [b[0].min(p.0), b[1].min(p.1), b[2].max(p.0), b[3].max(p.1)]
+        });
+        out.push((words, b));
+    }
+    out
+}
+
 #[test]
 fn every_examples_charts_earn_their_place() {
     let out = tempfile::tempdir().expect("tmp");
@@ -114,6 +158,26 @@ fn every_examples_charts_earn_their_place() {
             let svg = std::fs::read_to_string(&path).unwrap();
             for (attr, v) in sizes(&svg) {
                 assert!(v >= 0.0, "{} {name}: a {attr} of {v}", file.display());
+            }
+            // Every piece of text inside the canvas (960 x 560, half a pixel of antialiasing).
+            let texts = text_boxes(&svg);
+            assert!(!texts.is_empty(), "{} {name}: no text found (is text still drawn as outlines?)", file.display());
+            for (words, b) in &texts {
+                assert!(
+                    b[0] >= -0.5 && b[1] >= -0.5 && b[2] <= 960.5 && b[3] <= 560.5,
+                    "{} {name}: {words:?} runs off the canvas at {b:?}",
+                    file.display()
+                );
+            }
+            // On a board, no label covers another (the key, right of the board, is a list).
+            if kind.starts_with("board") {
+                let board: Vec<&(String, [f64; 4])> = texts.iter().filter(|(_, b)| b[2] < 960.0 - 250.0).collect();
+                for (i, (a, p)) in board.iter().enumerate() {
+                    for (b, q) in &board[i + 1..] {
+                        let apart = p[2] <= q[0] + 0.5 || q[2] <= p[0] + 0.5 || p[3] <= q[1] + 0.5 || q[3] <= p[1] + 0.5;
+                        assert!(apart, "{} {name}: {a:?} {p:?} overprints {b:?} {q:?}", file.display());
+                    }
+                }
             }
             // A distribution chart is of a metric with two values or more, none of them
             // in 99% of the trials (else a sentence says it).
