@@ -174,7 +174,8 @@ fn every_examples_charts_earn_their_place() {
                 let board: Vec<&(String, [f64; 4])> = texts.iter().filter(|(_, b)| b[2] < 960.0 - 250.0).collect();
                 for (i, (a, p)) in board.iter().enumerate() {
                     for (b, q) in &board[i + 1..] {
-                        let apart = p[2] <= q[0] + 0.5 || q[2] <= p[0] + 0.5 || p[3] <= q[1] + 0.5 || q[3] <= p[1] + 0.5;
+                        let apart =
+                            p[2] <= q[0] + 0.5 || q[2] <= p[0] + 0.5 || p[3] <= q[1] + 0.5 || q[3] <= p[1] + 0.5;
                         assert!(apart, "{} {name}: {a:?} {p:?} overprints {b:?} {q:?}", file.display());
                     }
                 }

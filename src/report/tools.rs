@@ -137,7 +137,11 @@ pub fn write_sweep(dir: &Path, run: &crate::tools::sweep::SweepRun) -> Result<Ve
                      interval ({}), so no difference to draw.",
                     m.name,
                     if hi > lo { format!("between {} and {}", value(lo), value(hi)) } else { value(lo) },
-                    if m.flag { format!("up to \u{b1}{:.2} percentage points", half * 100.0) } else { format!("up to \u{b1}{half:.3}") }
+                    if m.flag {
+                        format!("up to \u{b1}{:.2} percentage points", half * 100.0)
+                    } else {
+                        format!("up to \u{b1}{half:.3}")
+                    }
                 )));
                 continue;
             }
