@@ -457,7 +457,10 @@ pub fn write_report(dir: &Path, record: &BattlesystemRecord) -> Result<Vec<PathB
             &mut files,
             "board-map",
             board_map(record)?,
-            format!("The board from above: each unit where it stood, and {charger}'s charge into {target}."),
+            format!(
+                "The board from above: each unit where it stood, and {} charge into {target}.",
+                crate::report::document::possessive(charger)
+            ),
             format!("Map of the board: {charger} charges {target}, {gap:.1} inches to contact."),
         );
     }
