@@ -189,9 +189,7 @@ impl Chart for ChargeBoardChart {
             (x - origin_px.0, y - origin_px.1)
         };
         for b in &p.bases {
-            let radius =
-                b.outline.iter().map(|q| (q.0 - b.centre.0).hypot(q.1 - b.centre.1)).fold(f64::INFINITY, f64::min);
-            let r_px = (radius * inch_px) as i32;
+            let r_px = (inner_radius(b) * inch_px) as i32;
             let c = px(b.centre);
             // Above the rank.file label: the shaft in the upper left, the flag upper right.
             if b.polearm.is_some() {
@@ -315,12 +313,7 @@ impl Chart for ChargeBoardChart {
         }
 
         // Rank and file inside each base when it is big enough to read.
-        let smallest = p
-            .bases
-            .iter()
-            .map(|b| b.outline.iter().map(|q| ((q.0 - b.centre.0).powi(2) + (q.1 - b.centre.1).powi(2)).sqrt()))
-            .map(|d| d.fold(f64::INFINITY, f64::min))
-            .fold(f64::INFINITY, f64::min);
+        let smallest = p.bases.iter().map(inner_radius).fold(f64::INFINITY, f64::min);
         let font_px = (smallest * inch_px * 0.8).min(12.0);
         if font_px >= 8.0 {
             for b in &p.bases {
@@ -357,6 +350,12 @@ impl Chart for ChargeBoardChart {
 
         self.draw_key(&key_area)
     }
+}
+
+/// The largest circle inside a base about its centre (inches): what a mark or label on it
+/// may fill.
+fn inner_radius(b: &crate::mesbg::board::DrawnBase) -> f64 {
+    b.outline.iter().map(|q| (q.0 - b.centre.0).hypot(q.1 - b.centre.1)).fold(f64::INFINITY, f64::min)
 }
 
 /// A banner: a pole with a pennant, its foot at `at` (pixels).
