@@ -542,11 +542,12 @@ fn compare_with_set_and_target_ci() {
     assert!(files.status.success() && set.status.success(), "{}", stderr(&set));
     let f = std::fs::read_to_string(dir.path().join("f/paired.csv")).unwrap();
     let s = std::fs::read_to_string(dir.path().join("s/paired.csv")).unwrap();
-    // A - B in one is B - A in the other: the kills difference has the opposite sign.
+    // B - A in one is A - B in the other: the kills difference has the opposite sign, and B
+    // made stronger by --set gains kills.
     let kills = |csv: &str| -> f64 {
         csv.lines().find(|l| l.starts_with("kills,")).unwrap().split(',').nth(3).unwrap().parse().unwrap()
     };
-    assert!(kills(&f) > 0.0 && kills(&s) < 0.0, "{} {}", kills(&f), kills(&s));
+    assert!(kills(&f) < 0.0 && kills(&s) > 0.0, "{} {}", kills(&f), kills(&s));
     let out = charioteer(
         &[
             "compare",

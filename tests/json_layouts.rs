@@ -173,7 +173,7 @@ fn every_json_layout_follows_its_schema_and_each_schema_refuses_a_broken_copy() 
     let expected = [
         "charioteer.balance/1",
         "charioteer.exact/2",
-        "charioteer.paired/1",
+        "charioteer.paired/2",
         "charioteer.replay/1",
         "charioteer.run/2",
         "charioteer.sweep/1",

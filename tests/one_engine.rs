@@ -107,7 +107,7 @@ fn a_scenario_compared_with_itself_differs_by_exactly_zero_in_both_systems() {
         let file = example(file);
         let out = ok(&["compare", &file, &file, "--trials", "40000", "--json", "--out", &format!("c{i}")], dir.path());
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(json["schema"], "charioteer.paired/1");
+        assert_eq!(json["schema"], "charioteer.paired/2");
         let differences = json["differences"].as_object().unwrap();
         assert!(differences.len() >= 8, "{file}: {}", differences.len());
         for (name, d) in differences {
@@ -426,7 +426,7 @@ fn every_command_takes_out_quiet_and_json_for_both_systems() {
             ("charioteer.validate/1", vec!["validate", file]),
             ("charioteer.replay/1", vec!["replay", file, "--trial", "4"]),
             ("charioteer.exact/2", vec!["exact", file]),
-            ("charioteer.paired/1", vec!["compare", file, file, "--trials", "2000"]),
+            ("charioteer.paired/2", vec!["compare", file, file, "--trials", "2000"]),
             ("charioteer.sweep/1", vec!["sweep", file, "--set", "seed=1,2", "--trials", "2000"]),
             ("charioteer.balance/1", vec!["balance", file, "--target-efficiency", "0.1", "--trials", "2000"]),
             ("charioteer.run/2", vec!["merge", &shards]),

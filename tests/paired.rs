@@ -40,13 +40,14 @@ fn plus_one_strength_matches_its_exact_difference() {
     let stronger = DEFAULT_SCENARIO.replacen("strength = 4 }", "strength = 5 }", 1);
     assert_ne!(stronger, DEFAULT_SCENARIO, "the default scenario's impact strength is 4");
     let trials = 400_000;
+    // A is the stronger charge, B the scenario as written: B - A is what one less Strength costs.
     let rows = run(&stronger, DEFAULT_SCENARIO, trials);
     let exact_a = exact::exact(&compile(&parse(&stronger, "a").unwrap())).unwrap();
     let exact_b = exact::exact(&compile(&parse(DEFAULT_SCENARIO, "b").unwrap())).unwrap();
     let mut checked = 0;
     for d in &rows {
         let metric = charioteer::mesbg::tally::Metric::from_name(&d.metric.name).expect("a MESBG metric");
-        let truth = exact_a.summary(metric).mean - exact_b.summary(metric).mean;
+        let truth = exact_b.summary(metric).mean - exact_a.summary(metric).mean;
         if d.se == 0.0 {
             assert!((d.diff - truth).abs() < 1e-9, "{}", d.metric.name);
             continue;
@@ -58,7 +59,7 @@ fn plus_one_strength_matches_its_exact_difference() {
     // Stronger Impact Hits kill more, and pairing makes the difference sharper than two
     // independent runs would.
     let kills = rows.iter().find(|d| d.metric.name == Metric::ImpactKills.name()).unwrap();
-    assert!(kills.diff > 0.0 && kills.p_value < 1e-6);
+    assert!(kills.diff < 0.0 && kills.p_value < 1e-6);
     assert!(kills.se < 0.8 * kills.se_unpaired, "{} vs {}", kills.se, kills.se_unpaired);
 }
 

@@ -101,10 +101,13 @@ fn compare_plans<S: RuleSystem>(
     bar.finish_and_clear();
     let quote = |p: &Path| shell_quote(&p.display().to_string());
     let [side_a, side_b] = sides;
+    let titles = [side_a.title.clone(), side_b.title.clone()];
+    let files = [side_a.name.clone(), side_b.name.clone()];
     let run = crate::tools::paired::PairedRun {
         rulesets: [side_a.ruleset, side_b.ruleset],
-        titles: [side_a.title.clone(), side_b.title.clone()],
-        files: [side_a.name, side_b.name],
+        names: crate::tools::paired::side_names(&titles, &files, &args.sets),
+        titles,
+        files,
         trials,
         seed,
         rows: crate::tools::paired::differences(&sums),
@@ -125,7 +128,7 @@ fn compare_plans<S: RuleSystem>(
     if args.play.json {
         out!("{}", serde_json::to_string(&run.to_json())?);
     } else if !args.play.quiet {
-        out!("A: {}\nB: {}", side_a.title, side_b.title);
+        out!("A: {}\nB: {}", run.names[0], run.names[1]);
         out!(
             "{} paired trials in {:.2} s, seed {seed} (common random numbers)",
             group_digits(trials),
@@ -134,7 +137,7 @@ fn compare_plans<S: RuleSystem>(
         if let Some(p) = &run.precision {
             out!("{}", precision_line(p, trials));
         }
-        out!("{:<22} {:>10} {:>10}   {:<26} {:>10}", "metric", "A", "B", "A - B (95% half-width)", "p");
+        out!("{:<22} {:>10} {:>10}   {:<26} {:>10}", "metric", "A", "B", "B - A (95% half-width)", "p");
         for d in &run.rows {
             let fmt = |v: f64| if d.metric.flag { format!("{:.2}%", v * 100.0) } else { format!("{v:.4}") };
             out!(

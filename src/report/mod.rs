@@ -742,8 +742,13 @@ pub fn write_comparison(dir: &Path, runs: &[ComparedRun]) -> Result<Vec<PathBuf>
     let mut rows: Vec<Row> = Vec::new();
     let mut figures = Vec::new();
     let mut files = Vec::new();
-    let compared_titles =
-        runs.iter().enumerate().map(|(i, r)| format!("{}. {}", i + 1, r.title)).collect::<Vec<_>>().join("  /  ");
+    let titles: Vec<String> = runs.iter().map(|r| r.title.clone()).collect();
+    let compared_titles = chart::distinct_names(&titles, (120 / runs.len().max(1)).max(24))
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("{}. {t}", i + 1))
+        .collect::<Vec<_>>()
+        .join("  /  ");
     for metric in shared_headline(runs) {
         let metric_rows: Vec<Row> = runs
             .iter()

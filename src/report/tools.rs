@@ -12,16 +12,13 @@ pub fn write_paired(dir: &Path, run: &crate::tools::paired::PairedRun) -> Result
     let mut files = Vec::new();
     let mut figures = Vec::new();
     for (flags, stem, label, scale) in [
-        (true, "difference-chances", "A - B, percentage points", 100.0),
-        (false, "difference-counts", "A - B, per trial", 1.0),
+        (true, "difference-chances", "B - A, percentage points (right: B higher)", 100.0),
+        (false, "difference-counts", "B - A, per trial (right: B higher)", 1.0),
     ] {
-        let part: Vec<crate::tools::paired::Difference> =
-            rows.iter().filter(|d| d.metric.flag == flags).cloned().collect();
-        if part.is_empty() {
-            continue;
-        }
-        let title = if flags { "Change in chances (A - B)" } else { "Change in counts (A - B)" };
-        if part.iter().all(|d| d.diff == 0.0 && d.ci95_lo == 0.0 && d.ci95_hi == 0.0) {
+        let (part, identical): (Vec<crate::tools::paired::Difference>, Vec<crate::tools::paired::Difference>) =
+            rows.iter().filter(|d| d.metric.flag == flags).cloned().partition(|d| !played_alike(d));
+        let title = if flags { "What B changes: chances" } else { "What B changes: counts" };
+        if part.is_empty() && !identical.is_empty() {
             figures.push(Figure::left_out(format!(
                 "{title}: every difference is exactly 0 (the two played identically on every trial), so there is no chart."
             )));
@@ -29,18 +26,46 @@ pub fn write_paired(dir: &Path, run: &crate::tools::paired::PairedRun) -> Result
         }
         let part_frame = crate::tools::paired::paired_frame(&part).map_err(frame_error("paired"))?;
         let chart = chart::difference::DifferenceChart::from_frame(&part_frame, title, label, scale)?;
-        let rendered = chart::render(&chart, &format!("A: {}  /  B: {}", run.titles[0], run.titles[1]))?;
+        let rendered = chart::render(&chart, &paired_source(&run.names))?;
         push_chart(&mut files, stem, rendered);
         let listed: Vec<String> =
             part.iter().map(|d| format!("{} {}", d.metric.name, document::difference_words(d))).collect();
         figures.push(Figure {
             stem: stem.to_string(),
-            caption: format!("{title}: each metric's paired difference with its 95% interval."),
-            alt: format!("Horizontal bar chart of differences. {}.", listed.join("; ")),
+            caption: format!(
+                "{title}: each metric's paired difference B - A (B's gain over A) with its 95% interval; \
+                 A is {}, B {}.{}",
+                run.names[0],
+                run.names[1],
+                if identical.is_empty() {
+                    String::new()
+                } else {
+                    let names: Vec<String> = identical.iter().map(|d| format!("`{}`", d.metric.name)).collect();
+                    format!(" Not drawn, equal in A and B on every trial: {}.", names.join(", "))
+                }
+            ),
+            alt: format!("Horizontal bar chart of differences B - A. {}.", listed.join("; ")),
         });
     }
     push_csv_and_parquet(&mut files, "paired", &frame, "paired");
     write_with_markdown(dir, files, |names| document::paired_markdown(run, &figures, names))
+}
+
+/// True when A and B scored alike on every trial (a difference of exactly 0 with no spread):
+/// a bar of nothing, left out of the charts and named in their captions.
+pub(crate) fn played_alike(d: &crate::tools::paired::Difference) -> bool {
+    d.diff == 0.0 && d.ci95_lo == 0.0 && d.ci95_hi == 0.0
+}
+
+/// The line above a comparison's charts: A and B by what differs, the words they share cut
+/// first, and only when both do not fit the chart's width.
+fn paired_source(names: &[String; 2]) -> String {
+    let whole = format!("A: {}  /  B: {}", names[0], names[1]);
+    if whole.chars().count() <= 126 {
+        return whole;
+    }
+    let short = chart::distinct_names(names, 56);
+    format!("A: {}  /  B: {}", short[0], short[1])
 }
 
 /// Writes the balance report into `dir`: `report.md`, `balance.csv` and the cost sweep

@@ -21,7 +21,7 @@ pub struct PairedSums {
     pub sum_a: Vec<i128>,
     /// Per metric: sum of B's values.
     pub sum_b: Vec<i128>,
-    /// Per metric: sum of squared differences (A - B)^2.
+    /// Per metric: sum of squared differences (B - A)^2.
     pub sum_d2: Vec<u128>,
     /// Per metric: sum of A's squared values.
     pub sum_a2: Vec<u128>,
@@ -176,11 +176,30 @@ pub fn run_columns<S: RuleSystem>(
     sums.filter(|s| s.n == range.count)
 }
 
+/// A and B named by what differs between them, so a reader never sees two identical names:
+/// with `--set` fields, A is its title "as written" and B "with" the fields; two files of
+/// different titles by their titles; two files of one title by their file names.
+pub fn side_names(titles: &[String; 2], files: &[String; 2], sets: &[String]) -> [String; 2] {
+    if !sets.is_empty() {
+        let fields: Vec<String> = sets.iter().map(|s| s.replacen('=', " = ", 1)).collect();
+        return [format!("{} as written", titles[0]), format!("the same with {}", fields.join(", "))];
+    }
+    if titles[0] != titles[1] {
+        return titles.clone();
+    }
+    if files[0] != files[1] {
+        return [format!("{} ({})", titles[0], files[0]), format!("{} ({})", titles[1], files[1])];
+    }
+    [format!("{} (first)", titles[0]), format!("{} (second)", titles[1])]
+}
+
 /// A finished paired comparison, as reports need it.
 #[derive(Clone, Debug)]
 pub struct PairedRun {
     /// Titles of A and B.
     pub titles: [String; 2],
+    /// A and B named by what differs between them ([`side_names`]), for charts and headings.
+    pub names: [String; 2],
     /// Scenario files of A and B.
     pub files: [String; 2],
     /// Trials played by each.
@@ -200,7 +219,7 @@ pub struct PairedRun {
 }
 
 /// The version of the comparison's JSON object (`compare --json`).
-pub const PAIRED_SCHEMA: &str = "charioteer.paired/1";
+pub const PAIRED_SCHEMA: &str = "charioteer.paired/2";
 
 impl PairedRun {
     /// The comparison as one JSON object (`compare --json`, docs/json-schema.md).
@@ -221,6 +240,7 @@ impl PairedRun {
             "schema": PAIRED_SCHEMA,
             "version": env!("CARGO_PKG_VERSION"),
             "titles": self.titles,
+            "names": self.names,
             "scenario_files": self.files,
             "trials": self.trials,
             "seed": self.seed,
@@ -242,7 +262,7 @@ pub struct Difference {
     pub mean_a: f64,
     /// B's mean.
     pub mean_b: f64,
-    /// Mean of A - B over the paired trials.
+    /// Mean of B - A over the paired trials: B's gain over A (negative when B does less).
     pub diff: f64,
     /// Standard error of `diff` from the paired differences.
     pub se: f64,
@@ -267,7 +287,7 @@ pub fn differences(sums: &PairedSums) -> Vec<Difference> {
             let metric = metric.clone();
             let mean_a = sums.sum_a[i] as f64 / n;
             let mean_b = sums.sum_b[i] as f64 / n;
-            let diff = mean_a - mean_b;
+            let diff = mean_b - mean_a;
             let var = |sum: i128, sum_sq: u128| {
                 if sums.n < 2 {
                     return 0.0;
@@ -275,7 +295,7 @@ pub fn differences(sums: &PairedSums) -> Vec<Difference> {
                 let mean = sum as f64 / n;
                 ((sum_sq as f64 - n * mean * mean) / (n - 1.0)).max(0.0)
             };
-            // sum of d = sum_a - sum_b (exact), sum of d^2 kept exactly.
+            // sum of d = sum_b - sum_a (exact), sum of d^2 kept exactly (its sign never matters).
             let var_d = if sums.n < 2 { 0.0 } else { ((sums.sum_d2[i] as f64 - n * diff * diff) / (n - 1.0)).max(0.0) };
             let se = if var_d < 1e-300 { 0.0 } else { (var_d / n).sqrt() };
             let se_unpaired = ((var(sums.sum_a[i], sums.sum_a2[i]) + var(sums.sum_b[i], sums.sum_b2[i])) / n).sqrt();
@@ -337,6 +357,43 @@ pub fn erfc(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_two_sides_are_named_by_what_differs() {
+        let t = |a: &str, b: &str| [a.to_string(), b.to_string()];
+        let same = t("Khandish charge", "Khandish charge");
+        let [a, b] = side_names(&same, &t("a.toml", "a.toml"), &["chariot.impact.strength=5".into()]);
+        assert_eq!(a, "Khandish charge as written");
+        assert_eq!(b, "the same with chariot.impact.strength = 5");
+        assert_eq!(side_names(&t("One", "Two"), &t("a.toml", "b.toml"), &[]), t("One", "Two"));
+        let [a, b] = side_names(&same, &t("a.toml", "b.toml"), &[]);
+        assert!(a.ends_with("(a.toml)") && b.ends_with("(b.toml)"), "{a} / {b}");
+        let [a, b] = side_names(&same, &t("a.toml", "a.toml"), &[]);
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn the_difference_is_b_minus_a() {
+        let metric = MetricDef {
+            name: "kills".into(),
+            description: "kills".into(),
+            flag: false,
+            labels: Vec::new(),
+            circular: false,
+        };
+        let mut sums = PairedSums::new(&[metric]);
+        // A scores 1 on each of two trials, B scores 2 and 4: B gains 2 on average.
+        sums.n = 2;
+        sums.sum_a[0] = 2;
+        sums.sum_b[0] = 6;
+        sums.sum_a2[0] = 2;
+        sums.sum_b2[0] = 20;
+        sums.sum_d2[0] = 1 + 9;
+        let d = &differences(&sums)[0];
+        assert_eq!(d.diff, 2.0);
+        // Differences 1 and 3: variance 2, se = sqrt(2 / 2) = 1.
+        assert!((d.se - 1.0).abs() < 1e-12, "{}", d.se);
+    }
 
     #[test]
     fn erfc_matches_known_values() {

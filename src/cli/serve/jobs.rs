@@ -316,9 +316,12 @@ fn compare_of<S: System>(
     let range = TrialRange { first: 0, count: trials };
     let sums = crate::tools::paired::run(&plan_a, &plan_b, streams, range, &progress, &job.cancel)
         .ok_or_else(|| interrupted(job))?;
+    let (titles, files) =
+        ([facts_a.title.clone(), facts_b.title.clone()], [facts_a.name.clone(), facts_b.name.clone()]);
     let run = crate::tools::paired::PairedRun {
-        titles: [facts_a.title.clone(), facts_b.title.clone()],
-        files: [facts_a.name.clone(), facts_b.name.clone()],
+        names: crate::tools::paired::side_names(&titles, &files, &[]),
+        titles,
+        files,
         trials,
         seed,
         rows: crate::tools::paired::differences(&sums),

@@ -40,14 +40,6 @@ impl ComparisonChart {
     }
 }
 
-fn short(name: &str) -> String {
-    if name.chars().count() <= NAME_CHARS {
-        name.to_string()
-    } else {
-        format!("{}…", name.chars().take(NAME_CHARS - 1).collect::<String>())
-    }
-}
-
 impl Chart for ComparisonChart {
     const KIND: &'static str = "comparison";
 
@@ -57,8 +49,13 @@ impl Chart for ComparisonChart {
         let right = self.hi.iter().copied().fold(0.0f64, f64::max).max(1e-3) * 1.25;
         let right = if self.probability { right.min(1.0) } else { right };
         // The first scenario at the top: row i is drawn at n - 1 - i.
-        let names: Vec<String> =
-            self.names.iter().enumerate().map(|(i, s)| short(&format!("{}. {s}", i + 1))).rev().collect();
+        // Long names lose the words they share, never the words that tell them apart.
+        let names: Vec<String> = super::distinct_names(&self.names, NAME_CHARS - 4)
+            .iter()
+            .enumerate()
+            .map(|(i, s)| format!("{}. {s}", i + 1))
+            .rev()
+            .collect();
         let row = |i: usize| n - 1 - i as i32;
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, title_style())

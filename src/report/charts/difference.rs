@@ -1,4 +1,4 @@
-//! Paired differences (A - B) of several metrics: horizontal bars from zero with 95%
+//! Paired differences (B - A, B's gain over A) of several metrics: horizontal bars from zero with 95%
 //! whiskers, one axis unit per chart (percentage points, or counts).
 
 use super::{ACCENT, Chart, ChartError, INK, column_f64, column_str, label_style, msg, title_style};
@@ -6,7 +6,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use polars::prelude::DataFrame;
 
-/// Bars of A - B per metric.
+/// Bars of B - A per metric, named in words.
 #[derive(Clone, Debug)]
 pub struct DifferenceChart {
     /// The caption.
@@ -29,7 +29,7 @@ impl DifferenceChart {
             title: title.to_string(),
             x_label: x_label.to_string(),
             scale,
-            names: column_str(frame, Self::KIND, "metric")?,
+            names: column_str(frame, Self::KIND, "metric")?.iter().map(|m| m.replace(['_', '.'], " ")).collect(),
             diff: col("diff")?,
             lo: col("ci95_lo")?,
             hi: col("ci95_hi")?,

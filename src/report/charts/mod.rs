@@ -270,6 +270,43 @@ pub fn column_str(frame: &DataFrame, chart: &'static str, name: &str) -> Result<
     Ok(values.iter().map(|v| v.unwrap_or_default().to_string()).collect())
 }
 
+/// Names shortened to `max_chars` each where the differing words survive: the words every
+/// name shares at the start (then at the end) are cut first, marked by an ellipsis, and
+/// only a difference that is itself too long is cut at its end. Names that fit are kept.
+pub fn distinct_names(names: &[String], max_chars: usize) -> Vec<String> {
+    let fits = |s: &str| s.chars().count() <= max_chars;
+    let cut = |s: &str| format!("{}…", s.chars().take(max_chars.saturating_sub(1)).collect::<String>());
+    let words: Vec<Vec<&str>> = names.iter().map(|n| n.split_whitespace().collect()).collect();
+    let shortest = words.iter().map(Vec::len).min().unwrap_or(0);
+    let shared = |at: &dyn Fn(&Vec<&str>, usize) -> Option<String>| {
+        (0..shortest).take_while(|&i| words.iter().all(|w| at(w, i) == at(&words[0], i))).count()
+    };
+    let (mut head, mut tail) = (0, 0);
+    if names.len() > 1 {
+        head = shared(&|w, i| w.get(i).map(|s| s.to_string()));
+        tail = shared(&|w, i| w.len().checked_sub(i + 1).and_then(|j| w.get(j)).map(|s| s.to_string()));
+        // Every name keeps at least one word of its own.
+        tail = tail.min(shortest.saturating_sub(head + 1));
+        head = head.min(shortest.saturating_sub(1));
+    }
+    names
+        .iter()
+        .zip(&words)
+        .map(|(name, w)| {
+            if fits(name) {
+                return name.clone();
+            }
+            let lead = if head > 0 { "…" } else { "" };
+            let rest = format!("{lead}{}", w[head..].join(" "));
+            if fits(&rest) {
+                return rest;
+            }
+            let middle = format!("{lead}{}…", w[head..w.len() - tail].join(" "));
+            if tail > 0 && fits(&middle) { middle } else { cut(&rest) }
+        })
+        .collect()
+}
+
 /// A percentage label for a probability axis tick (`12.5%`), with as few decimals as the
 /// axis range needs.
 pub fn percent_label(p: f64, range: f64) -> String {
@@ -335,5 +372,33 @@ mod percent_tests {
         let mut unique = ticks.clone();
         unique.dedup();
         assert_eq!(unique.len(), ticks.len(), "{ticks:?}");
+    }
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::distinct_names;
+
+    fn owned(names: &[&str]) -> Vec<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn long_names_lose_their_shared_words_not_their_difference() {
+        let names = owned(&[
+            "Khandish charioteer charges a Minas Tirith shield wall",
+            "Khandish charioteer drives through a wood into a shield wall",
+        ]);
+        let short = distinct_names(&names, 46);
+        assert_eq!(short, ["…charges a Minas Tirith shield wall", "…drives through a wood into a shield wall"]);
+        // Shorter still: the shared end goes too.
+        let short = distinct_names(&names, 30);
+        assert_eq!(short, ["…charges a Minas Tirith…", "…drives through a wood into a…"]);
+        for s in &short {
+            assert!(s.chars().count() <= 30, "{s}");
+        }
+        // Names that fit are kept whole, and one name alone is cut at its end.
+        assert_eq!(distinct_names(&names, 80), names);
+        assert_eq!(distinct_names(&owned(&["abcdef ghij"]), 6), ["abcde…"]);
     }
 }

@@ -23,7 +23,7 @@ pub fn p_words(p: f64) -> String {
 pub fn paired_markdown(run: &crate::tools::paired::PairedRun, figures: &[Figure], files: &[String]) -> String {
     let rows = &run.rows;
     let mut out = String::new();
-    let _ = writeln!(out, "# Paired comparison: {} vs {}\n", run.titles[0], run.titles[1]);
+    let _ = writeln!(out, "# Paired comparison: {} vs {}\n", run.names[0], run.names[1]);
     let _ = writeln!(
         out,
         "A = `{}`, B = `{}`. Both played the same {} trials (seed {}) on common random numbers: trial t of A and \
@@ -34,9 +34,14 @@ pub fn paired_markdown(run: &crate::tools::paired::PairedRun, figures: &[Figure]
         group_digits(run.trials),
         run.seed
     );
-    let _ = writeln!(out, "## Differences (A - B)\n");
+    let _ = writeln!(out, "## What B changes (B - A: B's gain over A)\n");
     let headline = headline_of(&rows.iter().map(|d| d.metric.clone()).collect::<Vec<_>>());
-    for d in rows.iter().filter(|d| headline.iter().any(|m| m.name == d.metric.name)) {
+    // A headline metric A and B scored alike on every trial is said once, after the changes.
+    let (alike, changed): (Vec<_>, Vec<_>) = rows
+        .iter()
+        .filter(|d| headline.iter().any(|m| m.name == d.metric.name))
+        .partition(|d| crate::report::tools::played_alike(d));
+    for d in changed {
         let _ = writeln!(
             out,
             "- {}: **{}** ({})",
@@ -45,6 +50,10 @@ pub fn paired_markdown(run: &crate::tools::paired::PairedRun, figures: &[Figure]
             p_words(d.p_value)
         );
     }
+    if !alike.is_empty() {
+        let said: Vec<String> = alike.iter().map(|d| d.metric.description.clone()).collect();
+        let _ = writeln!(out, "- The same in A and B on every trial: {}.", said.join("; "));
+    }
     let _ = writeln!(out);
     table_row(
         &mut out,
@@ -52,7 +61,7 @@ pub fn paired_markdown(run: &crate::tools::paired::PairedRun, figures: &[Figure]
             "metric".into(),
             "A".into(),
             "B".into(),
-            "A - B".into(),
+            "B - A".into(),
             "95% CI".into(),
             "p".into(),
             "se paired / unpaired".into(),

@@ -759,8 +759,8 @@ $("compare").addEventListener("click", () => {
 function showComparison(status) {
   const r = status.result;
   $("comparison").hidden = false;
-  $("comparison-facts").textContent = `A: ${r.titles[0]} — B: ${r.titles[1]}. ${grouped(r.trials)} paired trials on common random numbers, seed ${r.seed}. Reproduce: ${r.command}`;
-  let html = `<thead><tr><th class="name">metric</th><th>A</th><th>B</th><th>A − B</th><th>95% interval</th><th>p</th><th class="meaning">meaning</th></tr></thead><tbody>`;
+  $("comparison-facts").textContent = `A: ${r.names[0]} — B: ${r.names[1]}. ${grouped(r.trials)} paired trials on common random numbers, seed ${r.seed}. Reproduce: ${r.command}`;
+  let html = `<thead><tr><th class="name">metric</th><th>A</th><th>B</th><th>B − A</th><th>95% interval</th><th>p</th><th class="meaning">meaning</th></tr></thead><tbody>`;
   for (const [name, d] of Object.entries(r.differences)) {
     const f = (v) => valueText(d.flag, v);
     const diff = d.flag ? `${(100 * d.diff).toFixed(2)} pts` : num(d.diff);
