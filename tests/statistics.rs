@@ -368,11 +368,16 @@ fn chariot_against_chariot_the_smaller_backs_away() {
     assert_eq!(summarize_metric(&same, Metric::FightFought).mean, 1.0);
     let backs = summarize_metric(&same, Metric::ChariotBackedAway).mean;
     assert_probability("same size: D6", backs, 0.5 * (1.0 - foe_slain), N);
+    let theirs = summarize_metric(&same, Metric::FoeChariotBackedAway).mean;
+    assert_probability("same size: D6, theirs", theirs, 0.5 * (1.0 - foe_slain), N);
     let smaller = run_scenario(&enemy(40), N);
     assert_eq!(summarize_metric(&smaller, Metric::ChariotBackedAway).mean, 0.0);
+    let theirs = summarize_metric(&smaller, Metric::FoeChariotBackedAway).mean;
+    assert_probability("theirs smaller", theirs, 1.0 - foe_slain, N);
     let larger = run_scenario(&enemy(80), N);
     let backs = summarize_metric(&larger, Metric::ChariotBackedAway).mean;
     assert_probability("ours smaller", backs, 1.0 - foe_slain, N);
+    assert_eq!(summarize_metric(&larger, Metric::FoeChariotBackedAway).mean, 0.0);
 }
 
 /// The default chariot against one Rider of Rohan (rider D5, horse D4) standing alone.
@@ -405,6 +410,9 @@ fn impact_hits_on_rider_and_horse() {
     // Prone: one die at Fight 3 against the chariot's two at Fight 4): 161/216.
     assert_probability("fight_fought", p(Metric::FightFought), 1.0 - casualty, N);
     assert_probability("fight_won", p(Metric::FightWon), (1.0 - casualty) * 161.0 / 216.0, N);
+    // The thrown rider who stops the chariot: he lives through the hits (4/9), his horse
+    // does not (3/4), and he is not slain Knocked Flying (1 - 1/18): 17/54.
+    assert_probability("thrown_rider_stopped", p(Metric::ThrownRiderStopped), 17.0 / 54.0, N);
 }
 
 #[test]

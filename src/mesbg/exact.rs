@@ -196,6 +196,9 @@ fn stopped_at(plan: &Plan, g: usize, b: Branch, finish: &mut impl FnMut(Branch))
         }
         let mut b = Branch { p: b.p * p / (1.0 - p_all_passed), ..b };
         let impact_kills = (group.models_before + outcomes.iter().filter(|o| o.casualty).count()) as u16;
+        if outcomes.iter().any(|o| !o.passed && o.thrown.is_some()) {
+            b.out.set(Metric::ThrownRiderStopped, 1);
+        }
         b.out.set(Metric::ImpactKills, impact_kills);
         b.out.set(Metric::Contacts, (group.models_before + group.models.len()) as u16);
         for (&m, o) in group.models.iter().zip(&outcomes) {
@@ -239,14 +242,16 @@ fn stopped_at(plan: &Plan, g: usize, b: Branch, finish: &mut impl FnMut(Branch))
             }
             // Nobody Backs Away once either chariot is slain.
             let both_stand = !result.foe_chariot_slain && f.wounds > 0;
-            let backs_away: Vec<(bool, f64)> = match (plan.has_enemy_chariot && both_stand, enemy_chariot) {
-                (true, Some(Some(larger))) => vec![(!larger, 1.0)],
-                (true, Some(None)) => vec![(true, 0.5), (false, 0.5)],
-                _ => vec![(false, 1.0)],
+            // (ours backs away, theirs backs away, chance)
+            let backs_away: Vec<(bool, bool, f64)> = match (plan.has_enemy_chariot && both_stand, enemy_chariot) {
+                (true, Some(Some(larger))) => vec![(!larger, larger, 1.0)],
+                (true, Some(None)) => vec![(true, false, 0.5), (false, true, 0.5)],
+                _ => vec![(false, false, 1.0)],
             };
-            for (backs, r) in backs_away {
+            for (backs, theirs, r) in backs_away {
                 let mut f = Branch { p: f.p * r, ..f };
                 f.out.set(Metric::ChariotBackedAway, u16::from(backs));
+                f.out.set(Metric::FoeChariotBackedAway, u16::from(theirs));
                 finish_charge(plan, f).into_iter().for_each(&mut *finish);
             }
         }

@@ -55,11 +55,17 @@ pub enum Metric {
     FoeMightSpent,
     /// Fate points enemy Heroes spent (against Impact Hits and Strikes).
     FoeFateSpent,
+    /// 1 when a thrown rider (mount slain, rider standing) was among the models that stopped
+    /// the chariot: the cavalry screen's own question.
+    ThrownRiderStopped,
+    /// 1 when the enemy chariot Backed Away from the chariot (the other half of who Backs
+    /// Away: neither does once either chariot is slain).
+    FoeChariotBackedAway,
 }
 
 impl Metric {
     /// Every metric, in report order.
-    pub const ALL: [Metric; 22] = [
+    pub const ALL: [Metric; 24] = [
         Metric::ImpactKills,
         Metric::Contacts,
         Metric::Breakthrough,
@@ -82,6 +88,8 @@ impl Metric {
         Metric::FoeHeroesSlain,
         Metric::FoeMightSpent,
         Metric::FoeFateSpent,
+        Metric::ThrownRiderStopped,
+        Metric::FoeChariotBackedAway,
     ];
 
     /// The metrics of enemy Heroes in the chariot's path.
@@ -140,6 +148,8 @@ impl Metric {
             Metric::FoeHeroesSlain => "foe_heroes_slain",
             Metric::FoeMightSpent => "foe_might_spent",
             Metric::FoeFateSpent => "foe_fate_spent",
+            Metric::ThrownRiderStopped => "thrown_rider_stopped",
+            Metric::FoeChariotBackedAway => "foe_chariot_backed_away",
         }
     }
 
@@ -157,6 +167,8 @@ impl Metric {
                 | Metric::TerrainWound
                 | Metric::ObstacleStruck
                 | Metric::ChariotBackedAway
+                | Metric::ThrownRiderStopped
+                | Metric::FoeChariotBackedAway
         )
     }
 
@@ -185,6 +197,8 @@ impl Metric {
             Metric::FoeHeroesSlain => "enemy Heroes slain",
             Metric::FoeMightSpent => "Might points enemy Heroes spent",
             Metric::FoeFateSpent => "Fate points enemy Heroes spent",
+            Metric::ThrownRiderStopped => "a thrown rider (mount slain, rider standing) stopped the chariot",
+            Metric::FoeChariotBackedAway => "the enemy chariot Backed Away from the chariot",
         }
     }
 }

@@ -317,7 +317,10 @@ pub fn compile(scenario: &Scenario) -> Plan {
         metrics.push(Metric::ObstacleStruck);
     }
     if models.iter().any(|m| m.chariot.is_some()) {
-        metrics.push(Metric::ChariotBackedAway);
+        metrics.extend([Metric::ChariotBackedAway, Metric::FoeChariotBackedAway]);
+    }
+    if groups.iter().flat_map(|g| &g.models).any(|&m| models[m].impact.outcomes.iter().any(|o| o.thrown.is_some())) {
+        metrics.push(Metric::ThrownRiderStopped);
     }
     let foe_heroes: Vec<(usize, usize)> = groups
         .iter()

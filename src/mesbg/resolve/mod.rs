@@ -235,6 +235,9 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
             out.add(Metric::FoeHeroesSlain, u16::from(outcome.casualty));
         }
         if !outcome.passed {
+            if outcome.thrown.is_some() {
+                out.set(Metric::ThrownRiderStopped, 1);
+            }
             scratch.survivors.push(Survivor::after(m, &outcome));
             config += group.config_part(i, outcome.left, outcome.fate_spent, &plan.models);
         }
@@ -268,6 +271,7 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
     {
         let (backs, roll) = mesbg::our_chariot_backs_away(size, plan.chariot.side, &mut fight_dice);
         out.set(Metric::ChariotBackedAway, u16::from(backs));
+        out.set(Metric::FoeChariotBackedAway, u16::from(!backs));
         obs.note(|| Event::BacksAway { ours: backs, roll });
     }
     if !plan.foe_heroes.is_empty() {
