@@ -203,6 +203,25 @@ fn every_examples_charts_earn_their_place() {
                 file.display()
             );
         }
+        // A scenario's `answer` leads its headline: the first bullet is its first metric's
+        // (as the table of all metrics describes it), unless that one never happened.
+        let text = std::fs::read_to_string(file).unwrap();
+        let first_answer =
+            text.lines().find_map(|l| l.strip_prefix("answer = [\"")).and_then(|rest| rest.split('"').next());
+        if let (Some(name), Some(rest)) = (first_answer, md.split("## Headline\n\n").nth(1)) {
+            let row = md.lines().find(|l| l.starts_with(&format!("| `{name}` |"))).expect("the metric's table row");
+            let description = row.split(" | ").nth(1).unwrap_or_default().to_lowercase();
+            let first = rest.lines().next().unwrap_or("").to_lowercase();
+            let never = rest
+                .lines()
+                .take_while(|l| l.starts_with("- "))
+                .any(|l| l.starts_with("- Never") && l.to_lowercase().contains(&description));
+            assert!(
+                never || first.contains(&description),
+                "{}: the headline opens with {first:?}, not the answer {name} ({description})",
+                file.display()
+            );
+        }
         // One contact on the path: no impact-chain chart, and report.md says why.
         let chain = std::fs::read_to_string(dir.join("impact_chain.csv")).unwrap_or_default();
         if chain.lines().count() == 2 {

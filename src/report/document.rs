@@ -208,9 +208,22 @@ pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String])
         let _ = writeln!(out);
     }
     let _ = writeln!(out, "## Headline\n");
-    // What happened first; what never happened in one closing line, not as opening zeros.
+    // The metrics that answer the scenario's question first, in its order (those that
+    // never happened after the rest, said as "never", not as a zero); then what else happened; what never
+    // happened in one closing line, not as opening zeros.
+    let find = |metric: &Metric| record.summary.iter().find(|s| s.metric == *metric);
+    let (mut answers, never): (Vec<&MetricSummary>, Vec<&MetricSummary>) =
+        record.answer.iter().filter_map(find).partition(|s| s.mean > 0.0);
+    answers.extend(never);
+    for s in &answers {
+        let _ = if s.mean > 0.0 {
+            writeln!(out, "- {}", sentence(s))
+        } else {
+            writeln!(out, "- Never in these {} charges: {}.", group_digits(record.trials), s.metric.describe())
+        };
+    }
     let headline: Vec<&MetricSummary> =
-        HEADLINE.iter().filter_map(|&metric| record.summary.iter().find(|s| s.metric == metric)).collect();
+        HEADLINE.iter().filter(|m| !record.answer.contains(m)).filter_map(find).collect();
     for s in headline.iter().filter(|s| s.mean > 0.0) {
         let _ = writeln!(out, "- {}", sentence(s));
     }
@@ -554,12 +567,13 @@ pub const BATTLESYSTEM_HEADLINE: [&str; 12] = [
     "target_figures_lost",
     "platform_figures_lost",
     "crew_lost",
-    "left_board",
-    "stopped",
+    // A rout: what it did to each side first (its question), then what became of the beasts.
     "friendly_figures_lost",
     "enemy_figures_lost",
     "units_contacted",
     "beasts_figures_lost",
+    "left_board",
+    "stopped",
 ];
 
 /// The headline metrics among `metrics` (of either rule system), in headline order: the

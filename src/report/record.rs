@@ -36,6 +36,8 @@ pub struct RunRecord {
     pub title: String,
     /// Its question, if given.
     pub question: Option<String>,
+    /// The metrics that answer it, which the headline leads with.
+    pub answer: Vec<Metric>,
     /// The scenario file.
     pub scenario_file: String,
     /// The scenario hash (stream key).
@@ -231,6 +233,7 @@ impl RunRecord {
             outcomes: analysis::charge_outcomes(tally, &exact_mean),
             title: scenario.title.clone(),
             question: scenario.question.clone(),
+            answer: scenario.answer.clone(),
             scenario_file: scenario.file.clone(),
             scenario_hash: scenario.hash(),
             seed,
@@ -296,6 +299,7 @@ impl RunRecord {
             "version": env!("CARGO_PKG_VERSION"),
             "title": self.title,
             "question": self.question,
+            "answer": self.answer.iter().map(|m| m.name()).collect::<Vec<_>>(),
             "scenario_file": self.scenario_file,
             "scenario_hash": format!("{:016x}", self.scenario_hash),
             "seed": self.seed,
@@ -312,7 +316,16 @@ impl RunRecord {
             "impact_chain": self.chain,
             "precision": self.precision,
             "terrain_readings": self.terrain_readings,
-            "conditional": self.conditional,
+            // A rate among no trials has no value: null, not a mean of 0.
+            "conditional": self.conditional.iter().map(|c| {
+                let mut v = serde_json::to_value(c).unwrap_or(Value::Null);
+                if c.trials == 0 && let Some(o) = v.as_object_mut() {
+                    for key in ["mean", "ci95_lo", "ci95_hi"] {
+                        o.insert(key.into(), Value::Null);
+                    }
+                }
+                v
+            }).collect::<Vec<_>>(),
             "charge_ends": self.charge_ends,
             "exact": match &self.exact {
                 Ok(rows) => {

@@ -397,6 +397,7 @@ fn toml_of(value: &Value) -> Result<String, ApiError> {
 const FIELD_ORDER: &[&str] = &[
     "title",
     "question",
+    "answer",
     "system",
     "trials",
     "seed",

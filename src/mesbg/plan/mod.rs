@@ -365,6 +365,19 @@ impl Plan {
     /// reach of the Move. Each names its field; the run still happens.
     pub fn warnings(&self, scenario: &Scenario) -> Vec<crate::input::Problem> {
         let mut warnings = scenario.warnings.clone();
+        let absent: Vec<&str> =
+            scenario.answer.iter().filter(|m| !self.metrics.contains(m)).map(|m| m.name()).collect();
+        if !absent.is_empty() {
+            warnings.push(crate::input::Problem {
+                field: "answer".into(),
+                line: None,
+                message: format!(
+                    "this charge cannot report {} (a metric applies only where its rule can come into play: an \
+                     enemy chariot, cavalry, a Hero, terrain, an army), so the report cannot lead with it",
+                    absent.join(", ")
+                ),
+            });
+        }
         let move_inches = scenario.chariot.move_inches;
         let best = matches!(scenario.charge.path, PathChoice::Best(_));
         if let (Some(o), None, false) = (&self.obstacle, scenario.charge.distance, best) {

@@ -6,6 +6,34 @@ use super::*;
 mod formations;
 
 impl Checker<'_> {
+    /// The `answer` metrics by name: each one a single charge can report, named once; a turn
+    /// has its own headline (whether the line broke) and takes none yet.
+    fn answer(&mut self, names: &[String], turn: bool) -> Vec<crate::mesbg::tally::Metric> {
+        use crate::mesbg::tally::Metric;
+        if turn && !names.is_empty() {
+            self.fail(
+                "answer",
+                "`answer` is for a single charge; a turn's report leads with whether the line broke (remove `answer`)",
+            );
+            return Vec::new();
+        }
+        let mut metrics = Vec::new();
+        for name in names {
+            match Metric::from_name(name) {
+                Some(m) if metrics.contains(&m) => self.fail("answer", format!("\"{name}\" is named twice")),
+                Some(m) => metrics.push(m),
+                None => {
+                    let known: Vec<&str> = Metric::ALL.iter().map(|m| m.name()).collect();
+                    self.fail(
+                        "answer",
+                        format!("no metric is called \"{name}\"; a charge's metrics are: {}", known.join(", ")),
+                    );
+                }
+            }
+        }
+        metrics
+    }
+
     fn fail(&mut self, field: &str, message: impl fmt::Display) {
         let field = self.renamed(field);
         record(self.text, &mut self.problems, &field, message);
@@ -184,10 +212,12 @@ impl Checker<'_> {
             banner_reroll: r.banner_reroll.unwrap_or(d.banner_reroll),
             cavalry_impact_hits: r.cavalry_impact_hits.unwrap_or(d.cavalry_impact_hits),
         };
+        let answer = self.answer(&raw.answer, !more.is_empty());
         let scenario = Scenario {
             file: file.to_string(),
             title: raw.title,
             question: raw.question,
+            answer,
             system: system?,
             trials,
             seed,

@@ -446,6 +446,9 @@ pub struct Scenario {
     pub title: String,
     /// The question the scenario answers, in one sentence.
     pub question: Option<String>,
+    /// The metrics that answer it (`answer = ["thrown_rider_stopped", ...]`), which the
+    /// report's headline leads with, in this order; empty: the usual headline order.
+    pub answer: Vec<crate::mesbg::tally::Metric>,
     /// Rule system.
     pub system: System,
     /// Trials asked for.

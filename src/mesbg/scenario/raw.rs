@@ -10,6 +10,9 @@ pub(super) struct RawScenario {
     pub(super) title: String,
     #[serde(default)]
     pub(super) question: Option<String>,
+    /// The metrics that answer the question, led with in the report.
+    #[serde(default)]
+    pub(super) answer: Vec<String>,
     pub(super) system: String,
     #[serde(default)]
     pub(super) trials: Option<i64>,

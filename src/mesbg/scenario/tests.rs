@@ -80,3 +80,22 @@ fn paths_are_located() {
     assert_eq!(locate(text, "formations[1].profile.wounds"), Some(10));
     assert_eq!(crate::input::field_at(text, text.find("wounds").unwrap()), "formations[1].profile.wounds");
 }
+
+#[test]
+fn answer_names_metrics_a_charge_reports_each_once() {
+    let bare: String =
+        DEFAULT_SCENARIO.lines().filter(|l| !l.starts_with("answer")).map(|l| format!("{l}\n")).collect();
+    let with = |answer: &str| bare.replacen("system = \"mesbg\"", &format!("answer = {answer}\nsystem = \"mesbg\""), 1);
+    let s = parse(&with(r#"["chariot_wounds_lost", "breakthrough"]"#), "a").unwrap();
+    assert_eq!(s.answer, [crate::mesbg::tally::Metric::ChariotWoundsLost, crate::mesbg::tally::Metric::Breakthrough]);
+    let a = parse(&bare, "a").unwrap();
+    assert!(a.answer.is_empty());
+    assert_eq!(a.hash(), s.hash(), "the answer is how the report reads, not what is played");
+    for (answer, says) in [
+        (r#"["breakthru"]"#, "no metric is called \"breakthru\""),
+        (r#"["kills", "kills"]"#, "\"kills\" is named twice"),
+    ] {
+        let problems = parse(&with(answer), "a").unwrap_err().to_string();
+        assert!(problems.contains("field `answer`") && problems.contains(says), "{problems}");
+    }
+}

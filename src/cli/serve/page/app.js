@@ -616,6 +616,7 @@ function setChariots(s, list) {
     s.chariots = list;
     delete s.chariot;
     delete s.charge;
+    delete s.answer; // a single charge's metrics: a turn's report leads with whether the line broke
   }
 }
 
