@@ -48,6 +48,34 @@ fn a_turn_runs_into_a_report_with_its_board_and_every_reading() {
     assert!(errors.is_empty(), "run.json breaks docs/turn.schema.json:\n{}", errors.join("\n"));
     assert_eq!(json["turn"]["order"], serde_json::json!([1, 2]));
     assert!(json["metrics"]["line_breached"]["mean"].as_f64().is_some());
+    // How each chariot's charge ended: its classes split every turn, and those that are one
+    // flag each are that chariot's own flag in run.json.
+    let alt = md
+        .lines()
+        .find_map(|l| l.strip_prefix("![Bar chart of how each chariot's charge ended: "))
+        .expect("the how-charges-end chart")
+        .split("](")
+        .next()
+        .unwrap()
+        .trim_end_matches('.');
+    for k in 1..=2 {
+        let prefix = format!("chariot {k}: ");
+        let shares: Vec<(&str, f64)> = alt
+            .split("; ")
+            .filter_map(|part| part.strip_prefix(prefix.as_str()))
+            .map(|part| {
+                let (words, share) = part.rsplit_once(' ').unwrap();
+                (words, share.trim_end_matches('%').parse::<f64>().unwrap() / 100.0)
+            })
+            .collect();
+        let total: f64 = shares.iter().map(|s| s.1).sum();
+        assert!((total - 1.0).abs() < 0.001, "chariot {k}: {shares:?} sum to {total}");
+        let mean = |what: &str| json["metrics"][format!("chariot{k}.{what}")]["mean"].as_f64().unwrap();
+        for (words, metric) in [("broke through", "breakthrough"), ("stopped, won the fight", "fight_won")] {
+            let share = shares.iter().find(|s| s.0 == words).expect(words).1;
+            assert!((share - mean(metric)).abs() < 0.0001, "chariot {k} {words}: {share} vs {}", mean(metric));
+        }
+    }
 }
 
 #[test]

@@ -367,11 +367,44 @@ pub fn charge_ends(tally: &Tally, exact: Option<[f64; 3]>) -> Vec<ChargeEnd> {
 /// slain it, the chariot slain is not split out (it could be in either of two classes) and
 /// `slain_apart` is false. `exact_mean` gives a metric's exact mean when known.
 pub fn charge_outcomes(tally: &Tally, exact_mean: &dyn Fn(Metric) -> Option<f64>) -> (Vec<ChargeEnd>, bool) {
-    let n = tally.trials;
     let ones = |m: Metric| tally.histogram(m).get(1).copied().unwrap_or(0);
-    let (broke, fought, won, slain) =
-        (ones(Metric::Breakthrough), ones(Metric::FightFought), ones(Metric::FightWon), ones(Metric::ChariotSlain));
-    let slain_apart = ones(Metric::TerrainWound) == 0 && ones(Metric::ObstacleStruck) == 0 && fought >= won + slain;
+    let counts = ChargeCounts {
+        trials: tally.trials,
+        broke: ones(Metric::Breakthrough),
+        fought: ones(Metric::FightFought),
+        won: ones(Metric::FightWon),
+        slain: ones(Metric::ChariotSlain),
+        hazards_struck: ones(Metric::TerrainWound) + ones(Metric::ObstacleStruck),
+    };
+    charge_classes(&counts, exact_mean)
+}
+
+/// What [`charge_classes`] counts a chariot's charges from: how many trials, and in how
+/// many of them each flag was set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChargeCounts {
+    /// Trials.
+    pub trials: u64,
+    /// The chariot broke through.
+    pub broke: u64,
+    /// It fought.
+    pub fought: u64,
+    /// It won its fight.
+    pub won: u64,
+    /// It was slain.
+    pub slain: u64,
+    /// A hazard (difficult terrain's wound, an obstacle) struck it, or could have: then the
+    /// slain are not split out. Any non-zero value.
+    pub hazards_struck: u64,
+}
+
+/// How one chariot's charges ended (see [`charge_outcomes`]), from its flags' counts:
+/// also each chariot of a turn, whose flags are its own. The classes split every trial only
+/// when no trial both broke through and fought (`broke + fought <= trials` is necessary;
+/// the caller checks it).
+pub fn charge_classes(c: &ChargeCounts, exact_mean: &dyn Fn(Metric) -> Option<f64>) -> (Vec<ChargeEnd>, bool) {
+    let ChargeCounts { trials: n, broke, fought, won, slain, hazards_struck } = *c;
+    let slain_apart = hazards_struck == 0 && fought >= won + slain;
     let exact = |m: Metric| exact_mean(m);
     let minus = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| (a - b).max(0.0));
     let (lost, exact_lost) = if slain_apart {

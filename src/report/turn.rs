@@ -364,8 +364,12 @@ pub fn write_report(dir: &Path, record: &TurnRecord) -> Result<Vec<PathBuf>, Rep
             contents: Contents::Frame(frame, "board", crate::report::FrameFormat::Csv),
         });
     }
-    // The turn's kills: how many models fall in a whole turn, the writer's headline.
     let mut rules = crate::report::ChartRules::default();
+    if let Some((rendered, caption, alt)) = turn_endings_figure(record, &mut rules)? {
+        push_chart(&mut files, "how-charges-end", rendered);
+        figures.push(Figure { stem: "how-charges-end".into(), caption, alt });
+    }
+    // The turn's kills: how many models fall in a whole turn, the writer's headline.
     for name in ["kills", "points_slain"] {
         let rows = record.rows_of(name);
         if !rules.admits(name, &rows, "turns") {
@@ -390,6 +394,111 @@ pub fn write_report(dir: &Path, record: &TurnRecord) -> Result<Vec<PathBuf>, Rep
     let json = serde_json::to_string_pretty(&record.to_json()).unwrap_or_default();
     files.push(ReportFile { name: "run.json".into(), contents: Contents::Bytes(json.into_bytes()) });
     write_with_markdown(dir, files, |names| markdown(record, &figures, names))
+}
+
+/// How each chariot's charge in the turn ended (broke through, stopped and won its fight,
+/// stopped and did not win, slain, or otherwise), counted from its own flags, with the
+/// exact chances when the turn has them. None when the classes cannot split every turn
+/// (some chariot both broke through and fought) or nothing varies.
+fn turn_endings(record: &TurnRecord) -> Vec<(usize, Vec<crate::mesbg::analysis::ChargeEnd>, bool)> {
+    use crate::mesbg::tally::Metric;
+    let n = record.trials;
+    let hazards = u64::from(!record.scenario.terrain.is_empty());
+    let mut chariots = Vec::new();
+    for k in 1..=record.scenario.entries().len() {
+        let name = |what: &str| format!("chariot{k}.{what}");
+        let count = |what: &str| record.summary_of(&name(what)).map(|s| (s.mean * n as f64).round() as u64);
+        let (Some(broke), Some(fought), Some(won), Some(slain)) =
+            (count("breakthrough"), count("fight_fought"), count("fight_won"), count("slain"))
+        else {
+            return Vec::new();
+        };
+        if broke + fought > n {
+            return Vec::new();
+        }
+        let counts =
+            crate::mesbg::analysis::ChargeCounts { trials: n, broke, fought, won, slain, hazards_struck: hazards };
+        let exact = |m: Metric| {
+            let what = match m {
+                Metric::Breakthrough => "breakthrough",
+                Metric::FightFought => "fight_fought",
+                Metric::FightWon => "fight_won",
+                Metric::ChariotSlain => "slain",
+                _ => return None,
+            };
+            let values = record.exact.as_ref().ok()?;
+            let i = record.summary.iter().position(|s| s.metric == name(what))?;
+            values.get(i).map(|e| e.exact)
+        };
+        let (ends, slain_apart) = crate::mesbg::analysis::charge_classes(&counts, &exact);
+        chariots.push((k, ends, slain_apart));
+    }
+    chariots
+}
+
+/// The chart of [`turn_endings`]: one bar per chariot and way of ending that happened, the
+/// rest named in the caption. None when nothing varies (every chariot's charge ended one
+/// way in 99% of turns or more: the table says it).
+fn turn_endings_figure(
+    record: &TurnRecord,
+    rules: &mut crate::report::ChartRules,
+) -> Result<Option<(chart::Rendered, String, String)>, ReportError> {
+    let chariots = turn_endings(record);
+    if chariots.is_empty() {
+        return Ok(None);
+    }
+    let varies = chariots.iter().any(|(_, ends, _)| ends.iter().all(|e| e.p < crate::report::CERTAINTY));
+    if !varies {
+        rules.left_out.push("how each chariot's charge ended (each ended one way in 99% of turns or more)".into());
+        return Ok(None);
+    }
+    let mut endings = Vec::new();
+    let mut never = Vec::new();
+    let mut listed = Vec::new();
+    for (k, ends, _) in &chariots {
+        for e in ends {
+            // "chariot 2: slain in the fight", not "chariot 2: chariot slain in the fight".
+            let words = e.words.replacen("chariot slain", "slain", 1).replacen(", chariot stands", ", stands", 1);
+            listed.push(format!("chariot {k}: {words} {}", percent(e.p)));
+            if e.count == 0 && e.exact.unwrap_or(0.0) <= 0.0 {
+                never.push(format!("chariot {k} {words}"));
+                continue;
+            }
+            endings.push(chart::endings::Ending {
+                words: format!("chariot {k}: {words}"),
+                p: e.p,
+                lo: e.ci95_lo,
+                hi: e.ci95_hi,
+                exact: e.exact,
+            });
+        }
+    }
+    let exact = endings.iter().any(|e| e.exact.is_some());
+    let chart = chart::endings::EndingsChart {
+        title: "How each chariot's charge ended".to_string(),
+        axis: if exact {
+            "share of turns (bar), its 95% interval (line), the exact chance (cross)".to_string()
+        } else {
+            "share of turns (bar) and its 95% interval (line)".to_string()
+        },
+        endings,
+    };
+    let rendered = chart::render(&chart, &record.scenario.title)?;
+    let merged = chariots.iter().any(|(_, _, apart)| !apart);
+    let caption = format!(
+        "How each chariot's charge ended: for each chariot, every turn in exactly one of its bars, with its 95% \
+         interval{}.{}{}",
+        if exact { " and the exact chance marked by a cross" } else { "" },
+        if never.is_empty() { String::new() } else { format!(" Never: {}.", never.join("; ")) },
+        if merged {
+            " Where terrain could slay a chariot, or a slain chariot was not in a lost fight, its slain are not \
+             split from its lost fights (see `chariotK.slain`)."
+        } else {
+            ""
+        }
+    );
+    let alt = format!("Bar chart of how each chariot's charge ended: {}.", listed.join("; "));
+    Ok(Some((rendered, caption, alt)))
 }
 
 /// How a chariot's path is chosen, in words.
