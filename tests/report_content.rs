@@ -319,6 +319,22 @@ fn battlesystem_reports_hold_every_promised_file_and_their_numbers_agree() {
     assert_distribution_charts(&rout);
     assert!(assert_report_matches_csv(&rout, true) > 40);
     assert_valid_run_json(&rout);
+    // What happened to the beasts is said (two ways of ending here, so in a sentence): its
+    // shares are the flags' in summary.csv, and with "ran their whole rout move" split every rout.
+    let md = std::fs::read_to_string(rout.join("report.md")).unwrap();
+    let said =
+        md.lines().find(|l| l.starts_with("What happened to the Elephants: they ")).expect("the beasts' sentence");
+    let share_of = |words: &str| -> f64 {
+        let at = said.find(words).unwrap_or_else(|| panic!("{words} in {said}")) + words.len();
+        let rest = said[at..].trim_start().strip_prefix("in ").expect("a share");
+        rest.split('%').next().unwrap().parse::<f64>().unwrap() / 100.0
+    };
+    let summary = csv(&rout.join("summary.csv"));
+    let mean = |metric: &str| number(summary.iter().find(|r| r["metric"] == metric).expect(metric), "mean");
+    let (ran, stopped) = (share_of("ran their whole rout move"), share_of("stopped in contact, out of re-rolls"));
+    assert!((stopped - mean("stopped")).abs() < 0.0001, "{said}");
+    assert!(said.contains("never left the board") && mean("left_board") == 0.0, "{said}");
+    assert!((ran + stopped - 1.0).abs() < 0.0002, "{said}");
     // Morale outcomes are named in the distribution file.
     let labels: Vec<String> = csv(&charge.join("distribution.csv"))
         .into_iter()

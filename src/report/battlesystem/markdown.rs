@@ -16,7 +16,7 @@ pub(super) fn value_text(record: &BattlesystemRecord, s: &MetricSummary<String>)
     if record.flag(&s.metric) {
         (percent(s.mean), percent(s.ci95_lo), percent(s.ci95_hi))
     } else {
-        (format!("{:.3}", s.mean), format!("{:.3}", s.ci95_lo), format!("{:.3}", s.ci95_hi))
+        (super::significant(s.mean), super::significant(s.ci95_lo), super::significant(s.ci95_hi))
     }
 }
 
@@ -68,7 +68,14 @@ pub fn markdown(record: &BattlesystemRecord, figures: &[Figure], files: &[String
             if record.flag(name) {
                 let _ = writeln!(out, "- {d} in **{v}** of trials (95% CI {lo} to {hi}).");
             } else {
-                let _ = writeln!(out, "- {d}: **{v}** per trial on average (95% CI {lo} to {hi}).");
+                // How often, as well as how many: the chance of at least one, when it is not
+                // a certainty.
+                let rows = record.rows_of(name);
+                let none: u64 = rows.iter().filter(|r| r.value == 0).map(|r| r.count).sum();
+                let some = record.trials.saturating_sub(none) as f64 / record.trials.max(1) as f64;
+                let often =
+                    if none > 0 { format!("; at least one in {} of trials", percent(some)) } else { String::new() };
+                let _ = writeln!(out, "- {d}: **{v}** per trial on average (95% CI {lo} to {hi}){often}.");
             }
         }
     }

@@ -240,6 +240,91 @@ impl BattlesystemRecord {
     }
 }
 
+/// What happened to the routing beasts: how each rout ended for them (left the board,
+/// stopped in contact out of re-rolls, destroyed trampling, or ran their whole rout move),
+/// every trial in one bar, and what the trampling cost them, in the caption. Two ways of
+/// ending or fewer are a sentence, not a chart (no rendering). None for a charge.
+type BeastsFigure = Option<(Option<chart::Rendered>, String, String)>;
+fn beasts_figure(record: &BattlesystemRecord) -> Result<BeastsFigure, ReportError> {
+    let Action::Rout { unit, .. } = record.scenario.action else { return Ok(None) };
+    let beasts = &record.scenario.units[unit];
+    let n = record.trials;
+    let count_of = |metric: &str, value: Option<u32>| -> u64 {
+        record.rows_of(metric).iter().filter(|r| value.is_none_or(|v| r.value == v)).map(|r| r.count).sum()
+    };
+    let left = count_of("left_board", Some(1));
+    let stopped = count_of("stopped", Some(1));
+    let destroyed = count_of("beasts_figures_lost", Some(beasts.figures));
+    if n == 0 || left + stopped + destroyed > n {
+        return Ok(None);
+    }
+    let ran = n - left - stopped - destroyed;
+    let classes = [
+        ("ran their whole rout move", ran),
+        ("stopped in contact, out of re-rolls", stopped),
+        ("left the board (lost)", left),
+        ("were destroyed trampling", destroyed),
+    ];
+    let (shown, never): (Vec<_>, Vec<_>) = classes.iter().partition(|(_, c)| *c > 0);
+    let endings: Vec<chart::endings::Ending> = shown
+        .iter()
+        .map(|(words, c)| {
+            let (lo, hi) = analysis::wilson(*c, n, analysis::Z95);
+            chart::endings::Ending { words: words.to_string(), p: *c as f64 / n as f64, lo, hi, exact: None }
+        })
+        .collect();
+    let chart = chart::endings::EndingsChart {
+        title: format!("What happened to the {}", beasts.name),
+        axis: "share of routs (bar) and its 95% interval (line)".to_string(),
+        endings,
+    };
+    let lost = record.summary_of("beasts_figures_lost");
+    let hurt = n - count_of("beasts_figures_lost", Some(0));
+    let cost = match lost {
+        Some(s) if hurt > 0 => format!(
+            " Trampling cost them {} figures a rout on average (95% CI {} to {}); they lost at least one in {} of routs.",
+            significant(s.mean),
+            significant(s.ci95_lo),
+            significant(s.ci95_hi),
+            percent(hurt as f64 / n as f64)
+        ),
+        Some(_) => format!(" They lost no figure trampling in these {} routs.", group_digits(n)),
+        None => String::new(),
+    };
+    let never: Vec<&str> = never.iter().map(|(w, _)| *w).collect();
+    if shown.len() <= 2 {
+        // Two bars (or one) say no more than a sentence does.
+        let said: Vec<String> =
+            shown.iter().map(|(w, c)| format!("{w} in {}", percent(*c as f64 / n as f64))).collect();
+        let sentence = format!(
+            "What happened to the {}: they {} of routs{}.{cost}",
+            beasts.name,
+            said.join(" and "),
+            if never.is_empty() { String::new() } else { format!("; they never {}", never.join(" or ")) },
+        );
+        return Ok(Some((None, sentence, String::new())));
+    }
+    let rendered = chart::render(&chart, &record.scenario.title)?;
+    let caption = format!(
+        "What happened to the {}: every rout in exactly one bar, with its 95% interval.{}{}",
+        beasts.name,
+        if never.is_empty() { String::new() } else { format!(" Never: {}.", never.join("; ")) },
+        cost
+    );
+    let listed: Vec<String> = classes.iter().map(|(w, c)| format!("{w} {}", percent(*c as f64 / n as f64))).collect();
+    let alt = format!("Bar chart of what happened to the {}: {}.", beasts.name, listed.join("; "));
+    Ok(Some((Some(rendered), caption, alt)))
+}
+
+/// A mean with at least two significant digits (0.0021, not 0.000), three decimals from 0.01.
+pub(crate) fn significant(v: f64) -> String {
+    if v == 0.0 || v.abs() >= 0.01 {
+        return format!("{v:.3}");
+    }
+    let decimals = (1 - v.abs().log10().floor() as i32).clamp(3, 8) as usize;
+    format!("{v:.decimals$}")
+}
+
 /// The summary frame with the exact mean and z of each metric (null where none).
 pub fn summary_frame(record: &BattlesystemRecord) -> PolarsResult<DataFrame> {
     let mut frame = analysis::summary_frame(&record.summary)?;
@@ -379,6 +464,7 @@ pub fn write_report(dir: &Path, record: &BattlesystemRecord) -> Result<Vec<PathB
         contents: Contents::Frame(frame.clone(), what, format),
     };
     let mut rules = crate::report::ChartRules::default();
+    let mut beasts_sentence = None;
     if record.is_rout() {
         let path = path_frame(&record.tally).map_err(frame_error("path map"))?;
         let title = format!("Where {} went", moving_name(record));
@@ -420,6 +506,13 @@ pub fn write_report(dir: &Path, record: &BattlesystemRecord) -> Result<Vec<PathB
                 percent(hi)
             ),
         });
+        match beasts_figure(record)? {
+            Some((Some(rendered), caption, alt)) => {
+                add(&mut files, "what-happened-to-the-beasts", rendered, caption, alt)
+            }
+            Some((None, sentence, _)) => beasts_sentence = Some(sentence),
+            None => {}
+        }
         let contacted: Vec<(String, f64, f64, f64)> = record
             .scenario
             .units
@@ -492,6 +585,7 @@ pub fn write_report(dir: &Path, record: &BattlesystemRecord) -> Result<Vec<PathB
             format!("Bar chart of {describe}: {}.", listed.join(", ")),
         );
     }
+    figures.extend(beasts_sentence.map(Figure::left_out));
     figures.extend(rules.note());
     push_csv_and_parquet(&mut files, "summary", &summary, "summary");
     push_csv_and_parquet(&mut files, "distribution", &distribution, "distribution");
