@@ -645,7 +645,7 @@ fn print_table(record: &RunRecord) {
             out!("{among}: no charge came to that, so there is no rate among them");
             continue;
         }
-        out!("{among} ({} trials): {}", group_digits(rates[0].trials), listed.join(", "));
+        out!("{among} ({}): {}", crate::report::document::counted(rates[0].trials, "trial"), listed.join(", "));
     }
     let ends: Vec<String> = record.charge_ends.iter().map(|e| format!("{} {:.2}%", e.name, 100.0 * e.p)).collect();
     out!("how charges end: {}", ends.join(", "));

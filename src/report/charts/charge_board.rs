@@ -464,7 +464,7 @@ impl ChargeBoardChart {
         }
         let labels: Vec<(f64, String)> =
             [0.0, 0.25, 0.5, 0.75, 1.0].iter().map(|&t| (t, format!("{:.0}%", t * 100.0))).collect();
-        let title = format!("chance slain ({} trials)", super::super::document::group_digits(self.picture.trials));
+        let title = format!("chance slain ({})", super::super::document::counted(self.picture.trials, "trial"));
         colour_bar(&scale, &slain_shade, &labels, &title, (36, 176))
     }
 }
