@@ -431,7 +431,7 @@ pub fn charge_classes(c: &ChargeCounts, exact_mean: &dyn Fn(Metric) -> Option<f6
     if slain_apart {
         classes.push(("chariot_slain", "chariot slain in the fight", slain, exact(Metric::ChariotSlain)));
     }
-    classes.push(("ended_otherwise", "ended otherwise, no fight", otherwise, exact_otherwise));
+    classes.push(("ended_otherwise", "no fight: all it touched were slain", otherwise, exact_otherwise));
     let ends = classes
         .into_iter()
         .map(|(name, words, count, exact)| {

@@ -226,12 +226,35 @@ fn figures(record: &RunRecord) -> Result<(Vec<Figure>, Vec<ReportFile>), ReportE
             format!("Bar chart of the impact chain. {}.", reached.join("; ")),
         );
     }
+    // The wound split is drawn unless one pair of Wounds lost is a certainty.
+    let commonest_split = record.wound_split.as_ref().and_then(|split| split.iter().max_by(|a, b| a.p.total_cmp(&b.p)));
+    let split_drawn = commonest_split.is_some_and(|c| c.p < CERTAINTY);
+    if let Some(c) = commonest_split.filter(|_| !split_drawn) {
+        rules.left_out.push(format!(
+            "the wound split (the chariot lost {} and the Hero {} Wounds in {} of charges)",
+            c.chariot_wounds_lost,
+            c.hero_wounds_lost,
+            pct(c.p)
+        ));
+    }
     // `kills` first: where another count equals it, the headline's chart is the one kept.
     let mut counts: Vec<&MetricSummary> = record.summary.iter().filter(|s| !s.metric.is_flag()).collect();
     counts.sort_by_key(|s| s.metric != Metric::Kills);
     for s in counts {
         let rows: Vec<DistributionRow> = record.distribution.iter().filter(|r| r.metric == s.metric).cloned().collect();
         let name = s.metric.name();
+        if matches!(s.metric, Metric::ChariotWoundsLost | Metric::HeroWoundsLost) && split_drawn {
+            // The wound split's rows and columns are these two distributions.
+            rules.left_out.push(format!("`{name}` (the wound split shows it, beside the other's)"));
+            continue;
+        }
+        if s.metric == Metric::Contacts && record.chain.len() >= 2 {
+            // Where the charge stopped decides how many it touched: the chain says it.
+            rules.left_out.push(format!(
+                "`{name}` (the impact chain shows where the charges stopped, and so how many models they touched)"
+            ));
+            continue;
+        }
         if !rules.admits(name, &rows, "charges") {
             continue;
         }
@@ -260,7 +283,7 @@ fn figures(record: &RunRecord) -> Result<(Vec<Figure>, Vec<ReportFile>), ReportE
             );
         }
     }
-    if let Some(split) = &record.wound_split {
+    if let Some(split) = record.wound_split.as_ref().filter(|_| split_drawn) {
         let frame = analysis::wound_split_frame(split).map_err(frame_error("wound split"))?;
         let chart = chart::wound_split::WoundSplitChart::from_frame(&frame, "Wounds lost: chariot and Hero")?;
         let cells: Vec<String> = split
@@ -343,8 +366,8 @@ fn endings_figure(
 /// A distribution with one value at least this common is one bar: said, not drawn.
 pub const CERTAINTY: f64 = 0.99;
 
-/// When a distribution chart earns its place: two values or more, none a certainty, and
-/// not equal trial for trial to one already drawn. What it leaves out, report.md says.
+/// When a distribution chart earns its place: three values or more (two are one number),
+/// none a certainty, and not equal trial for trial to one already drawn. What it leaves out, report.md says.
 #[derive(Default)]
 pub(crate) struct ChartRules {
     /// Each drawn metric's name and its (value, count) pairs.
@@ -362,8 +385,20 @@ impl ChartRules {
         rows: &[crate::engine::statistics::DistributionRow<M>],
         trials: &str,
     ) -> bool {
-        if rows.iter().filter(|r| r.count > 0).count() < 2 {
+        let seen: Vec<&crate::engine::statistics::DistributionRow<M>> = rows.iter().filter(|r| r.count > 0).collect();
+        if seen.len() < 2 {
             return false; // a single value: the table says it all
+        }
+        if let [a, b] = seen.as_slice() {
+            // Two values are one number: said, not drawn.
+            self.left_out.push(format!(
+                "`{name}` (two values: {} in {} and {} in {} of {trials})",
+                a.value,
+                document::percent(a.p),
+                b.value,
+                document::percent(b.p)
+            ));
+            return false;
         }
         if let Some(top) = rows.iter().max_by(|a, b| a.p.total_cmp(&b.p))
             && top.p >= CERTAINTY
