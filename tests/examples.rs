@@ -182,6 +182,15 @@ fn every_examples_charts_earn_their_place() {
             }
             // A distribution chart is of a metric with three values or more, none of them
             // in 99% of the trials (else a sentence says it).
+            // A chance-of-at-least-k line is of four values or more (fewer: the bars show them).
+            if let Some(metric) = name.strip_prefix("at-least-").and_then(|n| n.strip_suffix(".svg")) {
+                let values = distribution
+                    .lines()
+                    .filter(|l| l.split(',').next() == Some(metric))
+                    .filter(|l| l.split(',').nth(2).and_then(|c| c.parse::<u64>().ok()).is_some_and(|c| c > 0))
+                    .count();
+                assert!(values >= 4, "{} {name}: a line of {values} values", file.display());
+            }
             if let Some(metric) = name.strip_prefix("distribution-").and_then(|n| n.strip_suffix(".svg")) {
                 let shares: Vec<f64> = distribution
                     .lines()

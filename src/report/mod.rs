@@ -271,7 +271,14 @@ fn figures(record: &RunRecord) -> Result<(Vec<Figure>, Vec<ReportFile>), ReportE
             format!("{title} (`{name}`): the share of charges giving each value, with 95% whiskers."),
             format!("Bar chart of {describe}: {}.", listed.join(", ")),
         );
-        if matches!(s.metric, Metric::Kills | Metric::ImpactKills) {
+        let values = rows.iter().filter(|r| r.count > 0).count();
+        if matches!(s.metric, Metric::Kills | Metric::ImpactKills) && values < 4 {
+            // Over three values the chance of at least k is two numbers the bars beside it show.
+            rules
+                .left_out
+                .push(format!("the chance of at least k {} (three values: the bars show them)", s.metric.describe()));
+        }
+        if matches!(s.metric, Metric::Kills | Metric::ImpactKills) && values >= 4 {
             let listed: Vec<String> =
                 rows.iter().skip(1).map(|r| format!("at least {} in {}", r.value, pct(r.p_at_least))).collect();
             let title = format!("Chance of at least k: {describe}");
