@@ -29,7 +29,7 @@ run() { "${bin[@]}" "$@" --quiet >/dev/null; }
 
 run run "$m/khandish-vs-minas-tirith.toml" --trials "$trials" --out "$work/charge"
 run run "$m/turn-three-khandish-into-shield-wall.toml" --trials "$trials" --out "$work/turn"
-run run "$m/king-on-chariot-vs-uruk-hai.toml" --trials "$trials" --out "$work/hero"
+run run "$m/king-on-chariot-vs-cave-trolls.toml" --trials "$trials" --out "$work/hero"
 run run "$b/elephant-howdah-vs-pikemen.toml" --trials "$trials" --out "$work/platform"
 run run "$b/routing-elephants-in-battle-line.toml" --trials "$trials" --out "$work/rout"
 run run "$m/khandish-vs-minas-tirith.toml" "$m/wood-into-shield-wall.toml" --trials "$trials" --out "$work/side"
@@ -42,11 +42,12 @@ run balance "$m/king-on-chariot-vs-uruk-hai.toml" --against "$m/khandish-vs-mina
 entries=(
   "board.png|charge/board.png|The board to scale: each base shaded by its chance to be slain, the chariot's start, swept path and pivots, and where charges ended.|charioteer run scenarios/mesbg/khandish-vs-minas-tirith.toml"
   "board-turn.png|turn/board.png|A turn of three chariots: every path numbered, each model's chance to be slain over the whole turn.|charioteer run scenarios/mesbg/turn-three-khandish-into-shield-wall.toml"
-  "how-charges-end.png|hero/how-charges-end.png|How the charges ended, every charge in one bar: broke through, won the fight, did not win it, the chariot slain, or ended otherwise; 95% intervals and the exact chances marked.|charioteer run scenarios/mesbg/king-on-chariot-vs-uruk-hai.toml"
+  "how-charges-end.png|charge/how-charges-end.png|How the charges ended, every charge in one bar: broke through, won the fight, did not win it, the chariot slain, or no fight because all it touched were slain; 95% intervals and the exact chances marked.|charioteer run (the default example)"
+  "how-charges-end-turn.png|turn/how-charges-end.png|In a turn, how each chariot's charge ended, a group of bars per chariot: the middle chariot, facing the Captain and the banner, mostly loses its fight.|charioteer run scenarios/mesbg/turn-three-khandish-into-shield-wall.toml"
   "impact-chain.png|charge/impact-chain.png|The impact chain: the chance of reaching each contact group and of being stopped there, with the exact stopping chance marked.|charioteer run (the default example)"
   "distribution.png|charge/distribution-kills.png|A count's distribution: P(kills = k) with 95% whiskers.|charioteer run (the default example)"
   "at-least.png|charge/at-least-kills.png|The same count as P(kills >= k) with its Wilson band: the chance of doing at least so much.|charioteer run (the default example)"
-  "wound-split.png|hero/wound-split.png|With a Hero riding: how Wounds split between the chariot and him, as a joint distribution.|charioteer run scenarios/mesbg/king-on-chariot-vs-uruk-hai.toml"
+  "wound-split.png|hero/wound-split.png|With a Hero riding: how Wounds split between the chariot and him, as a joint distribution.|charioteer run scenarios/mesbg/king-on-chariot-vs-cave-trolls.toml"
   "board-map-charge.png|platform/board-map.png|A BATTLESYSTEM charge on its board: the units as blocks, the charge's line.|charioteer run scenarios/battlesystem/elephant-howdah-vs-pikemen.toml"
   "board-map-rout.png|rout/board-map.png|A rout: where the routing beasts' centre went, cell by cell, over every trial.|charioteer run scenarios/battlesystem/routing-elephants-in-battle-line.toml"
   "units-contacted.png|rout/units-contacted.png|Which units a rout strikes, with 95% whiskers.|charioteer run scenarios/battlesystem/routing-elephants-in-battle-line.toml"
