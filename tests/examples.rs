@@ -240,3 +240,60 @@ fn every_examples_charts_earn_their_place() {
         }
     }
 }
+
+/// The charts of the tools as the gallery makes them (a paired comparison named by its
+/// `--set`, several scenarios side by side, a sweep): no negative sizes, every text inside
+/// the canvas, and a comparison's bars read B - A with A and B named by what differs.
+#[test]
+fn the_tools_charts_keep_their_invariants() {
+    let out = tempfile::tempdir().expect("tmp");
+    let base = "scenarios/mesbg/khandish-vs-minas-tirith.toml";
+    let runs: [(&str, Vec<&str>); 3] = [
+        ("paired", vec!["compare", base, "--set", "chariot.impact.strength=5"]),
+        ("side", vec!["run", base, "scenarios/mesbg/wood-into-shield-wall.toml", "--no-exact"]),
+        ("sweep", vec!["sweep", base, "--set", "chariot.impact.strength=3..5"]),
+    ];
+    for (name, args) in runs {
+        let dir = out.path().join(name);
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_charioteer"))
+            .args(&args)
+            .args(["--trials", "20000", "-q", "--out"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+        let mut svgs = Vec::new();
+        let mut dirs = vec![dir.clone()];
+        while let Some(d) = dirs.pop() {
+            for entry in std::fs::read_dir(&d).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "svg") {
+                    svgs.push(path);
+                }
+            }
+        }
+        assert!(!svgs.is_empty(), "{name}: no charts");
+        for path in svgs {
+            let svg = std::fs::read_to_string(&path).unwrap();
+            for (attr, v) in sizes(&svg) {
+                assert!(v >= 0.0, "{}: a {attr} of {v}", path.display());
+            }
+            for (words, b) in text_boxes(&svg) {
+                assert!(
+                    b[0] >= -0.5 && b[1] >= -0.5 && b[2] <= 960.5 && b[3] <= 560.5,
+                    "{}: {words:?} runs off the canvas at {b:?}",
+                    path.display()
+                );
+            }
+        }
+    }
+    // Impact Strength 5 kills more by Impact Hits: B's gain shows as a positive difference,
+    // and the chart names B by the field it sets.
+    let md = std::fs::read_to_string(out.path().join("paired/report.md")).unwrap();
+    let row = md.lines().find(|l| l.starts_with("| `impact_kills` |")).expect("the impact_kills row");
+    assert!(row.split(" | ").nth(3).is_some_and(|d| d.starts_with('+')), "{row}");
+    let chart = std::fs::read_to_string(out.path().join("paired/difference-counts.svg")).unwrap();
+    assert!(chart.contains("B: the same with chariot.impact.strength = 5"), "B is named by its --set");
+}
