@@ -83,12 +83,18 @@ async function checkNow(source) {
     : await api("POST", "/api/validate", source.json, true);
   if (ticket !== state.checking) return; // a later edit's check is on its way
   if (!ok) {
-    showProblems(answer);
-    if (source.text !== undefined) $("toml").value = source.text;
+    if (source.text !== undefined) {
+      showProblems(answer);
+      $("toml").value = source.text;
+      return false;
+    }
+    // A rejected edit is undone: the set-up goes back to the last one the server accepted,
+    // and the player is told which field was refused.
+    rollBack(answer);
     return false;
   }
   state.check = answer;
-  state.scenario = answer.scenario;
+  state.scenario = structuredClone(answer.scenario); // its own copy: the accepted one stays as it was
   state.system = answer.system;
   remember(answer.toml);
   $("toml").value = source.text !== undefined ? source.text : answer.toml;
@@ -97,6 +103,25 @@ async function checkNow(source) {
   draw();
   fillSide();
   return true;
+}
+
+// Puts the last accepted set-up back after a refused edit, keeping the refusal on screen.
+function rollBack(answer) {
+  if (!state.check) { showProblems(answer); return; }
+  state.scenario = structuredClone(state.check.scenario);
+  $("toml").value = state.check.toml;
+  draw();
+  fillSide();
+  refused(answer);
+}
+
+// The refusal of an edit that was not applied: what was wrong, field by field; the set-up
+// on the board is the last accepted one, so it can still be run.
+function refused(answer) {
+  showProblems(answer);
+  $("status").textContent = `Not applied, the set-up is as it was: ${answer.error || "not valid"}`;
+  $("run").disabled = state.job !== null;
+  $("compare").disabled = state.job !== null || !state.a;
 }
 
 function showProblems(answer) {
@@ -142,10 +167,18 @@ function showCheck(answer) {
 }
 
 // An edit of the scenario's JSON form: applied, then checked.
+// The change sees the new set-up as the page's own (a piece it adds can be selected at
+// once); if it fails, the set-up is put back.
 function edit(change) {
-  const next = structuredClone(state.scenario);
-  change(next);
+  const before = state.scenario;
+  const next = structuredClone(before);
   state.scenario = next;
+  try {
+    change(next);
+  } catch (e) {
+    state.scenario = before;
+    throw e;
+  }
   return check({ json: next });
 }
 
@@ -479,7 +512,7 @@ function fillSelected() {
     });
     box.appendChild(field("Hero among them (front rank, middle)", hero));
   } else {
-    const t = state.scenario.terrain[s.index];
+    const t = (state.scenario.terrain || [])[s.index];
     if (!t) { card.hidden = true; return; }
     $("selected-title").textContent = `${t.kind === "difficult" ? "Difficult terrain" : "Obstacle"}: ${t.name}`;
     box.appendChild(field("Name", input("text", t.name, (v) => edit((sc) => { sc.terrain[s.index].name = v; }))));
@@ -528,11 +561,23 @@ $("hero-profile").addEventListener("change", () => {
 });
 $("chariot-facing").addEventListener("change", () => edit((s) => { s.chariot.facing = Number($("chariot-facing").value); }));
 
+// Pivots as a player types them: "15", "15°", "-10 deg", separated by commas or spaces.
+function readPivots(text) {
+  const words = text.split(/[,;]+|\s+(?=[-+\d])/).map((w) => w.trim()).filter((w) => w !== "");
+  const bad = words.find((w) => !Number.isFinite(Number(w.replace(/\s*(°|deg(rees?)?)$/i, ""))));
+  if (bad !== undefined) return { bad };
+  return { pivots: words.map((w) => Number(w.replace(/\s*(°|deg(rees?)?)$/i, ""))) };
+}
+
 function setPath() {
   const mode = document.querySelector("input[name=path-mode]:checked").value;
+  const { pivots, bad } = mode === "pivots" ? readPivots($("pivots").value) : {};
+  if (bad !== undefined) {
+    refused({ error: `pivots: "${bad}" is not a number of degrees (write them like 0, 15°, -30)`, problems: [] });
+    return;
+  }
   edit((s) => {
     if (mode === "pivots") {
-      const pivots = $("pivots").value.split(/[ ,;]+/).filter((x) => x !== "").map(Number);
       s.charge = { pivots: pivots.length ? pivots : [0] };
     } else if (mode === "aim") {
       s.charge = { aim: $("aim-target").value || (s.formations && s.formations[0] && s.formations[0].name) };
