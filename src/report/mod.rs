@@ -343,11 +343,7 @@ fn endings_figure(
         .collect();
     let chart = chart::endings::EndingsChart {
         title: "How the charges ended".to_string(),
-        axis: if exact {
-            "share of charges (bar), its 95% interval (line), the exact chance (cross)".to_string()
-        } else {
-            "share of charges (bar) and its 95% interval (line)".to_string()
-        },
+        axis: chart::endings::axis_words("charges", exact),
         endings,
     };
     let rendered = chart::render(&chart, source)?;

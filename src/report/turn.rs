@@ -476,11 +476,7 @@ fn turn_endings_figure(
     let exact = endings.iter().any(|e| e.exact.is_some());
     let chart = chart::endings::EndingsChart {
         title: "How each chariot's charge ended".to_string(),
-        axis: if exact {
-            "share of turns (bar), its 95% interval (line), the exact chance (cross)".to_string()
-        } else {
-            "share of turns (bar) and its 95% interval (line)".to_string()
-        },
+        axis: chart::endings::axis_words("turns", exact),
         endings,
     };
     let rendered = chart::render(&chart, &record.scenario.title)?;

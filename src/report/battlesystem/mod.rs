@@ -275,7 +275,7 @@ fn beasts_figure(record: &BattlesystemRecord) -> Result<BeastsFigure, ReportErro
         .collect();
     let chart = chart::endings::EndingsChart {
         title: format!("What happened to the {}", beasts.name),
-        axis: "share of routs (bar) and its 95% interval (line)".to_string(),
+        axis: chart::endings::axis_words("routs", false),
         endings,
     };
     let lost = record.summary_of("beasts_figures_lost");

@@ -22,6 +22,16 @@ pub struct Ending {
     pub exact: Option<f64>,
 }
 
+/// The x axis's words for shares of `trials` ("charges", "turns", "routs"), naming the
+/// exact chance's cross only when some bar has one.
+pub fn axis_words(trials: &str, exact: bool) -> String {
+    if exact {
+        format!("share of {trials} (bar), its 95% interval (line), the exact chance (cross)")
+    } else {
+        format!("share of {trials} (bar) and its 95% interval (line)")
+    }
+}
+
 /// The chart.
 #[derive(Clone, Debug)]
 pub struct EndingsChart {
