@@ -3,6 +3,7 @@
 //! balance, and shards split across machines.
 
 pub mod balance;
+pub mod matchups;
 pub mod paired;
 pub mod shard;
 pub mod sweep;
