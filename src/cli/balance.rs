@@ -37,10 +37,77 @@ fn priced<'a, S: System>(
 }
 
 pub(super) fn balance(args: BalanceArgs) -> Result<()> {
-    on_system!(load_any(Some(&args.file))?, balance_system(&args))
+    if let Some(set) = &args.matchups {
+        return balance_matchups(&args, set);
+    }
+    let a = load_any(Some(&args.file))?;
+    let mut references = Vec::with_capacity(args.against.len());
+    for path in &args.against {
+        let r = load_any(Some(path))?;
+        if std::mem::discriminant(&r) != std::mem::discriminant(&a) {
+            return Err(compare::unpaired("balance", &args.file, path, r.kind()).into());
+        }
+        references.push((r, path.clone()));
+    }
+    like_for_like(&args)?;
+    // A line of models worth different points is priced by the turn engine, which counts
+    // each model slain at its own points (a turn of one chariot is the single charge, trial
+    // for trial, on the same streams); then every side is.
+    let mixed = |l: &Loaded| matches!(l, Loaded::Mesbg(s) if mixed_points(s));
+    if mixed(&a) || references.iter().any(|(r, _)| mixed(r)) {
+        let lift = |l: Loaded| match l {
+            Loaded::Mesbg(s) => Loaded::Turn(s),
+            other => other,
+        };
+        let references = references.into_iter().map(|(r, p)| (lift(r), p)).collect();
+        let note = "the line holds models worth different points, so each model slain is counted at its own points \
+                    (`points_slain`) by the turn engine, which plays a lone chariot's charge trial for trial as the \
+                    single charge does; no Hero split is given this way";
+        return on_system!(lift(a), balance_system(&args, references, Some(note)));
+    }
+    on_system!(a, balance_system(&args, references, None))
 }
 
-fn balance_system<S: System>(a: S::Scenario, args: &BalanceArgs) -> Result<()> {
+/// Whether a MESBG single charge meets models worth different points (which the single
+/// charge's `kills` cannot weigh).
+fn mixed_points(s: &Scenario) -> bool {
+    matches!(
+        crate::tools::balance::pricing(s, &crate::mesbg::plan::compile(s), "chariot.points", Default::default()),
+        Err(crate::tools::balance::BalanceError::MixedPoints { .. })
+    )
+}
+
+/// Refuses references that charge another line than the priced piece: a fair price is the
+/// ratio of two efficiencies, and it prices the piece only when both met the same models.
+fn like_for_like(args: &BalanceArgs) -> Result<()> {
+    let read = |p: &Path| scenario::read(p).map_err(anyhow::Error::from);
+    let own = crate::tools::matchups::line_of(&read(&args.file)?);
+    for path in &args.against {
+        let theirs = crate::tools::matchups::line_of(&read(path)?);
+        if let (Some(own), Some(theirs)) = (&own, &theirs)
+            && own != theirs
+        {
+            return Err(UnsupportedRequest(format!(
+                "--against {}: it charges another line than {} (other formations, terrain or army, measured from each \
+                 chariot), so the ratio of their efficiencies would price the targets, not the piece; price like for \
+                 like: give both the same line, or give one reference and a matchup set that both charge, e.g. \
+                 --against {} --matchups scenarios/matchups/mesbg-lines.toml",
+                path.display(),
+                args.file.display(),
+                path.display()
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
+fn balance_system<S: System>(
+    a: S::Scenario,
+    args: &BalanceArgs,
+    loaded: Vec<(Loaded, PathBuf)>,
+    note: Option<&str>,
+) -> Result<()> {
     if !args.weights.is_empty() && args.weights.len() != args.against.len() {
         return Err(UnsupportedRequest(format!(
             "--weights gives {} weights for {} references: give one per --against file, in order",
@@ -53,8 +120,8 @@ fn balance_system<S: System>(a: S::Scenario, args: &BalanceArgs) -> Result<()> {
         return Err(UnsupportedRequest("--weights must be positive numbers, e.g. --weights 2,1,1".into()).into());
     }
     let mut references = Vec::with_capacity(args.against.len());
-    for path in &args.against {
-        let loaded = load_any(Some(path))?;
+    for ((loaded, _), path) in loaded.into_iter().zip(&args.against) {
+        let path = path.as_path();
         let kind = loaded.kind();
         let r = S::take(loaded).ok_or_else(|| compare::unpaired("balance", &args.file, path, kind))?;
         // Each side prices its own acting piece by its system's default field; an explicit
@@ -69,7 +136,8 @@ fn balance_system<S: System>(a: S::Scenario, args: &BalanceArgs) -> Result<()> {
         }
         None => None,
     };
-    balance_of(args, priced::<S>(&a, &args.file, args.price.as_deref(), args.value)?, references, alone)
+    let notes = note.map(str::to_string).into_iter().collect();
+    balance_of(args, priced::<S>(&a, &args.file, args.price.as_deref(), args.value)?, references, alone, notes)
 }
 
 fn balance_of<P: RuleSystem>(
@@ -77,6 +145,7 @@ fn balance_of<P: RuleSystem>(
     a: Priced<P>,
     references: Vec<Priced<P>>,
     alone: Option<(Priced<P>, String, crate::tools::balance::SplitKind)>,
+    notes: Vec<String>,
 ) -> Result<()> {
     let (seed, trials) = a.source.seed_and_trials(&args.play);
     let pool = args.play.pool()?;
@@ -107,6 +176,7 @@ fn balance_of<P: RuleSystem>(
         interrupted_play(played, &bar, before, range.count).context("the balance run was interrupted")
     };
     let mut matchups = Vec::new();
+    let mut left_out = Vec::new();
     let (fair, spread, command) = match (references.is_empty(), args.target_efficiency) {
         (false, _) => {
             for (i, r) in references.iter().enumerate() {
@@ -118,6 +188,17 @@ fn balance_of<P: RuleSystem>(
                         r.title
                     )
                 })?;
+                if let Some(reason) = crate::tools::balance::unbounded(&fair) {
+                    if references.len() == 1 {
+                        return Err(UnsupportedRequest(format!(
+                            "--against {}: {reason}; choose a reference that does something against this line",
+                            r.title
+                        ))
+                        .into());
+                    }
+                    left_out.push(crate::tools::balance::LeftOut { line: r.title.clone(), reason });
+                    continue;
+                }
                 matchups.push(crate::tools::balance::Matchup {
                     reference: r.title.clone(),
                     weight: args.weights.get(i).copied().unwrap_or(1.0),
@@ -134,6 +215,13 @@ fn balance_of<P: RuleSystem>(
                 "charioteer balance {}{price_arg} --against{against}{weights} --seed {seed} --trials {trials}",
                 quote(&args.file)
             );
+            if matchups.is_empty() {
+                return Err(UnsupportedRequest(format!(
+                    "every reference was left out, so there is no price: {}",
+                    reasons(&left_out)
+                ))
+                .into());
+            }
             let (fair, spread) = if matchups.len() == 1 {
                 (matchups[0].fair.clone(), None)
             } else {
@@ -200,9 +288,19 @@ fn balance_of<P: RuleSystem>(
         matchups: if matchups.len() > 1 { matchups } else { Vec::new() },
         spread,
         split,
+        set: None,
+        left_out,
+        notes,
     };
-    let replaced = holds_report(&dir);
-    let written = report::write_balance(&dir, &run)?;
+    finish_balance(args, &run, &dir)
+}
+
+/// Writes a balance's report and prints it (table, JSON or nothing).
+fn finish_balance(args: &BalanceArgs, run: &crate::tools::balance::BalanceRun, dir: &Path) -> Result<()> {
+    let fair = &run.fair;
+    let (seed, trials) = (run.seed, run.trials);
+    let replaced = holds_report(dir);
+    let written = report::write_balance(dir, run)?;
     if !args.play.quiet {
         for w in run.warnings() {
             eprintln!("warning: {w}");
@@ -212,45 +310,86 @@ fn balance_of<P: RuleSystem>(
         out!("{}", serde_json::to_string(&run.to_json())?);
     } else if !args.play.quiet {
         let s = &fair.scenario;
-        out!("{}", a.title);
-        out!(
-            "price {:.0} points: {:.3} {} per trial (+/- {:.3}), efficiency {:.4} per point, {:.2} models or figures per 100 points",
-            s.price,
-            s.points_destroyed,
-            match a.pricing.model {
-                crate::tools::balance::ValueModel::Kills => "enemy points destroyed",
-                crate::tools::balance::ValueModel::Net => "points of value (enemy points destroyed less its own lost)",
-            },
-            crate::mesbg::analysis::Z95 * s.points_destroyed_se,
-            s.efficiency,
-            s.kills_per_100_points
-        );
-        if let (Some(r), Some(name)) = (&fair.reference, &run.reference) {
+        out!("{}", run.title);
+        if let (Some(set), Some(first)) = (&run.set, run.matchups.first()) {
+            out!(
+                "price {:.0} points, priced against {} ({:.0} points) on every line of {set}, both on the same trials",
+                s.price,
+                run.reference.as_deref().unwrap_or("the reference"),
+                first.fair.reference.as_ref().map_or(0.0, |r| r.price)
+            );
+        } else {
+            out!(
+                "price {:.0} points: {:.3} {} per trial (+/- {:.3}), efficiency {:.4} per point, {:.2} models or figures per 100 points",
+                s.price,
+                s.points_destroyed,
+                match run.pricing.model {
+                    crate::tools::balance::ValueModel::Kills => "enemy points destroyed",
+                    crate::tools::balance::ValueModel::Net =>
+                        "points of value (enemy points destroyed less its own lost)",
+                },
+                crate::mesbg::analysis::Z95 * s.points_destroyed_se,
+                s.efficiency,
+                s.kills_per_100_points
+            );
+        }
+        if let (Some(r), Some(name), None) = (&fair.reference, &run.reference, &run.set) {
             out!("reference {name}: price {:.0}, efficiency {:.4} per point", r.price, r.efficiency);
         }
         for m in &run.matchups {
+            if m.fair.fair_price < 0.0 {
+                out!(
+                    "  against {} (weight {}): no price: it loses more points than it destroys there ({:.2} a trial)",
+                    m.reference,
+                    m.weight,
+                    m.fair.scenario.points_destroyed
+                );
+            } else {
+                out!(
+                    "  against {} (weight {}): fair price {:.2} (95% CI {:.2} to {:.2})",
+                    m.reference,
+                    m.weight,
+                    m.fair.fair_price,
+                    m.fair.ci95_lo,
+                    m.fair.ci95_hi
+                );
+            }
+        }
+        for l in &run.left_out {
+            out!("  against {}: left out of the overall (see the warning above)", l.line);
+        }
+        let played = format!("{} trials, seed {seed}", group_digits(trials));
+        if fair.fair_price < 0.0 {
             out!(
-                "  against {} (weight {}): fair price {:.2} (95% CI {:.2} to {:.2})",
-                m.reference,
-                m.weight,
-                m.fair.fair_price,
-                m.fair.ci95_lo,
-                m.fair.ci95_hi
+                "no fair price: under the net value model it loses more points than it destroys ({:.2} points a trial), \
+                 so no price makes it pay for itself; {played}",
+                fair.scenario.points_destroyed
+            );
+        } else if let Some(sp) = &run.spread {
+            out!(
+                "overall fair price {:.2} points: from sampling, 95% CI {:.2} to {:.2} ({played})",
+                fair.fair_price,
+                sp.sampling_ci95.0,
+                sp.sampling_ci95.1
+            );
+            out!(
+                "across matchups: {:.2} against {} to {:.2} against {} (weighted sd {:.2}); both together, {:.2} to {:.2}",
+                sp.lowest,
+                sp.lowest_against,
+                sp.highest,
+                sp.highest_against,
+                sp.between_sd,
+                fair.ci95_lo,
+                fair.ci95_hi
+            );
+        } else {
+            out!(
+                "fair price {:.2} points (95% CI {:.2} to {:.2}), {played}",
+                fair.fair_price,
+                fair.ci95_lo,
+                fair.ci95_hi
             );
         }
-        let spread = run.spread.as_ref().map_or_else(String::new, |sp| {
-            format!(
-                "; across matchups {:.2} to {:.2} (sd {:.2}), sampling se {:.2}",
-                sp.lowest, sp.highest, sp.between_sd, sp.sampling_se
-            )
-        });
-        out!(
-            "fair price {:.2} points (95% CI {:.2} to {:.2}){spread}, {} trials, seed {seed}",
-            fair.fair_price,
-            fair.ci95_lo,
-            fair.ci95_hi,
-            group_digits(trials)
-        );
         if let Some(sp) = &run.split {
             match sp.kind {
                 crate::tools::balance::SplitKind::HeroRiding => out!(
@@ -277,7 +416,222 @@ fn balance_of<P: RuleSystem>(
                 ),
             }
         }
-        out!("{}", report_line("report", &dir, written.len(), replaced));
+        out!("{}", report_line("report", dir, written.len(), replaced));
     }
     Ok(())
+}
+
+/// The reasons matchups were left out, in one sentence.
+fn reasons(left_out: &[crate::tools::balance::LeftOut]) -> String {
+    left_out.iter().map(|l| format!("against {}: {}", l.line, l.reason)).collect::<Vec<_>>().join("; ")
+}
+
+/// One side of a matchup: a piece placed in front of a line, compiled and priced.
+fn placed_piece(
+    text: &str,
+    file: &Path,
+    set: &crate::tools::matchups::MatchupSet,
+    k: usize,
+    price: Option<&str>,
+    model: crate::tools::balance::ValueModel,
+) -> Result<(Scenario, crate::mesbg::plan::TurnPlan, Pricing)> {
+    use crate::tools::matchups;
+    let name = file.display().to_string();
+    let placed = matchups::place(text, &name, set, k)?;
+    let label = format!("{name} against \"{}\"", set.lines[k].name);
+    let scenario =
+        scenario::parse(&placed, &label).and_then(|s| turn::check_turn(&s).map(|()| s)).map_err(|e| match e {
+            ScenarioError::Invalid { problems, .. } => {
+                anyhow::Error::from(UnsupportedRequest(matchups::placed_problems(set, k, &name, problems).to_string()))
+            }
+            other => other.into(),
+        })?;
+    let plan = <turn::Turn as System>::compile(&scenario);
+    let pricing = <turn::Turn as System>::pricing(&scenario, &plan, price, model)?;
+    Ok((scenario, plan, pricing))
+}
+
+/// `balance --matchups SET`: the priced piece and its one reference each charge every line
+/// of the set (placed in front of each, on the same trials), priced line by line; the
+/// weighted overall with its sampling interval, and the spread across lines.
+fn balance_matchups(args: &BalanceArgs, set_path: &Path) -> Result<()> {
+    use crate::tools::balance::{self as bal, LeftOut, Matchup};
+    let set = crate::tools::matchups::load(set_path).map_err(|e| UnsupportedRequest(e.to_string()))?;
+    let [reference] = args.against.as_slice() else {
+        return Err(UnsupportedRequest(format!(
+            "--matchups prices against one reference piece, which charges every line too: give one --against file, \
+             not {}",
+            args.against.len()
+        ))
+        .into());
+    };
+    if args.target_efficiency.is_some() {
+        return Err(UnsupportedRequest(
+            "--matchups needs a reference piece (--against), not --target-efficiency".into(),
+        )
+        .into());
+    }
+    // Each file must first read as the scenario it is, its own problems named by itself.
+    let a = match load_any(Some(&args.file))? {
+        Loaded::Mesbg(s) | Loaded::Turn(s) => *s,
+        Loaded::Battlesystem(_) => {
+            return Err(UnsupportedRequest(format!(
+                "{}: matchup sets of BATTLESYSTEM target units are not supported yet; price a unit with --against \
+                 REFERENCE.toml where both charge the same target unit",
+                args.file.display()
+            ))
+            .into());
+        }
+    };
+    let b = match load_any(Some(reference))? {
+        Loaded::Mesbg(s) | Loaded::Turn(s) => *s,
+        other => return Err(compare::unpaired("balance", &args.file, reference, other.kind()).into()),
+    };
+    let (a_text, b_text) = (scenario::read(&args.file)?, scenario::read(reference)?);
+    let source = run::Source::of::<super::system::Mesbg>(&a, Some(&args.file));
+    let (seed, trials) = source.seed_and_trials(&args.play);
+    let pool = args.play.pool()?;
+    let total = trials.saturating_mul(set.lines.len() as u64);
+    let bar = trial_bar(total, args.play.quiet || args.play.json);
+    let range = TrialRange { first: 0, count: trials };
+    let mut notes = kind_notes(&a, &b);
+    let (mut matchups, mut left_out, mut rulesets) = (Vec::new(), Vec::new(), Vec::new());
+    let mut priced_a = None;
+    for k in 0..set.lines.len() {
+        let (ak, plan_a, pricing_a) = placed_piece(&a_text, &args.file, &set, k, args.price.as_deref(), args.value)?;
+        let (bk, plan_b, pricing_b) = placed_piece(&b_text, reference, &set, k, None, args.value)?;
+        if k == 0 {
+            rulesets = vec![(piece_name(&a), ak.ruleset()), (piece_name(&b), bk.ruleset())];
+        }
+        // Each line on streams of its own (keyed by the placed piece), both pieces on them.
+        let streams = Streams::new(seed, ak.hash());
+        let before = bar.position();
+        let played = pool.install(|| {
+            bal::play(&plan_a, &pricing_a, Some((&plan_b, &pricing_b)), streams, range, &|n| bar.inc(n), &CANCEL)
+        });
+        let sums = interrupted_play(played, &bar, before, range.count).context("the balance run was interrupted")?;
+        let line = set.lines[k].name.clone();
+        let Some(fair) = bal::fair_price_against(&sums, &pricing_a, &pricing_b) else {
+            let worth = bal::efficiencies(&sums, &pricing_a, &pricing_b).1.points_destroyed;
+            left_out.push(LeftOut {
+                line,
+                reason: format!(
+                    "the reference is worth {worth:.2} points a trial against this line (it destroys nothing, or loses \
+                     more than it destroys), so no price matches its efficiency"
+                ),
+            });
+            continue;
+        };
+        if let Some(reason) = bal::unbounded(&fair) {
+            left_out.push(LeftOut { line, reason });
+            continue;
+        }
+        priced_a.get_or_insert(pricing_a);
+        matchups.push(Matchup { reference: line, weight: set.lines[k].weight, fair });
+    }
+    bar.finish_and_clear();
+    let Some(pricing) = priced_a else {
+        return Err(UnsupportedRequest(format!(
+            "every line was left out, so there is no price: {}",
+            reasons(&left_out)
+        ))
+        .into());
+    };
+    let (fair, spread) = bal::overall(&matchups).context("the weights add up to nothing")?;
+    if matchups.len() < set.lines.len() {
+        notes.push(format!(
+            "the overall is over {} of the set's {} lines; the others are left out (see why)",
+            matchups.len(),
+            set.lines.len()
+        ));
+    }
+    let quote = |p: &Path| shell_quote(&p.display().to_string());
+    let mut command = format!("charioteer balance {}", quote(&args.file));
+    if let Some(p) = &args.price {
+        command.push_str(&format!(" --price {}", shell_quote(p)));
+    }
+    if args.value == bal::ValueModel::Net {
+        command.push_str(" --value net");
+    }
+    command.push_str(&format!(
+        " --against {} --matchups {} --seed {seed} --trials {trials}",
+        quote(reference),
+        quote(set_path)
+    ));
+    let run = bal::BalanceRun {
+        title: piece_name(&a),
+        reference: Some(piece_name(&b)),
+        fair,
+        pricing,
+        trials,
+        seed,
+        command,
+        rulesets,
+        matchups,
+        spread: Some(spread),
+        split: None,
+        set: Some(format!("{} ({})", set.title, set_path.display())),
+        left_out,
+        notes,
+    };
+    let dir =
+        args.play.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(format!("balance--{}", source.slug)));
+    finish_balance(args, &run, &dir)
+}
+
+/// What makes the priced piece and its reference different kinds of thing, each in words:
+/// one has Impact Hits and the other none (a cavalry model written as a chariot), or
+/// their bases differ.
+fn kind_notes(a: &Scenario, b: &Scenario) -> Vec<String> {
+    let mut out = Vec::new();
+    let hits = |s: &Scenario| s.chariot.impact.hits.max() > 0;
+    if hits(a) != hits(b) {
+        let without = if hits(a) { piece_name(b) } else { piece_name(a) };
+        out.push(format!(
+            "{without} has no Impact Hits: it is not the same kind of piece as the other (much of a chariot's worth is \
+             its Impact Hits), so the price compares unlike things"
+        ));
+    }
+    let base = |s: &Scenario| match s.chariot.base {
+        crate::mesbg::scenario::Base::Round { diameter_mm } => format!("a {diameter_mm} mm round base"),
+        crate::mesbg::scenario::Base::Rect { width_mm, length_mm } => format!("a {width_mm} x {length_mm} mm base"),
+        crate::mesbg::scenario::Base::Oval { width_mm, length_mm } => {
+            format!("a {width_mm} x {length_mm} mm oval base")
+        }
+    };
+    if base(a) != base(b) {
+        out.push(format!(
+            "the pieces stand on different bases ({} on {}, {} on {}): a wider base meets more models, so part of the \
+             price is the base",
+            piece_name(a),
+            base(a),
+            piece_name(b),
+            base(b)
+        ));
+    }
+    if let Some(h) = &a.chariot.hero {
+        out.push(format!(
+            "no split of the price between the chariot and {} is given across a matchup set; balance against one \
+             reference charging the same line gives it",
+            h.name
+        ));
+    }
+    out
+}
+
+/// A piece by what charges, for a price across lines that are not its own: `Khandish
+/// Charioteer`, `Khandish King riding the Khandish Chariot`, `3 x Khandish Charioteer`.
+fn piece_name(s: &Scenario) -> String {
+    let mut names: Vec<(String, usize)> = Vec::new();
+    for e in s.entries() {
+        let name = match &e.chariot.hero {
+            Some(h) => format!("{} riding the {}", h.name, e.chariot.name),
+            None => e.chariot.name.clone(),
+        };
+        match names.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, count)) => *count += 1,
+            None => names.push((name, 1)),
+        }
+    }
+    names.into_iter().map(|(n, c)| if c == 1 { n } else { format!("{c} x {n}") }).collect::<Vec<_>>().join(" + ")
 }

@@ -349,6 +349,12 @@ pub struct BalanceArgs {
     /// Efficiency to match instead (enemy points destroyed per point spent).
     #[arg(long, value_parser = parse_target)]
     pub target_efficiency: Option<f64>,
+    /// A matchup set (TOML, e.g. scenarios/matchups/mesbg-lines.toml): the priced piece and
+    /// its one `--against` reference each charge every line of it, like for like; the fair
+    /// price against each line, the weighted overall with its sampling interval, and the
+    /// spread across lines.
+    #[arg(long, requires = "against", conflicts_with = "weights")]
+    pub matchups: Option<PathBuf>,
     /// Trials, seed, threads, report folder (default: reports/balance--<slug>/), quiet.
     #[command(flatten)]
     pub play: PlayOptions,

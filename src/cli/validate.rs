@@ -21,6 +21,43 @@ pub(super) fn validate(files: &[PathBuf], map: Option<&Path>, output: &OutputOpt
     let mut results = Vec::new();
     for file in files {
         let name = file.display().to_string();
+        let set_text = std::fs::read_to_string(file).ok().filter(|t| crate::tools::matchups::is_matchup_set(t));
+        if let Some(text) = set_text {
+            if map.is_some() {
+                return Err(UnsupportedRequest(format!(
+                    "--map draws a scenario's board, but {name} is a matchup set: its lines are drawn in front of a \
+                     piece by `balance PIECE --against REF --matchups {name}`"
+                ))
+                .into());
+            }
+            match matchup_set_described(&text, &name) {
+                Ok((summary, details)) => {
+                    if !output.json && !output.quiet {
+                        out!("{name}: {summary}");
+                        for line in &details {
+                            out!("  {line}");
+                        }
+                    }
+                    results.push(serde_json::json!({
+                        "file": name, "ok": true, "system": "matchups",
+                        "scenario_hash": format!("{:016x}", crate::input::fnv1a(text.as_bytes())),
+                        "summary": summary, "details": details, "problems": [], "warnings": [],
+                    }));
+                }
+                Err(e) => {
+                    eprintln!("{e}");
+                    let problems = match &e {
+                        crate::tools::matchups::MatchupError::Invalid { problems, .. } => problems.clone(),
+                        other => {
+                            vec![scenario::Problem { field: String::new(), line: None, message: other.to_string() }]
+                        }
+                    };
+                    results.push(serde_json::json!({ "file": name, "ok": false, "problems": problems }));
+                    failed += 1;
+                }
+            }
+            continue;
+        }
         let (summary, details, system, hash, warnings) = match load_any(Some(file)) {
             Ok(loaded) => on_system!(loaded, described(map, output.quiet || output.json))?,
             Err(e) => {
@@ -63,6 +100,64 @@ pub(super) fn validate(files: &[PathBuf], map: Option<&Path>, output: &OutputOpt
         0 => Ok(()),
         invalid => Err(InvalidFiles { invalid, files: files.len() }.into()),
     }
+}
+
+/// What `validate` says of a matchup set: a line naming it, and one per target line. Each
+/// line is placed in front of the built-in example chariot and read as a scenario, so a
+/// wrong profile or an overlapping base is found here rather than mid-way through a price.
+fn matchup_set_described(
+    text: &str,
+    name: &str,
+) -> Result<(String, Vec<String>), crate::tools::matchups::MatchupError> {
+    use crate::tools::matchups::{self, MatchupError};
+    let set = matchups::parse(text, name)?;
+    let mut details = Vec::new();
+    let mut problems = Vec::new();
+    let total: f64 = set.lines.iter().map(|l| l.weight).sum();
+    for (k, line) in set.lines.iter().enumerate() {
+        let placed = matchups::place(scenario::DEFAULT_SCENARIO, scenario::DEFAULT_SCENARIO_NAME, &set, k)?;
+        let read = scenario::parse(&placed, name).and_then(|s| turn::check_turn(&s).map(|()| s));
+        match read {
+            Ok(s) => {
+                let models: usize = s.formations.iter().map(|f| f.centres.len()).sum();
+                let groups = s.formations.len();
+                details.push(format!(
+                    "{}: weight {} ({:.0}% of the price), {models} model{} in {groups} formation{}{}",
+                    line.name,
+                    line.weight,
+                    100.0 * line.weight / total,
+                    if models == 1 { "" } else { "s" },
+                    if groups == 1 { "" } else { "s" },
+                    if s.terrain.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", {} terrain piece(s)", s.terrain.len())
+                    },
+                ));
+            }
+            Err(ScenarioError::Invalid { problems: found, .. }) => {
+                match matchups::placed_problems(&set, k, scenario::DEFAULT_SCENARIO_NAME, found) {
+                    MatchupError::Invalid { problems: found, .. } => problems.extend(found),
+                    other => return Err(other),
+                }
+            }
+            Err(other) => problems.push(scenario::Problem {
+                field: format!("lines[{k}]"),
+                line: None,
+                message: other.to_string(),
+            }),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(MatchupError::Invalid { file: name.to_string(), context: String::new(), problems });
+    }
+    let summary = format!(
+        "matchup set \"{}\": {} line{} to price a MESBG piece against",
+        set.title,
+        set.lines.len(),
+        if set.lines.len() == 1 { "" } else { "s" }
+    );
+    Ok((summary, details))
 }
 
 /// Whether `--map FILE` asks for a PNG (true) or an SVG (false), by its extension.

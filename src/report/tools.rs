@@ -94,7 +94,41 @@ pub fn write_balance(dir: &Path, run: &crate::tools::balance::BalanceRun) -> Res
     let mut files = Vec::new();
     // A piece worth nothing or less per trial has no price at which its efficiency meets
     // the target: the chart would be a line at or below zero, so a sentence says it.
-    let figure = if fair.fair_price <= 0.0 || s.points_destroyed <= 0.0 {
+    let figure = if let (Some(spread), true) = (&run.spread, run.matchups.len() >= 2) {
+        // Across a matchup set the question is how far the price moves with the opponent:
+        // each line's price beside the overall (a cost sweep of one line would not say it).
+        let chart = chart::matchups::MatchupChart {
+            title: "Fair price against each line".to_string(),
+            rows: run
+                .matchups
+                .iter()
+                .map(|m| (m.reference.clone(), (m.fair.fair_price, m.fair.ci95_lo, m.fair.ci95_hi)))
+                .collect(),
+            overall: (fair.fair_price, fair.ci95_lo, fair.ci95_hi),
+            current: fair.scenario.price,
+        };
+        let rendered = chart::render(&chart, title)?;
+        let figure = Figure {
+            stem: "matchup-prices".into(),
+            caption:
+                "The fair price against each line (dots, with 95% sampling whiskers, mostly narrower than the dot) \
+                 and the overall weighted price (line); the band is the 95% interval holding both the sampling noise \
+                 and the spread across lines. The spread of the dots is how much the price depends on the opponent, \
+                 which more trials would not narrow."
+                    .into(),
+            alt: format!(
+                "Dot chart of {} fair prices from {:.1} ({}) to {:.1} ({}), overall {:.1} points.",
+                run.matchups.len(),
+                spread.lowest,
+                spread.lowest_against,
+                spread.highest,
+                spread.highest_against,
+                fair.fair_price
+            ),
+        };
+        push_chart(&mut files, &figure.stem, rendered);
+        figure
+    } else if fair.fair_price <= 0.0 || s.points_destroyed <= 0.0 {
         Figure::left_out(format!(
             "No cost chart: the piece is worth {:.2} points a trial, so its efficiency is zero or less at every price \
              and no price meets the efficiency to match.",
@@ -128,6 +162,29 @@ pub fn write_balance(dir: &Path, run: &crate::tools::balance::BalanceRun) -> Res
     };
     files
         .push(ReportFile { name: "balance.csv".into(), contents: Contents::Frame(frame, "balance", FrameFormat::Csv) });
+    if !run.matchups.is_empty() || !run.left_out.is_empty() {
+        let m = &run.matchups;
+        let lines: Vec<&str> =
+            m.iter().map(|m| m.reference.as_str()).chain(run.left_out.iter().map(|l| l.line.as_str())).collect();
+        let or_none = |f: &dyn Fn(&crate::tools::balance::Matchup) -> f64| -> Vec<Option<f64>> {
+            m.iter().map(|x| Some(f(x))).chain(run.left_out.iter().map(|_| None)).collect()
+        };
+        let frame = df!(
+            "against" => lines,
+            "weight" => or_none(&|x| x.weight),
+            "piece_value" => or_none(&|x| x.fair.scenario.points_destroyed),
+            "reference_value" => or_none(&|x| x.fair.reference.as_ref().map_or(f64::NAN, |r| r.points_destroyed)),
+            "fair_price" => or_none(&|x| x.fair.fair_price),
+            "ci95_lo" => or_none(&|x| x.fair.ci95_lo),
+            "ci95_hi" => or_none(&|x| x.fair.ci95_hi),
+            "left_out" => m.iter().map(|_| None).chain(run.left_out.iter().map(|l| Some(l.reason.as_str()))).collect::<Vec<Option<&str>>>(),
+        )
+        .map_err(frame_error("matchups"))?;
+        files.push(ReportFile {
+            name: "matchups.csv".into(),
+            contents: Contents::Frame(frame, "matchups", FrameFormat::Csv),
+        });
+    }
     write_with_markdown(dir, files, |names| document::balance_markdown(run, &[figure], names))
 }
 

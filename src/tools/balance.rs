@@ -348,7 +348,7 @@ fn moments(sums: &PairedSums, i: usize, scale: i64) -> (f64, f64, f64, f64, f64,
 
 /// The efficiency of each side from a balance's paired sums (points in column 0, models
 /// in column 1).
-fn efficiencies(sums: &PairedSums, a: &Pricing, b: &Pricing) -> (Efficiency, Efficiency) {
+pub fn efficiencies(sums: &PairedSums, a: &Pricing, b: &Pricing) -> (Efficiency, Efficiency) {
     let (price_a, price_b) = (a.price, b.price);
     let (n, ma, mb, var_a, var_b, _) = moments(sums, 0, common_scale(a, b));
     let (_, ka, kb, _, _, _) = moments(sums, 1, 1);
@@ -425,6 +425,13 @@ pub struct Spread {
     pub lowest: f64,
     /// Highest.
     pub highest: f64,
+    /// The matchups of the lowest and highest fair price.
+    pub lowest_against: String,
+    /// Highest.
+    pub highest_against: String,
+    /// The overall's 95% sampling interval alone: where the weighted price would lie with
+    /// endless trials against these matchups at these weights.
+    pub sampling_ci95: (f64, f64),
 }
 
 /// The overall fair price of a matchup set: the weighted mean of the matchups' fair
@@ -452,14 +459,63 @@ pub fn overall(matchups: &[Matchup]) -> Option<(FairPrice, Spread)> {
         ci95_lo: mean - half,
         ci95_hi: mean + half,
     };
-    let prices = matchups.iter().map(|m| m.fair.fair_price);
+    let by_price = |a: &&Matchup, b: &&Matchup| a.fair.fair_price.total_cmp(&b.fair.fair_price);
+    let (low, high) = (matchups.iter().min_by(by_price)?, matchups.iter().max_by(by_price)?);
     let spread = Spread {
         between_sd,
         sampling_se,
-        lowest: prices.clone().fold(f64::INFINITY, f64::min),
-        highest: prices.fold(f64::NEG_INFINITY, f64::max),
+        lowest: low.fair.fair_price,
+        highest: high.fair.fair_price,
+        lowest_against: low.reference.clone(),
+        highest_against: high.reference.clone(),
+        sampling_ci95: (mean - Z95 * sampling_se, mean + Z95 * sampling_se),
     };
     Some((fair, spread))
+}
+
+/// A fair price beyond this many times the reference's own price says more about how little
+/// the reference does against the line than about what the priced piece is worth: that
+/// matchup is left out of the overall, with a warning naming it.
+pub const UNBOUNDED_RATIO: f64 = 10.0;
+
+/// Why a matchup's fair price cannot stand in an overall price (`None` when it can): the
+/// reference destroys nothing of the line, or not surely more than nothing, or so little
+/// that the fair price is more than [`UNBOUNDED_RATIO`] times its own price.
+pub fn unbounded(fair: &FairPrice) -> Option<String> {
+    let r = fair.reference.as_ref()?;
+    let (mb, half_b) = (r.points_destroyed, Z95 * r.points_destroyed_se);
+    if mb <= 0.0 {
+        return Some(format!(
+            "the reference is worth {mb:.2} points a trial against this line (it destroys nothing, or loses more than it \
+             destroys), so no price matches its efficiency"
+        ));
+    }
+    if mb - half_b <= 0.0 {
+        return Some(format!(
+            "the reference's worth against this line ({mb:.3} points a trial, 95% CI {:.3} to {:.3}) is not surely \
+             above zero, so the ratio has no upper bound",
+            mb - half_b,
+            mb + half_b
+        ));
+    }
+    if fair.fair_price > UNBOUNDED_RATIO * r.price {
+        return Some(format!(
+            "the reference destroys {mb:.2} points a trial against this line and the priced piece {:.2}: the fair \
+             price {:.0} is more than {UNBOUNDED_RATIO} times the reference's own {:.0}, a ratio that measures the \
+             reference's weakness here, not the piece's worth",
+            fair.scenario.points_destroyed, fair.fair_price, r.price
+        ));
+    }
+    None
+}
+
+/// A matchup left out of the overall price, and why.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LeftOut {
+    /// The line (or reference) it was played against.
+    pub line: String,
+    /// Why its fair price cannot stand in the overall.
+    pub reason: String,
 }
 
 /// What a price split weighs: the part of the fair price a scenario's last addition earns.
@@ -551,17 +607,38 @@ pub struct BalanceRun {
     pub spread: Option<Spread>,
     /// With a Hero riding: the fair price split between the chariot and the Hero.
     pub split: Option<PriceSplit>,
+    /// The matchup set both pieces charged, in words (`The library's lines
+    /// (scenarios/matchups/mesbg-lines.toml)`), when one was given.
+    pub set: Option<String>,
+    /// Matchups left out of the overall, each with its reason.
+    pub left_out: Vec<LeftOut>,
+    /// What else a reader must know: the priced piece and its reference are not the same
+    /// kind of thing, a line priced through the turn engine, and the like.
+    pub notes: Vec<String>,
 }
 
 /// The version of the balance's JSON object (`balance --json`).
-pub const BALANCE_SCHEMA: &str = "charioteer.balance/1";
+pub const BALANCE_SCHEMA: &str = "charioteer.balance/2";
 
 impl BalanceRun {
     /// What a reader must not miss about this result: a negative fair price (under the net
     /// value model the piece loses more points than it destroys, so no price makes it pay
     /// for itself; the number is not a price to charge).
     pub fn warnings(&self) -> Vec<String> {
-        let mut out = Vec::new();
+        let mut out: Vec<String> = self
+            .left_out
+            .iter()
+            .map(|l| format!("left out of the overall price: against {}: {}", l.line, l.reason))
+            .collect();
+        out.extend(self.notes.iter().cloned());
+        for m in self.matchups.iter().filter(|m| m.fair.fair_price < 0.0) {
+            out.push(format!(
+                "against {}: no price: under the net value model the piece loses more points than it destroys there \
+                 ({:.2} points a trial), so no price makes it pay for itself in that matchup; the negative number \
+                 ({:.2}) still counts in the overall, pulling it down",
+                m.reference, m.fair.scenario.points_destroyed, m.fair.fair_price
+            ));
+        }
         if self.fair.fair_price < 0.0 {
             out.push(format!(
                 "the fair price is negative ({:.2} points): under the net value model {} loses more points than it \
@@ -596,6 +673,8 @@ impl BalanceRun {
             "matchups": self.matchups,
             "spread": self.spread,
             "split": self.split,
+            "set": self.set,
+            "left_out": self.left_out,
             "warnings": self.warnings(),
         })
     }

@@ -14,6 +14,7 @@ pub mod difference;
 pub mod distribution;
 pub mod endings;
 pub mod impact_chain;
+pub mod matchups;
 pub mod rose;
 pub mod scaled;
 pub mod svg_text;

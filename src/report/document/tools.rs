@@ -167,77 +167,114 @@ pub fn balance_markdown(run: &crate::tools::balance::BalanceRun, figures: &[Figu
     for w in run.warnings() {
         let _ = writeln!(out, "**Warning:** {w}.\n");
     }
-    let _ = writeln!(
-        out,
-        "At **{:.0} points**, it {} **{:.2}** {} per trial (one charge, turn or rout; 95% CI {:.2} to {:.2}): \
-         **{:.3}** points per point spent, or **{:.2}** models or figures destroyed per 100 points.\n",
-        s.price,
-        if run.pricing.model == crate::tools::balance::ValueModel::Net { "is worth" } else { "destroys" },
-        s.points_destroyed,
-        if run.pricing.model == crate::tools::balance::ValueModel::Net {
-            "points of value (enemy points destroyed less its own points lost)"
-        } else {
-            "enemy points"
-        },
-        s.points_destroyed - Z95_TEXT * s.points_destroyed_se,
-        s.points_destroyed + Z95_TEXT * s.points_destroyed_se,
-        s.efficiency,
-        s.kills_per_100_points
-    );
-    let _ = writeln!(
-        out,
-        "Value model (`--value {}`): a trial is worth {}: {}.\n",
-        match run.pricing.model {
-            crate::tools::balance::ValueModel::Kills => "kills",
-            crate::tools::balance::ValueModel::Net => "net",
-        },
-        match run.pricing.model {
-            crate::tools::balance::ValueModel::Kills => "the enemy points it destroys (its own losses are not counted)",
-            crate::tools::balance::ValueModel::Net => {
-                "the enemy points it destroys less its own points lost (a chariot's and its Hero's in proportion to \
-                 the Wounds lost, a unit's per figure, and the friends a routing beast tramples)"
+    if let (Some(set), Some(first)) = (&run.set, run.matchups.first()) {
+        let _ = writeln!(
+            out,
+            "At **{:.0} points**, priced against {} (**{:.0} points**) on each line of *{set}*. A trial is worth {}.\n",
+            s.price,
+            reference.unwrap_or("the reference"),
+            first.fair.reference.as_ref().map_or(0.0, |r| r.price),
+            match run.pricing.model {
+                crate::tools::balance::ValueModel::Kills => {
+                    "the enemy points it destroys, each model slain at its own points (`--value kills`)"
+                }
+                crate::tools::balance::ValueModel::Net => {
+                    "the enemy points it destroys, each model at its own points, less its own points lost in \
+                     proportion to the Wounds lost (`--value net`)"
+                }
             }
-        },
-        run.pricing.words()
-    );
+        );
+    } else {
+        balance_opening(&mut out, run);
+    }
     if let Some(spread) = &run.spread {
-        let _ = writeln!(out, "Against each reference of the matchup set:\n");
+        match &run.set {
+            Some(set) => {
+                let _ = writeln!(
+                    out,
+                    "## Against each line\n\nThe priced piece and its reference, {}, each charged every line of the \
+                     matchup set *{set}*, placed in front of each, on the same trials: like for like. A line's fair \
+                     price is the price at which the piece destroys as much per point as the reference does against \
+                     that line.\n",
+                    reference.unwrap_or("the reference")
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "## Against each reference\n\nEvery reference charges the same line as the priced piece.\n"
+                );
+            }
+        }
         table_row(
             &mut out,
-            &["reference".into(), "weight".into(), "its efficiency".into(), "fair price".into(), "95% CI".into()],
+            &[
+                "against".into(),
+                "weight".into(),
+                "piece per trial".into(),
+                "reference per trial".into(),
+                "fair price".into(),
+                "95% CI (sampling)".into(),
+            ],
         );
-        table_row(&mut out, &["---".into(), "---:".into(), "---:".into(), "---:".into(), "---".into()]);
+        table_row(&mut out, &["---".into(), "---:".into(), "---:".into(), "---:".into(), "---:".into(), "---".into()]);
         let total: f64 = run.matchups.iter().map(|m| m.weight).sum();
         for m in &run.matchups {
+            let negative = m.fair.fair_price < 0.0;
             table_row(
                 &mut out,
                 &[
                     m.reference.clone(),
                     format!("{:.2}", m.weight / total.max(f64::MIN_POSITIVE)),
-                    format!("{:.3}", m.fair.target_efficiency),
-                    format!("{:.1}", m.fair.fair_price),
-                    format!("{:.1} to {:.1}", m.fair.ci95_lo, m.fair.ci95_hi),
+                    format!("{:.2}", m.fair.scenario.points_destroyed),
+                    m.fair.reference.as_ref().map_or_else(String::new, |r| format!("{:.2}", r.points_destroyed)),
+                    if negative {
+                        "no price: loses more than it destroys".into()
+                    } else {
+                        format!("{:.1}", m.fair.fair_price)
+                    },
+                    if negative { String::new() } else { format!("{:.1} to {:.1}", m.fair.ci95_lo, m.fair.ci95_hi) },
                 ],
             );
         }
+        for l in &run.left_out {
+            table_row(
+                &mut out,
+                &[l.line.clone(), "left out".into(), String::new(), String::new(), "none".into(), String::new()],
+            );
+        }
+        for l in &run.left_out {
+            let _ = writeln!(out, "\n- Left out, against {}: {}.", l.line, l.reason);
+        }
         let _ = writeln!(
             out,
-            "\n**Overall fair price: {:.1} points** (95% CI {:.1} to {:.1}): the weighted mean of the matchups' fair \
-             prices. Its interval holds both the spread across matchups (from {:.1} to {:.1}; weighted sd {:.2}) and \
-             the sampling noise (se {:.2}): 1.96 x the root of the sum of their variances. A price inside it is \
-             defensible across the set; one matchup's own price is in its row.\n",
+            "\n**Overall fair price: {:.1} points**, the weighted mean of the lines' fair prices. Two intervals say \
+             how far to trust it, and they measure different things:\n\n\
+             - **Sampling**, 95% CI {:.1} to {:.1}: where the weighted price would settle with endless trials against \
+             these lines at these weights. More trials narrow it.\n\
+             - **Across matchups**, from {:.1} against {} to {:.1} against {} (weighted sd {:.2}): how much the price \
+             depends on the opponent. More trials do not narrow it; it is the field's, not the dice's.\n\n\
+             Quote {:.0} points for a field met in these proportions, and say that against a single opponent the fair \
+             price runs from {:.0} to {:.0}. The interval holding both (1.96 x the root of the sum of their \
+             variances) is {:.1} to {:.1}.\n",
             fair.fair_price,
-            fair.ci95_lo,
-            fair.ci95_hi,
+            spread.sampling_ci95.0,
+            spread.sampling_ci95.1,
+            spread.lowest,
+            spread.lowest_against,
+            spread.highest,
+            spread.highest_against,
+            spread.between_sd,
+            fair.fair_price,
             spread.lowest,
             spread.highest,
-            spread.between_sd,
-            spread.sampling_se
+            fair.ci95_lo,
+            fair.ci95_hi
         );
         split_paragraph(&mut out, run);
         let _ = writeln!(
             out,
-            "{} trials per matchup, seed {seed}, on the priced scenario's random streams.\n",
+            "{} trials per matchup, seed {seed}; both pieces play each matchup on the same random streams.\n",
             group_digits(trials)
         );
         let sets: Vec<(&str, &[RuleOption])> = run.rulesets.iter().map(|(t, r)| (t.as_str(), r.as_slice())).collect();
@@ -280,6 +317,45 @@ pub fn balance_markdown(run: &crate::tools::balance::BalanceRun, figures: &[Figu
     let sets: Vec<(&str, &[RuleOption])> = run.rulesets.iter().map(|(t, r)| (t.as_str(), r.as_slice())).collect();
     figures_and_stamp(&mut out, figures, &sets, command, files);
     out
+}
+
+/// What the priced piece does per trial and the value model, for a balance against one
+/// line.
+fn balance_opening(out: &mut String, run: &crate::tools::balance::BalanceRun) {
+    let s = &run.fair.scenario;
+    let _ = writeln!(
+        *out,
+        "At **{:.0} points**, it {} **{:.2}** {} per trial (one charge, turn or rout; 95% CI {:.2} to {:.2}): \
+         **{:.3}** points per point spent, or **{:.2}** models or figures destroyed per 100 points.\n",
+        s.price,
+        if run.pricing.model == crate::tools::balance::ValueModel::Net { "is worth" } else { "destroys" },
+        s.points_destroyed,
+        if run.pricing.model == crate::tools::balance::ValueModel::Net {
+            "points of value (enemy points destroyed less its own points lost)"
+        } else {
+            "enemy points"
+        },
+        s.points_destroyed - Z95_TEXT * s.points_destroyed_se,
+        s.points_destroyed + Z95_TEXT * s.points_destroyed_se,
+        s.efficiency,
+        s.kills_per_100_points
+    );
+    let _ = writeln!(
+        *out,
+        "Value model (`--value {}`): a trial is worth {}: {}.\n",
+        match run.pricing.model {
+            crate::tools::balance::ValueModel::Kills => "kills",
+            crate::tools::balance::ValueModel::Net => "net",
+        },
+        match run.pricing.model {
+            crate::tools::balance::ValueModel::Kills => "the enemy points it destroys (its own losses are not counted)",
+            crate::tools::balance::ValueModel::Net => {
+                "the enemy points it destroys less its own points lost (a chariot's and its Hero's in proportion to \
+                 the Wounds lost, a unit's per figure, and the friends a routing beast tramples)"
+            }
+        },
+        run.pricing.words()
+    );
 }
 
 /// The 95% normal quantile, for intervals written out in text.
