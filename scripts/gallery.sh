@@ -35,8 +35,9 @@ run run "$b/routing-elephants-in-battle-line.toml" --trials "$trials" --out "$wo
 run run "$m/khandish-vs-minas-tirith.toml" "$m/wood-into-shield-wall.toml" --trials "$trials" --out "$work/side"
 run compare "$m/khandish-vs-minas-tirith.toml" --set chariot.impact.strength=5 --trials "$trials" --out "$work/paired"
 run sweep "$m/khandish-vs-minas-tirith.toml" --set chariot.impact.strength=3..6 --trials "$trials" --out "$work/sweep"
-run balance "$m/king-on-chariot-vs-uruk-hai.toml" --against "$m/khandish-vs-minas-tirith.toml" "$m/chariot-vs-chariot.toml" \
-  --trials "$trials" --out "$work/price"
+run balance "$m/khandish-vs-minas-tirith.toml" --against "$m/iron-hills-into-pike-block.toml" \
+  --matchups scenarios/matchups/mesbg-lines.toml --trials "$trials" --out "$work/price"
+run balance "$m/khandish-vs-minas-tirith.toml" --target-efficiency 0.4 --trials "$trials" --out "$work/cost"
 
 # gallery name | file made above | what it shows | the command behind it
 entries=(
@@ -55,7 +56,8 @@ entries=(
   "difference-chances.png|paired/difference-chances.png|A paired comparison on common random numbers: what B changes, each chance's difference B - A with its 95% interval (B here is A with Impact Strength 5, named so above the chart; a gain for B points right).|charioteer compare scenarios/mesbg/khandish-vs-minas-tirith.toml --set chariot.impact.strength=5"
   "difference-counts.png|paired/difference-counts.png|The same for counts.|charioteer compare scenarios/mesbg/khandish-vs-minas-tirith.toml --set chariot.impact.strength=5"
   "sweep.png|sweep/sweep-kills.png|A sweep: a metric against the swept field, with its band.|charioteer sweep scenarios/mesbg/khandish-vs-minas-tirith.toml --set chariot.impact.strength=3..6"
-  "price.png|price/cost-sweep.png|A price: the piece's efficiency (enemy points destroyed per point) at each price, the efficiency to match and the fair price where they cross. A curve of value over price is a hyperbola by construction and its band here spans the chart: a chart of the fair price per matchup is what #34 asks for instead.|charioteer balance scenarios/mesbg/king-on-chariot-vs-uruk-hai.toml --against ... (two references)"
+  "matchup-prices.png|price/matchup-prices.png|A price a designer can defend: the Khandish chariot priced against the Iron Hills chariot on every line of the bundled matchup set, like for like. Each dot is the fair price against one line (its 95% sampling whisker is narrower than the dot); the line is the weighted overall and the band the interval holding both the sampling noise and the spread across lines: the price depends on the opponent far more than on the dice.|charioteer balance scenarios/mesbg/khandish-vs-minas-tirith.toml --against scenarios/mesbg/iron-hills-into-pike-block.toml --matchups scenarios/matchups/mesbg-lines.toml"
+  "price.png|cost/cost-sweep.png|Against a target efficiency: the piece's efficiency (enemy points destroyed per point) at each price, the efficiency to match and the fair price where they cross.|charioteer balance scenarios/mesbg/khandish-vs-minas-tirith.toml --target-efficiency 0.4"
 )
 
 {

@@ -98,7 +98,12 @@ fn every_json_layout_follows_its_schema_and_each_schema_refuses_a_broken_copy() 
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let (mesbg, hero, turn, charge, rout) = (path(MESBG), path(HERO), path(TURN), path(CHARGE), path(ROUT));
-    let vs = path("scenarios/mesbg/chariot-vs-chariot.toml");
+    let sets = path("scenarios/matchups/mesbg-lines.toml");
+    // The same line, charged by a chariot with other Impact Hits: several like-for-like references.
+    let alike = d.join("alike.toml");
+    let text = std::fs::read_to_string(&mesbg).unwrap().replace("hits = \"2\"", "hits = \"D3\"");
+    std::fs::write(&alike, text).unwrap();
+    let alike = alike.to_str().unwrap().to_string();
     let runs: Vec<Vec<&str>> = vec![
         vec!["run", &mesbg, "--trials", "2000", "--json", "--out", "r1"],
         vec!["run", &turn, "--trials", "2000", "--json", "--out", "r2"],
@@ -141,7 +146,9 @@ fn every_json_layout_follows_its_schema_and_each_schema_refuses_a_broken_copy() 
             "s2",
         ],
         vec!["balance", &mesbg, "--target-efficiency", "0.25", "--trials", "2000", "--json", "--out", "b1"],
-        vec!["balance", &hero, "--against", &mesbg, &vs, "--trials", "2000", "--json", "--out", "b2"],
+        vec!["balance", &hero, "--against", &mesbg, "--matchups", &sets, "--trials", "2000", "--json", "--out", "b2"],
+        vec!["balance", &hero, "--target-efficiency", "0.25", "--trials", "2000", "--json", "--out", "b4"],
+        vec!["balance", &mesbg, "--against", &mesbg, &alike, "--trials", "2000", "--json", "--out", "b5"],
         vec!["balance", &turn, "--target-efficiency", "0.25", "--trials", "2000", "--json", "--out", "b3"],
         vec![
             "balance",
@@ -171,7 +178,7 @@ fn every_json_layout_follows_its_schema_and_each_schema_refuses_a_broken_copy() 
         }
     }
     let expected = [
-        "charioteer.balance/1",
+        "charioteer.balance/2",
         "charioteer.exact/2",
         "charioteer.paired/2",
         "charioteer.replay/1",

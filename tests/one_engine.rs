@@ -428,7 +428,7 @@ fn every_command_takes_out_quiet_and_json_for_both_systems() {
             ("charioteer.exact/2", vec!["exact", file]),
             ("charioteer.paired/2", vec!["compare", file, file, "--trials", "2000"]),
             ("charioteer.sweep/1", vec!["sweep", file, "--set", "seed=1,2", "--trials", "2000"]),
-            ("charioteer.balance/1", vec!["balance", file, "--target-efficiency", "0.1", "--trials", "2000"]),
+            ("charioteer.balance/2", vec!["balance", file, "--target-efficiency", "0.1", "--trials", "2000"]),
             ("charioteer.run/2", vec!["merge", &shards]),
         ];
         for (i, (schema, args)) in commands.iter().enumerate() {

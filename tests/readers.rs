@@ -73,7 +73,10 @@ fn rates_given_a_fight_agree_with_their_exact_values_and_the_report_names_the_de
 fn balance_against_a_matchup_set_gives_each_price_and_an_overall_with_the_spread() {
     let dir = tempfile::tempdir().unwrap();
     let a = std::fs::canonicalize("scenarios/mesbg/khandish-vs-minas-tirith.toml").unwrap();
-    let b = std::fs::canonicalize("scenarios/mesbg/king-on-chariot-vs-uruk-hai.toml").unwrap();
+    // A like-for-like reference: the same line, charged by a chariot with D3 Impact Hits.
+    let b = dir.path().join("d3.toml");
+    let text = std::fs::read_to_string(&a).unwrap().replace("hits = \"2\"", "hits = \"D3\"");
+    std::fs::write(&b, text.replace("title = \"", "title = \"D3: ")).unwrap();
     let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
     let run = |extra: &[&str]| {
         let mut args = vec!["balance", a, "--against", a, b, "--trials", "40000", "--json", "--out", "bal"];
@@ -101,7 +104,7 @@ fn balance_against_a_matchup_set_gives_each_price_and_an_overall_with_the_spread
     assert!((spread["between_sd"].as_f64().unwrap() - between).abs() < 1e-9, "{spread}");
     assert_eq!(spread["lowest"].as_f64().unwrap(), price(0).min(price(1)));
     let md = std::fs::read_to_string(dir.path().join("bal/report.md")).unwrap();
-    assert!(md.contains("Overall fair price") && md.contains("spread across matchups"), "{md}");
+    assert!(md.contains("Overall fair price") && md.contains("**Across matchups**"), "{md}");
     // Weights must be one per reference.
     let out = run(&["--weights", "1"]);
     assert_eq!(out.status.code(), Some(2));

@@ -1,0 +1,255 @@
+//! Prices a designer can defend (#34): like for like across a matchup set, a mixed line
+//! priced by each model's points, a reference that does nothing left out by name, and the
+//! old `--against` form refused when the two pieces charge different lines. Every
+//! expected price is derived by hand in the test from the wound chart.
+
+use std::path::Path;
+use std::process::Command;
+
+fn charioteer(args: &[&str], dir: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_charioteer")).args(args).current_dir(dir).output().expect("runs")
+}
+
+fn text(o: &std::process::Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// A chariot of Strength 1 (it cannot wound Defence 9 or 10 in the fight: the chart stops at
+/// a difference of 7), with `hits` Impact Hits at Strength 7, priced at `points`.
+fn piece(title: &str, hits: u32, points: u32, line: &str) -> String {
+    format!(
+        r#"title = "{title}"
+system = "mesbg"
+trials = 1000
+seed = 11
+
+[chariot]
+name = "{title}"
+side = "evil"
+move = 10
+fight = 3
+strength = 1
+defence = 6
+attacks = 1
+wounds = 3
+courage = "7+"
+impact = {{ hits = "{hits}", strength = 7 }}
+base = {{ round_mm = 60 }}
+at = [0.0, 0.0]
+facing = 0
+points = {points}
+
+[charge]
+pivots = [0]
+{line}"#
+    )
+}
+
+fn warrior(name: &str, defence: u32, wounds: u32, points: u32, y: f64) -> String {
+    format!(
+        r#"
+[[formations]]
+name = "{name}"
+count = 1
+base = {{ round_mm = 25 }}
+front_centre = [0.0, {y:.1}]
+facing = 180
+profile = {{ fight = 3, strength = 3, defence = {defence}, attacks = 1, wounds = {wounds}, courage = "7+", points = {points} }}
+"#
+    )
+}
+
+const SET: &str = r#"title = "Three lone warriors"
+
+[[lines]]
+name = "Defence 9"
+[[lines.formations]]
+name = "Warrior"
+count = 1
+base = { round_mm = 25 }
+front_centre = [0.0, 6.0]
+facing = 180
+profile = { fight = 3, strength = 3, defence = 9, attacks = 1, wounds = 1, courage = "7+", points = 10 }
+
+[[lines]]
+name = "Defence 10"
+weight = 3
+[[lines.formations]]
+name = "Warrior"
+count = 1
+base = { round_mm = 25 }
+front_centre = [0.0, 6.0]
+facing = 180
+profile = { fight = 3, strength = 3, defence = 10, attacks = 1, wounds = 1, courage = "7+", points = 10 }
+
+[[lines]]
+name = "Two Wounds"
+[[lines.formations]]
+name = "Warrior"
+count = 1
+base = { round_mm = 25 }
+front_centre = [0.0, 6.0]
+facing = 180
+profile = { fight = 3, strength = 3, defence = 9, attacks = 1, wounds = 2, courage = "7+", points = 10 }
+"#;
+
+#[test]
+fn a_matchup_set_prices_like_for_like_and_leaves_out_a_reference_that_does_nothing() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // Each piece brings its own (different) line: the set replaces it.
+    let a = piece("Two hits", 2, 40, &warrior("Own", 4, 1, 5, 7.0));
+    let b = piece("One hit", 1, 30, &warrior("Other", 3, 1, 5, 9.0));
+    std::fs::write(dir.path().join("a.toml"), a).unwrap();
+    std::fs::write(dir.path().join("b.toml"), b).unwrap();
+    std::fs::write(dir.path().join("set.toml"), SET).unwrap();
+    let args = [
+        "balance",
+        "a.toml",
+        "--against",
+        "b.toml",
+        "--matchups",
+        "set.toml",
+        "--trials",
+        "300000",
+        "--json",
+        "--out",
+        "bal",
+    ];
+    let o = charioteer(&args, dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    // By hand: Strength 7 against Defence 9 wounds on 5+ (1/3), against Defence 10 on 6+
+    // (1/6); no fight Strike can wound. Two hits slay with 1 - (1 - p)^2, one hit with p, so
+    // the fair price is 30 x (2 - p): 50 against Defence 9, 55 against Defence 10.
+    let want = [50.0, 55.0];
+    let m = json["matchups"].as_array().expect("matchups");
+    assert_eq!(m.len(), 2, "{json}");
+    for (row, want) in m.iter().zip(want) {
+        let (price, se) = (row["fair"]["fair_price"].as_f64().unwrap(), row["fair"]["fair_price_se"].as_f64().unwrap());
+        assert!((price - want).abs() < 5.0 * se, "{}: {price:.3} (se {se:.3}), derived {want}", row["reference"]);
+        assert!(se < 1.0, "{row}");
+    }
+    // A lone hit never slays a two-Wound warrior: that line has no price and is named.
+    let left = json["left_out"].as_array().expect("left_out");
+    assert_eq!(left.len(), 1, "{json}");
+    assert_eq!(left[0]["line"], "Two Wounds");
+    assert!(left[0]["reason"].as_str().unwrap().contains("destroys nothing"), "{}", left[0]);
+    assert!(json["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("Two Wounds")));
+    // The overall weighs 1 : 3, and its sampling interval is the weighted sampling noise alone.
+    let price = |i: usize| m[i]["fair"]["fair_price"].as_f64().unwrap();
+    let se = |i: usize| m[i]["fair"]["fair_price_se"].as_f64().unwrap();
+    let mean = 0.25 * price(0) + 0.75 * price(1);
+    assert!((json["fair"]["fair_price"].as_f64().unwrap() - mean).abs() < 1e-9);
+    assert!((mean - 53.75).abs() < 5.0 * (0.25 * se(0) + 0.75 * se(1)), "overall {mean}, derived 53.75");
+    let spread = &json["spread"];
+    let sampling = ((0.25 * se(0)).powi(2) + (0.75 * se(1)).powi(2)).sqrt();
+    let lo = spread["sampling_ci95"][0].as_f64().unwrap();
+    assert!((lo - (mean - 1.959_963_984_540_054 * sampling)).abs() < 1e-9, "{spread}");
+    let between = (0.25 * (price(0) - mean).powi(2) + 0.75 * (price(1) - mean).powi(2)).sqrt();
+    assert!((spread["between_sd"].as_f64().unwrap() - between).abs() < 1e-9);
+    assert_eq!(spread["lowest_against"], "Defence 9");
+    assert_eq!(spread["highest_against"], "Defence 10");
+    // The report says both intervals in words, draws the prices, and lists every line.
+    let md = std::fs::read_to_string(dir.path().join("bal/report.md")).unwrap();
+    assert!(md.contains("**Sampling**") && md.contains("**Across matchups**"), "{md}");
+    assert!(md.contains("Left out, against Two Wounds"), "{md}");
+    assert!(dir.path().join("bal/matchup-prices.png").is_file());
+    let csv = std::fs::read_to_string(dir.path().join("bal/matchups.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 4, "{csv}");
+    // The same seed gives the same numbers.
+    let again = charioteer(&args, dir.path());
+    assert_eq!(again.stdout, o.stdout);
+}
+
+#[test]
+fn the_old_against_form_is_refused_when_the_pieces_charge_different_lines() {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(dir.path().join("a.toml"), piece("Two hits", 2, 40, &warrior("W", 9, 1, 10, 6.0))).unwrap();
+    std::fs::write(dir.path().join("b.toml"), piece("One hit", 1, 30, &warrior("W", 10, 1, 10, 6.0))).unwrap();
+    let o = charioteer(&["balance", "a.toml", "--against", "b.toml", "--trials", "1000", "--out", "x"], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("charges another line") && text(&o).contains("--matchups"), "{}", text(&o));
+    // The same line, written at another place on the board (the whole scene turned and
+    // moved), is like for like.
+    let turned = piece("One hit", 1, 30, &warrior("Other name", 9, 1, 10, 6.0))
+        .replace("at = [0.0, 0.0]\nfacing = 0", "at = [10.0, 10.0]\nfacing = 90")
+        .replace("front_centre = [0.0, 6.0]\nfacing = 180", "front_centre = [16.0, 10.0]\nfacing = 270");
+    std::fs::write(dir.path().join("c.toml"), turned).unwrap();
+    let o = charioteer(
+        &["balance", "a.toml", "--against", "c.toml", "--trials", "20000", "--json", "--out", "y"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (price, se) = (json["fair"]["fair_price"].as_f64().unwrap(), json["fair"]["fair_price_se"].as_f64().unwrap());
+    assert!((price - 50.0).abs() < 5.0 * se, "{price} (se {se})");
+}
+
+#[test]
+fn a_mixed_line_is_priced_by_each_models_points() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // A 10-point warrior and, behind him on the path, a 30-point one, both Defence 9: the
+    // first is slain by a hit at 5+ (1/3 a hit), and only then the chariot reaches the second.
+    let line = format!("{}{}", warrior("Front", 9, 1, 10, 5.0), warrior("Behind", 9, 1, 30, 8.0));
+    std::fs::write(dir.path().join("m.toml"), piece("One hit", 1, 30, &line)).unwrap();
+    let o = charioteer(
+        &["balance", "m.toml", "--target-efficiency", "0.1", "--trials", "300000", "--json", "--out", "z"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(json["pricing"]["worth"][0][0], "points_slain", "{}", json["pricing"]);
+    // Worth 10/3 + 30/9 = 20/3 points a charge; at 0.1 a point the fair price is 66.67.
+    let want = (10.0 / 3.0 + 30.0 / 9.0) / 0.1;
+    let (price, se) = (json["fair"]["fair_price"].as_f64().unwrap(), json["fair"]["fair_price_se"].as_f64().unwrap());
+    assert!((price - want).abs() < 5.0 * se, "{price:.3} (se {se:.3}), derived {want:.3}");
+    assert!(json["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("own points")), "{json}");
+}
+
+#[test]
+fn a_bad_matchup_set_is_refused_naming_its_file_field_and_line() {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(dir.path().join("a.toml"), piece("Two hits", 2, 40, &warrior("W", 9, 1, 10, 6.0))).unwrap();
+    std::fs::write(dir.path().join("b.toml"), piece("One hit", 1, 30, &warrior("W", 9, 1, 10, 6.0))).unwrap();
+    let bad = SET.replacen("defence = 9,", "defence = 12,", 1);
+    std::fs::write(dir.path().join("set.toml"), bad).unwrap();
+    let o = charioteer(
+        &["balance", "a.toml", "--against", "b.toml", "--matchups", "set.toml", "--trials", "1000", "--out", "x"],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("line \"Defence 9\" placed in front of a.toml"), "{t}");
+    assert!(t.contains("set.toml:11: field `lines[0].formations[0].profile.defence`"), "{t}");
+    assert!(!dir.path().join("x").exists(), "no partial report");
+    // `validate` finds the same problem before any trial is played, and passes a good set.
+    let o = charioteer(&["validate", "set.toml"], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("set.toml:11: field `lines[0].formations[0].profile.defence`"), "{}", text(&o));
+    std::fs::write(dir.path().join("set.toml"), SET).unwrap();
+    let o = charioteer(&["validate", "set.toml"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("3 lines to price a MESBG piece against"), "{}", text(&o));
+    assert!(text(&o).contains("Defence 9: weight 1 (20% of the price), 1 model in 1 formation"), "{}", text(&o));
+}
+
+#[test]
+fn the_readmes_price_of_the_khandish_chariot_is_what_the_command_gives() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
+    let section = &readme[readme.find("## Pricing a chariot").expect("the designer's section")..];
+    let command = section.lines().find(|l| l.contains("--matchups")).expect("the command");
+    let args: Vec<&str> = command.split_whitespace().skip_while(|w| *w != "balance").collect();
+    let block = &section[section.find("```text\n").expect("its output") + 8..];
+    let quoted: Vec<&str> = block[..block.find("```").unwrap()].lines().collect();
+    let out = tempfile::tempdir().expect("tmp");
+    let o = charioteer(&[&args[..], &["--out", out.path().to_str().unwrap()]].concat(), root);
+    assert!(o.status.success(), "{}", text(&o));
+    let printed = text(&o);
+    for line in quoted {
+        assert!(
+            printed.lines().any(|p| p == line),
+            "README quotes a line the command does not print:\n{line}\n---\n{printed}"
+        );
+    }
+}
