@@ -17,6 +17,11 @@ fn text(o: &std::process::Output) -> String {
 /// A chariot of Strength 1 (it cannot wound Defence 9 or 10 in the fight: the chart stops at
 /// a difference of 7), with `hits` Impact Hits at Strength 7, priced at `points`.
 fn piece(title: &str, hits: u32, points: u32, line: &str) -> String {
+    piece_of_strength(title, hits, 7, points, line)
+}
+
+/// The same chariot with Impact Hits at `impact_strength`.
+fn piece_of_strength(title: &str, hits: u32, impact_strength: u32, points: u32, line: &str) -> String {
     format!(
         r#"title = "{title}"
 system = "mesbg"
@@ -33,7 +38,7 @@ defence = 6
 attacks = 1
 wounds = 3
 courage = "7+"
-impact = {{ hits = "{hits}", strength = 7 }}
+impact = {{ hits = "{hits}", strength = {impact_strength} }}
 base = {{ round_mm = 60 }}
 at = [0.0, 0.0]
 facing = 0
@@ -159,6 +164,35 @@ fn a_matchup_set_prices_like_for_like_and_leaves_out_a_reference_that_does_nothi
     // The same seed gives the same numbers.
     let again = charioteer(&args, dir.path());
     assert_eq!(again.stdout, o.stdout);
+}
+
+#[test]
+fn a_reference_so_weak_the_ratio_runs_away_is_left_out_by_name() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let a = piece_of_strength("Strength 8", 1, 8, 40, &warrior("Own", 9, 1, 10, 6.0));
+    let b = piece_of_strength("Strength 3", 1, 3, 30, &warrior("Own", 9, 1, 10, 6.0));
+    std::fs::write(dir.path().join("a.toml"), a).unwrap();
+    std::fs::write(dir.path().join("b.toml"), b).unwrap();
+    std::fs::write(dir.path().join("set.toml"), SET).unwrap();
+    let args = ["balance", "a.toml", "--against", "b.toml", "--matchups", "set.toml", "--trials", "200000", "--json"];
+    let o = charioteer(&args, dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    // By hand, one hit each (no fight Strike wounds Defence 9 or 10 at Strength 1):
+    // Defence 9: S8 wounds on 5+ (1/3), S3 on 6 then 5+ (1/18): the ratio is 6, a fair
+    // price of 30 x 6 = 180. Defence 10: S8 on 5+ (1/3), S3 on 6 then 6 (1/36): the ratio is
+    // 12, more than the 10 a price may run to, so the line is left out by name.
+    let m = json["matchups"].as_array().expect("matchups");
+    assert_eq!(m.len(), 1, "{json}");
+    assert_eq!(m[0]["reference"], "Defence 9");
+    let (price, se) = (m[0]["fair"]["fair_price"].as_f64().unwrap(), m[0]["fair"]["fair_price_se"].as_f64().unwrap());
+    assert!((price - 180.0).abs() < 5.0 * se, "{price:.2} (se {se:.2}), derived 180");
+    let left = json["left_out"].as_array().expect("left_out");
+    let ratio = left.iter().find(|l| l["line"] == "Defence 10").expect("Defence 10 left out");
+    assert!(ratio["reason"].as_str().unwrap().contains("more than 10 times"), "{ratio}");
+    let nothing = left.iter().find(|l| l["line"] == "Two Wounds").expect("Two Wounds left out");
+    assert!(nothing["reason"].as_str().unwrap().contains("destroys nothing"), "{nothing}");
+    assert!((json["fair"]["fair_price"].as_f64().unwrap() - price).abs() < 1e-9, "the overall is the one line's");
 }
 
 #[test]
