@@ -275,11 +275,37 @@ impl RawHero {
     }
 }
 
-#[derive(Deserialize, Clone)]
-#[serde(deny_unknown_fields)]
+/// `impact = { hits = "D3", strength = 4 }`: read only from a table (serde would also
+/// read a struct from an array, so `impact = [1, 2]` would pass as hits 1, strength 2).
+#[derive(Clone)]
 pub(super) struct RawImpact {
     pub(super) hits: String,
     pub(super) strength: i64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ImpactTable {
+    #[serde(deserialize_with = "number_or_dice")]
+    hits: String,
+    strength: i64,
+}
+
+impl<'de> Deserialize<'de> for RawImpact {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = RawImpact;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a table like { hits = \"D3\", strength = 4 }")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<RawImpact, A::Error> {
+                let t = ImpactTable::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(RawImpact { hits: t.hits, strength: t.strength })
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 #[derive(Deserialize, Clone)]
@@ -463,4 +489,26 @@ pub fn bundled_profile_names() -> Vec<(&'static str, String)> {
     names.extend(lib.heroes.keys().map(|k| ("heroes", k.clone())));
     names.extend(lib.models.keys().map(|k| ("models", k.clone())));
     names
+}
+
+/// A dice expression written as text (`"D3+1"`) or, for a constant, as a bare whole number
+/// (`2`): both read the same, so a file (or a `--set`) may write either.
+fn number_or_dice<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    struct Visitor;
+    impl serde::de::Visitor<'_> for Visitor {
+        type Value = String;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a whole number like 2 or a dice expression in quotes like \"D3+1\"")
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+    }
+    d.deserialize_any(Visitor)
 }
