@@ -37,7 +37,8 @@ run compare "$m/khandish-vs-minas-tirith.toml" --set chariot.impact.strength=5 -
 run sweep "$m/khandish-vs-minas-tirith.toml" --set chariot.impact.strength=3..6 --trials "$trials" --out "$work/sweep"
 run balance "$m/khandish-vs-minas-tirith.toml" --against "$m/iron-hills-into-pike-block.toml" \
   --matchups scenarios/matchups/mesbg-lines.toml --trials "$trials" --out "$work/price"
-run balance "$m/khandish-vs-minas-tirith.toml" --target-efficiency 0.4 --trials "$trials" --out "$work/cost"
+run balance "$m/khandish-vs-minas-tirith.toml" --against "$m/iron-hills-into-pike-block.toml" \
+  --matchups scenarios/matchups/mesbg-lines.toml --set chariot.impact.hits=1,2,D3,D3+1 --trials "$trials" --out "$work/cost"
 
 # gallery name | file made above | what it shows | the command behind it
 entries=(
@@ -57,7 +58,7 @@ entries=(
   "difference-counts.png|paired/difference-counts.png|The same for counts.|charioteer compare scenarios/mesbg/khandish-vs-minas-tirith.toml --set chariot.impact.strength=5"
   "sweep.png|sweep/sweep-kills.png|A sweep: a metric against the swept field, with its band.|charioteer sweep scenarios/mesbg/khandish-vs-minas-tirith.toml --set chariot.impact.strength=3..6"
   "matchup-prices.png|price/matchup-prices.png|A price a designer can defend: the Khandish chariot priced against the Iron Hills chariot on every line of the bundled matchup set, like for like. Each dot is the fair price against one line (its 95% sampling whisker is narrower than the dot); the line is the weighted overall and the band the interval holding both the sampling noise and the spread across lines: the price depends on the opponent far more than on the dice.|charioteer balance scenarios/mesbg/khandish-vs-minas-tirith.toml --against scenarios/mesbg/iron-hills-into-pike-block.toml --matchups scenarios/matchups/mesbg-lines.toml"
-  "price.png|cost/cost-sweep.png|Against a target efficiency: the piece's efficiency (enemy points destroyed per point) at each price, the efficiency to match and the fair price where they cross.|charioteer balance scenarios/mesbg/khandish-vs-minas-tirith.toml --target-efficiency 0.4"
+  "cost-curve.png|cost/cost-curve.png|A cost curve: the fair price of the Khandish chariot at each number of Impact Hits, every value on the same trials against the same matchup set (dots with 95% sampling whiskers), the band holding the spread across lines, and the price paid now: D3 hits are worth a little less than a flat 2.|charioteer balance scenarios/mesbg/khandish-vs-minas-tirith.toml --against scenarios/mesbg/iron-hills-into-pike-block.toml --matchups scenarios/matchups/mesbg-lines.toml --set chariot.impact.hits=1,2,D3,D3+1"
 )
 
 {

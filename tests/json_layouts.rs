@@ -152,6 +152,21 @@ fn every_json_layout_follows_its_schema_and_each_schema_refuses_a_broken_copy() 
         vec!["balance", &turn, "--target-efficiency", "0.25", "--trials", "2000", "--json", "--out", "b3"],
         vec![
             "balance",
+            &mesbg,
+            "--against",
+            &mesbg,
+            "--matchups",
+            &sets,
+            "--set",
+            "chariot.impact.hits=1,D3",
+            "--trials",
+            "2000",
+            "--json",
+            "--out",
+            "b6",
+        ],
+        vec![
+            "balance",
             &charge,
             "--target-efficiency",
             "0.25",
@@ -178,6 +193,7 @@ fn every_json_layout_follows_its_schema_and_each_schema_refuses_a_broken_copy() 
         }
     }
     let expected = [
+        "charioteer.balance-curve/1",
         "charioteer.balance/2",
         "charioteer.exact/2",
         "charioteer.paired/2",
@@ -206,5 +222,22 @@ fn pairing_scenarios_of_two_kinds_names_both_kinds() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(&format!("is {a_kind}, ")) && err.contains(&format!("is {b_kind}")), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn the_cost_curve_schema_holds_the_balance_schema_unchanged() {
+    // balance-curve.schema.json copies the balance layout into $defs.balance (the test's
+    // schema reader follows only local $refs): a change to one must reach the other.
+    let read = |f: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap() };
+    let (curve, balance) = (read("docs/balance-curve.schema.json"), read("docs/balance.schema.json"));
+    let mut root = balance.as_object().unwrap().clone();
+    let defs = root.remove("$defs").unwrap();
+    for k in ["$schema", "$id", "title", "description"] {
+        root.remove(k);
+    }
+    assert_eq!(curve["$defs"]["balance"], Value::Object(root), "$defs.balance differs from balance.schema.json");
+    for (name, def) in defs.as_object().unwrap() {
+        assert_eq!(&curve["$defs"][name], def, "$defs.{name} differs from balance.schema.json");
     }
 }

@@ -271,19 +271,167 @@ fn a_bad_matchup_set_is_refused_naming_its_file_field_and_line() {
 fn the_readmes_price_of_the_khandish_chariot_is_what_the_command_gives() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
-    let section = &readme[readme.find("## Pricing a chariot").expect("the designer's section")..];
-    let command = section.lines().find(|l| l.contains("--matchups")).expect("the command");
-    let args: Vec<&str> = command.split_whitespace().skip_while(|w| *w != "balance").collect();
-    let block = &section[section.find("```text\n").expect("its output") + 8..];
-    let quoted: Vec<&str> = block[..block.find("```").unwrap()].lines().collect();
-    let out = tempfile::tempdir().expect("tmp");
-    let o = charioteer(&[&args[..], &["--out", out.path().to_str().unwrap()]].concat(), root);
-    assert!(o.status.success(), "{}", text(&o));
-    let printed = text(&o);
-    for line in quoted {
+    let start = readme.find("## Pricing a chariot").expect("the designer's section");
+    let section = &readme[start..start + 1 + readme[start + 1..].find("\n## ").expect("the next section")];
+    // Every command the section shows (the price, then the cost curve), with the output
+    // quoted under it.
+    let mut rest = section;
+    let mut checked = 0;
+    while let Some(at) = rest.find("```sh\n") {
+        let block = &rest[at + 6..];
+        let command = block.lines().next().expect("the command");
+        let args: Vec<&str> = command.split_whitespace().skip_while(|w| *w != "balance").collect();
+        let quoted = &block[block.find("```text\n").expect("its output") + 8..];
+        let end = quoted.find("```").unwrap();
+        let out = tempfile::tempdir().expect("tmp");
+        let o = charioteer(&[&args[..], &["--out", out.path().to_str().unwrap()]].concat(), root);
+        assert!(o.status.success(), "{}", text(&o));
+        let printed = text(&o);
+        for line in quoted[..end].lines() {
+            assert!(
+                printed.lines().any(|p| p == line),
+                "README quotes a line `{command}` does not print:\n{line}\n---\n{printed}"
+            );
+        }
+        checked += 1;
+        rest = &quoted[end..];
+    }
+    assert_eq!(checked, 2, "the price and the cost curve");
+}
+
+#[test]
+fn a_cost_curve_prices_each_value_of_impact_hits_on_the_same_trials() {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(dir.path().join("a.toml"), piece("Two hits", 2, 40, &warrior("W", 9, 1, 10, 6.0))).unwrap();
+    std::fs::write(dir.path().join("b.toml"), piece("One hit", 1, 30, &warrior("W", 9, 1, 10, 6.0))).unwrap();
+    std::fs::write(dir.path().join("set.toml"), SET).unwrap();
+    let base = ["balance", "a.toml", "--against", "b.toml", "--matchups", "set.toml", "--trials", "200000", "--json"];
+    let curve = |set: &str, out: &str| {
+        let o = charioteer(&[&base[..], &["--set", set, "--out", out]].concat(), dir.path());
+        assert!(o.status.success(), "{}", text(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).expect("json")
+    };
+    let json = curve("chariot.impact.hits=1,2,D3,3", "curve");
+    assert_eq!(json["schema"], "charioteer.balance-curve/1");
+    assert_eq!(json["field"], "chariot.impact.hits");
+    // By hand, as above: n hits at Strength 7 slay a one-Wound warrior with 1 - (1 - p)^n
+    // (p = 1/3 against Defence 9, 1/6 against Defence 10), the reference's one hit with p, so
+    // the fair price is 30 x (1 - (1 - p)^n) / p; D3 is the mean over n = 1, 2, 3. The overall
+    // weighs Defence 9 and Defence 10 as 1 : 3; Two Wounds is left out (the reference's one
+    // hit never slays him).
+    let price = |n: f64, p: f64| 30.0 * (1.0 - (1.0 - p).powf(n)) / p;
+    let line =
+        |p: f64| [price(1.0, p), price(2.0, p), (price(1.0, p) + price(2.0, p) + price(3.0, p)) / 3.0, price(3.0, p)];
+    let (d9, d10) = (line(1.0 / 3.0), line(1.0 / 6.0));
+    let points = json["points"].as_array().expect("points");
+    // One hit against a reference of one hit, on the same trials: the same kills every
+    // trial, so exactly the reference's price with no sampling noise at all.
+    assert_eq!(points[0]["balance"]["fair"]["fair_price"], 30.0);
+    assert_eq!(points.iter().map(|p| p["value"].as_str().unwrap()).collect::<Vec<_>>(), ["1", "2", "D3", "3"]);
+    for (i, point) in points.iter().enumerate() {
+        let b = &point["balance"];
+        let m = b["matchups"].as_array().unwrap();
+        assert_eq!(m.len(), 2, "{}: {b}", point["value"]);
+        for (row, want) in m.iter().zip([d9[i], d10[i]]) {
+            let (got, se) =
+                (row["fair"]["fair_price"].as_f64().unwrap(), row["fair"]["fair_price_se"].as_f64().unwrap());
+            assert!(
+                (got - want).abs() <= 5.0 * se + 1e-9,
+                "{} {}: {got:.3} (se {se:.3}), derived {want:.3}",
+                point["value"],
+                row["reference"]
+            );
+        }
+        let overall = 0.25 * d9[i] + 0.75 * d10[i];
+        let got = b["fair"]["fair_price"].as_f64().unwrap();
+        let (lo, hi) =
+            (b["spread"]["sampling_ci95"][0].as_f64().unwrap(), b["spread"]["sampling_ci95"][1].as_f64().unwrap());
+        let se = (hi - lo) / (2.0 * 1.959_963_984_540_054);
         assert!(
-            printed.lines().any(|p| p == line),
-            "README quotes a line the command does not print:\n{line}\n---\n{printed}"
+            (got - overall).abs() <= 5.0 * se + 1e-9,
+            "{}: overall {got:.3} (se {se:.3}), derived {overall:.3}",
+            point["value"]
         );
+    }
+    // The file's own value is played on the file's own trials: that point is the plain
+    // balance, to the last digit.
+    let o = charioteer(&[&base[..], &["--out", "plain"]].concat(), dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let plain: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(points[1]["balance"]["fair"], plain["fair"]);
+    assert_eq!(points[1]["balance"]["matchups"], plain["matchups"]);
+    // The report: a table row per value, the curve drawn, the data as CSV.
+    let md = std::fs::read_to_string(dir.path().join("curve/report.md")).unwrap();
+    assert!(md.contains("| D3 |") && md.contains("common random numbers"), "{md}");
+    assert!(dir.path().join("curve/cost-curve.png").is_file());
+    let csv = std::fs::read_to_string(dir.path().join("curve/cost-curve.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 5, "{csv}");
+    // One value, written as a number or as text, is the changed piece's own balance; at the
+    // file's own value it is the plain balance again.
+    for set in ["chariot.impact.hits=2", "chariot.impact.hits=\"2\""] {
+        let one = curve(set, "one");
+        assert_eq!(one["schema"], "charioteer.balance/2", "{set}");
+        assert_eq!(one["fair"], plain["fair"], "{set}");
+        assert!(one["command"].as_str().unwrap().contains("--set"), "{set}: {}", one["command"]);
+    }
+}
+
+#[test]
+fn a_cost_curve_refuses_two_swept_fields_and_leaves_out_a_flat_chart() {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(dir.path().join("a.toml"), piece("Two hits", 2, 40, &warrior("W", 9, 1, 10, 6.0))).unwrap();
+    std::fs::write(dir.path().join("b.toml"), piece("One hit", 1, 30, &warrior("W", 9, 1, 10, 6.0))).unwrap();
+    let run = |extra: &[&str]| {
+        charioteer(
+            &[&["balance", "a.toml", "--against", "b.toml", "--trials", "20000"][..], extra].concat(),
+            dir.path(),
+        )
+    };
+    let o = run(&["--set", "chariot.impact.hits=1,2", "--set", "chariot.move=9,10", "--out", "two"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("--set chariot.impact.hits and --set chariot.move both take several values"),
+        "{}",
+        text(&o)
+    );
+    assert!(!dir.path().join("two").exists(), "no partial report");
+    let many: Vec<String> = (0..51).map(|i| format!("{}", 30 + i)).collect();
+    let o = run(&["--set", &format!("chariot.points={}", many.join(",")), "--out", "many"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("51 values; a cost curve takes at most 50"), "{}", text(&o));
+    // The warrior stands 6" ahead: a Move of 9 or 10 meets him the same way on every trial,
+    // so the curve is flat and a sentence says so instead of a chart of a constant.
+    let o = run(&["--set", "chariot.move=9,10", "--out", "flat"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!dir.path().join("flat/cost-curve.png").exists());
+    let md = std::fs::read_to_string(dir.path().join("flat/report.md")).unwrap();
+    assert!(md.contains("No chart"), "{md}");
+    // A bad value names the field and the forms that work, and says nothing contradictory.
+    let o = run(&["--set", "chariot.impact.hits=2,D0", "--out", "bad"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("field `chariot.impact.hits`: `D0` is not a dice expression"), "{}", text(&o));
+    let o = run(&["--set", "chariot.impact.hits=2.5", "--out", "bad"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("expected a whole number like 2 or a dice expression"), "{}", text(&o));
+    assert!(!dir.path().join("bad").exists(), "no partial report");
+}
+
+#[test]
+fn the_value_models_answer_to_their_designers_names_and_are_named_in_the_report() {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(dir.path().join("a.toml"), piece("Two hits", 2, 40, &warrior("W", 9, 1, 10, 6.0))).unwrap();
+    for (given, model, words) in [
+        ("points_removed", "kills", "Value model **points removed** (`--value kills`)"),
+        ("points_traded", "net", "Value model **points traded** (`--value net`)"),
+    ] {
+        let o = charioteer(
+            &["balance", "a.toml", "--target-efficiency", "0.1", "--value", given, "--trials", "2000", "--json"],
+            dir.path(),
+        );
+        assert!(o.status.success(), "{given}: {}", text(&o));
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(json["pricing"]["model"], model, "{given}");
+        let md = std::fs::read_to_string(dir.path().join("reports/balance--two-hits/report.md")).unwrap();
+        assert!(md.contains(words), "{given}: {md}");
     }
 }

@@ -36,11 +36,198 @@ fn priced<'a, S: System>(
     })
 }
 
-pub(super) fn balance(args: BalanceArgs) -> Result<()> {
-    if let Some(set) = &args.matchups {
-        return balance_matchups(&args, set);
+/// The priced piece as `balance` reads it: the file's text, or that text with `--set`
+/// changes.
+struct Piece {
+    /// The scenario text priced.
+    text: String,
+    /// Its name in messages: the file, and the changes when there are any.
+    name: String,
+    /// The file's own text: the streams are keyed by it, so every `--set` value plays the
+    /// trials the file itself plays (common random numbers along a cost curve).
+    base: String,
+    /// The changes as `PATH=VALUE`, for titles and the reproduce command.
+    changes: Vec<String>,
+}
+
+impl Piece {
+    /// ` --set 'PATH=VALUE'` for each change, for a reproduce command.
+    fn set_args(&self) -> String {
+        self.changes.iter().map(|c| format!(" --set {}", shell_quote(c))).collect()
     }
-    let a = load_any(Some(&args.file))?;
+
+    /// `title`, followed by the changes when there are any.
+    fn titled(&self, title: &str) -> String {
+        if self.changes.is_empty() { title.to_string() } else { format!("{title}, with {}", self.changes.join(", ")) }
+    }
+
+    /// The key of the streams for a scenario made from this piece by `make` (the piece
+    /// itself, or placed in front of a line): the same scenario made from the file's own
+    /// text, so a changed piece plays the file's trials.
+    fn stream_key(&self, own: u64, make: impl Fn(&str) -> Result<u64>) -> Result<u64> {
+        if self.text == self.base { Ok(own) } else { make(&self.base) }
+    }
+}
+
+pub(super) fn balance(args: BalanceArgs) -> Result<()> {
+    let base = scenario::read(&args.file)?;
+    let name = args.file.display().to_string();
+    if args.sets.is_empty() {
+        let piece = Piece { text: base.clone(), name, base, changes: Vec::new() };
+        let (run, dir) = price(&args, &piece, None)?;
+        return finish_balance(&args, &run, &dir);
+    }
+    cost_curve(&args, base, name)
+}
+
+/// `balance --set`: one value of each field prices the changed piece; several values of
+/// one field draw the cost curve, every value on the file's own trials.
+fn cost_curve(args: &BalanceArgs, base: String, name: String) -> Result<()> {
+    use crate::tools::balance::{CostCurve, MAX_CURVE_POINTS};
+    let sets = args.sets.iter().map(|s| crate::tools::sweep::parse_set(s)).collect::<Result<Vec<_>, _>>()?;
+    let swept: Vec<&crate::tools::sweep::Assignment> = sets.iter().filter(|a| a.values.len() > 1).collect();
+    if let [first, second, ..] = swept.as_slice() {
+        return Err(UnsupportedRequest(format!(
+            "--set {} and --set {} both take several values: a cost curve follows one field, so give every other \
+             --set one value (or run `sweep` for a grid of what the piece does)",
+            first.path, second.path
+        ))
+        .into());
+    }
+    if let Some(a) = swept.first()
+        && a.values.len() > MAX_CURVE_POINTS
+    {
+        return Err(UnsupportedRequest(format!(
+            "--set {}: {} values; a cost curve takes at most {MAX_CURVE_POINTS} (each is a whole balance): use a \
+             coarser range",
+            a.path,
+            a.values.len()
+        ))
+        .into());
+    }
+    let library = on_system!(load_text(&base, &name)?, profile_library());
+    let points = crate::tools::sweep::points_of(&base, &name, &sets, &library, |text, point| {
+        load_text(text, point).map(|_| (text.to_string(), point.to_string()))
+    })?;
+    let mut priced = Vec::with_capacity(points.len());
+    let mut first_sets = String::new();
+    let mut first_changes = String::new();
+    for point in points {
+        let (text, point_name) = point.scenario;
+        let changes: Vec<String> = sets.iter().zip(&point.values).map(|(a, v)| format!("{}={v}", a.path)).collect();
+        let piece = Piece { text, name: point_name, base: base.clone(), changes };
+        if priced.is_empty() {
+            first_sets = piece.set_args();
+            first_changes = format!(", with {}", piece.changes.join(", "));
+        }
+        let value =
+            swept.first().and_then(|a| sets.iter().position(|s| s.path == a.path)).map(|i| point.values[i].clone());
+        priced.push((value, price(args, &piece, swept.first().map(|a| a.path.as_str()))?));
+    }
+    let Some(field) = swept.first() else {
+        // One value of each field: the changed piece's own balance.
+        let (_, (run, dir)) = priced.pop().context("a --set with one value gives one point")?;
+        return finish_balance(args, &run, &dir);
+    };
+    let fixed: Vec<String> = sets
+        .iter()
+        .filter(|a| a.path != field.path)
+        .map(|a| format!("{}={}", a.path, crate::tools::sweep::value_text(&a.values[0])))
+        .collect();
+    let dir = priced.first().map(|(_, (_, dir))| dir.clone()).unwrap_or_default();
+    // The first point's title and command, with the --set arguments as given instead of its
+    // values (the title is the piece's name against a matchup set, the file's title otherwise).
+    let first = &priced.first().context("a cost curve has points")?.1.0;
+    let title = first.title.strip_suffix(&first_changes).unwrap_or(&first.title).to_string();
+    let mut command = first.command.replacen(&first_sets, "", 1);
+    let sets_arg: String = args.sets.iter().map(|s| format!(" --set {}", shell_quote(s))).collect();
+    command.insert_str(command.find(" --seed ").unwrap_or(command.len()), &sets_arg);
+    let curve = CostCurve {
+        field: field.path.clone(),
+        title,
+        fixed,
+        points: priced.into_iter().map(|(v, (run, _))| (v.unwrap_or_default(), run)).collect(),
+        command,
+    };
+    finish_curve(args, &curve, &dir)
+}
+
+/// The profile library of system `S`, so `--set` can reach a field a profile supplies.
+fn profile_library<S: System>(_: S::Scenario) -> toml::Table {
+    S::profile_library()
+}
+
+/// Writes a cost curve's report and prints it (table, JSON or nothing).
+fn finish_curve(args: &BalanceArgs, curve: &crate::tools::balance::CostCurve, dir: &Path) -> Result<()> {
+    let replaced = holds_report(dir);
+    let written = report::write_balance_curve(dir, curve)?;
+    if !args.play.quiet {
+        for w in curve.warnings() {
+            eprintln!("warning: {w}");
+        }
+    }
+    if args.play.json {
+        out!("{}", serde_json::to_string(&curve.to_json())?);
+        return Ok(());
+    }
+    if args.play.quiet {
+        return Ok(());
+    }
+    let Some((_, first)) = curve.points.first() else { return Ok(()) };
+    out!("{}: fair price as {} changes", curve.title, curve.field);
+    match (&first.set, &first.reference) {
+        (Some(set), Some(r)) => out!("priced against {r} on every line of {set}, every value on the same trials"),
+        (None, Some(r)) => out!("priced against {r}, every value on the same trials"),
+        _ => out!(
+            "priced for a target efficiency of {:.3}, every value on the same trials",
+            first.fair.target_efficiency
+        ),
+    }
+    for (value, run) in &curve.points {
+        let f = &run.fair;
+        let (lo, hi) = report::sampling_interval(run);
+        if f.fair_price < 0.0 {
+            out!(
+                "  {}={value}: no price: it loses more points than it destroys ({:.2} a trial)",
+                curve.field,
+                f.scenario.points_destroyed
+            );
+        } else if let (Some(sp), Some(_)) = (&run.spread, &run.set) {
+            out!(
+                "  {}={value}: fair price {:.2} (sampling 95% CI {lo:.2} to {hi:.2}; across lines {:.2} to {:.2}; both together {:.2} to {:.2})",
+                curve.field,
+                f.fair_price,
+                sp.lowest,
+                sp.highest,
+                f.ci95_lo,
+                f.ci95_hi
+            );
+        } else {
+            out!("  {}={value}: fair price {:.2} (95% CI {lo:.2} to {hi:.2})", curve.field, f.fair_price);
+        }
+    }
+    out!(
+        "price paid now {:.0}; {} trials per value, seed {}",
+        first.fair.scenario.price,
+        group_digits(first.trials),
+        first.seed
+    );
+    out!("{}", report_line("report", dir, written.len(), replaced));
+    Ok(())
+}
+
+/// Prices one piece (the file, or a `--set` point of it): against its references, a
+/// target efficiency, or every line of a matchup set. Returns the balance and the report
+/// folder it belongs in (`swept`: the field a cost curve follows, which names the folder).
+fn price(
+    args: &BalanceArgs,
+    piece: &Piece,
+    swept: Option<&str>,
+) -> Result<(crate::tools::balance::BalanceRun, PathBuf)> {
+    if let Some(set) = &args.matchups {
+        return balance_matchups(args, piece, set, swept);
+    }
+    let a = load_text(&piece.text, &piece.name)?;
     let mut references = Vec::with_capacity(args.against.len());
     for path in &args.against {
         let r = load_any(Some(path))?;
@@ -49,7 +236,7 @@ pub(super) fn balance(args: BalanceArgs) -> Result<()> {
         }
         references.push((r, path.clone()));
     }
-    like_for_like(&args)?;
+    like_for_like(args, &piece.text)?;
     // A line of models worth different points is priced by the turn engine, which counts
     // each model slain at its own points (a turn of one chariot is the single charge, trial
     // for trial, on the same streams); then every side is.
@@ -63,9 +250,16 @@ pub(super) fn balance(args: BalanceArgs) -> Result<()> {
         let note = "the line holds models worth different points, so each model slain is counted at its own points \
                     (`points_slain`) by the turn engine, which plays a lone chariot's charge trial for trial as the \
                     single charge does; no Hero split is given this way";
-        return on_system!(lift(a), balance_system(&args, references, Some(note)));
+        return on_system!(lift(a), balance_system(args, references, Some(note), piece, swept));
     }
-    on_system!(a, balance_system(&args, references, None))
+    on_system!(a, balance_system(args, references, None, piece, swept))
+}
+
+/// The report folder of a balance: `--out`, or one under reports/ named after the piece
+/// (and the field a cost curve follows).
+fn report_dir(args: &BalanceArgs, slug: &str, swept: Option<&str>) -> PathBuf {
+    let curve = swept.map(|f| format!("--{}", crate::input::slug_of(f, "field"))).unwrap_or_default();
+    args.play.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(format!("balance--{slug}{curve}")))
 }
 
 /// Whether a MESBG single charge meets models worth different points (which the single
@@ -79,9 +273,9 @@ fn mixed_points(s: &Scenario) -> bool {
 
 /// Refuses references that charge another line than the priced piece: a fair price is the
 /// ratio of two efficiencies, and it prices the piece only when both met the same models.
-fn like_for_like(args: &BalanceArgs) -> Result<()> {
+fn like_for_like(args: &BalanceArgs, own_text: &str) -> Result<()> {
     let read = |p: &Path| scenario::read(p).map_err(anyhow::Error::from);
-    let own = crate::tools::matchups::line_of(&read(&args.file)?);
+    let own = crate::tools::matchups::line_of(own_text);
     for path in &args.against {
         let theirs = crate::tools::matchups::line_of(&read(path)?);
         if let (Some(own), Some(theirs)) = (&own, &theirs)
@@ -107,7 +301,9 @@ fn balance_system<S: System>(
     args: &BalanceArgs,
     loaded: Vec<(Loaded, PathBuf)>,
     note: Option<&str>,
-) -> Result<()> {
+    piece: &Piece,
+    swept: Option<&str>,
+) -> Result<(crate::tools::balance::BalanceRun, PathBuf)> {
     if !args.weights.is_empty() && args.weights.len() != args.against.len() {
         return Err(UnsupportedRequest(format!(
             "--weights gives {} weights for {} references: give one per --against file, in order",
@@ -137,7 +333,11 @@ fn balance_system<S: System>(
         None => None,
     };
     let notes = note.map(str::to_string).into_iter().collect();
-    balance_of(args, priced::<S>(&a, &args.file, args.price.as_deref(), args.value)?, references, alone, notes)
+    let a = priced::<S>(&a, &args.file, args.price.as_deref(), args.value)?;
+    let key = piece.stream_key(a.source.hash, |base| Ok(S::facts(&S::parse(base, &piece.name)?).hash))?;
+    let (mut run, slug) = balance_of(args, a, references, alone, notes, piece, key)?;
+    run.title = piece.titled(&run.title);
+    Ok((run, report_dir(args, &slug, swept)))
 }
 
 fn balance_of<P: RuleSystem>(
@@ -146,10 +346,12 @@ fn balance_of<P: RuleSystem>(
     references: Vec<Priced<P>>,
     alone: Option<(Priced<P>, String, crate::tools::balance::SplitKind)>,
     notes: Vec<String>,
-) -> Result<()> {
+    piece: &Piece,
+    key: u64,
+) -> Result<(crate::tools::balance::BalanceRun, String)> {
     let (seed, trials) = a.source.seed_and_trials(&args.play);
     let pool = args.play.pool()?;
-    let streams = Streams::new(seed, a.source.hash);
+    let streams = Streams::new(seed, key);
     let plays = references.len().max(1) as u64 + u64::from(alone.is_some());
     let total = trials.saturating_mul(plays);
     let bar = trial_bar(total, args.play.quiet || args.play.json);
@@ -160,6 +362,7 @@ fn balance_of<P: RuleSystem>(
     if args.value == crate::tools::balance::ValueModel::Net {
         price_arg.push_str(" --value net");
     }
+    price_arg.push_str(&piece.set_args());
     let play = |reference: Option<&Priced<P>>| {
         let before = bar.position();
         let played = pool.install(|| {
@@ -268,7 +471,6 @@ fn balance_of<P: RuleSystem>(
         fair.fair_price.is_finite(),
         "the reference destroys nothing, so no price matches its efficiency: choose another reference"
     );
-    let dir = args.play.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(format!("balance--{}", a.slug)));
     let mut rulesets = vec![(a.title.clone(), a.ruleset.clone())];
     rulesets.extend(references.iter().map(|r| (r.title.clone(), r.ruleset.clone())));
     let reference = match references.as_slice() {
@@ -292,7 +494,7 @@ fn balance_of<P: RuleSystem>(
         left_out,
         notes,
     };
-    finish_balance(args, &run, &dir)
+    Ok((run, a.slug))
 }
 
 /// Writes a balance's report and prints it (table, JSON or nothing).
@@ -454,7 +656,12 @@ fn placed_piece(
 /// `balance --matchups SET`: the priced piece and its one reference each charge every line
 /// of the set (placed in front of each, on the same trials), priced line by line; the
 /// weighted overall with its sampling interval, and the spread across lines.
-fn balance_matchups(args: &BalanceArgs, set_path: &Path) -> Result<()> {
+fn balance_matchups(
+    args: &BalanceArgs,
+    piece: &Piece,
+    set_path: &Path,
+    swept: Option<&str>,
+) -> Result<(crate::tools::balance::BalanceRun, PathBuf)> {
     use crate::tools::balance::{self as bal, LeftOut, Matchup};
     let set = crate::tools::matchups::load(set_path).map_err(|e| UnsupportedRequest(e.to_string()))?;
     let [reference] = args.against.as_slice() else {
@@ -472,7 +679,7 @@ fn balance_matchups(args: &BalanceArgs, set_path: &Path) -> Result<()> {
         .into());
     }
     // Each file must first read as the scenario it is, its own problems named by itself.
-    let a = match load_any(Some(&args.file))? {
+    let a = match load_text(&piece.text, &piece.name)? {
         Loaded::Mesbg(s) | Loaded::Turn(s) => *s,
         Loaded::Battlesystem(_) => {
             return Err(UnsupportedRequest(format!(
@@ -487,7 +694,7 @@ fn balance_matchups(args: &BalanceArgs, set_path: &Path) -> Result<()> {
         Loaded::Mesbg(s) | Loaded::Turn(s) => *s,
         other => return Err(compare::unpaired("balance", &args.file, reference, other.kind()).into()),
     };
-    let (a_text, b_text) = (scenario::read(&args.file)?, scenario::read(reference)?);
+    let (a_text, b_text) = (piece.text.clone(), scenario::read(reference)?);
     let source = run::Source::of::<super::system::Mesbg>(&a, Some(&args.file));
     let (seed, trials) = source.seed_and_trials(&args.play);
     let pool = args.play.pool()?;
@@ -503,8 +710,13 @@ fn balance_matchups(args: &BalanceArgs, set_path: &Path) -> Result<()> {
         if k == 0 {
             rulesets = vec![(piece_name(&a), ak.ruleset()), (piece_name(&b), bk.ruleset())];
         }
-        // Each line on streams of its own (keyed by the placed piece), both pieces on them.
-        let streams = Streams::new(seed, ak.hash());
+        // Each line on streams of its own (keyed by the placed piece, as the file writes it),
+        // both pieces on them.
+        let key = piece.stream_key(ak.hash(), |base| {
+            let placed = crate::tools::matchups::place(base, &piece.name, &set, k)?;
+            Ok(scenario::parse(&placed, &piece.name)?.hash())
+        })?;
+        let streams = Streams::new(seed, key);
         let before = bar.position();
         let played = pool.install(|| {
             bal::play(&plan_a, &pricing_a, Some((&plan_b, &pricing_b)), streams, range, &|n| bar.inc(n), &CANCEL)
@@ -553,13 +765,14 @@ fn balance_matchups(args: &BalanceArgs, set_path: &Path) -> Result<()> {
     if args.value == bal::ValueModel::Net {
         command.push_str(" --value net");
     }
+    command.push_str(&piece.set_args());
     command.push_str(&format!(
         " --against {} --matchups {} --seed {seed} --trials {trials}",
         quote(reference),
         quote(set_path)
     ));
     let run = bal::BalanceRun {
-        title: piece_name(&a),
+        title: piece.titled(&piece_name(&a)),
         reference: Some(piece_name(&b)),
         fair,
         pricing,
@@ -574,9 +787,7 @@ fn balance_matchups(args: &BalanceArgs, set_path: &Path) -> Result<()> {
         left_out,
         notes,
     };
-    let dir =
-        args.play.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(format!("balance--{}", source.slug)));
-    finish_balance(args, &run, &dir)
+    Ok((run, report_dir(args, &source.slug, swept)))
 }
 
 /// What makes the priced piece and its reference different kinds of thing, each in words:

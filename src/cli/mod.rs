@@ -333,13 +333,15 @@ pub struct BalanceArgs {
     /// figure). Default: that field.
     #[arg(long)]
     pub price: Option<String>,
-    /// Reference scenario whose efficiency the fair price matches; give several (a matchup
-    /// set: `--against A.toml B.toml`) for the fair price against each and overall.
+    /// Reference scenario whose efficiency the fair price matches, charging the same line as
+    /// the priced piece (like for like); give several for the fair price against each and
+    /// overall, or one with `--matchups` to price both against every line of a set.
     #[arg(long, num_args = 1.., conflicts_with = "target_efficiency", required_unless_present = "target_efficiency")]
     pub against: Vec<PathBuf>,
-    /// What a trial is worth: `kills` (the enemy points destroyed) or `net` (less the
-    /// piece's own points lost: a chariot's and its Hero's in proportion to Wounds lost, a
-    /// unit's per figure, and friends a routing beast tramples).
+    /// What a trial is worth: `kills`, "points removed" (the enemy points destroyed), or
+    /// `net`, "points traded" (less the piece's own points lost: a chariot's and its Hero's
+    /// in proportion to Wounds lost, a unit's per figure, and friends a routing beast
+    /// tramples). `points_removed` and `points_traded` name the same two.
     #[arg(long, value_enum, default_value_t)]
     pub value: crate::tools::balance::ValueModel,
     /// Weights of the references in the overall price, in `--against` order (default:
@@ -347,7 +349,7 @@ pub struct BalanceArgs {
     #[arg(long, value_delimiter = ',', requires = "against")]
     pub weights: Vec<f64>,
     /// Efficiency to match instead (enemy points destroyed per point spent).
-    #[arg(long, value_parser = parse_target)]
+    #[arg(long, value_parser = parse_efficiency)]
     pub target_efficiency: Option<f64>,
     /// A matchup set (TOML, e.g. scenarios/matchups/mesbg-lines.toml): the priced piece and
     /// its one `--against` reference each charge every line of it, like for like; the fair
@@ -355,6 +357,13 @@ pub struct BalanceArgs {
     /// spread across lines.
     #[arg(long, requires = "against", conflicts_with = "weights")]
     pub matchups: Option<PathBuf>,
+    /// Change a field of the priced piece (the references stay as written), as `sweep`
+    /// does: one value prices the changed piece; several values of one field (`1..4`,
+    /// `1,2,D3,D3+1`) draw a cost curve, the fair price at each value with its intervals,
+    /// every value on the same trials. Repeatable; at most one field may take several
+    /// values.
+    #[arg(long = "set", value_name = "PATH=VALUES")]
+    pub sets: Vec<String>,
     /// Trials, seed, threads, report folder (default: reports/balance--<slug>/), quiet.
     #[command(flatten)]
     pub play: PlayOptions,
@@ -362,6 +371,16 @@ pub struct BalanceArgs {
 
 /// The default cap of `--target-ci`.
 pub const DEFAULT_MAX_TRIALS: u64 = 100_000_000;
+
+fn parse_efficiency(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 && x < 1e6 => Ok(x),
+        _ => Err(format!(
+            "--target-efficiency takes the enemy points a piece should destroy per point it costs, a positive number \
+             such as 0.4, not {text:?}"
+        )),
+    }
+}
 
 fn parse_target(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {

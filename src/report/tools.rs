@@ -68,8 +68,8 @@ fn paired_source(names: &[String; 2]) -> String {
     format!("A: {}  /  B: {}", short[0], short[1])
 }
 
-/// Writes the balance report into `dir`: `report.md`, `balance.csv` and the cost sweep
-/// chart. Returns the files written.
+/// Writes the balance report into `dir`: `report.md`, `balance.csv`, and across a matchup
+/// set `matchups.csv` and the chart of the price against each line. Returns the files written.
 pub fn write_balance(dir: &Path, run: &crate::tools::balance::BalanceRun) -> Result<Vec<PathBuf>, ReportError> {
     use polars::prelude::*;
     let (title, fair) = (run.title.as_str(), &run.fair);
@@ -128,37 +128,15 @@ pub fn write_balance(dir: &Path, run: &crate::tools::balance::BalanceRun) -> Res
         };
         push_chart(&mut files, &figure.stem, rendered);
         figure
-    } else if fair.fair_price <= 0.0 || s.points_destroyed <= 0.0 {
-        Figure::left_out(format!(
-            "No cost chart: the piece is worth {:.2} points a trial, so its efficiency is zero or less at every price \
-             and no price meets the efficiency to match.",
-            s.points_destroyed
-        ))
     } else {
-        let sweep = crate::tools::balance::cost_sweep(fair, 80);
-        let chart = chart::cost::CostChart {
-            title: "Efficiency at each price".to_string(),
-            prices: sweep.iter().map(|x| x.0).collect(),
-            efficiency: sweep.iter().map(|x| x.1).collect(),
-            band: sweep.iter().map(|x| x.2).collect(),
-            target: fair.target_efficiency,
-            fair: (fair.fair_price, fair.ci95_lo, fair.ci95_hi),
-            current: fair.scenario.price,
-        };
-        let rendered = chart::render(&chart, title)?;
-        let figure = Figure {
-            stem: "cost-sweep".into(),
-            caption:
-                "The priced piece's efficiency (enemy points destroyed per point) as its price changes, with its 95% band; \
-                      the fair price is where it meets the efficiency to match."
-                    .into(),
-            alt: format!(
-                "Line chart falling with price, crossing the target efficiency {:.3} at the fair price {:.1} points (95% CI {:.1} to {:.1}).",
-                fair.target_efficiency, fair.fair_price, fair.ci95_lo, fair.ci95_hi
-            ),
-        };
-        push_chart(&mut files, &figure.stem, rendered);
-        figure
+        // Efficiency at each price is the one value divided by the price: a curve fixed by
+        // the numbers above, so a sentence says what a chart of it would.
+        Figure::left_out(
+            "No chart: one price against one line is a single number (above), and the efficiency at any other price \
+             is its value per trial divided by that price. To see how the fair price moves with a field of the piece, \
+             draw a cost curve: `balance ... --set FIELD=a,b,c` (e.g. `--set chariot.impact.hits=1,2,D3,D3+1`)."
+                .to_string(),
+        )
     };
     files
         .push(ReportFile { name: "balance.csv".into(), contents: Contents::Frame(frame, "balance", FrameFormat::Csv) });
@@ -286,4 +264,97 @@ pub fn write_sweep(dir: &Path, run: &crate::tools::sweep::SweepRun) -> Result<Ve
     }
     push_csv_and_parquet(&mut files, "sweep", &frame, "sweep");
     write_with_markdown(dir, files, |names| document::sweep_markdown(run, &figures, names))
+}
+
+/// Writes a cost curve's report into `dir`: `report.md`, `cost-curve.csv` and the chart of
+/// the fair price at each value (left out, with a sentence, when the price does not move).
+/// Returns the files written.
+pub fn write_balance_curve(dir: &Path, curve: &crate::tools::balance::CostCurve) -> Result<Vec<PathBuf>, ReportError> {
+    use polars::prelude::*;
+    let frame_error = |what| move |source| ReportError::Frame { what, source };
+    let runs: Vec<&crate::tools::balance::BalanceRun> = curve.points.iter().map(|(_, r)| r).collect();
+    let frame = df!(
+        curve.field.as_str() => curve.points.iter().map(|(v, _)| v.as_str()).collect::<Vec<_>>(),
+        "price" => runs.iter().map(|r| r.fair.scenario.price).collect::<Vec<_>>(),
+        "points_destroyed" => runs.iter().map(|r| r.fair.scenario.points_destroyed).collect::<Vec<_>>(),
+        "fair_price" => runs.iter().map(|r| r.fair.fair_price).collect::<Vec<_>>(),
+        "sampling_ci95_lo" => runs.iter().map(|r| sampling_interval(r).0).collect::<Vec<_>>(),
+        "sampling_ci95_hi" => runs.iter().map(|r| sampling_interval(r).1).collect::<Vec<_>>(),
+        "lowest_line" => runs.iter().map(|r| r.spread.as_ref().filter(|_| r.set.is_some()).map(|s| s.lowest)).collect::<Vec<_>>(),
+        "highest_line" => runs.iter().map(|r| r.spread.as_ref().filter(|_| r.set.is_some()).map(|s| s.highest)).collect::<Vec<_>>(),
+        "ci95_lo_with_spread" => runs.iter().map(|r| r.spread.as_ref().map(|_| r.fair.ci95_lo)).collect::<Vec<_>>(),
+        "ci95_hi_with_spread" => runs.iter().map(|r| r.spread.as_ref().map(|_| r.fair.ci95_hi)).collect::<Vec<_>>(),
+    )
+    .map_err(frame_error("cost curve"))?;
+    let mut files = Vec::new();
+    let source = match curve.fixed.as_slice() {
+        [] => curve.title.clone(),
+        fixed => format!("{}, with {}", curve.title, fixed.join(", ")),
+    };
+    let negative = runs.iter().any(|r| r.fair.fair_price < 0.0);
+    let figure = if curve.is_flat() {
+        Figure::left_out(format!(
+            "No chart: the fair price is {:.2} points at every value of `{}`, on the same trials; the field does not \
+             change what the piece destroys against these opponents.",
+            runs[0].fair.fair_price, curve.field
+        ))
+    } else if negative {
+        Figure::left_out(
+            "No chart: at some values the piece loses more points than it destroys (`--value net`), so there is no \
+             price there to draw; the table gives each value's numbers."
+                .to_string(),
+        )
+    } else {
+        let banded = runs.iter().all(|r| r.spread.is_some());
+        let chart = chart::cost::CostCurveChart {
+            title: format!("Fair price as {} changes", curve.field),
+            field: curve.field.clone(),
+            points: curve
+                .points
+                .iter()
+                .map(|(v, r)| {
+                    let (lo, hi) = sampling_interval(r);
+                    (v.clone(), (r.fair.fair_price, lo, hi))
+                })
+                .collect(),
+            band: banded.then(|| runs.iter().map(|r| (r.fair.ci95_lo, r.fair.ci95_hi)).collect()),
+            current: runs[0].fair.scenario.price,
+        };
+        let rendered = chart::render(&chart, &source)?;
+        let (first, last) = (&curve.points[0], &curve.points[curve.points.len() - 1]);
+        let figure = Figure {
+            stem: "cost-curve".into(),
+            caption: format!(
+                "The fair price at each value of `{}` (dots, with 95% sampling whiskers){}; the grey line is the price \
+                 paid now. Every value was played on the same trials, so the steps between dots are the change's, not \
+                 the dice's.",
+                curve.field,
+                if banded {
+                    "; the band is the interval holding the spread across the set's lines as well"
+                } else {
+                    ""
+                }
+            ),
+            alt: format!(
+                "Line chart of the fair price against {}: {:.1} points at {} to {:.1} at {}.",
+                curve.field, first.1.fair.fair_price, first.0, last.1.fair.fair_price, last.0
+            ),
+        };
+        push_chart(&mut files, &figure.stem, rendered);
+        figure
+    };
+    files.push(ReportFile {
+        name: "cost-curve.csv".into(),
+        contents: Contents::Frame(frame, "cost curve", FrameFormat::Csv),
+    });
+    write_with_markdown(dir, files, |names| document::balance_curve_markdown(curve, &[figure], names))
+}
+
+/// A balance's sampling interval alone: across a matchup set the overall's, else its fair
+/// price's own.
+pub(crate) fn sampling_interval(run: &crate::tools::balance::BalanceRun) -> (f64, f64) {
+    match &run.spread {
+        Some(s) => s.sampling_ci95,
+        None => (run.fair.ci95_lo, run.fair.ci95_hi),
+    }
 }

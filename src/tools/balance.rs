@@ -63,13 +63,33 @@ pub enum BalanceError {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum ValueModel {
-    /// The enemy points it destroys.
+    /// The enemy points it destroys ("points removed"; `--value points_removed` also works).
     #[default]
+    #[value(alias = "points_removed")]
     Kills,
     /// The enemy points it destroys, less its own points lost: a chariot's (and its Hero's)
     /// points in proportion to the Wounds lost, a unit's per figure lost, and friendly
-    /// figures a routing beast tramples.
+    /// figures a routing beast tramples ("points traded"; `--value points_traded` also works).
+    #[value(alias = "points_traded")]
     Net,
+}
+
+impl ValueModel {
+    /// The option's value as the command line writes it (`kills`, `net`).
+    pub fn flag(self) -> &'static str {
+        match self {
+            ValueModel::Kills => "kills",
+            ValueModel::Net => "net",
+        }
+    }
+
+    /// The model's name in a designer's words (`points removed`, `points traded`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ValueModel::Kills => "points removed",
+            ValueModel::Net => "points traded",
+        }
+    }
 }
 
 /// What a scenario's acting piece costs and what a trial is worth to it: the sum over
@@ -648,12 +668,16 @@ impl BalanceRun {
                 self.title,
                 self.reference.as_ref().map_or_else(String::new, |r| format!(" against {r}"))
             ));
-        } else if self.fair.ci95_lo < 0.0 {
-            out.push(format!(
-                "the fair price's 95% interval reaches below zero ({:.2} to {:.2}): the piece may lose more points \
-                 than it destroys; play more trials before trusting the price",
-                self.fair.ci95_lo, self.fair.ci95_hi
-            ));
+        } else {
+            // The sampling interval alone: with a matchup set the overall's own interval also
+            // holds the spread across lines, which more trials cannot narrow.
+            let (lo, hi) = self.spread.as_ref().map_or((self.fair.ci95_lo, self.fair.ci95_hi), |s| s.sampling_ci95);
+            if lo < 0.0 {
+                out.push(format!(
+                    "the fair price's 95% sampling interval reaches below zero ({lo:.2} to {hi:.2}): the piece may \
+                     lose more points than it destroys; play more trials before trusting the price"
+                ));
+            }
         }
         out
     }
@@ -680,19 +704,71 @@ impl BalanceRun {
     }
 }
 
-/// The cost sweep: `(price, efficiency, (low, high))` at `steps` prices spanning the
-/// scenario's own price and its fair price with a margin either side.
-pub fn cost_sweep(fair: &FairPrice, steps: usize) -> Vec<(f64, f64, (f64, f64))> {
-    let lo = 0.5 * fair.scenario.price.min(fair.fair_price).max(1e-9);
-    let hi = 1.5 * fair.scenario.price.max(fair.fair_price).max(1e-9);
-    let value = fair.scenario.points_destroyed;
-    let half = Z95 * fair.scenario.points_destroyed_se;
-    (0..steps.max(2))
-        .map(|i| {
-            let p = lo + (hi - lo) * i as f64 / (steps.max(2) - 1) as f64;
-            (p, value / p, ((value - half).max(0.0) / p, (value + half) / p))
+/// The most values a cost curve may take (each is a whole balance).
+pub const MAX_CURVE_POINTS: usize = 50;
+
+/// A cost curve: the fair price of a piece as one of its fields changes (`balance --set
+/// FIELD=a,b,c`), every value priced on the same trials against the same references, so
+/// neighbouring prices differ by the change, not by the dice.
+#[derive(Clone, Debug)]
+pub struct CostCurve {
+    /// The field swept, as written on the command line (`chariot.impact.hits`).
+    pub field: String,
+    /// The piece priced, as the file names it (without the changed value).
+    pub title: String,
+    /// The other `--set` changes every point shares (`chariot.move=8`), empty when none.
+    pub fixed: Vec<String>,
+    /// Each value as written, with the balance at that value.
+    pub points: Vec<(String, BalanceRun)>,
+    /// The command that reproduces the curve.
+    pub command: String,
+}
+
+/// The version of the cost curve's JSON object (`balance --set FIELD=a,b --json`).
+pub const BALANCE_CURVE_SCHEMA: &str = "charioteer.balance-curve/1";
+
+impl CostCurve {
+    /// Every point's warnings, each once, prefixed by its value where it is not shared by all.
+    pub fn warnings(&self) -> Vec<String> {
+        let all: Vec<Vec<String>> = self.points.iter().map(|(_, r)| r.warnings()).collect();
+        let mut out: Vec<String> = Vec::new();
+        for ((value, _), warnings) in self.points.iter().zip(&all) {
+            for w in warnings {
+                let shared = all.iter().all(|ws| ws.contains(w));
+                let line = if shared { w.clone() } else { format!("at {}={value}: {w}", self.field) };
+                if !out.contains(&line) {
+                    out.push(line);
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether the fair price is the same at every value: the field does not change what the
+    /// piece destroys (or what it costs), so a chart would draw a constant.
+    pub fn is_flat(&self) -> bool {
+        let prices: Vec<f64> = self.points.iter().map(|(_, r)| r.fair.fair_price).collect();
+        prices.windows(2).all(|w| (w[0] - w[1]).abs() <= 1e-9 * w[0].abs().max(1.0))
+    }
+
+    /// The curve as one JSON object (docs/json-schema.md): each value with its balance.
+    pub fn to_json(&self) -> serde_json::Value {
+        let points: Vec<serde_json::Value> = self
+            .points
+            .iter()
+            .map(|(value, run)| serde_json::json!({ "value": value, "balance": run.to_json() }))
+            .collect();
+        serde_json::json!({
+            "schema": BALANCE_CURVE_SCHEMA,
+            "version": env!("CARGO_PKG_VERSION"),
+            "field": self.field,
+            "title": self.title,
+            "fixed": self.fixed,
+            "command": self.command,
+            "points": points,
+            "warnings": self.warnings(),
         })
-        .collect()
+    }
 }
 
 /// Prices a turn of several chariots: the price is every chariot's points (and its Hero's);

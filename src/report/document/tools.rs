@@ -342,11 +342,9 @@ fn balance_opening(out: &mut String, run: &crate::tools::balance::BalanceRun) {
     );
     let _ = writeln!(
         *out,
-        "Value model (`--value {}`): a trial is worth {}: {}.\n",
-        match run.pricing.model {
-            crate::tools::balance::ValueModel::Kills => "kills",
-            crate::tools::balance::ValueModel::Net => "net",
-        },
+        "Value model **{}** (`--value {}`): a trial is worth {}: {}.\n",
+        run.pricing.model.name(),
+        run.pricing.model.flag(),
         match run.pricing.model {
             crate::tools::balance::ValueModel::Kills => "the enemy points it destroys (its own losses are not counted)",
             crate::tools::balance::ValueModel::Net => {
@@ -400,5 +398,96 @@ pub fn sweep_markdown(run: &crate::tools::sweep::SweepRun, figures: &[Figure], f
             writeln!(out, "(Charts are drawn for sweeps of one or two fields; this one varies {}.)\n", run.paths.len());
     }
     figures_and_stamp(&mut out, figures, &[(run.title.as_str(), run.ruleset.as_slice())], &run.command, files);
+    out
+}
+
+/// The cost curve's report: what was changed, the fair price at each value with its
+/// intervals, the chart, and how to reproduce it.
+pub fn balance_curve_markdown(
+    curve: &crate::tools::balance::CostCurve,
+    figures: &[Figure],
+    files: &[String],
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# What is a change worth? {}: `{}`\n", curve.title, curve.field);
+    for w in curve.warnings() {
+        let _ = writeln!(out, "**Warning:** {w}.\n");
+    }
+    let Some((_, first)) = curve.points.first() else { return out };
+    let against = match (&first.set, &first.reference) {
+        (Some(set), Some(r)) => format!("against {r} on every line of *{set}*"),
+        (None, Some(r)) => format!("against {r}"),
+        _ => format!("for a target efficiency of {:.3} enemy points per point", first.fair.target_efficiency),
+    };
+    let fixed = if curve.fixed.is_empty() { String::new() } else { format!(" (with {})", curve.fixed.join(", ")) };
+    let _ = writeln!(
+        out,
+        "The piece{fixed} priced {against} at each value of `{}`, every value on the same trials (common random \
+         numbers), so the step from one value to the next is what the change is worth, not the luck of the dice. \
+         Value model: **{}** (`--value {}`).\n",
+        curve.field,
+        first.pricing.model.name(),
+        first.pricing.model.flag()
+    );
+    let across = curve.points.iter().all(|(_, r)| r.spread.is_some());
+    let mut head = vec![format!("`{}`", curve.field), "fair price".into(), "95% CI (sampling)".into()];
+    let mut rule = vec!["---".to_string(), "---:".into(), "---".into()];
+    if across {
+        head.extend(["lowest to highest against one opponent".into(), "95% with the spread".into()]);
+        rule.extend(["---".into(), "---".into()]);
+    }
+    head.push("per trial".into());
+    rule.push("---:".into());
+    table_row(&mut out, &head);
+    table_row(&mut out, &rule);
+    for (value, run) in &curve.points {
+        let f = &run.fair;
+        let (lo, hi) = crate::report::tools::sampling_interval(run);
+        let mut row = vec![value.clone()];
+        if f.fair_price < 0.0 {
+            row.extend(["no price: loses more than it destroys".into(), String::new()]);
+        } else {
+            row.extend([format!("{:.1}", f.fair_price), format!("{lo:.1} to {hi:.1}")]);
+        }
+        if across {
+            match &run.spread {
+                Some(s) => row.extend([
+                    format!("{:.1} ({}) to {:.1} ({})", s.lowest, s.lowest_against, s.highest, s.highest_against),
+                    format!("{:.1} to {:.1}", f.ci95_lo, f.ci95_hi),
+                ]),
+                None => row.extend([String::new(), String::new()]),
+            }
+        }
+        row.push(format!("{:.2}", f.scenario.points_destroyed));
+        table_row(&mut out, &row);
+    }
+    let priced: Vec<&(String, crate::tools::balance::BalanceRun)> =
+        curve.points.iter().filter(|(_, r)| r.fair.fair_price >= 0.0).collect();
+    if let (Some(lo), Some(hi)) = (
+        priced.iter().min_by(|a, b| a.1.fair.fair_price.total_cmp(&b.1.fair.fair_price)),
+        priced.iter().max_by(|a, b| a.1.fair.fair_price.total_cmp(&b.1.fair.fair_price)),
+    ) {
+        let _ = writeln!(
+            out,
+            "\nThe fair price runs from **{:.1} points** at `{}={}` to **{:.1}** at `{}={}`; the piece pays {:.0} now. \
+             \"Per trial\" is what the piece is worth in one charge (or turn, or rout) at that value{}.\n",
+            lo.1.fair.fair_price,
+            curve.field,
+            lo.0,
+            hi.1.fair.fair_price,
+            curve.field,
+            hi.0,
+            first.fair.scenario.price,
+            if across { ", weighted across the opponents" } else { "" }
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{} trials per value, seed {}. Each value's own report is what `balance` prints with that one value.\n",
+        group_digits(first.trials),
+        first.seed
+    );
+    let sets: Vec<(&str, &[RuleOption])> = first.rulesets.iter().map(|(t, r)| (t.as_str(), r.as_slice())).collect();
+    figures_and_stamp(&mut out, figures, &sets, &curve.command, files);
     out
 }
