@@ -99,6 +99,8 @@ fn every_json_layout_follows_its_schema_and_each_schema_refuses_a_broken_copy() 
     let d = dir.path();
     let (mesbg, hero, turn, charge, rout) = (path(MESBG), path(HERO), path(TURN), path(CHARGE), path(ROUT));
     let sets = path("scenarios/matchups/mesbg-lines.toml");
+    let units = path("scenarios/matchups/battlesystem-units.toml");
+    let dragon = path("scenarios/battlesystem/dragon-with-crew.toml");
     // The same line, charged by a chariot with other Impact Hits: several like-for-like references.
     let alike = d.join("alike.toml");
     let text = std::fs::read_to_string(&mesbg).unwrap().replace("hits = \"2\"", "hits = \"D3\"");
@@ -147,6 +149,19 @@ fn every_json_layout_follows_its_schema_and_each_schema_refuses_a_broken_copy() 
         ],
         vec!["balance", &mesbg, "--target-efficiency", "0.25", "--trials", "2000", "--json", "--out", "b1"],
         vec!["balance", &hero, "--against", &mesbg, "--matchups", &sets, "--trials", "2000", "--json", "--out", "b2"],
+        vec![
+            "balance",
+            &charge,
+            "--against",
+            &dragon,
+            "--matchups",
+            &units,
+            "--trials",
+            "2000",
+            "--json",
+            "--out",
+            "b7",
+        ],
         vec!["balance", &hero, "--target-efficiency", "0.25", "--trials", "2000", "--json", "--out", "b4"],
         vec!["balance", &mesbg, "--against", &mesbg, &alike, "--trials", "2000", "--json", "--out", "b5"],
         vec!["balance", &turn, "--target-efficiency", "0.25", "--trials", "2000", "--json", "--out", "b3"],

@@ -435,3 +435,32 @@ fn the_value_models_answer_to_their_designers_names_and_are_named_in_the_report(
         assert!(md.contains(words), "{given}: {md}");
     }
 }
+
+#[test]
+fn the_bundled_battlesystem_set_validates_and_a_bad_line_is_named() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let o = charioteer(&["validate", "scenarios/matchups/battlesystem-units.toml"], root);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("5 lines to price a BATTLESYSTEM charging unit against"), "{}", text(&o));
+    assert!(text(&o).contains("Pike block: weight 2 (31% of the price), 20 figures in 1 unit, charged: Pikemen"));
+    let dir = tempfile::tempdir().expect("tmp");
+    let good = std::fs::read_to_string(root.join("scenarios/matchups/battlesystem-units.toml")).unwrap();
+    // A target that names no unit, a side given, and a unit placed off the board.
+    for (bad, want) in [
+        (
+            good.replacen("target = \"Pikemen\"", "target = \"Pikes\"", 1),
+            "field `lines[0].target`: \"Pikes\" names no unit",
+        ),
+        (
+            good.replacen("figures = 20\n", "figures = 20\nside = \"b\"\n", 1),
+            "field `lines[0].units[0].side`: leave the side out",
+        ),
+        (good.replacen("at = [0.0, 10.0]", "at = [0.0, 40.0]", 1), "field `lines[0].units[0].at`"),
+        (good.replacen("[[lines.units]]", "[[lines.formations]]", 1), "so every line must be"),
+    ] {
+        std::fs::write(dir.path().join("set.toml"), bad).unwrap();
+        let o = charioteer(&["validate", "set.toml"], dir.path());
+        assert_eq!(o.status.code(), Some(2), "{want}: {}", text(&o));
+        assert!(text(&o).contains(want), "{want}: {}", text(&o));
+    }
+}

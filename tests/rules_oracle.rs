@@ -1109,3 +1109,75 @@ fn a_routs_trampling_melee_and_the_struck_units_morale_agree_with_the_oracle() {
         }
     }
 }
+
+/// A BATTLESYSTEM piece priced against a matchup set of two target units (#34 item 7): each
+/// line's fair price is the reference's price x the ratio of the figures each slays there
+/// (every figure of a line is worth the same), with the mean figures slain taken from the
+/// oracle, not the engine.
+#[test]
+fn a_battlesystem_price_across_a_matchup_set_follows_the_oracles_means() {
+    let with_points = |case: &BsCase, points: u32| {
+        case.toml().replace("mv = 12 }\ncrew", &format!("mv = 12 }}\npoints = {points}\ncrew"))
+    };
+    // The priced piece: one chariot, a spearman and two bowmen; the reference: the same
+    // chariot with a spearman only, at 40 points.
+    let a = BsCase {
+        platforms: 1,
+        platform: (8, 6, 3),
+        fighters: (1, 6),
+        archers: (2, 6),
+        target: (8, 6, 7, 1, 12),
+        rules: BS_DEFAULT,
+    };
+    let b = BsCase { archers: (0, 6), ..a.clone() };
+    // Two lines where the case puts its own (the line's centre 12" ahead, a quarter inch to
+    // the chariot's left), each one rank of 1" bases, as the case's oracle counts contact.
+    let lines = [("Eight spearmen", (8, 6, 7, 1, 12), 6, 1.0), ("Nine veterans", (9, 8, 5, 2, 10), 10, 3.0)];
+    let mut set = String::from("title = \"Two units\"\n");
+    for (name, (figures, die, ar, hits, ml), points, weight) in lines {
+        set.push_str(&format!(
+            "\n[[lines]]\nname = \"{name}\"\nweight = {weight}\ntarget = \"Line\"\n[[lines.units]]\nname = \"Line\"\n\
+             figures = {figures}\nfrontage = {figures}\nat = [-0.25, 12.0]\nfacing = 180\n\
+             stats = {{ ad = \"d{die}\", ar = {ar}, hits = {hits}, ml = {ml}, mv = 6 }}\npoints = {points}\n"
+        ));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.toml"), with_points(&a, 50)).unwrap();
+    std::fs::write(dir.path().join("b.toml"), with_points(&b, 40)).unwrap();
+    std::fs::write(dir.path().join("set.toml"), &set).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_charioteer"))
+        .args(["balance", "a.toml", "--against", "b.toml", "--matchups", "set.toml", "--trials", "400000", "--json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mean_slain = |case: &BsCase, target| {
+        let c = BsCase { target, ..case.clone() };
+        oracle::battlesystem::charge(&c.oracle()).iter().map(|(r, p)| f64::from(r.target_figures_lost) * p).sum::<f64>()
+    };
+    let m = json["matchups"].as_array().expect("matchups");
+    assert_eq!(m.len(), 2, "{json}");
+    let mut overall = 0.0;
+    for (row, (name, target, _, weight)) in m.iter().zip(lines) {
+        assert_eq!(row["reference"], name);
+        let want = 40.0 * mean_slain(&a, target) / mean_slain(&b, target);
+        let (got, se) = (row["fair"]["fair_price"].as_f64().unwrap(), row["fair"]["fair_price_se"].as_f64().unwrap());
+        assert!((got - want).abs() < 5.0 * se, "{name}: {got:.3} (se {se:.3}), the oracle's {want:.3}");
+        overall += weight / 4.0 * want;
+    }
+    let got = json["fair"]["fair_price"].as_f64().unwrap();
+    let (lo, hi) =
+        (json["spread"]["sampling_ci95"][0].as_f64().unwrap(), json["spread"]["sampling_ci95"][1].as_f64().unwrap());
+    assert!((got - overall).abs() < 5.0 * (hi - lo) / 3.92, "overall {got:.3}, the oracle's {overall:.3}");
+    // A MESBG chariot cannot charge a set of units, and says so.
+    let mesbg = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/mesbg/khandish-vs-minas-tirith.toml");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_charioteer"))
+        .args(["balance", mesbg.to_str().unwrap(), "--against", mesbg.to_str().unwrap(), "--matchups", "set.toml"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is a set of BATTLESYSTEM units"), "{err}");
+}

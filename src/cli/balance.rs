@@ -639,7 +639,7 @@ fn placed_piece(
 ) -> Result<(Scenario, crate::mesbg::plan::TurnPlan, Pricing)> {
     use crate::tools::matchups;
     let name = file.display().to_string();
-    let placed = matchups::place(text, &name, set, k)?;
+    let placed = matchups::place(text, &name, set, k).map_err(|e| UnsupportedRequest(e.to_string()))?;
     let label = format!("{name} against \"{}\"", set.lines[k].name);
     let scenario =
         scenario::parse(&placed, &label).and_then(|s| turn::check_turn(&s).map(|()| s)).map_err(|e| match e {
@@ -662,7 +662,7 @@ fn balance_matchups(
     set_path: &Path,
     swept: Option<&str>,
 ) -> Result<(crate::tools::balance::BalanceRun, PathBuf)> {
-    use crate::tools::balance::{self as bal, LeftOut, Matchup};
+    use crate::tools::balance as bal;
     let set = crate::tools::matchups::load(set_path).map_err(|e| UnsupportedRequest(e.to_string()))?;
     let [reference] = args.against.as_slice() else {
         return Err(UnsupportedRequest(format!(
@@ -678,70 +678,57 @@ fn balance_matchups(
         )
         .into());
     }
-    // Each file must first read as the scenario it is, its own problems named by itself.
-    let a = match load_text(&piece.text, &piece.name)? {
-        Loaded::Mesbg(s) | Loaded::Turn(s) => *s,
-        Loaded::Battlesystem(_) => {
-            return Err(UnsupportedRequest(format!(
-                "{}: matchup sets of BATTLESYSTEM target units are not supported yet; price a unit with --against \
-                 REFERENCE.toml where both charge the same target unit",
-                args.file.display()
-            ))
-            .into());
-        }
-    };
-    let b = match load_any(Some(reference))? {
-        Loaded::Mesbg(s) | Loaded::Turn(s) => *s,
-        other => return Err(compare::unpaired("balance", &args.file, reference, other.kind()).into()),
-    };
-    let (a_text, b_text) = (piece.text.clone(), scenario::read(reference)?);
-    let source = run::Source::of::<super::system::Mesbg>(&a, Some(&args.file));
-    let (seed, trials) = source.seed_and_trials(&args.play);
+    // Each file must first read as the scenario it is, its own problems named by itself;
+    // then each line is placed in front of both and played by their system.
+    let b_text = scenario::read(reference)?;
     let pool = args.play.pool()?;
-    let total = trials.saturating_mul(set.lines.len() as u64);
-    let bar = trial_bar(total, args.play.quiet || args.play.json);
-    let range = TrialRange { first: 0, count: trials };
-    let mut notes = kind_notes(&a, &b);
-    let (mut matchups, mut left_out, mut rulesets) = (Vec::new(), Vec::new(), Vec::new());
-    let mut priced_a = None;
-    for k in 0..set.lines.len() {
-        let (ak, plan_a, pricing_a) = placed_piece(&a_text, &args.file, &set, k, args.price.as_deref(), args.value)?;
-        let (bk, plan_b, pricing_b) = placed_piece(&b_text, reference, &set, k, None, args.value)?;
-        if k == 0 {
-            rulesets = vec![(piece_name(&a), ak.ruleset()), (piece_name(&b), bk.ruleset())];
+    let lined = match (load_text(&piece.text, &piece.name)?, load_any(Some(reference))?) {
+        (Loaded::Mesbg(a) | Loaded::Turn(a), Loaded::Mesbg(b) | Loaded::Turn(b)) => {
+            let source = run::Source::of::<super::system::Mesbg>(&a, Some(&args.file));
+            let (seed, trials) = source.seed_and_trials(&args.play);
+            let mut rulesets = Vec::new();
+            let lines = price_lines(&set, seed, trials, &pool, args.play.quiet || args.play.json, |k| {
+                let (ak, plan_a, pricing_a) =
+                    placed_piece(&piece.text, &args.file, &set, k, args.price.as_deref(), args.value)?;
+                let (bk, plan_b, pricing_b) = placed_piece(&b_text, reference, &set, k, None, args.value)?;
+                if k == 0 {
+                    rulesets = vec![(piece_name(&a), ak.ruleset()), (piece_name(&b), bk.ruleset())];
+                }
+                // Each line on streams of its own (keyed by the placed piece, as the file
+                // writes it), both pieces on them.
+                let key = piece.stream_key(ak.hash(), |base| {
+                    let placed = crate::tools::matchups::place(base, &piece.name, &set, k)?;
+                    Ok(scenario::parse(&placed, &piece.name)?.hash())
+                })?;
+                Ok(((plan_a, pricing_a), (plan_b, pricing_b), key))
+            })?;
+            let names = (piece_name(&a), piece_name(&b));
+            Lined { lines, names, rulesets, notes: kind_notes(&a, &b), slug: source.slug, seed, trials }
         }
-        // Each line on streams of its own (keyed by the placed piece, as the file writes it),
-        // both pieces on them.
-        let key = piece.stream_key(ak.hash(), |base| {
-            let placed = crate::tools::matchups::place(base, &piece.name, &set, k)?;
-            Ok(scenario::parse(&placed, &piece.name)?.hash())
-        })?;
-        let streams = Streams::new(seed, key);
-        let before = bar.position();
-        let played = pool.install(|| {
-            bal::play(&plan_a, &pricing_a, Some((&plan_b, &pricing_b)), streams, range, &|n| bar.inc(n), &CANCEL)
-        });
-        let sums = interrupted_play(played, &bar, before, range.count).context("the balance run was interrupted")?;
-        let line = set.lines[k].name.clone();
-        let Some(fair) = bal::fair_price_against(&sums, &pricing_a, &pricing_b) else {
-            let worth = bal::efficiencies(&sums, &pricing_a, &pricing_b).1.points_destroyed;
-            left_out.push(LeftOut {
-                line,
-                reason: format!(
-                    "the reference is worth {worth:.2} points a trial against this line (it destroys nothing, or loses \
-                     more than it destroys), so no price matches its efficiency"
-                ),
-            });
-            continue;
-        };
-        if let Some(reason) = bal::unbounded(&fair) {
-            left_out.push(LeftOut { line, reason });
-            continue;
+        (Loaded::Battlesystem(a), Loaded::Battlesystem(b)) => {
+            use super::system::Battlesystem as Bs;
+            let source = run::Source::of::<Bs>(&a, Some(&args.file));
+            let (seed, trials) = source.seed_and_trials(&args.play);
+            let mut rulesets = Vec::new();
+            let lines = price_lines(&set, seed, trials, &pool, args.play.quiet || args.play.json, |k| {
+                let (ak, plan_a, pricing_a) =
+                    placed_units(&piece.text, &args.file, &set, k, args.price.as_deref(), args.value)?;
+                let (bk, plan_b, pricing_b) = placed_units(&b_text, reference, &set, k, None, args.value)?;
+                if k == 0 {
+                    rulesets = vec![(charger_name(&a), ak.rules.ruleset()), (charger_name(&b), bk.rules.ruleset())];
+                }
+                let key = piece.stream_key(ak.hash(), |base| {
+                    let placed = crate::tools::matchups::place(base, &piece.name, &set, k)?;
+                    Ok(<Bs as System>::parse(&placed, &piece.name)?.hash())
+                })?;
+                Ok(((plan_a, pricing_a), (plan_b, pricing_b), key))
+            })?;
+            let names = (charger_name(&a), charger_name(&b));
+            Lined { lines, names, rulesets, notes: Vec::new(), slug: source.slug, seed, trials }
         }
-        priced_a.get_or_insert(pricing_a);
-        matchups.push(Matchup { reference: line, weight: set.lines[k].weight, fair });
-    }
-    bar.finish_and_clear();
+        (_, other) => return Err(compare::unpaired("balance", &args.file, reference, other.kind()).into()),
+    };
+    let Lined { lines: (matchups, left_out, priced_a), names, rulesets, mut notes, slug, seed, trials } = lined;
     let Some(pricing) = priced_a else {
         return Err(UnsupportedRequest(format!(
             "every line was left out, so there is no price: {}",
@@ -772,8 +759,8 @@ fn balance_matchups(
         quote(set_path)
     ));
     let run = bal::BalanceRun {
-        title: piece.titled(&piece_name(&a)),
-        reference: Some(piece_name(&b)),
+        title: piece.titled(&names.0),
+        reference: Some(names.1),
         fair,
         pricing,
         trials,
@@ -787,7 +774,106 @@ fn balance_matchups(
         left_out,
         notes,
     };
-    Ok((run, report_dir(args, &source.slug, swept)))
+    Ok((run, report_dir(args, &slug, swept)))
+}
+
+/// Each line's price, the lines left out with why, and the priced piece's pricing on the
+/// first line priced.
+type LinePrices = (Vec<crate::tools::balance::Matchup>, Vec<crate::tools::balance::LeftOut>, Option<Pricing>);
+
+/// A matchup set played, whichever system: the prices and what the report names.
+struct Lined {
+    lines: LinePrices,
+    /// The priced piece's and the reference's names.
+    names: (String, String),
+    rulesets: Vec<(String, Vec<crate::input::RuleOption>)>,
+    notes: Vec<String>,
+    slug: String,
+    seed: u64,
+    trials: u64,
+}
+
+/// Plays both pieces against every line of `set` (`place(k)` gives each piece's plan and
+/// pricing in front of line `k`, and the key of the line's streams) and prices each line,
+/// leaving out by name a line where the reference is worth nothing or the ratio runs away.
+fn price_lines<P: RuleSystem>(
+    set: &crate::tools::matchups::MatchupSet,
+    seed: u64,
+    trials: u64,
+    pool: &rayon::ThreadPool,
+    hidden: bool,
+    mut place: impl FnMut(usize) -> Result<((P, Pricing), (P, Pricing), u64)>,
+) -> Result<LinePrices> {
+    use crate::tools::balance::{self as bal, LeftOut, Matchup};
+    let bar = trial_bar(trials.saturating_mul(set.lines.len() as u64), hidden);
+    let range = TrialRange { first: 0, count: trials };
+    let (mut matchups, mut left_out, mut priced_a) = (Vec::new(), Vec::new(), None);
+    for k in 0..set.lines.len() {
+        let ((plan_a, pricing_a), (plan_b, pricing_b), key) = place(k)?;
+        let streams = Streams::new(seed, key);
+        let before = bar.position();
+        let played = pool.install(|| {
+            bal::play(&plan_a, &pricing_a, Some((&plan_b, &pricing_b)), streams, range, &|n| bar.inc(n), &CANCEL)
+        });
+        let sums = interrupted_play(played, &bar, before, range.count).context("the balance run was interrupted")?;
+        let line = set.lines[k].name.clone();
+        let Some(fair) = bal::fair_price_against(&sums, &pricing_a, &pricing_b) else {
+            let worth = bal::efficiencies(&sums, &pricing_a, &pricing_b).1.points_destroyed;
+            left_out.push(LeftOut {
+                line,
+                reason: format!(
+                    "the reference is worth {worth:.2} points a trial against this line (it destroys nothing, or loses \
+                     more than it destroys), so no price matches its efficiency"
+                ),
+            });
+            continue;
+        };
+        if let Some(reason) = bal::unbounded(&fair) {
+            left_out.push(LeftOut { line, reason });
+            continue;
+        }
+        priced_a.get_or_insert(pricing_a);
+        matchups.push(Matchup { reference: line, weight: set.lines[k].weight, fair });
+    }
+    bar.finish_and_clear();
+    Ok((matchups, left_out, priced_a))
+}
+
+/// A BATTLESYSTEM charge (its text, read from `file`) placed in front of BATTLESYSTEM line
+/// `k` of `set`, read, compiled and priced; a problem of the line is named in the set.
+fn placed_units(
+    text: &str,
+    file: &Path,
+    set: &crate::tools::matchups::MatchupSet,
+    k: usize,
+    price: Option<&str>,
+    model: crate::tools::balance::ValueModel,
+) -> Result<(crate::battlesystem::scenario::BattlesystemScenario, <super::system::Battlesystem as System>::Plan, Pricing)>
+{
+    use super::system::Battlesystem as Bs;
+    use crate::tools::matchups;
+    let name = file.display().to_string();
+    let placed = matchups::place(text, &name, set, k).map_err(|e| UnsupportedRequest(e.to_string()))?;
+    let label = format!("{name} against \"{}\"", set.lines[k].name);
+    let scenario = <Bs as System>::parse(&placed, &label).map_err(|e| match e {
+        ScenarioError::Invalid { problems, .. } => {
+            anyhow::Error::from(UnsupportedRequest(matchups::placed_problems(set, k, &name, problems).to_string()))
+        }
+        other => other.into(),
+    })?;
+    let plan = <Bs as System>::compile(&scenario);
+    let pricing = <Bs as System>::pricing(&scenario, &plan, price, model)?;
+    Ok((scenario, plan, pricing))
+}
+
+/// The charging unit's name (a BATTLESYSTEM piece as a price names it), or the title.
+fn charger_name(s: &crate::battlesystem::scenario::BattlesystemScenario) -> String {
+    match &s.action {
+        crate::battlesystem::scenario::Action::Charge { unit, .. } => {
+            s.units.get(*unit).map_or_else(|| s.title.clone(), |u| u.name.clone())
+        }
+        crate::battlesystem::scenario::Action::Rout { .. } => s.title.clone(),
+    }
 }
 
 /// What makes the priced piece and its reference different kinds of thing, each in words:

@@ -103,40 +103,95 @@ pub(super) fn validate(files: &[PathBuf], map: Option<&Path>, output: &OutputOpt
 }
 
 /// What `validate` says of a matchup set: a line naming it, and one per target line. Each
-/// line is placed in front of the built-in example chariot and read as a scenario, so a
-/// wrong profile or an overlapping base is found here rather than mid-way through a price.
+/// line is placed in front of a bundled piece (the default example's chariot, or for
+/// BATTLESYSTEM units the howdah elephant) and read as a scenario, so a wrong profile, an
+/// overlapping base or a unit off the board is found here rather than mid-way through a price.
 fn matchup_set_described(
     text: &str,
     name: &str,
 ) -> Result<(String, Vec<String>), crate::tools::matchups::MatchupError> {
-    use crate::tools::matchups::{self, MatchupError};
+    use crate::tools::matchups::{self, SetSystem};
     let set = matchups::parse(text, name)?;
-    let mut details = Vec::new();
-    let mut problems = Vec::new();
-    let total: f64 = set.lines.iter().map(|l| l.weight).sum();
-    for (k, line) in set.lines.iter().enumerate() {
-        let placed = matchups::place(scenario::DEFAULT_SCENARIO, scenario::DEFAULT_SCENARIO_NAME, &set, k)?;
-        let read = scenario::parse(&placed, name).and_then(|s| turn::check_turn(&s).map(|()| s));
-        match read {
-            Ok(s) => {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let details = match set.system {
+        SetSystem::Mesbg => described_lines(
+            &set,
+            name,
+            (scenario::DEFAULT_SCENARIO_NAME, scenario::DEFAULT_SCENARIO),
+            |placed| scenario::parse(placed, name).and_then(|s| turn::check_turn(&s).map(|()| s)),
+            |_, s| {
                 let models: usize = s.formations.iter().map(|f| f.centres.len()).sum();
                 let groups = s.formations.len();
-                details.push(format!(
-                    "{}: weight {} ({:.0}% of the price), {models} model{} in {groups} formation{}{}",
-                    line.name,
-                    line.weight,
-                    100.0 * line.weight / total,
-                    if models == 1 { "" } else { "s" },
-                    if groups == 1 { "" } else { "s" },
-                    if s.terrain.is_empty() {
-                        String::new()
-                    } else {
-                        format!(", {} terrain piece(s)", s.terrain.len())
-                    },
-                ));
-            }
+                let terrain = match s.terrain.len() {
+                    0 => String::new(),
+                    n => format!(", {n} terrain piece(s)"),
+                };
+                format!("{models} model{} in {groups} formation{}{terrain}", plural(models), plural(groups))
+            },
+        )?,
+        SetSystem::Battlesystem => described_lines(
+            &set,
+            name,
+            BATTLESYSTEM_PIECE,
+            |placed| crate::battlesystem::scenario::parse(placed, name),
+            |line, s| {
+                let theirs: Vec<_> =
+                    s.units.iter().filter(|u| u.side == crate::battlesystem::scenario::Army::B).collect();
+                let figures: u32 = theirs.iter().map(|u| u.figures).sum();
+                format!(
+                    "{figures} figure{} in {} unit{}, charged: {}",
+                    plural(figures as usize),
+                    theirs.len(),
+                    plural(theirs.len()),
+                    line.target.as_deref().unwrap_or("?")
+                )
+            },
+        )?,
+    };
+    let summary = format!(
+        "matchup set \"{}\": {} line{} to price a {} against",
+        set.title,
+        set.lines.len(),
+        plural(set.lines.len()),
+        match set.system {
+            SetSystem::Mesbg => "MESBG piece",
+            SetSystem::Battlesystem => "BATTLESYSTEM charging unit",
+        }
+    );
+    Ok((summary, details))
+}
+
+/// The bundled BATTLESYSTEM charge a set's lines are placed in front of when validated.
+const BATTLESYSTEM_PIECE: (&str, &str) = (
+    "scenarios/battlesystem/elephant-howdah-vs-pikemen.toml",
+    include_str!("../../scenarios/battlesystem/elephant-howdah-vs-pikemen.toml"),
+);
+
+/// Places every line of `set` in front of `piece` (its name and text), reads it with `read`
+/// and describes it with `describe` (after its weight); every problem of every line is
+/// gathered, named as the set writes it.
+fn described_lines<S>(
+    set: &crate::tools::matchups::MatchupSet,
+    name: &str,
+    (piece_name, piece): (&str, &str),
+    read: impl Fn(&str) -> Result<S, ScenarioError>,
+    describe: impl Fn(&crate::tools::matchups::Line, &S) -> String,
+) -> Result<Vec<String>, crate::tools::matchups::MatchupError> {
+    use crate::tools::matchups::{self, MatchupError};
+    let total: f64 = set.lines.iter().map(|l| l.weight).sum();
+    let (mut details, mut problems) = (Vec::new(), Vec::new());
+    for (k, line) in set.lines.iter().enumerate() {
+        let placed = matchups::place(piece, piece_name, set, k)?;
+        match read(&placed) {
+            Ok(s) => details.push(format!(
+                "{}: weight {} ({:.0}% of the price), {}",
+                line.name,
+                line.weight,
+                100.0 * line.weight / total,
+                describe(line, &s)
+            )),
             Err(ScenarioError::Invalid { problems: found, .. }) => {
-                match matchups::placed_problems(&set, k, scenario::DEFAULT_SCENARIO_NAME, found) {
+                match matchups::placed_problems(set, k, piece_name, found) {
                     MatchupError::Invalid { problems: found, .. } => problems.extend(found),
                     other => return Err(other),
                 }
@@ -148,16 +203,11 @@ fn matchup_set_described(
             }),
         }
     }
-    if !problems.is_empty() {
-        return Err(MatchupError::Invalid { file: name.to_string(), context: String::new(), problems });
+    if problems.is_empty() {
+        Ok(details)
+    } else {
+        Err(MatchupError::Invalid { file: name.to_string(), context: String::new(), problems })
     }
-    let summary = format!(
-        "matchup set \"{}\": {} line{} to price a MESBG piece against",
-        set.title,
-        set.lines.len(),
-        if set.lines.len() == 1 { "" } else { "s" }
-    );
-    Ok((summary, details))
 }
 
 /// Whether `--map FILE` asks for a PNG (true) or an SVG (false), by its extension.

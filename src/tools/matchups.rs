@@ -76,6 +76,30 @@ pub struct Line {
     terrain: Vec<toml::Value>,
     /// The `[army]` table, when the line's army has a Break Point to test.
     army: Option<toml::Value>,
+    /// BATTLESYSTEM: the `[[units]]` tables, in the charging unit's frame (no `side`: each
+    /// is placed on the side the charger fights).
+    units: Vec<toml::Value>,
+    /// BATTLESYSTEM: the unit of the line that is charged.
+    pub target: Option<String>,
+}
+
+/// Which rule system a set's lines are written for: MESBG formations or BATTLESYSTEM units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetSystem {
+    /// `[[lines.formations]]`, placed in front of a chariot.
+    Mesbg,
+    /// `[[lines.units]]` and a `target`, placed in front of a charging unit.
+    Battlesystem,
+}
+
+impl SetSystem {
+    /// The system's name as reports print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SetSystem::Mesbg => "MESBG",
+            SetSystem::Battlesystem => "BATTLESYSTEM",
+        }
+    }
 }
 
 /// A matchup set as read.
@@ -87,6 +111,8 @@ pub struct MatchupSet {
     pub title: String,
     /// Its lines, in file order.
     pub lines: Vec<Line>,
+    /// What its lines are written for (BATTLESYSTEM when they hold `[[lines.units]]`).
+    pub system: SetSystem,
     /// The file's text, to name the line of a problem found when a line is placed.
     text: String,
 }
@@ -142,10 +168,17 @@ pub fn parse(text: &str, file: &str) -> Result<MatchupSet, MatchupError> {
         _ => {
             problems.push(problem(
                 "lines",
-                "give one or more [[lines]], each with a name and its [[lines.formations]]".into(),
+                "give one or more [[lines]], each with a name and its [[lines.formations]] (MESBG) or \
+                 [[lines.units]] and target (BATTLESYSTEM)"
+                    .into(),
             ));
             Vec::new()
         }
+    };
+    // A set is BATTLESYSTEM when its first line holds units; every line must then agree.
+    let system = match raw_lines.first().and_then(toml::Value::as_table) {
+        Some(t) if t.contains_key("units") => SetSystem::Battlesystem,
+        _ => SetSystem::Mesbg,
     };
     if raw_lines.len() > MAX_LINES {
         problems.push(problem("lines", format!("{} lines: a set holds at most {MAX_LINES}", raw_lines.len())));
@@ -158,11 +191,25 @@ pub fn parse(text: &str, file: &str) -> Result<MatchupSet, MatchupError> {
             continue;
         };
         for key in raw.keys() {
-            if !matches!(key.as_str(), "name" | "weight" | "formations" | "terrain" | "army") {
-                problems.push(problem(
-                    &at(key),
-                    "unknown field: a line holds `name`, `weight`, [[formations]], [[terrain]] and [army]".into(),
-                ));
+            let known = match system {
+                SetSystem::Mesbg => matches!(key.as_str(), "name" | "weight" | "formations" | "terrain" | "army"),
+                SetSystem::Battlesystem => matches!(key.as_str(), "name" | "weight" | "units" | "target"),
+            };
+            if !known {
+                let message = match (system, key.as_str()) {
+                    (SetSystem::Mesbg, "units" | "target") | (SetSystem::Battlesystem, "formations") => format!(
+                        "this set's first line is {}, so every line must be: a set holds MESBG lines \
+                         ([[lines.formations]]) or BATTLESYSTEM lines ([[lines.units]] and target), not both",
+                        system.name()
+                    ),
+                    (SetSystem::Mesbg, _) => {
+                        "unknown field: a line holds `name`, `weight`, [[formations]], [[terrain]] and [army]".into()
+                    }
+                    (SetSystem::Battlesystem, _) => {
+                        "unknown field: a BATTLESYSTEM line holds `name`, `weight`, [[units]] and `target`".into()
+                    }
+                };
+                problems.push(problem(&at(key), message));
             }
         }
         let name = match raw.get("name").and_then(toml::Value::as_str) {
@@ -198,9 +245,40 @@ pub fn parse(text: &str, file: &str) -> Result<MatchupSet, MatchupError> {
                 }
             }
         };
-        let formations = tables("formations", &mut problems);
-        if formations.is_empty() && raw.get("formations").is_none() {
+        let formations = if system == SetSystem::Mesbg { tables("formations", &mut problems) } else { Vec::new() };
+        if system == SetSystem::Mesbg && formations.is_empty() && raw.get("formations").is_none() {
             problems.push(problem(&at("formations"), "a line needs one or more [[lines.formations]]".into()));
+        }
+        let units = if system == SetSystem::Battlesystem { tables("units", &mut problems) } else { Vec::new() };
+        let target = match (system, raw.get("target")) {
+            (SetSystem::Mesbg, _) => None,
+            (SetSystem::Battlesystem, Some(toml::Value::String(t))) => {
+                let named = |u: &toml::Value| u.get("name").and_then(toml::Value::as_str) == Some(t.as_str());
+                if !units.iter().any(named) {
+                    problems.push(problem(
+                        &at("target"),
+                        format!("\"{t}\" names no unit of this line: give the name of one of its [[lines.units]]"),
+                    ));
+                }
+                Some(t.clone())
+            }
+            (SetSystem::Battlesystem, _) => {
+                problems.push(problem(
+                    &at("target"),
+                    "give the unit the piece charges, by name, e.g. target = \"Pikemen\"".into(),
+                ));
+                None
+            }
+        };
+        for (i, u) in units.iter().enumerate() {
+            check_point(u.get("at"), &at(&format!("units[{i}].at")), true, &mut problems, text);
+            check_angle(u.get("facing"), &at(&format!("units[{i}].facing")), &mut problems, text);
+            if u.get("side").is_some() {
+                problems.push(problem(
+                    &at(&format!("units[{i}].side")),
+                    "leave the side out: every unit of a line is placed on the side the charging unit fights".into(),
+                ));
+            }
         }
         let terrain = tables("terrain", &mut problems);
         let army = match raw.get("army") {
@@ -240,10 +318,10 @@ pub fn parse(text: &str, file: &str) -> Result<MatchupSet, MatchupError> {
                 }
             }
         }
-        lines.push(Line { name, weight, formations, terrain, army });
+        lines.push(Line { name, weight, formations, terrain, army, units, target });
     }
     if problems.is_empty() {
-        Ok(MatchupSet { file: file.to_string(), title, lines, text: text.to_string() })
+        Ok(MatchupSet { file: file.to_string(), title, lines, system, text: text.to_string() })
     } else {
         problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
         Err(invalid(problems))
@@ -342,7 +420,7 @@ fn mapped(
         .map(|t| {
             let mut t = t.clone();
             if let Some(table) = t.as_table_mut() {
-                for key in ["front_centre", "from", "to"] {
+                for key in ["front_centre", "from", "to", "at"] {
                     if let Some(p) = table.get(key).and_then(pair) {
                         table.insert(key.into(), as_value(point(p)));
                     }
@@ -364,11 +442,16 @@ fn mapped(
 /// line `k` of `set` instead of its own: its formations, terrain and army replaced by the
 /// line's, placed in front of its chariot; its title says which line.
 pub fn place(piece: &str, piece_file: &str, set: &MatchupSet, k: usize) -> Result<String, MatchupError> {
+    if set.system == SetSystem::Battlesystem {
+        return place_units(piece, piece_file, set, k);
+    }
     let not_mesbg = || MatchupError::Piece {
         piece: piece_file.to_string(),
-        message: "a matchup set places MESBG lines in front of a chariot: this file has no [chariot] or [[chariots]] \
-                  with `at` (BATTLESYSTEM units are priced against each other with --against, like for like)"
-            .into(),
+        message: format!(
+            "{} is a set of MESBG lines, placed in front of a chariot: this file has no [chariot] or [[chariots]] \
+             with `at` (a BATTLESYSTEM charge takes a set of [[lines.units]] with a target)",
+            set.file
+        ),
     };
     let mut table: toml::Table = toml::from_str(piece).map_err(|_| not_mesbg())?;
     if table.get("system").and_then(toml::Value::as_str) != Some("mesbg") {
@@ -392,6 +475,63 @@ pub fn place(piece: &str, piece_file: &str, set: &MatchupSet, k: usize) -> Resul
     toml::to_string(&table).map_err(|e| MatchupError::Piece { piece: piece_file.to_string(), message: e.to_string() })
 }
 
+/// The scenario text of `piece` (a BATTLESYSTEM charge) charging line `k` of a
+/// BATTLESYSTEM set instead of its own target: every unit of the other side replaced by the
+/// line's units, placed in the charging unit's frame on the other side, and the charge's
+/// target the line's `target`. The charger's own side (its friends) stays as written.
+fn place_units(piece: &str, piece_file: &str, set: &MatchupSet, k: usize) -> Result<String, MatchupError> {
+    let refuse = |message: &str| MatchupError::Piece { piece: piece_file.to_string(), message: message.to_string() };
+    let mut table: toml::Table = toml::from_str(piece).map_err(|e| refuse(e.message()))?;
+    if table.get("system").and_then(toml::Value::as_str) != Some("battlesystem") {
+        return Err(refuse(&format!(
+            "{} is a set of BATTLESYSTEM units, placed in front of a charging unit: price a BATTLESYSTEM charge \
+             against it (a MESBG chariot takes a set of [[lines.formations]])",
+            set.file
+        )));
+    }
+    let charger = table
+        .get("charge")
+        .and_then(|c| c.get("unit"))
+        .and_then(toml::Value::as_str)
+        .ok_or_else(|| {
+            refuse(
+                "a matchup set places target units in front of a charging unit, and this scenario has no [charge] \
+                 (a rout is priced with --against, like for like)",
+            )
+        })?
+        .to_string();
+    let units = table.get("units").and_then(toml::Value::as_array).cloned().unwrap_or_default();
+    let own = units
+        .iter()
+        .find(|u| u.get("name").and_then(toml::Value::as_str) == Some(charger.as_str()))
+        .ok_or_else(|| refuse(&format!("[charge] unit \"{charger}\" names no unit of the file")))?;
+    let frame = Frame {
+        at: own.get("at").and_then(pair).ok_or_else(|| refuse("the charging unit has no `at`"))?,
+        facing: own.get("facing").and_then(number).unwrap_or(0.0),
+    };
+    let side = own.get("side").and_then(toml::Value::as_str).unwrap_or("a").to_string();
+    let other = if side == "a" { "b" } else { "a" };
+    let line = &set.lines[k];
+    let point = |p| frame.piece_to_board(p);
+    let angle = |a| frame.angle_to_board(a);
+    // The line's units first, so a problem with `units[i]` of the placed scenario is
+    // `lines[k].units[i]` of the set; then the charger's side as the file writes it.
+    let mut placed = mapped(&line.units, &point, &angle);
+    for u in &mut placed {
+        if let Some(t) = u.as_table_mut() {
+            t.insert("side".into(), toml::Value::String(other.into()));
+        }
+    }
+    placed.extend(units.iter().filter(|u| u.get("side").and_then(toml::Value::as_str) == Some(side.as_str())).cloned());
+    table.insert("units".into(), toml::Value::Array(placed));
+    if let Some(charge) = table.get_mut("charge").and_then(toml::Value::as_table_mut) {
+        charge.insert("target".into(), toml::Value::String(line.target.clone().unwrap_or_default()));
+    }
+    let title = table.get("title").and_then(toml::Value::as_str).unwrap_or("the piece").to_string();
+    table.insert("title".into(), toml::Value::String(format!("{title}, against {}", line.name)));
+    toml::to_string(&table).map_err(|e| refuse(&e.to_string()))
+}
+
 /// A problem found when line `k` was placed in front of `piece_file` and read as a
 /// scenario, restated against the set's file: a field of the line is named as the set
 /// writes it (`lines[2].formations[0].profile.wounds`, with its line in the set), any
@@ -400,7 +540,7 @@ pub fn placed_problems(set: &MatchupSet, k: usize, piece_file: &str, problems: V
     let problems = problems
         .into_iter()
         .map(|p| {
-            let of_line = ["formations", "terrain", "army"].iter().any(|key| {
+            let of_line = ["formations", "terrain", "army", "units"].iter().any(|key| {
                 p.field == *key || p.field.starts_with(&format!("{key}.")) || p.field.starts_with(&format!("{key}["))
             });
             if of_line {
