@@ -464,3 +464,41 @@ fn the_bundled_battlesystem_set_validates_and_a_bad_line_is_named() {
         assert!(text(&o).contains(want), "{want}: {}", text(&o));
     }
 }
+
+#[test]
+fn a_sweep_takes_impact_hits_as_a_constant_or_dice() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // One hit at Strength 7 against Defence 9 slays on 5+ (1/3): n hits slay with
+    // 1 - (2/3)^n, and D3 hits with the mean over n = 1, 2, 3 (by hand: 1/3, 5/9, 19/27;
+    // D3: 43/81). A constant, written bare or quoted, is one point of the sweep.
+    std::fs::write(dir.path().join("a.toml"), piece("Hits", 2, 40, &warrior("W", 9, 1, 10, 6.0))).unwrap();
+    let sweep = |set: &str| {
+        let o = charioteer(&["sweep", "a.toml", "--set", set, "--trials", "200000", "--json"], dir.path());
+        assert!(o.status.success(), "{set}: {}", text(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).expect("json")
+    };
+    let kills = |point: &serde_json::Value| {
+        let m = &point["metrics"]["kills"];
+        (m["mean"].as_f64().expect("kills"), m["se"].as_f64().expect("kills"))
+    };
+    for set in ["chariot.impact.hits=2", "chariot.impact.hits=\"2\""] {
+        let json = sweep(set);
+        let points = json["points"].as_array().expect("points");
+        assert_eq!(points.len(), 1, "{set}");
+        let (mean, se) = kills(&points[0]);
+        assert!((mean - 5.0 / 9.0).abs() < 5.0 * se, "{set}: {mean:.4} (se {se:.4}), derived 5/9");
+    }
+    // Written bare in the file (hits = 2), a constant reads as the same two hits.
+    let bare = piece("Hits", 2, 40, &warrior("W", 9, 1, 10, 6.0)).replace("hits = \"2\"", "hits = 2");
+    assert!(bare.contains("hits = 2,"), "{bare}");
+    std::fs::write(dir.path().join("a.toml"), bare).unwrap();
+    let json = sweep("chariot.impact.strength=7");
+    let (mean, se) = kills(&json["points"][0]);
+    assert!((mean - 5.0 / 9.0).abs() < 5.0 * se, "hits = 2 bare: {mean:.4} (se {se:.4}), derived 5/9");
+    let json = sweep("chariot.impact.hits=1,2,3,D3");
+    let want = [1.0 / 3.0, 5.0 / 9.0, 19.0 / 27.0, 43.0 / 81.0];
+    for (point, want) in json["points"].as_array().expect("points").iter().zip(want) {
+        let (mean, se) = kills(point);
+        assert!((mean - want).abs() < 5.0 * se, "{}: {mean:.4} (se {se:.4}), derived {want:.4}", point["values"]);
+    }
+}
