@@ -49,10 +49,14 @@ impl Chart for MatchupChart {
             .configure_mesh()
             .light_line_style(TRANSPARENT)
             .disable_y_mesh()
+            // The rows are names, not values: no tick marks (the two spare rows above
+            // would otherwise show ticks with nothing beside them).
+            .set_tick_mark_size(LabelAreaPosition::Left, 0)
             .x_desc("fair price (points)")
             .y_labels(n as usize)
             .y_label_formatter(&|v| match v {
-                SegmentValue::CenterOf(i) => names.get(*i as usize).cloned().unwrap_or_default(),
+                // A little space between the name and the axis, which has no tick marks.
+                SegmentValue::CenterOf(i) => names.get(*i as usize).map(|n| format!("{n}  ")).unwrap_or_default(),
                 _ => String::new(),
             })
             .x_label_formatter(&|x| format!("{x:.0}"))
