@@ -443,6 +443,25 @@ fn the_bundled_battlesystem_set_validates_and_a_bad_line_is_named() {
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("5 lines to price a BATTLESYSTEM charging unit against"), "{}", text(&o));
     assert!(text(&o).contains("Pike block: weight 2 (31% of the price), 20 figures in 1 unit, charged: Pikemen"));
+    // The elephant (one 2" base) priced against the dragon (4" wide): unlike fronts, said.
+    let out = tempfile::tempdir().expect("tmp");
+    let o = charioteer(
+        &[
+            "balance",
+            "scenarios/battlesystem/elephant-howdah-vs-pikemen.toml",
+            "--against",
+            "scenarios/battlesystem/dragon-with-crew.toml",
+            "--matchups",
+            "scenarios/matchups/battlesystem-units.toml",
+            "--trials",
+            "2000",
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+        root,
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("fronts differ (War elephant 2.0\" wide, Red dragon 4.0\")"), "{}", text(&o));
     let dir = tempfile::tempdir().expect("tmp");
     let good = std::fs::read_to_string(root.join("scenarios/matchups/battlesystem-units.toml")).unwrap();
     // A target that names no unit, a side given, and a unit placed off the board.

@@ -724,7 +724,7 @@ fn balance_matchups(
                 Ok(((plan_a, pricing_a), (plan_b, pricing_b), key))
             })?;
             let names = (charger_name(&a), charger_name(&b));
-            Lined { lines, names, rulesets, notes: Vec::new(), slug: source.slug, seed, trials }
+            Lined { lines, names, rulesets, notes: charger_notes(&a, &b), slug: source.slug, seed, trials }
         }
         (_, other) => return Err(compare::unpaired("balance", &args.file, reference, other.kind()).into()),
     };
@@ -864,6 +864,40 @@ fn placed_units(
     let plan = <Bs as System>::compile(&scenario);
     let pricing = <Bs as System>::pricing(&scenario, &plan, price, model)?;
     Ok((scenario, plan, pricing))
+}
+
+/// What makes two BATTLESYSTEM charging units different kinds of thing, in words: one is
+/// a battle platform (crew aboard) and the other not, or their fronts differ in width (a
+/// wider front meets more figures).
+fn charger_notes(
+    a: &crate::battlesystem::scenario::BattlesystemScenario,
+    b: &crate::battlesystem::scenario::BattlesystemScenario,
+) -> Vec<String> {
+    let charger = |s: &crate::battlesystem::scenario::BattlesystemScenario| match &s.action {
+        crate::battlesystem::scenario::Action::Charge { unit, .. } => s.units.get(*unit).cloned(),
+        crate::battlesystem::scenario::Action::Rout { .. } => None,
+    };
+    let (Some(ua), Some(ub)) = (charger(a), charger(b)) else { return Vec::new() };
+    let mut out = Vec::new();
+    if ua.is_platform() != ub.is_platform() {
+        let (with, without) = if ua.is_platform() { (&ua.name, &ub.name) } else { (&ub.name, &ua.name) };
+        out.push(format!(
+            "{with} is a battle platform with crew and {without} is not: the price compares unlike things (much of a \
+             platform's worth is its crew's dice)"
+        ));
+    }
+    let front = |u: &crate::battlesystem::scenario::Unit| f64::from(u.frontage.min(u.figures).max(1)) * u.base[0];
+    if (front(&ua) - front(&ub)).abs() > 1e-9 {
+        out.push(format!(
+            "the charging units' fronts differ ({} {:.1}\" wide, {} {:.1}\"): a wider front meets more figures, so part \
+             of the price is the front",
+            ua.name,
+            front(&ua),
+            ub.name,
+            front(&ub)
+        ));
+    }
+    out
 }
 
 /// The charging unit's name (a BATTLESYSTEM piece as a price names it), or the title.
