@@ -146,22 +146,22 @@ fn a_report_that_replaces_an_earlier_one_says_so_and_folder_names_are_whole() {
 }
 
 #[test]
-fn an_estimate_more_than_5_standard_errors_from_its_exact_value_is_shouted() {
+fn a_handful_of_trials_of_a_rare_outcome_is_not_called_a_disagreement() {
     // One trial of the default example at seed 18 drives clean through (exactly
     // P = 0.00907, `charioteer exact`): breakthrough = 1 against its exact mean is
-    // z = sqrt(0.991 / 0.00907) = +10.4, and fight_fought = 0 the mirror image. The warning
-    // says which metric, both values and z, and how to inspect the trial, even with -q.
+    // z = sqrt(0.991 / 0.00907) = +10.4, yet it is what one trial in 110 does by chance. A
+    // z is read against a normal law only when trials x variance reaches 10 (here 1 x
+    // 0.0090 does not), so no WARNING "a rule or the engine is wrong"; the report still
+    // prints the z beside the exact value.
     let dir = tempfile::tempdir().unwrap();
     let example = std::fs::canonicalize("scenarios/mesbg/khandish-vs-minas-tirith.toml").unwrap();
     let example = example.to_str().unwrap();
     let out = charioteer(&["run", example, "--trials", "1", "--seed", "18", "--out", "one", "-q"], dir.path());
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("WARNING: breakthrough = 1.000000 disagrees with its exact value 0.009074 (z = +10.4)"),
-        "{err}"
-    );
-    assert!(err.contains("fight_fought = 0.000000 disagrees") && err.contains("--seed 18 --trial 0"), "{err}");
+    assert!(!err.contains("WARNING"), "{err}");
+    let report = std::fs::read_to_string(dir.path().join("one/report.md")).unwrap();
+    assert!(report.contains("+10.4") || report.contains("10.4"), "the z is still shown: {report}");
     // A run of the usual size agrees: no warning.
     let out = charioteer(&["run", example, "--trials", "20000", "--out", "many", "-q"], dir.path());
     assert!(out.status.success());

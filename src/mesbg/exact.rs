@@ -410,6 +410,35 @@ pub struct Agreement {
     pub exact: f64,
     /// (estimate - exact) / (exact sd / sqrt(trials)); 0 when both are certain and equal.
     pub z: f64,
+    /// Whether so many trials were played that z can be read against a normal law
+    /// ([`z_readable`]); a z from a handful of trials of a rare outcome is never a
+    /// disagreement.
+    #[serde(skip)]
+    pub readable: bool,
+}
+
+/// The z-score of an estimate (the mean of `trials` trials) against an exact mean with
+/// standard deviation `sd`, from the exact sd: a rare outcome not yet seen has a sample se of
+/// 0 and would read as infinitely far off. 0 when both are certain and equal.
+pub fn z_score(estimate: f64, mean: f64, sd: f64, trials: u64) -> f64 {
+    let se = sd / (trials.max(1) as f64).sqrt();
+    let diff = estimate - mean;
+    if se > 1e-12 {
+        diff / se
+    } else if diff.abs() < 1e-9 {
+        0.0
+    } else {
+        f64::INFINITY.copysign(diff)
+    }
+}
+
+/// Whether a z-score over `trials` trials of an outcome of standard deviation `sd` can be
+/// read against a normal law: trials x variance at least 10 (for a chance p, about ten
+/// trials each way). Below that, one rare success in a few trials lies many "standard
+/// errors" from a small p by chance alone, so |z| > 5 would cry wolf. A certain outcome
+/// (sd 0) is always readable: any difference is a real one.
+pub fn z_readable(sd: f64, trials: u64) -> bool {
+    sd <= 1e-12 || trials as f64 * sd * sd >= 10.0
 }
 
 /// The z-score of each estimated metric against its exact mean.
@@ -418,19 +447,31 @@ pub fn agreement(estimates: &[MetricSummary], exact: &ExactDistribution, trials:
         .iter()
         .map(|s| {
             let e = exact.summary(s.metric);
-            let se = e.sd / (trials.max(1) as f64).sqrt();
-            let diff = s.mean - e.mean;
-            let z = if se > 0.0 {
-                diff / se
-            } else if diff.abs() < 1e-9 {
-                0.0
-            } else {
-                f64::INFINITY.copysign(diff)
-            };
-            Agreement { metric: s.metric, estimate: s.mean, exact: e.mean, z }
+            let z = z_score(s.mean, e.mean, e.sd, trials);
+            Agreement { metric: s.metric, estimate: s.mean, exact: e.mean, z, readable: z_readable(e.sd, trials) }
         })
         .collect()
 }
 
 /// The |z| beyond which a run's estimate is reported as disagreeing with the exact value.
 pub const DISAGREEMENT_Z: f64 = 5.0;
+
+#[cfg(test)]
+mod z_tests {
+    use super::{z_readable, z_score};
+
+    #[test]
+    fn z_is_read_only_over_enough_trials() {
+        // A chance p = 0.01 (sd = sqrt(0.0099)) seen once in one trial: z = 0.99 / 0.0995
+        // = 9.95, but 1 x 0.0099 < 10: not readable. Over 2,000 trials, 19.8 >= 10.
+        let sd = (0.01f64 * 0.99).sqrt();
+        assert!((z_score(1.0, 0.01, sd, 1) - 0.99 / sd).abs() < 1e-12);
+        assert!(!z_readable(sd, 1) && !z_readable(sd, 1000) && z_readable(sd, 2000));
+        // A certain outcome: any difference is real, and readable at once.
+        assert!(z_readable(0.0, 1));
+        assert_eq!(z_score(1.0, 0.0, 0.0, 1), f64::INFINITY);
+        assert_eq!(z_score(0.5, 0.5, 0.0, 1), 0.0);
+        // An even chance over 40 trials: 40 x 0.25 = 10, readable.
+        assert!(z_readable(0.5, 40) && !z_readable(0.5, 39));
+    }
+}

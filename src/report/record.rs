@@ -259,11 +259,11 @@ impl RunRecord {
     }
 
     /// The metrics whose estimate disagrees with the exact value (|z| above
-    /// [`exact::DISAGREEMENT_Z`]).
+    /// [`exact::DISAGREEMENT_Z`], over enough trials to read z: [`exact::z_readable`]).
     pub fn disagreements(&self) -> Vec<&Agreement> {
         self.exact
             .as_ref()
-            .map(|rows| rows.iter().filter(|a| a.z.abs() > exact::DISAGREEMENT_Z).collect())
+            .map(|rows| rows.iter().filter(|a| a.readable && a.z.abs() > exact::DISAGREEMENT_Z).collect())
             .unwrap_or_default()
     }
 

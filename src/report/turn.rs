@@ -69,6 +69,9 @@ pub struct ExactBeside {
     pub exact: f64,
     /// (estimate - exact) / (exact sd / sqrt(trials)); 0 when both are certain and equal.
     pub z: f64,
+    /// Whether enough trials were played to read z ([`crate::mesbg::exact::z_readable`]).
+    #[serde(skip)]
+    pub readable: bool,
 }
 
 /// Until a run says otherwise: no exact values.
@@ -78,30 +81,26 @@ impl TurnRecord {
     /// Sets the exact values from the exact engine's answer for this turn.
     pub fn with_exact(&mut self, exact: Result<&crate::mesbg::resolve::TurnExact, String>) {
         self.exact = exact.map(|e| {
-            let n = (self.trials.max(1)) as f64;
+            let trials = self.trials;
             self.summary
                 .iter()
                 .enumerate()
                 .map(|(i, s)| {
                     let (mean, sd) = e.joint.mean_sd(i);
-                    let se = sd / n.sqrt();
-                    let diff = s.mean - mean;
-                    let z = if se > 1e-12 {
-                        diff / se
-                    } else if diff.abs() < 1e-9 {
-                        0.0
-                    } else {
-                        f64::INFINITY.copysign(diff)
-                    };
-                    ExactBeside { exact: mean, z }
+                    ExactBeside {
+                        exact: mean,
+                        z: crate::mesbg::exact::z_score(s.mean, mean, sd, trials),
+                        readable: crate::mesbg::exact::z_readable(sd, trials),
+                    }
                 })
                 .collect()
         });
     }
 
-    /// The largest |z| of the estimates against the exact values, when there are some.
+    /// The largest |z| of the estimates against the exact values, when there are some (of
+    /// those over enough trials to read z: [`crate::mesbg::exact::z_readable`]).
     pub fn worst_z(&self) -> Option<f64> {
-        self.exact.as_ref().ok().map(|v| v.iter().map(|e| e.z.abs()).fold(0.0, f64::max))
+        self.exact.as_ref().ok().map(|v| v.iter().filter(|e| e.readable).map(|e| e.z.abs()).fold(0.0, f64::max))
     }
 
     /// The exact values in words for report.md's method section.

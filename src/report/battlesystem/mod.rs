@@ -32,6 +32,8 @@ pub struct ExactValue {
     pub exact: f64,
     /// (estimate - exact) / se.
     pub z: f64,
+    /// Whether enough trials were played to read z ([`crate::mesbg::exact::z_readable`]).
+    pub readable: bool,
 }
 
 /// Everything known about a finished BATTLESYSTEM run.
@@ -108,18 +110,11 @@ impl BattlesystemRecord {
                     // The standard error from the exact sd, not the sample's: a rare outcome
                     // not yet seen has a sample se of 0, and would read as infinitely far off.
                     let (value, sd) = joint.mean_sd(m);
-                    let se = sd / (tally.trials.max(1) as f64).sqrt();
-                    let diff = s.mean - value;
                     ExactValue {
                         metric: s.metric.clone(),
                         exact: value,
-                        z: if se > 0.0 {
-                            diff / se
-                        } else if diff.abs() < 1e-12 {
-                            0.0
-                        } else {
-                            f64::INFINITY.copysign(diff)
-                        },
+                        z: crate::mesbg::exact::z_score(s.mean, value, sd, tally.trials),
+                        readable: crate::mesbg::exact::z_readable(sd, tally.trials),
                     }
                 })
                 .collect()
@@ -156,7 +151,10 @@ impl BattlesystemRecord {
 
     /// Exact values that disagree with their estimate by more than 5 standard errors.
     pub fn disagreements(&self) -> Vec<&ExactValue> {
-        self.exact.as_ref().map(|v| v.iter().filter(|a| a.z.abs() > 5.0).collect()).unwrap_or_default()
+        self.exact
+            .as_ref()
+            .map(|v| v.iter().filter(|a| a.readable && a.z.abs() > crate::mesbg::exact::DISAGREEMENT_Z).collect())
+            .unwrap_or_default()
     }
 
     /// The run as one JSON object (`run.json` and `--json`), in the shape of MESBG runs.
