@@ -157,15 +157,27 @@ fn profile_library<S: System>(_: S::Scenario) -> toml::Table {
     S::profile_library()
 }
 
-/// Writes a cost curve's report and prints it (table, JSON or nothing).
-fn finish_curve(args: &BalanceArgs, curve: &crate::tools::balance::CostCurve, dir: &Path) -> Result<()> {
+/// Writes a price's report folder with `write` and prints its warnings (not under
+/// `--quiet`); says whether it replaced an earlier report, and the files written.
+fn write_and_warn(
+    args: &BalanceArgs,
+    dir: &Path,
+    warnings: Vec<String>,
+    write: impl FnOnce(&Path) -> Result<Vec<PathBuf>, report::ReportError>,
+) -> Result<(bool, Vec<PathBuf>)> {
     let replaced = holds_report(dir);
-    let written = report::write_balance_curve(dir, curve)?;
+    let written = write(dir)?;
     if !args.play.quiet {
-        for w in curve.warnings() {
+        for w in warnings {
             eprintln!("warning: {w}");
         }
     }
+    Ok((replaced, written))
+}
+
+/// Writes a cost curve's report and prints it (table, JSON or nothing).
+fn finish_curve(args: &BalanceArgs, curve: &crate::tools::balance::CostCurve, dir: &Path) -> Result<()> {
+    let (replaced, written) = write_and_warn(args, dir, curve.warnings(), |d| report::write_balance_curve(d, curve))?;
     if args.play.json {
         out!("{}", serde_json::to_string(&curve.to_json())?);
         return Ok(());
@@ -501,13 +513,7 @@ fn balance_of<P: RuleSystem>(
 fn finish_balance(args: &BalanceArgs, run: &crate::tools::balance::BalanceRun, dir: &Path) -> Result<()> {
     let fair = &run.fair;
     let (seed, trials) = (run.seed, run.trials);
-    let replaced = holds_report(dir);
-    let written = report::write_balance(dir, run)?;
-    if !args.play.quiet {
-        for w in run.warnings() {
-            eprintln!("warning: {w}");
-        }
-    }
+    let (replaced, written) = write_and_warn(args, dir, run.warnings(), |d| report::write_balance(d, run))?;
     if args.play.json {
         out!("{}", serde_json::to_string(&run.to_json())?);
     } else if !args.play.quiet {
