@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Checks scripts/slurm-array.sh on a real one-node Slurm cluster, for both rule systems:
+# Checks scripts/slurm-array.sh on a real one-node Slurm cluster, for runs of both rule
+# systems, a sweep and a balance:
 # installs Slurm and MUNGE from Debian's packages if missing, starts munged, slurmctld and
 # slurmd under a temporary folder (their own ports, sockets, state and logs), submits a
 # small array and its chained merge, checks the merged summary.csv and distribution.csv
@@ -117,6 +118,35 @@ for scenario in scenarios/mesbg/khandish-vs-minas-tirith.toml scenarios/battlesy
     done
     grep -h '"threads"' "$tmp/work/merged-$name/run.json" | head -n 1 | sed "s/^ */$name: merged run.json /"
 done
+# A sweep and a balance (a cost curve over a matchup set) split the same way: every file of
+# the merged report is one machine's, byte for byte.
+jobs=(
+    "sweep $root/scenarios/mesbg/khandish-vs-minas-tirith.toml --set chariot.impact.strength=3..5 --trials 30001"
+    "balance $root/scenarios/mesbg/khandish-vs-minas-tirith.toml --against $root/scenarios/mesbg/iron-hills-into-pike-block.toml --matchups $root/scenarios/matchups/mesbg-lines.toml --set chariot.impact.hits=1,2 --trials 20001"
+)
+for job in "${jobs[@]}"; do
+    read -r -a words <<< "$job"
+    name="${words[0]}"
+    SHARD_ROOT="$tmp/work/shards" "$root/scripts/slurm-array.sh" --cpus 1 --out "$tmp/work/merged-$name" \
+        --shards 3 "${words[@]}"
+    wait_for_queue
+    "$CHARIOTEER" "${words[@]}" --out "$tmp/work/single-$name" --quiet
+    if diff -r "$tmp/work/single-$name" "$tmp/work/merged-$name" > /dev/null; then
+        echo "$name: every file of the merged Slurm array's report ($(ls "$tmp/work/single-$name" | wc -l)) is identical to one machine's"
+    else
+        echo "$name: the merged Slurm array's report differs from one machine's" >&2
+        diff -r "$tmp/work/single-$name" "$tmp/work/merged-$name" >&2 || true
+        cat "$tmp/work/shards"/charioteer-*.log >&2 || true
+        exit 1
+    fi
+done
+# --target-ci is refused before anything is queued.
+if SHARD_ROOT="$tmp/work/shards" "$root/scripts/slurm-array.sh" --shards 3 sweep \
+    "$root/scenarios/mesbg/khandish-vs-minas-tirith.toml" --set chariot.move=8,10 --target-ci 0.01 2> "$tmp/work/refused"; then
+    echo "a sweep with --target-ci was submitted" >&2
+    exit 1
+fi
+echo "refused before queueing: $(head -c 120 "$tmp/work/refused")..."
 # A failed shard cancels the merge (it does not stay pending), and the documented recovery
 # (resubmit the one task into the same folder, then merge by hand) gives the same report.
 scenario="$root/scenarios/battlesystem/elephant-howdah-vs-pikemen.toml"
@@ -143,4 +173,23 @@ wait_for_queue
 "$root/scripts/slurm-array.sh" --merge "$dir" --out "$tmp/work/merged-recovered" --quiet
 cmp "$tmp/work/single-elephant-howdah-vs-pikemen/summary.csv" "$tmp/work/merged-recovered/summary.csv"
 echo "recovered: task 2 resubmitted alone, merged by hand, summary.csv identical to one run's (array job $array_job)"
-echo "ok: Slurm arrays merge byte for byte for both rule systems; stopping the daemons this script started"
+# The same for a sweep: its failed task resubmitted with --task-job.
+read -r -a words <<< "${jobs[0]}"
+submitted="$(CHARIOTEER="$tmp/work/fails-on-2" SHARD_ROOT="$tmp/work/shards" "$root/scripts/slurm-array.sh" \
+    --out "$tmp/work/merged-sweep-recovered" --shards 3 "${words[@]}")"
+echo "$submitted"
+wait_for_queue
+dir="$(echo "$submitted" | sed -n 's/.* into \(.*\)$/\1/p')"
+if [[ -e "$tmp/work/merged-sweep-recovered/sweep.csv" ]]; then
+    echo "the sweep's merge ran although shard 2 failed" >&2
+    exit 1
+fi
+echo "failed sweep shard: the merge was cancelled; $(ls "$dir" | grep -c '^shard-') of 3 shards written"
+SHARD_DIR="$dir" sbatch --quiet --array=2 --cpus-per-task=1 --export=ALL,CHARIOTEER="$CHARIOTEER" \
+    --output="$tmp/work/recover-sweep-%A_%a.log" \
+    --wrap "$root/scripts/slurm-array.sh --task-job 3 $(printf '%q ' "${words[@]}")"
+wait_for_queue
+"$root/scripts/slurm-array.sh" --merge "$dir" --out "$tmp/work/merged-sweep-recovered" --quiet
+diff -r "$tmp/work/single-sweep" "$tmp/work/merged-sweep-recovered"
+echo "recovered: the sweep's task 2 resubmitted alone (--task-job), merged by hand, every file identical to one machine's"
+echo "ok: Slurm arrays of runs (both rule systems), a sweep and a balance merge byte for byte; stopping the daemons this script started"

@@ -122,8 +122,14 @@ fn cost_curve(args: &BalanceArgs, base: String, name: String) -> Result<()> {
         }
         let value =
             swept.first().and_then(|a| sets.iter().position(|s| s.path == a.path)).map(|i| point.values[i].clone());
-        priced.push((value, price(args, &piece, swept.first().map(|a| a.path.as_str()))?));
+        match price(args, &piece, swept.first().map(|a| a.path.as_str())) {
+            Ok(run) => priced.push((value, run)),
+            // A shard plays every value's share, and reports none of them.
+            Err(e) if split::shard_played(&e) => {}
+            Err(e) => return Err(e),
+        }
     }
+    args.play.plays.checkpoint()?;
     let Some(field) = swept.first() else {
         // One value of each field: the changed piece's own balance.
         let (_, (run, dir)) = priced.pop().context("a --set with one value gives one point")?;
@@ -366,7 +372,8 @@ fn balance_of<P: RuleSystem>(
     let streams = Streams::new(seed, key);
     let plays = references.len().max(1) as u64 + u64::from(alone.is_some());
     let total = trials.saturating_mul(plays);
-    let bar = trial_bar(total, args.play.quiet || args.play.json);
+    let plays = &args.play.plays;
+    let bar = trial_bar(total, args.play.quiet || args.play.json || !plays.is_whole());
     let cancel = &CANCEL;
     let range = TrialRange { first: 0, count: trials };
     let quote = |p: &Path| shell_quote(&p.display().to_string());
@@ -375,27 +382,37 @@ fn balance_of<P: RuleSystem>(
         price_arg.push_str(" --value net");
     }
     price_arg.push_str(&piece.set_args());
-    let play = |reference: Option<&Priced<P>>| {
-        let before = bar.position();
-        let played = pool.install(|| {
-            crate::tools::balance::play(
-                &a.plan,
-                &a.pricing,
-                reference.map(|r| (&r.plan, &r.pricing)),
-                streams,
-                range,
-                &|n| bar.inc(n),
-                cancel,
-            )
-        });
-        interrupted_play(played, &bar, before, range.count).context("the balance run was interrupted")
+    // `piece` (plan, pricing) played against `reference` (or alone) on the common trials.
+    let play = |label: String, piece: (&P, &Pricing), reference: Option<(&P, &Pricing)>| {
+        let one = |range: TrialRange| {
+            let before = bar.position();
+            let played = pool.install(|| {
+                crate::tools::balance::play(piece.0, piece.1, reference, streams, range, &|n| bar.inc(n), cancel)
+            });
+            interrupted_play(played, &bar, before, range.count).context("the balance run was interrupted")
+        };
+        plays.play(&label, range, one, crate::tools::paired::PairedSums::add)
     };
+    // Every play first, then what is read from them (a shard stops after its plays).
+    let own = (&a.plan, &a.pricing);
+    let mut against = Vec::with_capacity(references.len());
+    for r in &references {
+        against.push(play(format!("{} against {}", a.title, r.title), own, Some((&r.plan, &r.pricing)))?);
+    }
+    let on_its_own = match (references.is_empty(), args.target_efficiency) {
+        (true, Some(_)) => Some(play(format!("{} on its own", a.title), own, None)?),
+        _ => None,
+    };
+    let without_rider = match &alone {
+        Some((c, _, _)) => Some(play(format!("{} without its rider", c.title), (&c.plan, &c.pricing), Some(own))?),
+        None => None,
+    };
+    plays.checkpoint()?;
     let mut matchups = Vec::new();
     let mut left_out = Vec::new();
     let (fair, spread, command) = match (references.is_empty(), args.target_efficiency) {
         (false, _) => {
-            for (i, r) in references.iter().enumerate() {
-                let sums = play(Some(r))?;
+            for (i, (r, sums)) in references.iter().zip(against).enumerate() {
                 let fair = crate::tools::balance::fair_price_against(&sums, &a.pricing, &r.pricing).with_context(|| {
                     format!(
                         "the reference {} destroys nothing worth points, so no price matches its efficiency: choose \
@@ -447,7 +464,7 @@ fn balance_of<P: RuleSystem>(
             (fair, spread, command)
         }
         (true, Some(target)) => {
-            let sums = play(None)?;
+            let sums = on_its_own.context("a balance against a target efficiency plays the piece on its own")?;
             let fair = crate::tools::balance::fair_price_for(&sums, &a.pricing, target);
             let spread = None;
             let command = format!(
@@ -458,25 +475,11 @@ fn balance_of<P: RuleSystem>(
         }
         (true, None) => anyhow::bail!("balance needs --against REFERENCE.toml or --target-efficiency X"),
     };
-    let split = match &alone {
-        Some((c, hero, kind)) => {
-            let before = bar.position();
-            let played = pool.install(|| {
-                crate::tools::balance::play(
-                    &c.plan,
-                    &c.pricing,
-                    Some((&a.plan, &a.pricing)),
-                    streams,
-                    range,
-                    &|n| bar.inc(n),
-                    cancel,
-                )
-            });
-            let sums =
-                interrupted_play(played, &bar, before, range.count).context("the balance run was interrupted")?;
+    let split = match (&alone, without_rider) {
+        (Some((c, hero, kind)), Some(sums)) => {
             crate::tools::balance::split_price(&sums, &c.pricing, &a.pricing, &fair, (*kind, hero))
         }
-        None => None,
+        _ => None,
     };
     bar.finish_and_clear();
     anyhow::ensure!(
@@ -693,7 +696,7 @@ fn balance_matchups(
             let source = run::Source::of::<super::system::Mesbg>(&a, Some(&args.file));
             let (seed, trials) = source.seed_and_trials(&args.play);
             let mut rulesets = Vec::new();
-            let lines = price_lines(&set, seed, trials, &pool, args.play.quiet || args.play.json, |k| {
+            let lines = price_lines(&set, seed, trials, &pool, &args.play, |k| {
                 let (ak, plan_a, pricing_a) =
                     placed_piece(&piece.text, &args.file, &set, k, args.price.as_deref(), args.value)?;
                 let (bk, plan_b, pricing_b) = placed_piece(&b_text, reference, &set, k, None, args.value)?;
@@ -716,7 +719,7 @@ fn balance_matchups(
             let source = run::Source::of::<Bs>(&a, Some(&args.file));
             let (seed, trials) = source.seed_and_trials(&args.play);
             let mut rulesets = Vec::new();
-            let lines = price_lines(&set, seed, trials, &pool, args.play.quiet || args.play.json, |k| {
+            let lines = price_lines(&set, seed, trials, &pool, &args.play, |k| {
                 let (ak, plan_a, pricing_a) =
                     placed_units(&piece.text, &args.file, &set, k, args.price.as_deref(), args.value)?;
                 let (bk, plan_b, pricing_b) = placed_units(&b_text, reference, &set, k, None, args.value)?;
@@ -734,6 +737,7 @@ fn balance_matchups(
         }
         (_, other) => return Err(compare::unpaired("balance", &args.file, reference, other.kind()).into()),
     };
+    args.play.plays.checkpoint()?;
     let Lined { lines: (matchups, left_out, priced_a), names, rulesets, mut notes, slug, seed, trials } = lined;
     let Some(pricing) = priced_a else {
         return Err(UnsupportedRequest(format!(
@@ -807,22 +811,28 @@ fn price_lines<P: RuleSystem>(
     seed: u64,
     trials: u64,
     pool: &rayon::ThreadPool,
-    hidden: bool,
+    play: &PlayOptions,
     mut place: impl FnMut(usize) -> Result<((P, Pricing), (P, Pricing), u64)>,
 ) -> Result<LinePrices> {
     use crate::tools::balance::{self as bal, LeftOut, Matchup};
+    let plays = &play.plays;
+    let hidden = play.quiet || play.json || !plays.is_whole();
     let bar = trial_bar(trials.saturating_mul(set.lines.len() as u64), hidden);
     let range = TrialRange { first: 0, count: trials };
     let (mut matchups, mut left_out, mut priced_a) = (Vec::new(), Vec::new(), None);
     for k in 0..set.lines.len() {
         let ((plan_a, pricing_a), (plan_b, pricing_b), key) = place(k)?;
         let streams = Streams::new(seed, key);
-        let before = bar.position();
-        let played = pool.install(|| {
-            bal::play(&plan_a, &pricing_a, Some((&plan_b, &pricing_b)), streams, range, &|n| bar.inc(n), &CANCEL)
-        });
-        let sums = interrupted_play(played, &bar, before, range.count).context("the balance run was interrupted")?;
+        let one = |range: TrialRange| {
+            let before = bar.position();
+            let played = pool.install(|| {
+                bal::play(&plan_a, &pricing_a, Some((&plan_b, &pricing_b)), streams, range, &|n| bar.inc(n), &CANCEL)
+            });
+            interrupted_play(played, &bar, before, range.count).context("the balance run was interrupted")
+        };
         let line = set.lines[k].name.clone();
+        let label = format!("line {} ({line}), both pieces", k + 1);
+        let sums = plays.play(&label, range, one, crate::tools::paired::PairedSums::add)?;
         let Some(fair) = bal::fair_price_against(&sums, &pricing_a, &pricing_b) else {
             let worth = bal::efficiencies(&sums, &pricing_a, &pricing_b).1.points_destroyed;
             left_out.push(LeftOut {

@@ -63,7 +63,8 @@ fn compare_plans<S: RuleSystem>(
     let pool = args.play.pool()?;
     // Common random numbers: both play A's streams.
     let streams = Streams::new(seed, a.hash);
-    let bar = trial_bar(trials, args.play.quiet || args.play.json);
+    let plays = &args.play.plays;
+    let bar = trial_bar(trials, args.play.quiet || args.play.json || !plays.is_whole());
     let cancel = &CANCEL;
     let started = Instant::now();
     let play = |range: TrialRange| {
@@ -72,7 +73,9 @@ fn compare_plans<S: RuleSystem>(
             pool.install(|| crate::tools::paired::run(plan_a, plan_b, streams, range, &|n| bar.inc(n), cancel));
         interrupted_play(played, &bar, before, range.count).context("the comparison was interrupted")
     };
-    let mut sums = play(TrialRange { first: 0, count: trials })?;
+    let whole = TrialRange { first: 0, count: trials };
+    let mut sums = plays.play("A and B, paired", whole, play, crate::tools::paired::PairedSums::add)?;
+    plays.checkpoint()?;
     let mut precision = None;
     if let Some(target) = args.precision.target_ci {
         let cap = args.precision.max_trials.unwrap_or(DEFAULT_MAX_TRIALS).max(trials);

@@ -18,6 +18,7 @@ mod exact;
 mod replay;
 mod run;
 mod serve;
+mod split;
 mod sweep;
 mod system;
 mod turn;
@@ -38,12 +39,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use balance::balance;
-use compare::compare;
 use exact::exact;
 use replay::replay;
 use run::{merge, run};
-use sweep::sweep;
 use system::{System, on_system};
 use validate::validate;
 
@@ -147,7 +145,8 @@ pub enum Command {
     /// Price a chariot: its points efficiency and the fair price at which it matches a
     /// reference scenario (or a target efficiency), with a confidence interval.
     Balance(BalanceArgs),
-    /// Merge the partial tallies of `run --shard K/N` into the report a single run gives.
+    /// Merge the shards of `run`, `sweep`, `balance` or `compare --shard K/N` into the
+    /// report one machine gives.
     Merge {
         /// Shard files, or folders holding `shard-*.json`.
         #[arg(required = true)]
@@ -208,7 +207,15 @@ impl RunArgs {
     fn quiet_or_json(quiet: bool, json: bool) -> Self {
         Self {
             files: Vec::new(),
-            play: PlayOptions { trials: None, seed: None, threads: None, out: None, quiet, json },
+            play: PlayOptions {
+                trials: None,
+                seed: None,
+                threads: None,
+                out: None,
+                quiet,
+                json,
+                plays: Default::default(),
+            },
             trials_out: None,
             shard: None,
             precision: PrecisionOptions { target_ci: None, max_trials: None },
@@ -218,7 +225,7 @@ impl RunArgs {
 }
 
 /// Options every command that plays trials shares.
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PlayOptions {
     /// Number of trials (default: the scenario's `trials`).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_TRIALS))]
@@ -239,6 +246,12 @@ pub struct PlayOptions {
     /// (docs/json-schema.md).
     #[arg(long)]
     pub json: bool,
+    /// Where the command's plays come from: played here (always, from the command line),
+    /// or a shard's share of them, or the merged shards' results (set by `--shard` and
+    /// `merge`).
+    #[arg(skip)]
+    #[serde(skip)]
+    pub plays: crate::tools::shard::Plays,
 }
 
 /// What every command that plays no trials takes: where its files go, and how much it
@@ -270,7 +283,7 @@ impl PlayOptions {
 }
 
 /// Precision targets: add trials until every interval is narrow enough.
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PrecisionOptions {
     /// Add trials in doubling batches until every reported 95% half-width is below X
     /// (probabilities as fractions, counts in their own units).
@@ -282,7 +295,7 @@ pub struct PrecisionOptions {
 }
 
 /// Options of `compare`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct CompareArgs {
     /// Scenario A (TOML).
     pub a: PathBuf,
@@ -295,6 +308,11 @@ pub struct CompareArgs {
     /// `--target-ci` (on every difference) and `--max-trials`.
     #[command(flatten)]
     pub precision: PrecisionOptions,
+    /// Play only shard K of N (e.g. 2/8): K's share of the trials of every play, written
+    /// as `shard-K-of-N.json` (to --out, default reports/shards/compare-<job>/) for `charioteer
+    /// merge`, which writes the report one machine would.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<ShardSpec>,
     /// Trials (default: A's), seed (default: A's), threads, report folder
     /// (default: reports/paired--<slug A>--<slug B>/), quiet.
     #[command(flatten)]
@@ -302,7 +320,7 @@ pub struct CompareArgs {
 }
 
 /// Options of `sweep`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SweepArgs {
     /// Scenario file (TOML).
     pub file: PathBuf,
@@ -314,6 +332,11 @@ pub struct SweepArgs {
     /// `--target-ci` (at each point) and `--max-trials`.
     #[command(flatten)]
     pub precision: PrecisionOptions,
+    /// Play only shard K of N (e.g. 2/8): K's share of the trials of every play, written
+    /// as `shard-K-of-N.json` (to --out, default reports/shards/sweep-<job>/) for `charioteer
+    /// merge`, which writes the report one machine would.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<ShardSpec>,
     /// Trials per point, seed, threads, report folder (default: reports/sweep--<slug>/), quiet.
     #[command(flatten)]
     pub play: PlayOptions,
@@ -324,7 +347,7 @@ pub struct SweepArgs {
 }
 
 /// Options of `balance`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct BalanceArgs {
     /// Scenario to price (TOML).
     pub file: PathBuf,
@@ -364,6 +387,11 @@ pub struct BalanceArgs {
     /// values.
     #[arg(long = "set", value_name = "PATH=VALUES")]
     pub sets: Vec<String>,
+    /// Play only shard K of N (e.g. 2/8): K's share of the trials of every play, written
+    /// as `shard-K-of-N.json` (to --out, default reports/shards/balance-<job>/) for `charioteer
+    /// merge`, which writes the report one machine would.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<ShardSpec>,
     /// Trials, seed, threads, report folder (default: reports/balance--<slug>/), quiet.
     #[command(flatten)]
     pub play: PlayOptions,
@@ -435,9 +463,9 @@ pub fn main_with(cli: Cli) -> Result<()> {
         Command::Replay { file, trial, seed, output } => replay(file.as_deref(), trial, seed, &output),
         Command::Exact { file, output } => exact(file.as_deref(), &output),
         Command::Merge { paths, output } => merge(&paths, &output),
-        Command::Compare(args) => compare(args),
-        Command::Balance(args) => balance(args),
-        Command::Sweep(args) => sweep(args),
+        Command::Compare(args) => split::play(split::Job::Compare(args)),
+        Command::Balance(args) => split::play(split::Job::Balance(args)),
+        Command::Sweep(args) => split::play(split::Job::Sweep(args)),
         Command::Serve(args) => serve::serve(args),
     }
 }
@@ -557,7 +585,7 @@ fn joined_slug(prefix: &str, slugs: &[String]) -> String {
 /// The text of a scenario file (the bundled default's text without a file).
 fn scenario_text(file: Option<&Path>) -> Result<String> {
     match file {
-        Some(path) => std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display())),
+        Some(path) => Ok(crate::input::read(path)?),
         None => Ok(scenario::DEFAULT_SCENARIO.to_string()),
     }
 }

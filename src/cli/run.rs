@@ -287,6 +287,9 @@ pub(super) fn merge(paths: &[PathBuf], output: &OutputOptions) -> Result<()> {
         let given: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         anyhow::anyhow!("no shard files found in {}", given.join(", "))
     })?;
+    if crate::tools::shard::shard_schema(first)? == crate::tools::shard::JOB_SHARD_SCHEMA {
+        return super::split::merge_job(&files, output);
+    }
     let system = crate::tools::shard::shard_system(first)?;
     if system == <system::Battlesystem as System>::Plan::SYSTEM {
         merge_of::<system::Battlesystem>(&files, output)

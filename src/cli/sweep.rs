@@ -71,7 +71,9 @@ fn sweep_plans<S: RuleSystem>(
     let seed = args.play.seed.unwrap_or(base.seed);
     let pool = args.play.pool()?;
     let total = trials.saturating_mul(points.len() as u64);
-    let bar = if args.play.quiet || args.play.json { ProgressBar::hidden() } else { ProgressBar::new(total) };
+    let plays = &args.play.plays;
+    let hidden = args.play.quiet || args.play.json || !plays.is_whole();
+    let bar = if hidden { ProgressBar::hidden() } else { ProgressBar::new(total) };
     bar.set_style(
         ProgressStyle::with_template(
             "{spinner} {wide_bar} {human_pos}/{human_len} trials over the grid, {per_sec}, eta {eta}",
@@ -135,9 +137,16 @@ fn sweep_plans<S: RuleSystem>(
             )
         };
         let done_so_far = finished.iter().filter(|f| f.is_some()).count();
-        let mut tally = pool
-            .install(|| crate::engine::run(plan, streams, range, &|n| bar.inc(n), cancel))
-            .map_err(|e| anyhow::Error::new(e).context(interrupted(done_so_far)))?;
+        let label = format!("point {} ({})", index + 1, values.join(", "));
+        let mut tally = plays.play(
+            &label,
+            range,
+            |range| {
+                pool.install(|| crate::engine::run(plan, streams, range, &|n| bar.inc(n), cancel))
+                    .map_err(|e| anyhow::Error::new(e).context(interrupted(done_so_far)))
+            },
+            S::merge_tally,
+        )?;
         if let Some(target) = args.precision.target_ci {
             let cap = args.precision.max_trials.unwrap_or(DEFAULT_MAX_TRIALS).max(trials);
             pool.install(|| {
@@ -155,9 +164,13 @@ fn sweep_plans<S: RuleSystem>(
             .map_err(|e| anyhow::Error::new(e).context(interrupted(done_so_far)))?;
         }
         finished[index] = Some(tally.clone());
-        write_sweep_state(&state_path, &state_key, &finished)?;
+        // A shard's or a merge's progress is its shard files, not a checkpoint of its own.
+        if plays.is_whole() {
+            write_sweep_state(&state_path, &state_key, &finished)?;
+        }
         rows.push(row(values, plan, &tally));
     }
+    plays.checkpoint()?;
     bar.finish_and_clear();
     let run = crate::tools::sweep::SweepRun {
         ruleset: base.ruleset.clone(),

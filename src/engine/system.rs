@@ -39,7 +39,7 @@ pub trait MetricKind: MetricName + Clone + PartialEq + Send + Sync {
 
 /// One metric of a plan whose metrics depend on its contents (a BATTLESYSTEM plan has
 /// one per unit): its name in files, its meaning, and whether it is 0/1.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct MetricDef {
     /// Name in files (`contacted.pikemen`, `target_routed`, ...).
     pub name: String,
@@ -49,10 +49,10 @@ pub struct MetricDef {
     pub flag: bool,
     /// Names of the values of a categorical metric (value `v` is `labels[v]`); empty for a
     /// count.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub labels: Vec<String>,
     /// True for a direction read as a number (see [`MetricKind::is_circular`]).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub circular: bool,
 }
 

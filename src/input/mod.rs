@@ -117,8 +117,67 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
 }
 
+/// The input files a command read, as it read them: recorded while a shard plays (so the
+/// shard carries its inputs and `merge` needs nothing else), and answered from while a
+/// merge replays the command (so the merged report is the shards' inputs' report, even on
+/// another machine or after a file changed).
+#[derive(Debug, Default)]
+struct InputFiles {
+    /// Record every file read (path as given, text).
+    recording: Option<Vec<(String, String)>>,
+    /// Answer reads of these paths (as given) with these texts instead of the disk's.
+    replaying: Option<Vec<(String, String)>>,
+}
+
+static INPUT_FILES: std::sync::Mutex<InputFiles> =
+    std::sync::Mutex::new(InputFiles { recording: None, replaying: None });
+
+fn input_files() -> std::sync::MutexGuard<'static, InputFiles> {
+    INPUT_FILES.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Starts recording the files [`read`] reads (the earlier record is dropped).
+pub fn record_inputs() {
+    input_files().recording = Some(Vec::new());
+}
+
+/// Stops recording and returns each file read, once, in the order first read.
+pub fn recorded_inputs() -> Vec<(String, String)> {
+    input_files().recording.take().unwrap_or_default()
+}
+
+/// Makes [`read`] answer these paths (as given) with these texts until
+/// [`stop_replaying_inputs`]; a path not among them is read from disk as usual.
+pub fn replay_inputs(files: Vec<(String, String)>) {
+    input_files().replaying = Some(files);
+}
+
+/// Makes [`read`] read the disk again.
+pub fn stop_replaying_inputs() {
+    input_files().replaying = None;
+}
+
 /// Reads a scenario file's text, refusing files too large or not UTF-8.
 pub fn read(path: &Path) -> Result<String, ScenarioError> {
+    let file = path.display().to_string();
+    let replayed = input_files()
+        .replaying
+        .as_ref()
+        .and_then(|files| files.iter().find(|(p, _)| *p == file).map(|(_, text)| text.clone()));
+    let text = match replayed {
+        Some(text) => text,
+        None => read_from_disk(path)?,
+    };
+    if let Some(recorded) = input_files().recording.as_mut()
+        && !recorded.iter().any(|(p, _)| *p == file)
+    {
+        recorded.push((file, text.clone()));
+    }
+    Ok(text)
+}
+
+/// [`read`] from the disk.
+fn read_from_disk(path: &Path) -> Result<String, ScenarioError> {
     let file = path.display().to_string();
     let read_error = |source| ScenarioError::Read { file: file.clone(), source };
     let size = std::fs::metadata(path).map_err(read_error)?.len();

@@ -60,7 +60,7 @@ pub enum BalanceError {
 }
 
 /// What a trial is worth to the priced piece.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum ValueModel {
     /// The enemy points it destroys ("points removed"; `--value points_removed` also works).

@@ -11,7 +11,7 @@ use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Exact integer sums of a paired run, per metric.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct PairedSums {
     /// The metrics compared (those both scenarios report).
     pub metrics: Vec<MetricDef>,

@@ -129,8 +129,16 @@ type Shared = Arc<Server>;
 
 /// Starts the server and serves until Ctrl-C.
 pub(super) fn serve(args: ServeArgs) -> Result<()> {
-    let pool =
-        PlayOptions { trials: None, seed: None, threads: args.threads, out: None, quiet: true, json: false }.pool()?;
+    let pool = PlayOptions {
+        trials: None,
+        seed: None,
+        threads: args.threads,
+        out: None,
+        quiet: true,
+        json: false,
+        plays: Default::default(),
+    }
+    .pool()?;
     let server = Arc::new(Server {
         pool,
         jobs: Jobs::default(),
