@@ -96,6 +96,13 @@ fn full_runs(c: &mut Criterion) {
         })
     });
     c.bench_function("plan/compile_default", |b| b.iter(|| compile(black_box(&scenario))));
+    // The best-path search of the bundled example (#37 asks under 0.5 s): an oval chariot
+    // whose pivots push the models they touch.
+    let best = load(Path::new("scenarios/mesbg/iron-hills-vs-orcs-best.toml")).expect("best-path example");
+    let mut group = c.benchmark_group("plan");
+    group.sample_size(10);
+    group.bench_function("best_path_iron_hills_vs_orcs", |b| b.iter(|| compile(black_box(&best))));
+    group.finish();
 }
 
 /// Rendering and writing the full report (charts, report.md, CSV, Parquet, JSON) of a

@@ -376,3 +376,37 @@ fn an_oval_keeps_its_distance_from_a_wall_as_brute_force_finds() {
         assert!(d <= brute + 1e-12 && brute - d <= step, "{a:?} {b:?}: {d} vs {brute}");
     }
 }
+
+/// The quick clearance test gives the answer of the full one (the least distance over every
+/// heading of the pivot, compared with what is needed) for ovals, rounded rectangles and
+/// round bases, every pivot, points inside, outside and on the knife edge between the two
+/// circles, so the pushes it finds are the same.
+#[test]
+fn the_quick_pivot_clearance_answers_as_the_full_one() {
+    let mut seed = 0x5eed_c1ea_u64;
+    let footprints = [
+        Footprint::oval_mm(105.0, 170.0),
+        Footprint::oval_mm(60.0, 100.0),
+        Footprint::rect_mm(50.0, 100.0),
+        Footprint::round_mm(60.0),
+    ];
+    let mut settled = [0usize; 2];
+    for footprint in footprints {
+        for _ in 0..4_000 {
+            let pose =
+                Pose { centre: Vec2::new(lcg(&mut seed) - 0.5, lcg(&mut seed) - 0.5), facing: 360.0 * lcg(&mut seed) };
+            let pivot = (90.0 * lcg(&mut seed) - 45.0).round() * if lcg(&mut seed) < 0.1 { 0.0 } else { 1.0 };
+            let angle = 360.0 * lcg(&mut seed);
+            let reach = footprint.circumradius() + 1.5;
+            let point = pose.centre + Vec2::heading(angle).scale(reach * lcg(&mut seed));
+            let needed = 0.6 * lcg(&mut seed);
+            let full = pivot_clearance(&footprint, &pose, pivot, point);
+            // Half the cases need exactly the distance found (the knife edge).
+            let needed = if lcg(&mut seed) < 0.5 { needed } else { full };
+            let quick = pivot_keeps_clear(&footprint, &pose, pivot, point, needed);
+            assert_eq!(quick, full >= needed, "{footprint:?} {pose:?} pivot {pivot} point {point:?} needed {needed}");
+            settled[usize::from(quick)] += 1;
+        }
+    }
+    assert!(settled[0] > 1_000 && settled[1] > 1_000, "both answers are tried: {settled:?}");
+}

@@ -374,6 +374,12 @@ pub(super) fn stops_short_of_hazards(drive: &Drive) -> Vec<f64> {
     stops.iter().map(|d| d - STOP_SHORT_INCHES).collect()
 }
 
+thread_local! {
+    /// Whether the best-path search reuses the drives of candidates that begin with the
+    /// same pivots (always, but for the test that proves it chooses as the plain search).
+    pub(super) static REUSE_DRIVES: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
 /// What the best-path search chose: the pivots, and where to stop short (`None`: drive the
 /// full Move).
 pub(super) struct BestPath {
@@ -407,7 +413,30 @@ pub(super) fn best_pivots(
         let turning: f64 = pivots.iter().map(|p| p.abs()).sum();
         (value, -hazard_wounds(d, models, scenario), -turning)
     };
-    let score = |pivots: &[f64]| score_of(&drive_of(pivots, stop_at), pivots);
+    // A drive asks for its pivots one chance at a time and may end before the last (a Move
+    // of 8" pivots at 0" and 4" only; an obstacle or a friend ends it early), so candidates
+    // that differ only after the pivots a drive used drive the same path. The value and
+    // hazards of each path driven are kept by the pivots it used, and reused for every
+    // candidate that begins with them (the turning, which counts every pivot, is not kept).
+    let reuse = REUSE_DRIVES.with(std::cell::Cell::get);
+    let driven: std::sync::Mutex<std::collections::HashMap<Vec<u64>, (f64, f64)>> = Default::default();
+    let key = |pivots: &[f64]| -> Vec<u64> { pivots.iter().map(|p| p.to_bits()).collect() };
+    let score = |pivots: &[f64]| {
+        let turning: f64 = pivots.iter().map(|p| p.abs()).sum();
+        let known = reuse.then(|| {
+            let memo = driven.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            (1..=pivots.len()).find_map(|used| memo.get(&key(&pivots[..used])).copied())
+        });
+        let known = known.flatten();
+        let (value, hazard) = known.unwrap_or_else(|| {
+            let d = drive_of(pivots, stop_at);
+            let sc = score_of(&d, pivots);
+            let used = d.pivots_used.len().min(pivots.len());
+            driven.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key(&pivots[..used]), (sc.0, sc.1));
+            (sc.0, sc.1)
+        });
+        (value, hazard, -turning)
+    };
     let better = |a: (f64, f64, f64), b: (f64, f64, f64)| {
         let same = |x: f64, y: f64| (x - y).abs() <= 1e-12;
         a.0 > b.0 + 1e-12 || (same(a.0, b.0) && (a.1 > b.1 + 1e-12 || (same(a.1, b.1) && a.2 > b.2 + 1e-9)))
