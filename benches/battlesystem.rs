@@ -1,6 +1,6 @@
 //! Speed of BATTLESYSTEM trials: the routing elephants in their battle line (the rout
 //! scenario of issue #4: d12 directions, veering, contacts, morale, re-rolls and the path
-//! map), and the howdah charge. Run with `cargo bench --bench battlesystem`; throughput is
+//! map), and the howdah and dragon charges. Run with `cargo bench --bench battlesystem`; throughput is
 //! printed as elements (trials) per second.
 
 use charioteer::battlesystem::resolve::{Scratch, compile, run, tally_trials};
@@ -22,6 +22,7 @@ fn battlesystem(c: &mut Criterion) {
     for (name, file, trials) in [
         ("rout_elephants_in_battle_line", "routing-elephants-in-battle-line.toml", 400_000u64),
         ("charge_howdah_vs_pikemen", "elephant-howdah-vs-pikemen.toml", 2_000_000),
+        ("charge_dragon_with_crew", "dragon-with-crew.toml", 2_000_000),
     ] {
         let plan = plan(file);
         let streams = Streams::new(plan.scenario.seed, plan.scenario.hash());

@@ -110,24 +110,57 @@ pub fn dice_count(figures: u32, numerator: u32, denominator: u32) -> u32 {
 }
 
 /// The hits table: how many hits each attack roll scores.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct HitsTable {
     /// `bands[i] = (lowest roll, hits)`, rolls ascending; a roll scores the hits of the
     /// last band whose lowest roll it reaches (0 below the first).
     pub bands: Vec<(u32, u32)>,
+    /// The hits of each roll up to [`HitsTable::LOOKED_UP`], read from the bands once by
+    /// [`HitsTable::new`] so a die is one load rather than a search (empty in a table
+    /// deserialized from JSON, which searches the bands instead).
+    #[serde(skip)]
+    by_roll: Vec<u32>,
 }
+
+impl PartialEq for HitsTable {
+    fn eq(&self, other: &Self) -> bool {
+        self.bands == other.bands
+    }
+}
+
+impl Eq for HitsTable {}
 
 impl Default for HitsTable {
     /// The default of `battlesystem.md` (not the book's): hits = floor((roll - 1) / 4),
     /// i.e. 1-4: 0, 5-8: 1, 9-12: 2, 13-16: 3, 17-20: 4, 21-24: 5, and on by fours.
     fn default() -> Self {
-        Self { bands: (0..16).map(|h| (4 * h + 1, h)).collect() }
+        Self::new((0..16).map(|h| (4 * h + 1, h)).collect())
     }
 }
 
 impl HitsTable {
+    /// Rolls up to this are looked up; higher ones (no attack reaches them with the
+    /// bundled dice) search the bands.
+    pub const LOOKED_UP: u32 = 255;
+
+    /// The table of these bands (lowest rolls ascending).
+    pub fn new(bands: Vec<(u32, u32)>) -> Self {
+        let mut table = Self { bands, by_roll: Vec::new() };
+        table.by_roll = (0..=Self::LOOKED_UP).map(|roll| table.search(roll)).collect();
+        table
+    }
+
     /// The hits a roll scores.
+    #[inline]
     pub fn hits(&self, roll: u32) -> u32 {
+        match self.by_roll.get(roll as usize) {
+            Some(&h) => h,
+            None => self.search(roll),
+        }
+    }
+
+    /// The hits a roll scores, from the bands.
+    fn search(&self, roll: u32) -> u32 {
         self.bands.iter().take_while(|(lowest, _)| roll >= *lowest).last().map_or(0, |b| b.1)
     }
 

@@ -13,16 +13,42 @@ pub(super) fn take_hits(
 ) -> Losses {
     let armour = plan.scenario.rules.attack.armour;
     let mut losses = Losses::default();
+    if unit.crew.is_empty() {
+        // No crew to share the hits: every hit's d10 is rolled, those armour does not cancel
+        // are counted without a branch on each (a coin toss the processor cannot foresee),
+        // and the figures they remove follow from the count.
+        let ar = unit.stats.ar;
+        let through: u32 = (0..hits).map(|_| u32::from(!armour.cancels(die(10, dice), ar))).sum();
+        losses.through = through;
+        if state.figures > 0 {
+            let per_figure = unit.stats.hits.max(1);
+            let total = state.carried + through;
+            let removed = (total / per_figure).min(state.figures);
+            state.figures -= removed;
+            state.carried = if state.figures == 0 { 0 } else { total - removed * per_figure };
+            losses.figures = removed;
+        }
+        return losses;
+    }
     let crew_first = unit.is_platform() && plan.scenario.rules.platform_hits == PlatformHits::CrewFirst;
+    // Crew first: fighters and archers in order, riders last, then the platforms. A group
+    // once wiped out stays so, so the next group hit only ever moves down this order.
+    let mut order = [0usize; MAX_CREW_GROUPS];
+    let mut groups = 0;
+    if crew_first {
+        for rider in [false, true] {
+            for (g, _) in unit.crew.iter().enumerate().filter(|(_, c)| (c.role == Role::Rider) == rider) {
+                order[groups] = g;
+                groups += 1;
+            }
+        }
+    }
+    let mut next = 0;
     for _ in 0..hits {
-        // Crew first: fighters and archers in order, riders last, then the platforms.
-        let crew_target = if crew_first {
-            let fighting = unit.crew.iter().enumerate().filter(|(_, c)| c.role != Role::Rider);
-            let riders = unit.crew.iter().enumerate().filter(|(_, c)| c.role == Role::Rider);
-            fighting.chain(riders).map(|(g, _)| g).find(|&g| state.crew_alive[g] > 0)
-        } else {
-            None
-        };
+        while next < groups && state.crew_alive[order[next]] == 0 {
+            next += 1;
+        }
+        let crew_target = (next < groups).then(|| order[next]);
         let ar = crew_target.map_or(unit.stats.ar, |g| unit.crew[g].ar);
         if armour.cancels(die(10, dice), ar) {
             continue;
@@ -364,7 +390,7 @@ pub(super) fn charge(
     out[s.volley_kills] = to_u16(volley_kills);
     let (mut on_target, mut on_charger) = (Losses::default(), Losses::default());
     if states[target].figures > 0 {
-        (on_charger, on_target) = melee(plan, states, unit, target, Fighting::Charging, None, dice, trace);
+        (on_charger, on_target) = melee(plan, states, unit, target, Fighting::Charging, Some(s.facing), dice, trace);
     }
     out[s.hits_on_target] = to_u16(on_target.through);
     out[s.target_figures_lost] = to_u16(volley_kills + on_target.figures);

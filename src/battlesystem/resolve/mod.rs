@@ -51,6 +51,10 @@ pub struct ChargeSlots {
     pub(crate) target_destroyed: usize,
     pub(crate) charger_destroyed: usize,
     pub(crate) platform_uncontrolled: usize,
+    /// The charger's figures facing its target and the target's facing the charger, where
+    /// their blocks touch: geometry only, and neither block moves during a charge, so it
+    /// is worked out once for every trial.
+    pub(crate) facing: (u32, u32),
 }
 
 /// The metric indices of a rout.
@@ -107,7 +111,11 @@ pub fn compile(scenario: &BattlesystemScenario) -> BattlesystemPlan {
     let slots = match &scenario.action {
         Action::Charge { unit, target, .. } => {
             let (c, t) = (&scenario.units[*unit].name, &scenario.units[*target].name);
+            let (cu, tu) = (&scenario.units[*unit], &scenario.units[*target]);
+            let facing =
+                (fight::defenders_facing(cu, &cu.block, &tu.block), fight::defenders_facing(tu, &tu.block, &cu.block));
             Slots::Charge(ChargeSlots {
+                facing,
                 volley_hits: m.add("volley_hits", format!("missile hits on {t} that got through armour"), false),
                 volley_kills: m.add("volley_kills", format!("{t} figures removed by missiles"), false),
                 hits_on_target: m.add("hits_on_target", format!("melee hits on {t} that got through armour"), false),

@@ -381,3 +381,113 @@ fn remembered_rout_steps_are_the_steps_computed() {
         assert_eq!(together, apart, "veer = {veer}");
     }
 }
+
+/// Hits through armour the way the rules read, one hit at a time (crew first on a
+/// platform: fighters and archers in order, riders last, then the platforms; a removed
+/// platform takes the crew it carried), written here apart from the resolver's counting.
+fn hits_one_at_a_time(
+    plan: &BattlesystemPlan,
+    unit: &Unit,
+    state: &mut UnitState,
+    hits: u32,
+    dice: &mut Dice,
+) -> Losses {
+    let armour = plan.scenario.rules.attack.armour;
+    let crew_first = unit.is_platform() && plan.scenario.rules.platform_hits == PlatformHits::CrewFirst;
+    let mut losses = Losses::default();
+    for _ in 0..hits {
+        let target = crew_first
+            .then(|| {
+                let fighting = (0..unit.crew.len()).filter(|&g| unit.crew[g].role != Role::Rider);
+                let riders = (0..unit.crew.len()).filter(|&g| unit.crew[g].role == Role::Rider);
+                fighting.chain(riders).find(|&g| state.crew_alive[g] > 0)
+            })
+            .flatten();
+        let ar = target.map_or(unit.stats.ar, |g| unit.crew[g].ar);
+        if armour.cancels(die(10, dice), ar) {
+            continue;
+        }
+        losses.through += 1;
+        if let Some(g) = target {
+            state.crew_carried[g] += 1;
+            if state.crew_carried[g] >= unit.crew[g].hits {
+                state.crew_carried[g] = 0;
+                state.crew_alive[g] -= 1;
+                losses.crew += 1;
+            }
+        } else if state.figures > 0 {
+            state.carried += 1;
+            if state.carried >= unit.stats.hits {
+                state.carried = 0;
+                state.figures -= 1;
+                losses.figures += 1;
+                for (g, c) in unit.crew.iter().enumerate() {
+                    let removed = state.crew_alive[g].saturating_sub(c.count * state.figures);
+                    state.crew_alive[g] -= removed;
+                    losses.crew += removed;
+                }
+            }
+        }
+    }
+    losses
+}
+
+/// The resolver's hits through armour (counted without a branch per hit for a unit
+/// without crew; a platform's next crew group found by walking down its order) take the
+/// same dice and leave every unit as one hit at a time does: every unit of the bundled
+/// charges and rout, from fresh and from worn states, under both ways platforms take hits.
+#[test]
+fn hits_through_armour_counted_at_once_are_the_hits_taken_one_at_a_time() {
+    let files = [
+        include_str!("../../../scenarios/battlesystem/elephant-howdah-vs-pikemen.toml"),
+        include_str!("../../../scenarios/battlesystem/dragon-with-crew.toml"),
+        include_str!("../../../scenarios/battlesystem/routing-elephants-in-battle-line.toml"),
+    ];
+    let mut checked = 0;
+    for text in files {
+        for crew_first in [false, true] {
+            // Each file with its `platform_hits` set both ways.
+            let text: String =
+                text.lines().filter(|l| !l.starts_with("platform_hits")).map(|l| format!("{l}\n")).collect();
+            let line = format!("platform_hits = \"{}\"\n", if crew_first { "crew_first" } else { "platform_first" });
+            let text = if text.contains("\n[rules]\n") {
+                text.replacen("\n[rules]\n", &format!("\n[rules]\n{line}"), 1)
+            } else {
+                format!("{text}\n[rules]\n{line}")
+            };
+            let scenario = parse(&text, "test.toml").expect("a bundled example, with crew first");
+            assert_eq!(scenario.rules.platform_hits == PlatformHits::CrewFirst, crew_first);
+            let plan = compile(&scenario);
+            for (u, unit) in plan.scenario.units.iter().enumerate() {
+                for trial in 0..400u64 {
+                    let mut fresh = UnitState::fresh(unit);
+                    // Worn: some figures gone, hits carried, crew thinned.
+                    if trial % 2 == 1 {
+                        fresh.figures -= (trial as u32 / 2) % fresh.figures.max(1);
+                        fresh.carried = (trial as u32 / 3) % unit.stats.hits.max(1);
+                        for g in 0..unit.crew.len() {
+                            fresh.crew_alive[g] = fresh.crew_alive[g].min(unit.crew[g].count * fresh.figures) / 2;
+                        }
+                    }
+                    let hits = (trial % 37) as u32;
+                    let (mut a, mut b) = (fresh, fresh);
+                    let mut dice_a = crate::dice::trial_dice(9, u as u64, trial, Phase::Charge);
+                    let mut dice_b = crate::dice::trial_dice(9, u as u64, trial, Phase::Charge);
+                    let counted = take_hits(&plan, unit, &mut a, hits, &mut dice_a);
+                    let one_by_one = hits_one_at_a_time(&plan, unit, &mut b, hits, &mut dice_b);
+                    let name = &unit.name;
+                    assert_eq!(counted, one_by_one, "{name} trial {trial}");
+                    assert_eq!(
+                        (a.figures, a.carried, a.crew_alive, a.crew_carried),
+                        (b.figures, b.carried, b.crew_alive, b.crew_carried),
+                        "{name} trial {trial}"
+                    );
+                    // The same dice taken: the next word is the same.
+                    assert_eq!(dice_a.word(), dice_b.word(), "{name} trial {trial}");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 4_000, "{checked}");
+}

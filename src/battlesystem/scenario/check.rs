@@ -108,7 +108,7 @@ impl Checker<'_> {
                     }
                     bands.push((roll, hits));
                 }
-                rules.attack.hits_table = HitsTable { bands };
+                rules.attack.hits_table = HitsTable::new(bands);
             }
         }
         rules.attack.armour = raw.armour_roll.unwrap_or_default();
