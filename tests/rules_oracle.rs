@@ -909,16 +909,20 @@ impl BsCase {
 
 const BS_DEFAULT: BsRules = BsRules { armour_or_equal: false, platform_per_die: false, doubles_crew: true };
 
+/// One chariot with a spearman and two bowmen charging eight spearmen, under the default
+/// rules: the case the others vary.
+const ONE_CHARIOT: BsCase = BsCase {
+    platforms: 1,
+    platform: (8, 6, 3),
+    fighters: (1, 6),
+    archers: (2, 6),
+    target: (8, 6, 7, 1, 12),
+    rules: BS_DEFAULT,
+};
+
 #[test]
 fn battlesystem_charges_agree_with_the_oracle() {
-    let base = BsCase {
-        platforms: 1,
-        platform: (8, 6, 3),
-        fighters: (1, 6),
-        archers: (2, 6),
-        target: (8, 6, 7, 1, 12),
-        rules: BS_DEFAULT,
-    };
+    let base = ONE_CHARIOT;
     let cases = [
         ("one chariot, a spearman and two bowmen", base.clone()),
         ("two chariots abreast, two-Hit figures", BsCase { platforms: 2, target: (9, 8, 5, 2, 10), ..base.clone() }),
@@ -1121,14 +1125,7 @@ fn a_battlesystem_price_across_a_matchup_set_follows_the_oracles_means() {
     };
     // The priced piece: one chariot, a spearman and two bowmen; the reference: the same
     // chariot with a spearman only, at 40 points.
-    let a = BsCase {
-        platforms: 1,
-        platform: (8, 6, 3),
-        fighters: (1, 6),
-        archers: (2, 6),
-        target: (8, 6, 7, 1, 12),
-        rules: BS_DEFAULT,
-    };
+    let a = ONE_CHARIOT;
     let b = BsCase { archers: (0, 6), ..a.clone() };
     // Two lines where the case puts its own (the line's centre 12" ahead, a quarter inch to
     // the chariot's left), each one rank of 1" bases, as the case's oracle counts contact.
