@@ -194,7 +194,7 @@ fn runs_are_one_at_a_time_per_client_cancellable_and_write_only_under_reports() 
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let status = loop {
         let s = server.get(&format!("/api/jobs/{id}")).json();
-        if s["state"] != "running" {
+        if s["state"] != "running" && s["state"] != "queued" {
             break s;
         }
         assert!(std::time::Instant::now() < deadline, "not cancelled: {s}");
@@ -207,7 +207,7 @@ fn runs_are_one_at_a_time_per_client_cancellable_and_write_only_under_reports() 
     let url = again["url"].as_str().expect("url").to_string();
     let done = loop {
         let s = server.get(&url).json();
-        if s["state"] != "running" {
+        if s["state"] != "running" && s["state"] != "queued" {
             break s;
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
@@ -234,7 +234,7 @@ fn runs_are_one_at_a_time_per_client_cancellable_and_write_only_under_reports() 
         let url = run.json()["url"].as_str().expect("url").to_string();
         let finished = loop {
             let s = server.get(&url).json();
-            if s["state"] != "running" {
+            if s["state"] != "running" && s["state"] != "queued" {
                 break s;
             }
             std::thread::sleep(std::time::Duration::from_millis(50));
@@ -280,19 +280,24 @@ fn a_run_whose_caller_goes_away_is_cancelled() {
     )
     .expect("sends");
     std::thread::sleep(std::time::Duration::from_millis(500));
+    // While it plays, this caller (known by its address) may not start another.
+    let small = "/api/run?trials=1000";
+    let busy = server.post(small, "text/plain", rout.as_bytes());
+    assert_eq!(busy.status, 409, "{}", String::from_utf8_lossy(&busy.body));
+    assert!(busy.json()["error"].as_str().expect("error").contains("of 1,000,000,000 trials"));
     drop(stream);
-    // The first job of a fresh server is 1.
+    // Its id is known to its caller only: that it stopped shows in the next run being
+    // allowed, long before a billion trials could have played.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    let status = loop {
-        let s = server.get("/api/jobs/1").json();
-        if s["state"] != "running" {
-            break s;
+    loop {
+        let next = server.post(small, "text/plain", rout.as_bytes());
+        if next.status == 200 {
+            break;
         }
-        assert!(std::time::Instant::now() < deadline, "still running after its caller left: {s}");
+        assert_eq!(next.status, 409, "{}", String::from_utf8_lossy(&next.body));
+        assert!(std::time::Instant::now() < deadline, "still running after its caller left");
         std::thread::sleep(std::time::Duration::from_millis(50));
-    };
-    assert_eq!(status["state"], "cancelled", "{status}");
-    assert!(status["error"].as_str().expect("error").contains("of 1,000,000,000 trials"));
+    }
 }
 
 #[test]
@@ -326,7 +331,7 @@ fn finished(server: &Server, url: &str) -> Value {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     loop {
         let s = server.get(url).json();
-        if s["state"] != "running" {
+        if s["state"] != "running" && s["state"] != "queued" {
             return s;
         }
         assert!(std::time::Instant::now() < deadline, "still running: {s}");
@@ -427,4 +432,126 @@ fn the_host_option_chooses_who_may_call_and_says_so() {
     let mut err = String::new();
     child.stderr.take().expect("stderr").read_to_string(&mut err).unwrap();
     assert!(err.contains("warning: serving 0.0.0.0 to the network, without any login"), "{err}");
+}
+
+/// Starts a job for `client` and answers its status (202) or the refusal.
+fn start_job(server: &Server, client: &str, trials: u64, scenario: &str) -> web::Response {
+    server.request(
+        "POST",
+        &format!("/api/jobs/run?trials={trials}"),
+        &[("Content-Type", "text/plain"), ("X-Charioteer-Client", client)],
+        scenario.as_bytes(),
+    )
+}
+
+#[test]
+fn runs_wait_their_turn_in_a_bounded_queue_and_only_their_page_knows_them() {
+    // One run at a time, one waiting.
+    let server = Server::start(&["--max-trials", "2000000000", "--max-jobs", "1", "--max-queue", "1"]);
+    let rout = repo_file(ROUT);
+    let long = start_job(&server, "player-1", 1_000_000_000, &rout);
+    assert_eq!(long.status, 202, "{}", String::from_utf8_lossy(&long.body));
+    let long = long.json();
+    // The id is 128 random bits, not a count another page could guess.
+    let id = long["id"].as_str().expect("id");
+    assert_eq!(id.len(), 32, "{id}");
+    assert!(id.chars().all(|c| c.is_ascii_hexdigit()), "{id}");
+    assert_eq!(server.get("/api/jobs/1").status, 404);
+    let long_url = long["url"].as_str().expect("url").to_string();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while server.get(&long_url).json()["state"] != "running" {
+        assert!(std::time::Instant::now() < deadline, "the first run never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // The second waits its turn, and says where it stands.
+    let second = start_job(&server, "player-2", 2000, &rout);
+    assert_eq!(second.status, 202);
+    let second_url = second.json()["url"].as_str().expect("url").to_string();
+    let waiting = server.get(&second_url).json();
+    assert_eq!(waiting["state"], "queued", "{waiting}");
+    assert_eq!(waiting["position"], 1, "{waiting}");
+    assert_eq!(waiting["done"], 0);
+    // A third is refused with a clear message, not left hanging.
+    let third = start_job(&server, "player-3", 2000, &rout);
+    assert_eq!(third.status, 429, "{}", String::from_utf8_lossy(&third.body));
+    let said = third.json()["error"].as_str().expect("error").to_string();
+    assert!(
+        said.contains("busy") && said.contains("1 run playing and 1 waiting") && said.contains("try again"),
+        "{said}"
+    );
+    // A page's own second run is refused while its first waits.
+    let again = start_job(&server, "player-2", 2000, &rout);
+    assert_eq!(again.status, 409);
+    assert!(again.json()["error"].as_str().expect("error").contains("waiting its turn"));
+    // The first is cancelled the way a closing page does it (a beacon's POST); the second
+    // then plays and finishes.
+    let cancelled = server.post(&format!("{long_url}/cancel"), "text/plain", b"");
+    assert_eq!(cancelled.status, 200);
+    assert_eq!(finished(&server, &long_url)["state"], "cancelled");
+    let done = finished(&server, &second_url);
+    assert_eq!(done["state"], "done", "{done}");
+    assert_eq!(done["result"]["trials"], 2000);
+    assert!(done["waited_s"].as_f64().expect("waited") > 0.0);
+    // A queued run can be cancelled too: it leaves the queue without playing.
+    let long = start_job(&server, "player-1", 1_000_000_000, &rout).json();
+    let queued = start_job(&server, "player-4", 2000, &rout).json();
+    let queued_url = queued["url"].as_str().expect("url");
+    assert_eq!(server.request("DELETE", queued_url, &[], b"").status, 200);
+    let gone = finished(&server, queued_url);
+    assert_eq!(gone["state"], "cancelled", "{gone}");
+    assert!(gone["error"].as_str().expect("error").contains("waiting its turn"), "{gone}");
+    assert_eq!(gone["done"], 0);
+    assert_eq!(server.request("DELETE", long["url"].as_str().expect("url"), &[], b"").status, 200);
+}
+
+#[test]
+fn a_run_its_page_stops_asking_after_is_cancelled() {
+    let server = Server::start(&["--max-trials", "2000000000", "--abandon-after-s", "2"]);
+    let rout = repo_file(ROUT);
+    let job = start_job(&server, "gone", 1_000_000_000, &rout).json();
+    std::thread::sleep(std::time::Duration::from_secs(5));
+    let status = server.get(job["url"].as_str().expect("url")).json();
+    assert_eq!(status["state"], "cancelled", "{status}");
+    assert!(status["done"].as_u64().expect("done") < 1_000_000_000);
+}
+
+#[test]
+fn half_sent_requests_are_cut_off_and_do_not_hold_the_server() {
+    use std::io::{Read, Write};
+    let server = Server::start(&["--request-time-s", "1"]);
+    // Headers that never end: the connection is closed.
+    let mut stalled = std::net::TcpStream::connect(&server.address).expect("connects");
+    write!(stalled, "POST /api/validate HTTP/1.1\r\nHost: {}\r\n", server.address).expect("sends");
+    stalled.set_read_timeout(Some(std::time::Duration::from_secs(10))).expect("timeout");
+    let started = std::time::Instant::now();
+    let mut rest = Vec::new();
+    let _ = stalled.read_to_end(&mut rest);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "held {:?}", started.elapsed());
+    // A body that never comes: 408, said in words.
+    let mut slow = std::net::TcpStream::connect(&server.address).expect("connects");
+    write!(
+        slow,
+        "POST /api/validate HTTP/1.1\r\nHost: {}\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\ntitle",
+        server.address
+    )
+    .expect("sends");
+    slow.set_read_timeout(Some(std::time::Duration::from_secs(10))).expect("timeout");
+    let mut answer = Vec::new();
+    let _ = slow.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("did not arrive within"), "{answer}");
+    // Many half-sent requests at once (more than the server keeps open) are all let go,
+    // and a player's check is answered afterwards.
+    let mut many = Vec::new();
+    for _ in 0..300 {
+        if let Ok(mut s) = std::net::TcpStream::connect(&server.address) {
+            let _ = write!(s, "GET / HTTP/1.1\r\nHost: {}\r\n", server.address);
+            many.push(s);
+        }
+    }
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    let check = server.post("/api/validate", "text/plain", repo_file(SHIELD_WALL).as_bytes());
+    assert_eq!(check.status, 200);
+    drop(many);
 }

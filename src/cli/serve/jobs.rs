@@ -1,7 +1,13 @@
-//! The server's runs and comparisons: started by a request, played on the worker pool,
-//! polled for progress, cancellable, and each written to a report folder of its own under
-//! [`REPORTS`](super::REPORTS) (the oldest finished ones are forgotten and their
+//! The server's runs and comparisons: started by a request, queued for one of the
+//! server's few run slots (so many players share it fairly: no run starts while the
+//! slots are taken, and a full queue is refused with 429), played on the run pool,
+//! polled for progress, cancellable, and each written to a report folder of its own
+//! under [`REPORTS`](super::REPORTS) (the oldest finished ones are forgotten and their
 //! folders removed, so a long-lived server does not fill the disk).
+//!
+//! A job's id is 128 random bits: only the page that started it knows it, so only that
+//! page can read, download or cancel it. A job the page stops asking after (the page was
+//! closed without saying so) is cancelled after [`Limits::abandon_after`].
 
 use super::super::run::Played;
 use super::super::system::System;
@@ -9,9 +15,10 @@ use super::super::*;
 use super::{ApiError, Server};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 /// Finished jobs kept (with their report folders); older ones are forgotten.
 const KEPT_JOBS: usize = 32;
@@ -28,18 +35,33 @@ pub(super) enum JobKind {
 /// How a job ended, or that it has not.
 #[derive(Debug, Clone)]
 enum Outcome {
+    Queued,
     Running,
     Done(Value),
     Failed(String),
     Cancelled(String),
 }
 
+/// How many jobs the server plays and keeps waiting, and when it gives up on a page.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Limits {
+    /// Jobs playing at once (they share the run pool's threads).
+    pub running: usize,
+    /// Jobs waiting for a slot; one more is refused (429).
+    pub queued: usize,
+    /// A job started through the jobs API whose status nobody asked for this long is
+    /// cancelled (its page went away without cancelling it).
+    pub abandon_after: Duration,
+}
+
 /// One run or comparison.
 #[derive(Debug)]
 pub(super) struct Job {
-    /// Its id in URLs.
-    pub id: u64,
-    /// Who started it (one running job per client).
+    /// Its id in URLs: 32 hex digits from the OS's random source.
+    pub id: String,
+    /// Its place in the order jobs were started (queue order, and which to forget first).
+    seq: u64,
+    /// Who started it (one job at a time per client).
     pub client: String,
     /// What it plays.
     pub kind: JobKind,
@@ -47,9 +69,16 @@ pub(super) struct Job {
     pub trials: u64,
     /// Trials played so far.
     pub done: AtomicU64,
-    /// Set to stop it at its next block of trials.
+    /// Set to stop it at its next block of trials (or before it leaves the queue).
     pub cancel: AtomicBool,
-    started: Instant,
+    /// Whether a request waits on it (`/api/run`): then it is never taken as abandoned.
+    watched: bool,
+    /// When it was started (asked for).
+    asked: Instant,
+    /// When it began to play, once it has.
+    playing_since: Mutex<Option<Instant>>,
+    /// When its status was last asked for.
+    seen: Mutex<Instant>,
     outcome: Mutex<Outcome>,
     /// Its report folder and the files written there, once written.
     report: Mutex<Option<(PathBuf, Vec<String>)>>,
@@ -63,15 +92,17 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Job {
-    /// Whether it is still playing.
-    fn running(&self) -> bool {
-        matches!(*lock(&self.outcome), Outcome::Running)
+    /// Whether it is queued or playing.
+    fn active(&self) -> bool {
+        matches!(*lock(&self.outcome), Outcome::Queued | Outcome::Running)
     }
 
-    /// Its state as the API answers it: progress, then the result or why there is none.
-    pub fn status(&self) -> Value {
+    /// Its state as the API answers it (`position`: its place in the queue, 1 next, while
+    /// queued): progress, then the result or why there is none.
+    fn status(&self, position: Option<usize>) -> Value {
         let outcome = lock(&self.outcome).clone();
         let (state, result, error) = match outcome {
+            Outcome::Queued => ("queued", Value::Null, Value::Null),
             Outcome::Running => ("running", Value::Null, Value::Null),
             Outcome::Done(v) => ("done", v, Value::Null),
             Outcome::Failed(e) => ("failed", Value::Null, e.into()),
@@ -83,13 +114,16 @@ impl Job {
                 names.iter().map(|n| json!({"name": n, "url": format!("/api/jobs/{}/files/{n}", self.id)})).collect()
             })
             .unwrap_or_default();
+        let playing_since = *lock(&self.playing_since);
         json!({
-            "id": self.id.to_string(),
+            "id": self.id,
             "kind": match self.kind { JobKind::Run => "run", JobKind::Compare => "compare" },
             "state": state,
+            "position": position,
             "trials": self.trials,
             "done": self.done.load(Ordering::Relaxed).min(self.trials),
-            "elapsed_s": self.started.elapsed().as_secs_f64(),
+            "waited_s": playing_since.unwrap_or_else(Instant::now).duration_since(self.asked).as_secs_f64(),
+            "elapsed_s": playing_since.map_or(0.0, |t| t.elapsed().as_secs_f64()),
             "url": format!("/api/jobs/{}", self.id),
             "result": result,
             "error": error,
@@ -104,50 +138,107 @@ impl Job {
         let (dir, names) = report.as_ref()?;
         names.iter().any(|n| n == name).then(|| dir.join(name))
     }
+
+    /// Asks it to stop (at its next block of trials, or before it leaves the queue).
+    pub fn stop(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
 }
 
-/// Every job the server knows.
-#[derive(Default)]
+/// Every job the server knows, and its queue.
+struct Book {
+    by_id: BTreeMap<String, Arc<Job>>,
+    /// Queued jobs' `seq`, first in line first.
+    waiting: VecDeque<u64>,
+    /// Run slots free now (each its own pool of threads).
+    free: Vec<usize>,
+}
+
+/// Every job the server knows, the queue for its run slots, and their limits.
 pub(super) struct Jobs {
-    by_id: Mutex<BTreeMap<u64, Arc<Job>>>,
+    book: Mutex<Book>,
     next: AtomicU64,
+    limits: Limits,
+    /// Wakes queued jobs when a slot frees or the queue moves.
+    moved: tokio::sync::Notify,
+}
+
+/// A new job id: 128 bits from the operating system's random source, as hex.
+fn new_id() -> Result<String, ApiError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("no random source for a job id: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 impl Jobs {
-    /// Registers a new running job for `client`, refusing a second one while its first runs.
-    pub fn start(&self, client: String, kind: JobKind, trials: u64) -> Result<Arc<Job>, ApiError> {
-        let mut jobs = lock(&self.by_id);
-        if let Some(busy) = jobs.values().find(|j| j.client == client && j.running()) {
+    /// No jobs yet, within `limits`.
+    pub fn new(limits: Limits) -> Self {
+        Self {
+            book: Mutex::new(Book {
+                by_id: BTreeMap::new(),
+                waiting: VecDeque::new(),
+                free: (0..limits.running).rev().collect(),
+            }),
+            next: AtomicU64::new(0),
+            limits,
+            moved: tokio::sync::Notify::new(),
+        }
+    }
+
+    /// Registers a new job of `client` at the back of the queue. Refused while the
+    /// client's earlier job is queued or playing (409), and when the queue is full (429).
+    /// `watched`: a request waits on it (never taken as abandoned).
+    pub fn start(&self, client: String, kind: JobKind, trials: u64, watched: bool) -> Result<Arc<Job>, ApiError> {
+        let mut book = lock(&self.book);
+        if let Some(busy) = book.by_id.values().find(|j| j.client == client && j.active()) {
             return Err(ApiError::new(
                 StatusCode::CONFLICT,
                 format!(
-                    "a run of yours is still playing (job {}, {} of {} trials); wait for it or cancel it \
-                     (DELETE /api/jobs/{}) first: one run at a time per client",
-                    busy.id,
+                    "a run of yours is still {} ({} of {} trials); wait for it or cancel it first: \
+                     one run at a time per page",
+                    if matches!(*lock(&busy.outcome), Outcome::Queued) { "waiting its turn" } else { "playing" },
                     group_digits(busy.done.load(Ordering::Relaxed)),
                     group_digits(busy.trials),
-                    busy.id
                 ),
             ));
         }
-        let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        if book.waiting.len() >= self.limits.queued {
+            return Err(ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                format!(
+                    "the server is busy: {} run{} playing and {} waiting, the most it keeps; try again in a minute",
+                    self.limits.running - book.free.len(),
+                    if self.limits.running - book.free.len() == 1 { "" } else { "s" },
+                    book.waiting.len()
+                ),
+            ));
+        }
+        let seq = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let job = Arc::new(Job {
-            id,
+            id: new_id()?,
+            seq,
             client,
             kind,
             trials,
             done: AtomicU64::new(0),
             cancel: AtomicBool::new(false),
-            started: Instant::now(),
-            outcome: Mutex::new(Outcome::Running),
+            watched,
+            asked: Instant::now(),
+            playing_since: Mutex::new(None),
+            seen: Mutex::new(Instant::now()),
+            outcome: Mutex::new(Outcome::Queued),
             report: Mutex::new(None),
             metrics: Mutex::new(Value::Null),
         });
-        jobs.insert(id, job.clone());
+        book.by_id.insert(job.id.clone(), job.clone());
+        book.waiting.push_back(seq);
         // Forget the oldest finished jobs beyond the kept number, with their folders.
-        let finished: Vec<u64> = jobs.values().filter(|j| !j.running()).map(|j| j.id).collect();
-        for old in finished.iter().take(finished.len().saturating_sub(KEPT_JOBS)) {
-            if let Some(job) = jobs.remove(old)
+        let mut finished: Vec<(u64, String)> =
+            book.by_id.values().filter(|j| !j.active()).map(|j| (j.seq, j.id.clone())).collect();
+        finished.sort();
+        for (_, old) in finished.iter().take(finished.len().saturating_sub(KEPT_JOBS)) {
+            if let Some(job) = book.by_id.remove(old)
                 && let Some((dir, _)) = lock(&job.report).take()
             {
                 let _ = std::fs::remove_dir_all(dir);
@@ -156,38 +247,117 @@ impl Jobs {
         Ok(job)
     }
 
-    /// A job by its id in a URL.
+    /// A job by its id in a URL (asking for it counts as its page still being there).
     pub fn find(&self, id: &str) -> Result<Arc<Job>, ApiError> {
-        let not_found =
-            || ApiError::new(StatusCode::NOT_FOUND, format!("no job {id:?} (finished jobs are kept a while)"));
-        let id: u64 = id.parse().map_err(|_| not_found())?;
-        lock(&self.by_id).get(&id).cloned().ok_or_else(not_found)
+        let job = lock(&self.book).by_id.get(id).cloned().ok_or_else(|| {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                format!("no job {id:?} (a job is known by the id its start answered; finished jobs are kept a while)"),
+            )
+        })?;
+        *lock(&job.seen) = Instant::now();
+        Ok(job)
     }
 
-    /// Stops every running job (the server is shutting down).
+    /// A job's state as the API answers it, with its place in the queue while queued.
+    pub fn status(&self, job: &Job) -> Value {
+        let position = lock(&self.book).waiting.iter().position(|s| *s == job.seq).map(|p| p + 1);
+        job.status(position)
+    }
+
+    /// Takes `job` out of the queue into a free run slot (answered) if it is first in line
+    /// and a slot is free.
+    fn try_begin(&self, job: &Job) -> Option<usize> {
+        let mut book = lock(&self.book);
+        if book.waiting.front() != Some(&job.seq) {
+            return None;
+        }
+        let slot = book.free.pop()?;
+        book.waiting.pop_front();
+        *lock(&job.outcome) = Outcome::Running;
+        *lock(&job.playing_since) = Some(Instant::now());
+        // The next in line may be able to start too.
+        self.moved.notify_waiters();
+        Some(slot)
+    }
+
+    /// Takes a cancelled `job` out of the queue.
+    fn leave_queue(&self, job: &Job) {
+        lock(&self.book).waiting.retain(|s| *s != job.seq);
+        self.moved.notify_waiters();
+    }
+
+    /// Frees the run slot a job held.
+    fn end(&self, slot: usize) {
+        lock(&self.book).free.push(slot);
+        self.moved.notify_waiters();
+    }
+
+    /// Stops every queued or running job (the server is shutting down).
     pub fn cancel_all(&self) {
-        for job in lock(&self.by_id).values() {
-            job.cancel.store(true, Ordering::Relaxed);
+        for job in lock(&self.book).by_id.values() {
+            job.stop();
+        }
+    }
+
+    /// Cancels the jobs whose page stopped asking after them (see [`Limits::abandon_after`]).
+    pub fn cancel_abandoned(&self) {
+        for job in lock(&self.book).by_id.values() {
+            if job.active() && !job.watched && lock(&job.seen).elapsed() > self.limits.abandon_after {
+                job.stop();
+            }
         }
     }
 }
 
-/// Plays `work` for `job` on the worker pool and records how it ended; the handle answers
-/// the same result.
+/// Queues `job` for a run slot, then plays `work` for it on the slot's own threads (two
+/// runs in one pool would not share it: the pool's threads keep to the first run's work)
+/// and records how it ended; the handle answers the same result.
 pub(super) fn spawn(
     server: Arc<Server>,
     job: Arc<Job>,
     work: impl FnOnce(&Server, &Job) -> Result<Value, ApiError> + Send + 'static,
 ) -> tokio::task::JoinHandle<Result<Value, ApiError>> {
-    tokio::task::spawn_blocking(move || {
-        let result = server.pool.install(|| work(&server, &job));
-        let outcome = match &result {
-            Ok(value) => Outcome::Done(value.clone()),
-            Err(e) if job.cancel.load(Ordering::Relaxed) => Outcome::Cancelled(e.error.clone()),
-            Err(e) => Outcome::Failed(e.error.clone()),
+    tokio::spawn(async move {
+        // Wait in line; a slot freeing or the queue moving wakes every waiter, and a
+        // periodic look catches a wake missed between the check and the wait.
+        let slot = loop {
+            if let Some(slot) = server.jobs.try_begin(&job) {
+                break slot;
+            }
+            if job.cancel.load(Ordering::Relaxed) {
+                server.jobs.leave_queue(&job);
+                let error = "cancelled while waiting its turn; nothing was played".to_string();
+                *lock(&job.outcome) = Outcome::Cancelled(error.clone());
+                return Err(ApiError::new(StatusCode::CONFLICT, error));
+            }
+            let moved = server.jobs.moved.notified();
+            tokio::select! {
+                _ = moved => {}
+                _ = tokio::time::sleep(Duration::from_millis(100)) => {}
+            }
         };
-        *lock(&job.outcome) = outcome;
-        result
+        /// Frees the slot however the play ends (a panic included).
+        struct Slot(Arc<Server>, usize);
+        impl Drop for Slot {
+            fn drop(&mut self) {
+                self.0.jobs.end(self.1);
+            }
+        }
+        let held = Slot(server.clone(), slot);
+        let played = tokio::task::spawn_blocking(move || {
+            let result = server.run_pools[slot].install(|| work(&server, &job));
+            let outcome = match &result {
+                Ok(value) => Outcome::Done(value.clone()),
+                Err(e) if job.cancel.load(Ordering::Relaxed) => Outcome::Cancelled(e.error.clone()),
+                Err(e) => Outcome::Failed(e.error.clone()),
+            };
+            *lock(&job.outcome) = outcome;
+            result
+        })
+        .await;
+        drop(held);
+        played.unwrap_or_else(|e| Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the run failed: {e}"))))
     })
 }
 
@@ -201,6 +371,13 @@ fn interrupted(job: &Job) -> ApiError {
             group_digits(job.trials)
         ),
     )
+}
+
+/// A report that could not be written: its folder is removed (no half-written report is
+/// left behind) and the failure answered.
+fn failed_report(dir: &Path, error: &anyhow::Error) -> ApiError {
+    let _ = std::fs::remove_dir_all(dir);
+    ApiError::internal(error)
 }
 
 /// Writes a report's scenario files beside it, and notes the folder and its files on the job.
@@ -219,25 +396,11 @@ fn keep_report(job: &Job, dir: &Path, written: Vec<PathBuf>, scenarios: &[(&str,
 }
 
 /// Plays one scenario's run for `job` and writes its report; answers `run --json`'s object.
-pub(super) fn run_job(
-    server: &Server,
-    job: &Job,
-    loaded: Loaded,
-    text: &str,
-    seed: u64,
-    trials: u64,
-) -> Result<Value, ApiError> {
-    on_system!(loaded, run_of(server, job, text, seed, trials))
+pub(super) fn run_job(job: &Job, loaded: Loaded, text: &str, seed: u64, trials: u64) -> Result<Value, ApiError> {
+    on_system!(loaded, run_of(job, text, seed, trials))
 }
 
-fn run_of<S: System>(
-    scenario: S::Scenario,
-    server: &Server,
-    job: &Job,
-    text: &str,
-    seed: u64,
-    trials: u64,
-) -> Result<Value, ApiError> {
+fn run_of<S: System>(scenario: S::Scenario, job: &Job, text: &str, seed: u64, trials: u64) -> Result<Value, ApiError> {
     let facts = S::facts(&scenario);
     let plan = S::compile(&scenario);
     let streams = Streams::new(seed, facts.hash);
@@ -256,10 +419,10 @@ fn run_of<S: System>(
         exact: true,
     };
     *lock(&job.metrics) = metric_defs(&plan);
-    let record = S::record(&scenario, &plan, played, server.pool.current_num_threads());
-    let dir = Path::new(super::REPORTS).join(format!("{}-{}", facts.slug, job.id));
-    let written = S::write_report(&record, &dir).map_err(|e| ApiError::internal(&e))?;
-    keep_report(job, &dir, written, &[(&facts.name, text)])?;
+    let record = S::record(&scenario, &plan, played, rayon::current_num_threads());
+    let dir = Path::new(super::REPORTS).join(format!("{}-{}", facts.slug, &job.id[..12]));
+    let written = S::write_report(&record, &dir).map_err(|e| failed_report(&dir, &e))?;
+    keep_report(job, &dir, written, &[(&facts.name, text)]).inspect_err(|_| drop(std::fs::remove_dir_all(&dir)))?;
     Ok(S::json(&record))
 }
 
@@ -334,8 +497,9 @@ fn compare_of<S: System>(
         precision: None,
         only_in: crate::tools::paired::unshared_metrics(&plan_a, &plan_b),
     };
-    let dir = Path::new(super::REPORTS).join(format!("paired-{}", job.id));
-    let written = report::write_paired(&dir, &run).map_err(|e| ApiError::internal(&e.into()))?;
-    keep_report(job, &dir, written, &[(&facts_a.name, &texts[0]), (&facts_b.name, &texts[1])])?;
+    let dir = Path::new(super::REPORTS).join(format!("paired-{}", &job.id[..12]));
+    let written = report::write_paired(&dir, &run).map_err(|e| failed_report(&dir, &e.into()))?;
+    keep_report(job, &dir, written, &[(&facts_a.name, &texts[0]), (&facts_b.name, &texts[1])])
+        .inspect_err(|_| drop(std::fs::remove_dir_all(&dir)))?;
     Ok(run.to_json())
 }

@@ -7,13 +7,19 @@
 //!   checks a file, with its warnings, its canonical TOML and JSON forms and its board;
 //! - `POST /api/run`, `POST /api/compare`: a run (`run --json`'s object) or a paired
 //!   comparison (`compare --json`'s), answered when done;
-//! - `POST /api/jobs/run`, `POST /api/jobs/compare`, `GET`/`DELETE /api/jobs/{id}`: the
-//!   same as jobs the page polls for progress and may cancel.
+//! - `POST /api/jobs/run`, `POST /api/jobs/compare`, `GET`/`DELETE /api/jobs/{id}`
+//!   (`POST /api/jobs/{id}/cancel` for a page going away): the same as jobs the page
+//!   polls for progress and may cancel.
 //!
 //! Bad input gets a 4xx answer naming the problems (file, line, field); runs are bounded
-//! (trials, body size, one at a time per client) and write only under `reports/web/`.
+//! (trials, body size, one at a time per page) and write only under `reports/web/`.
+//!
+//! Many players share one server fairly: runs wait in a bounded queue for a few run
+//! slots and play on threads of lower priority than checks, so a check never waits behind
+//! a run; checks are bounded in number too; a request that is slow to arrive is cut off.
 
 mod jobs;
+mod listen;
 
 use super::system::{Battlesystem, Mesbg, System};
 use super::*;
@@ -24,7 +30,7 @@ use axum::extract::{ConnectInfo, DefaultBodyLimit, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use jobs::{Job, JobKind, Jobs};
+use jobs::{Job, JobKind, Jobs, Limits};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::net::{IpAddr, SocketAddr};
@@ -107,7 +113,30 @@ pub struct ServeArgs {
     /// Worker threads for runs (default: all cores, or RAYON_NUM_THREADS).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub threads: Option<u64>,
+    /// Runs and comparisons playing at once (they share the run threads); others wait
+    /// their turn in a queue whose place the page shows.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub max_jobs: u64,
+    /// Runs waiting their turn at most; one more is refused (429) until one starts.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(0..=10_000))]
+    pub max_queue: u64,
+    /// Seconds after which a job whose page stopped asking after it is cancelled (a
+    /// background tab may poll only once a minute).
+    #[arg(long, default_value_t = 180, value_parser = clap::value_parser!(u64).range(1..=86_400), hide = true)]
+    pub abandon_after_s: u64,
+    /// Seconds a request's headers, and then its body, may take to arrive.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600), hide = true)]
+    pub request_time_s: u64,
 }
+
+/// Checks (validations) made at once; more wait their turn.
+const CHECK_SLOTS: usize = 2;
+
+/// Checks waiting their turn at most; one more is refused (429).
+const CHECKS_WAITING: usize = 64;
+
+/// How long a check may wait for its turn before it is refused (503).
+const CHECK_WAIT: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// Where the server writes its runs' reports, each in a folder of its own: the only place
 /// it writes.
@@ -115,35 +144,59 @@ pub(super) const REPORTS: &str = "reports/web";
 
 /// What every request handler shares.
 struct Server {
-    /// The worker threads every run plays on.
-    pool: rayon::ThreadPool,
-    /// Runs and comparisons, running and finished.
+    /// The worker threads of each run slot (of lower priority than checks).
+    run_pools: Vec<rayon::ThreadPool>,
+    /// The worker threads checks are made on (at normal priority).
+    check_pool: rayon::ThreadPool,
+    /// Turns for checks: [`CHECK_SLOTS`] at once.
+    check_slots: tokio::sync::Semaphore,
+    /// Checks waiting for a turn now.
+    checks_waiting: std::sync::atomic::AtomicUsize,
+    /// Runs and comparisons, queued, running and finished.
     jobs: Jobs,
     /// The most trials a request may ask for.
     max_trials: u64,
     /// Whether it listens on this machine only (then every request must name it).
     local_only: bool,
+    /// How long a request's headers, and then its body, may take to arrive.
+    request_time: std::time::Duration,
 }
 
 type Shared = Arc<Server>;
 
 /// Starts the server and serves until Ctrl-C.
 pub(super) fn serve(args: ServeArgs) -> Result<()> {
-    let pool = PlayOptions {
-        trials: None,
-        seed: None,
-        threads: args.threads,
-        out: None,
-        quiet: true,
-        json: false,
-        plays: Default::default(),
-    }
-    .pool()?;
+    // Each slot its own threads (no count: all cores, or RAYON_NUM_THREADS); the
+    // operating system shares the cores between the slots playing.
+    let run_pools = (0..args.max_jobs)
+        .map(|slot| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(args.threads.map_or(0, |n| n as usize))
+                .thread_name(move |i| format!("charioteer-run-{slot}-{i}"))
+                .start_handler(|_| lower_this_threads_priority())
+                .build()
+                .context("cannot start the run threads")
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let check_pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(CHECK_SLOTS)
+        .thread_name(|i| format!("charioteer-check-{i}"))
+        .build()
+        .context("cannot start the check threads")?;
+    let limits = Limits {
+        running: args.max_jobs as usize,
+        queued: args.max_queue as usize,
+        abandon_after: std::time::Duration::from_secs(args.abandon_after_s),
+    };
     let server = Arc::new(Server {
-        pool,
-        jobs: Jobs::default(),
+        run_pools,
+        check_pool,
+        check_slots: tokio::sync::Semaphore::new(CHECK_SLOTS),
+        checks_waiting: Default::default(),
+        jobs: Jobs::new(limits),
         max_trials: args.max_trials,
         local_only: args.host.is_loopback(),
+        request_time: std::time::Duration::from_secs(args.request_time_s),
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -178,19 +231,39 @@ pub(super) fn serve(args: ServeArgs) -> Result<()> {
             open_browser(&url);
         }
         let app = router(server.clone());
+        // Jobs whose page went away without cancelling them are cancelled.
+        let watching = server.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                watching.jobs.cancel_abandoned();
+            }
+        });
         let stopping = server.clone();
-        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-            .with_graceful_shutdown(async move {
-                while !CANCEL.load(Ordering::Relaxed) {
-                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-                }
-                stopping.jobs.cancel_all();
-            })
-            .await
-            .context("the web server failed")
+        listen::serve(listener, app, server.request_time, async move {
+            while !CANCEL.load(Ordering::Relaxed) {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            stopping.jobs.cancel_all();
+        })
+        .await;
+        anyhow::Ok(())
     })?;
     out!("charioteer serve: stopped");
     Ok(())
+}
+
+/// Lowers the priority of the calling thread (a run thread), so the operating system
+/// gives the check threads the cores first whenever both want them.
+fn lower_this_threads_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: plain system calls on this thread's own id; a failure only leaves the
+    // priority as it was.
+    unsafe {
+        // On Linux a thread id names that thread alone for setpriority.
+        let thread = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS as _, thread, 10);
+    }
 }
 
 /// Asks the desktop to open `url` (a failure is only said: the address is printed).
@@ -215,11 +288,13 @@ fn router(server: Shared) -> Router {
         .route("/api/jobs/run", post(start_job::<false>))
         .route("/api/jobs/compare", post(start_job::<true>))
         .route("/api/jobs/{id}", get(job_status).delete(cancel_job))
+        .route("/api/jobs/{id}/cancel", post(cancel_job))
         .route("/api/jobs/{id}/files/{name}", get(job_file))
         .fallback(|| async {
             ApiError::new(StatusCode::NOT_FOUND, "no such page or API route (the API is under /api/)")
         })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn_with_state(server.request_time, listen::body_in_time))
         .layer(axum::middleware::from_fn_with_state(server.clone(), same_origin_only))
         .with_state(server)
 }
@@ -481,15 +556,36 @@ fn plain_toml_name(n: &str) -> bool {
         && n.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ' '))
 }
 
-/// Runs CPU-heavy work on the worker pool without holding up the server's threads.
-async fn on_pool<T: Send + 'static>(
+/// Makes a check on the check threads, in its turn ([`CHECK_SLOTS`] at once), without
+/// holding up the server's threads. Refused (429) when too many wait already, and (503)
+/// when its turn does not come in [`CHECK_WAIT`].
+async fn on_check_pool<T: Send + 'static>(
     server: &Shared,
     work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    let server = server.clone();
-    tokio::task::spawn_blocking(move || server.pool.install(work))
+    let busy = |status, why: &str| {
+        ApiError::new(status, format!("the server is busy checking other set-ups ({why}); try again in a moment"))
+    };
+    if server.checks_waiting.fetch_add(1, Ordering::Relaxed) >= CHECKS_WAITING {
+        server.checks_waiting.fetch_sub(1, Ordering::Relaxed);
+        return Err(busy(StatusCode::TOO_MANY_REQUESTS, &format!("{CHECKS_WAITING} checks are waiting")));
+    }
+    let turn = tokio::time::timeout(CHECK_WAIT, server.check_slots.acquire()).await;
+    server.checks_waiting.fetch_sub(1, Ordering::Relaxed);
+    let _turn = match turn {
+        Ok(Ok(permit)) => permit,
+        Ok(Err(_)) => return Err(busy(StatusCode::SERVICE_UNAVAILABLE, "it is shutting down")),
+        Err(_) => {
+            return Err(busy(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &format!("this check waited {} s for its turn", CHECK_WAIT.as_secs()),
+            ));
+        }
+    };
+    let pool_server = server.clone();
+    tokio::task::spawn_blocking(move || pool_server.check_pool.install(work))
         .await
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the work failed: {e}")))?
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the check failed: {e}")))?
 }
 
 /// `GET /api/library`: the profile library (MESBG) and the bundled examples.
@@ -532,7 +628,7 @@ async fn validate_request(
             crate::mesbg::board::BOARD_TRIALS
         )));
     }
-    on_pool(&server, move || {
+    on_check_pool(&server, move || {
         let loaded = load_text(&text, &name).map_err(|e| ApiError::scenario(&e))?;
         let table: toml::Table = toml::from_str(&text).map_err(|e| ApiError::bad(e.to_string()))?;
         let mut answer = on_system!(loaded, validated(board_trials)).map_err(|e| ApiError::internal(&e))?;
@@ -679,9 +775,11 @@ fn compare_request(
 type Work = Box<dyn FnOnce(&Server, &Job) -> Result<Value, ApiError> + Send>;
 
 /// A run (`COMPARE` false: the body is a scenario) or a comparison (`COMPARE` true: the
-/// body is `{"a": ..., "b": ...}`) read from a request, registered as a job of its client.
+/// body is `{"a": ..., "b": ...}`) read from a request, registered as a job of its client
+/// (`watched`: the request waits for it).
 fn prepared<const COMPARE: bool>(
     server: &Server,
+    watched: bool,
     peer: SocketAddr,
     query: Result<Query<PlayQuery>, QueryRejection>,
     headers: &HeaderMap,
@@ -692,12 +790,12 @@ fn prepared<const COMPARE: bool>(
     let client = client_of(headers, peer);
     if COMPARE {
         let (a, b, texts, seed, trials) = compare_request(server, &body, &query)?;
-        let job = server.jobs.start(client, JobKind::Compare, trials)?;
+        let job = server.jobs.start(client, JobKind::Compare, trials, watched)?;
         Ok((job, Box::new(move |_, job| jobs::compare_job(job, a, b, &texts, seed, trials))))
     } else {
         let (loaded, text, seed, trials) = run_request(server, headers, &body, &query)?;
-        let job = server.jobs.start(client, JobKind::Run, trials)?;
-        Ok((job, Box::new(move |server, job| jobs::run_job(server, job, loaded, &text, seed, trials))))
+        let job = server.jobs.start(client, JobKind::Run, trials, watched)?;
+        Ok((job, Box::new(move |_, job| jobs::run_job(job, loaded, &text, seed, trials))))
     }
 }
 
@@ -711,7 +809,7 @@ async fn play_now<const COMPARE: bool>(
     headers: HeaderMap,
     body: Result<axum::body::Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let (job, work) = prepared::<COMPARE>(&server, peer, query, &headers, body)?;
+    let (job, work) = prepared::<COMPARE>(&server, true, peer, query, &headers, body)?;
     finish_now(&server, job, work).await
 }
 
@@ -724,8 +822,8 @@ async fn start_job<const COMPARE: bool>(
     headers: HeaderMap,
     body: Result<axum::body::Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    let (job, work) = prepared::<COMPARE>(&server, peer, query, &headers, body)?;
-    let answer = job.status();
+    let (job, work) = prepared::<COMPARE>(&server, false, peer, query, &headers, body)?;
+    let answer = server.jobs.status(&job);
     drop(jobs::spawn(server, job, work));
     Ok((StatusCode::ACCEPTED, Json(answer)).into_response())
 }
@@ -740,7 +838,7 @@ async fn finish_now(
     struct CancelOnDrop(Arc<Job>);
     impl Drop for CancelOnDrop {
         fn drop(&mut self) {
-            self.0.cancel.store(true, Ordering::Relaxed);
+            self.0.stop();
         }
     }
     let guard = CancelOnDrop(job.clone());
@@ -756,17 +854,19 @@ async fn job_status(
     State(server): State<Shared>,
     axum::extract::Path(id): axum::extract::Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(server.jobs.find(&id)?.status()))
+    let job = server.jobs.find(&id)?;
+    Ok(Json(server.jobs.status(&job)))
 }
 
-/// `DELETE /api/jobs/{id}`: stops a running job at its next block of trials.
+/// `DELETE /api/jobs/{id}` (or `POST .../cancel`, which a page going away can send):
+/// stops a running job at its next block of trials, or takes it out of the queue.
 async fn cancel_job(
     State(server): State<Shared>,
     axum::extract::Path(id): axum::extract::Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let job = server.jobs.find(&id)?;
-    job.cancel.store(true, Ordering::Relaxed);
-    Ok(Json(job.status()))
+    job.stop();
+    Ok(Json(server.jobs.status(&job)))
 }
 
 /// `GET /api/jobs/{id}/files/{name}`: a file of a finished run's report (only the files

@@ -728,6 +728,12 @@ async function startJob(path, body, json, onDone) {
     if (!status.ok) { $("progress-text").textContent = status.answer.error; break; }
     const s = status.answer;
     $("progress").value = s.trials ? s.done / s.trials : 0;
+    if (s.state === "queued") {
+      $("progress-text").textContent = s.position > 1
+        ? `waiting its turn: ${s.position - 1} run${s.position === 2 ? "" : "s"} of other players first (${s.waited_s.toFixed(0)} s so far)`
+        : `next in line, waiting for a run to finish (${s.waited_s.toFixed(0)} s so far)`;
+      continue;
+    }
     $("progress-text").textContent = `${grouped(s.done)} of ${grouped(s.trials)} trials, ${s.elapsed_s.toFixed(1)} s`;
     if (s.state === "running") continue;
     if (s.state === "done") {
@@ -752,6 +758,11 @@ function setRunning(running) {
 $("run").addEventListener("click", () => startJob("/api/jobs/run", state.scenario, true, showRun));
 $("cancel").addEventListener("click", async () => {
   if (state.job) await api("DELETE", `/api/jobs/${state.job}`);
+});
+// A page closed or reloaded while its run plays stops the run (the server also stops a
+// run nobody asks after for a few minutes, in case this never arrives).
+window.addEventListener("pagehide", () => {
+  if (state.job) navigator.sendBeacon(`/api/jobs/${state.job}/cancel`);
 });
 
 function valueText(flag, v) { return flag ? pct(v) : num(v); }
