@@ -98,35 +98,26 @@ pub(super) fn oval_segment_distance(a: f64, b: f64, p: Vec2, q: Vec2) -> f64 {
         return 0.0;
     }
     let at = |u: f64| ellipse_signed_distance(a, b, p + (q - p).scale(u));
-    let ratio = (5f64.sqrt() - 1.0) / 2.0;
-    let (mut lo, mut hi) = (0.0, 1.0);
-    let (mut x1, mut x2) = (hi - ratio * (hi - lo), lo + ratio * (hi - lo));
-    let (mut f1, mut f2) = (at(x1), at(x2));
-    for _ in 0..100 {
-        if f1 < f2 {
-            hi = x2;
-            (x2, f2) = (x1, f1);
-            x1 = hi - ratio * (hi - lo);
-            f1 = at(x1);
-        } else {
-            lo = x1;
-            (x1, f1) = (x2, f2);
-            x2 = lo + ratio * (hi - lo);
-            f2 = at(x2);
-        }
-    }
-    [at(0.0), at(1.0), f1, f2].into_iter().fold(f64::INFINITY, f64::min).max(0.0)
+    golden_section_min(at, 0.0, 1.0).min(at(0.0)).min(at(1.0)).max(0.0)
 }
 
 /// Whether any part of the footprint at `pose` lies within the polygon.
 pub fn overlaps_polygon(footprint: &Footprint, pose: &Pose, polygon: &Polygon) -> bool {
+    let reach = footprint.circumradius();
     polygon.contains(pose.centre)
-        || polygon.edges().any(|(a, b)| footprint_segment_distance(footprint, pose, a, b) <= EPSILON)
+        || polygon.edges().any(|(a, b)| {
+            // Beyond the circle about the footprint, an edge cannot touch it.
+            point_segment_distance(pose.centre, a, b) - reach <= EPSILON
+                && footprint_segment_distance(footprint, pose, a, b) <= EPSILON
+        })
 }
 
 /// The stretches `[from, to]` of a straight drive of `length` inches from `pose` during
 /// which some part of the footprint lies within the polygon, to within 1e-7 inch (the
-/// drive is scanned every 0.01 inch and every change refined by bisection).
+/// drive is scanned every 0.01 inch and every change refined by bisection). Scan points
+/// the footprint cannot reach an edge from are answered without looking: whether it
+/// overlaps changes only where an edge touches it, and the drive closes no gap faster
+/// than it drives.
 pub fn overlap_intervals(footprint: &Footprint, pose: &Pose, length: f64, polygon: &Polygon) -> Vec<(f64, f64)> {
     let inside = |s: f64| overlaps_polygon(footprint, &pose.advanced(s), polygon);
     let refine = |mut lo: f64, mut hi: f64, lo_inside: bool| {
@@ -141,13 +132,27 @@ pub fn overlap_intervals(footprint: &Footprint, pose: &Pose, length: f64, polygo
         0.5 * (lo + hi)
     };
     let steps = (length / 0.01).ceil().max(1.0) as usize;
+    let step = length / steps as f64;
+    // The last scan point known to answer as the one before it (from the edges' clearance).
+    let known_until = |i: usize, clearance: f64| {
+        let unchanged = ((clearance - EPSILON - 1e-12) / step).floor();
+        if unchanged >= 1.0 { i + (unchanged.min(steps as f64) as usize) } else { i }
+    };
     let mut intervals = Vec::new();
     let mut prev_s = 0.0;
-    let mut prev = inside(0.0);
+    let (mut prev, clearance) = overlap_and_clearance(footprint, &pose.advanced(0.0), polygon);
+    let mut known = known_until(0, clearance);
     let mut start = if prev { Some(0.0) } else { None };
-    for i in 1..=steps {
+    let mut i = 1;
+    while i <= steps {
+        if i <= known {
+            // As the point before: nothing to do but move on.
+            i = known.min(steps) + 1;
+            prev_s = length * known.min(steps) as f64 / steps as f64;
+            continue;
+        }
         let s = length * i as f64 / steps as f64;
-        let now = inside(s);
+        let (now, clearance) = overlap_and_clearance(footprint, &pose.advanced(s), polygon);
         if now != prev {
             let edge = refine(prev_s, s, prev);
             if now {
@@ -156,8 +161,10 @@ pub fn overlap_intervals(footprint: &Footprint, pose: &Pose, length: f64, polygo
                 intervals.push((from, edge));
             }
         }
+        known = known_until(i, clearance);
         prev = now;
         prev_s = s;
+        i += 1;
     }
     if let Some(from) = start {
         intervals.push((from, length));
@@ -165,22 +172,101 @@ pub fn overlap_intervals(footprint: &Footprint, pose: &Pose, length: f64, polygo
     intervals
 }
 
+/// Whether any part of the footprint at `pose` lies within the polygon, and a lower bound
+/// on its distance from the polygon's edges (their exact distance where it is small).
+fn overlap_and_clearance(footprint: &Footprint, pose: &Pose, polygon: &Polygon) -> (bool, f64) {
+    let reach = footprint.circumradius();
+    let mut clearance = f64::INFINITY;
+    for (a, b) in polygon.edges() {
+        // The footprint lies within its circumradius of the centre.
+        let bound = point_segment_distance(pose.centre, a, b) - reach;
+        let d = if bound > EPSILON { bound } else { footprint_segment_distance(footprint, pose, a, b) };
+        clearance = clearance.min(d);
+    }
+    (clearance <= EPSILON || polygon.contains(pose.centre), clearance)
+}
+
 /// The distance along a straight drive of `length` inches from `pose` at which the
-/// footprint first touches the segment `a`-`b`, found by conservative advancement (the
-/// gap can close no faster than the drive), or `None`.
+/// footprint first touches the segment `a`-`b`, or `None` (0 when they touch already, to
+/// within [`EPSILON`]).
+///
+/// Solved, not stepped: seen from the chariot, the segment slides straight back towards
+/// it, so a point of the segment at `(x, y)` (across, ahead) meets the footprint after
+/// `y - front(x)`, where `front` is the footprint's front edge. That is convex along the
+/// segment (a line less a concave edge), so its least value over the part of the segment
+/// within the footprint's width is the contact. (Stepping by the gap crawled when the
+/// chariot drove alongside a wall: up to 100,000 distance solves per drive.)
 pub fn first_segment_contact(footprint: &Footprint, pose: &Pose, length: f64, a: Vec2, b: Vec2) -> Option<f64> {
-    let mut s = 0.0;
-    for _ in 0..100_000 {
-        let gap = footprint_segment_distance(footprint, &pose.advanced(s), a, b);
-        if gap <= EPSILON {
-            return Some(s);
-        }
-        s += gap;
-        if s > length {
+    if footprint_segment_distance(footprint, pose, a, b) <= EPSILON {
+        return Some(0.0);
+    }
+    let (p, q) = (pose.to_local(a), pose.to_local(b));
+    let extent = half_extent_across(footprint);
+    // The part of the segment (u in [lo, hi]) within the footprint's width.
+    let dx = q.x - p.x;
+    let (lo, hi) = if dx.abs() < 1e-15 {
+        if p.x.abs() > extent {
             return None;
         }
+        (0.0, 1.0)
+    } else {
+        let (u1, u2) = ((-extent - p.x) / dx, (extent - p.x) / dx);
+        (u1.min(u2).max(0.0), u1.max(u2).min(1.0))
+    };
+    if lo > hi {
+        return None;
     }
-    None
+    let point = |u: f64| p + (q - p).scale(u);
+    let ahead = |u: f64| {
+        let at = point(u);
+        at.y - front_edge(footprint, at.x)
+    };
+    // Not touching, so the whole part is ahead of the footprint or behind it.
+    if ahead(0.5 * (lo + hi)) < 0.0 {
+        return None;
+    }
+    let s = golden_section_min(ahead, lo, hi).min(ahead(lo)).min(ahead(hi)).max(0.0);
+    (s <= length).then_some(s)
+}
+
+/// Half the footprint's width across its heading.
+fn half_extent_across(footprint: &Footprint) -> f64 {
+    if footprint.oval { footprint.half_width } else { footprint.half_width + footprint.rounding }
+}
+
+/// How far ahead of the centre the footprint's front edge lies at `x` across (`|x|` at
+/// most [`half_extent_across`]).
+fn front_edge(footprint: &Footprint, x: f64) -> f64 {
+    if footprint.oval {
+        let t = x / footprint.half_width;
+        footprint.half_length * (1.0 - t * t).max(0.0).sqrt()
+    } else {
+        let beyond = (x.abs() - footprint.half_width).max(0.0);
+        let r = footprint.rounding;
+        footprint.half_length + (r * r - beyond * beyond).max(0.0).sqrt()
+    }
+}
+
+/// The least value of a convex function on `[lo, hi]`, by golden-section search to the
+/// last bit.
+fn golden_section_min(f: impl Fn(f64) -> f64, mut lo: f64, mut hi: f64) -> f64 {
+    let ratio = (5f64.sqrt() - 1.0) / 2.0;
+    let (mut x1, mut x2) = (hi - ratio * (hi - lo), lo + ratio * (hi - lo));
+    let (mut f1, mut f2) = (f(x1), f(x2));
+    for _ in 0..100 {
+        if f1 < f2 {
+            hi = x2;
+            (x2, f2) = (x1, f1);
+            x1 = hi - ratio * (hi - lo);
+            f1 = f(x1);
+        } else {
+            lo = x1;
+            (x1, f1) = (x2, f2);
+            x2 = lo + ratio * (hi - lo);
+            f2 = f(x2);
+        }
+    }
+    f1.min(f2)
 }
 
 /// Where a pivoting chariot must be moved (the shortest route) so that its whole pivot
@@ -190,18 +276,40 @@ pub fn pivot_clear_of_segment(footprint: &Footprint, pose: &Pose, pivot: f64, a:
         return None;
     }
     let steps = (pivot.abs() / 0.25).ceil().max(1.0) as usize;
-    let clearance = |centre: Vec2| {
-        (0..=steps)
-            .map(|i| {
-                let facing = pose.facing + pivot * i as f64 / steps as f64;
-                footprint_segment_distance(footprint, &Pose { centre, facing }, a, b)
-            })
-            .fold(f64::INFINITY, f64::min)
+    // Whether every heading of the pivot about `centre` is clear of the wall by what `far`
+    // asks of the distance: settled by the circles about and inside the footprint where
+    // they settle it (the wall's distance from the centre does not turn), otherwise at the
+    // first heading that fails (the escape asks this thousands of times).
+    const MARGIN: f64 = 1e-9;
+    let keeps_clear = |centre: Vec2, needed: f64, far: &dyn Fn(f64) -> bool| {
+        let from_centre = point_segment_distance(centre, a, b);
+        if from_centre - footprint.circumradius() >= needed + MARGIN {
+            return true;
+        }
+        if from_centre - footprint.inradius() < needed - MARGIN {
+            return false;
+        }
+        // Turning by a step moves no point of the footprint further than `drift`, so a
+        // heading clear by more than k drifts answers for the next k headings too.
+        let drift = footprint.circumradius() * (pivot.abs() / steps as f64).to_radians();
+        let mut i = 0;
+        while i <= steps {
+            let facing = pose.facing + pivot * i as f64 / steps as f64;
+            let d = footprint_segment_distance(footprint, &Pose { centre, facing }, a, b);
+            if !far(d) {
+                return false;
+            }
+            let answered = ((d - needed - MARGIN) / drift).floor();
+            i += if answered >= 1.0 { answered.min(steps as f64) as usize + 1 } else { 1 };
+        }
+        true
     };
-    if clearance(pose.centre) > EPSILON {
+    if keeps_clear(pose.centre, EPSILON, &|d| d > EPSILON) {
         return None;
     }
-    shortest_escape(pose.centre, 2.0 * footprint.circumradius() + 1.0, 40, |c| clearance(c) >= PUSH_CLEARANCE)
+    shortest_escape(pose.centre, 2.0 * footprint.circumradius() + 1.0, 40, |c| {
+        keeps_clear(c, PUSH_CLEARANCE, &|d| d >= PUSH_CLEARANCE)
+    })
 }
 
 /// True when the whole footprint at `pose` lies beyond the line through `line_point`,

@@ -410,3 +410,182 @@ fn the_quick_pivot_clearance_answers_as_the_full_one() {
     }
     assert!(settled[0] > 1_000 && settled[1] > 1_000, "both answers are tried: {settled:?}");
 }
+
+/// The stepped search [`first_segment_contact`] replaced: advance by the gap (it can close
+/// no faster than the drive) until it is under EPSILON. Kept here as the reference.
+fn stepped_segment_contact(footprint: &Footprint, pose: &Pose, length: f64, a: Vec2, b: Vec2) -> Option<f64> {
+    let mut s = 0.0;
+    for _ in 0..100_000 {
+        let gap = footprint_segment_distance(footprint, &pose.advanced(s), a, b);
+        if gap <= EPSILON {
+            return Some(s);
+        }
+        s += gap;
+        if s > length {
+            return None;
+        }
+    }
+    None
+}
+
+#[test]
+fn the_solved_wall_contact_is_where_stepping_by_the_gap_arrives() {
+    // Ovals, rounded boxes and round bases against walls in every direction, many of them
+    // driven alongside (where stepping crawls); the stepped reference must agree on
+    // whether a wall is met, and where to within its own tolerance, and the solved point
+    // must touch the wall while a hair before it does not.
+    let footprints = [
+        Footprint::oval_mm(105.0, 170.0),
+        Footprint::oval_mm(50.0, 100.0),
+        Footprint { rounding: 0.2, ..Footprint::rect_mm(50.0, 100.0) },
+        Footprint::rect_mm(60.0, 120.0),
+        Footprint::round_mm(60.0),
+    ];
+    let mut seed = 11u64;
+    let mut next = || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let (mut met, mut missed) = (0, 0);
+    for case in 0..4000 {
+        let footprint = footprints[case % footprints.len()];
+        let pose = Pose { centre: Vec2::new(0.0, 0.0), facing: 360.0 * next() };
+        let forward = Vec2::heading(pose.facing);
+        let side = forward.right();
+        // Half the walls run nearly along the drive, just beside the chariot.
+        let (a, b) = if case % 2 == 0 {
+            let extent = if footprint.oval { footprint.half_width } else { footprint.half_width + footprint.rounding };
+            let off = (extent + 0.3 * next() - 0.05) * if next() < 0.5 { -1.0 } else { 1.0 };
+            let tilt = 0.05 * (next() - 0.5);
+            let start = side.scale(off) + forward.scale(8.0 * next() - 2.0);
+            (start, start + (forward + side.scale(tilt)).scale(2.0 + 6.0 * next()))
+        } else {
+            let a = Vec2::new(16.0 * next() - 8.0, 16.0 * next() - 8.0);
+            (a, a + Vec2::heading(360.0 * next()).scale(1.0 + 5.0 * next()))
+        };
+        let length = 10.0 * next();
+        let solved = first_segment_contact(&footprint, &pose, length, a, b);
+        let stepped = stepped_segment_contact(&footprint, &pose, length, a, b);
+        match (solved, stepped) {
+            (Some(s), Some(t)) => {
+                met += 1;
+                assert!(s >= t - 1e-9, "case {case}: solved {s} before the stepped {t}");
+                let touching = footprint_segment_distance(&footprint, &pose.advanced(s), a, b);
+                assert!(touching <= 1e-9, "case {case}: at {s} the gap is {touching}");
+                if s > 1e-6 {
+                    let before = footprint_segment_distance(&footprint, &pose.advanced(s - 1e-6), a, b);
+                    assert!(before > 0.0, "case {case}: touching before {s}");
+                }
+                // Stepping stops once within EPSILON of the wall: short of it by no more
+                // than the drive takes to close that gap when sliding nearly along it.
+                let gap_at_t = footprint_segment_distance(&footprint, &pose.advanced(t), a, b);
+                assert!(gap_at_t <= EPSILON, "case {case}");
+            }
+            (None, None) => missed += 1,
+            (s, t) => {
+                // Only a wall met within EPSILON of the end of the drive may differ.
+                let end_gap = footprint_segment_distance(&footprint, &pose.advanced(length), a, b);
+                assert!(end_gap <= 1e-6, "case {case}: solved {s:?}, stepped {t:?}, gap at the end {end_gap}");
+            }
+        }
+    }
+    assert!(met > 500 && missed > 500, "{met} met, {missed} missed");
+}
+
+/// The plain scan [`overlap_intervals`] replaced: every 0.01 inch looked at, each change
+/// refined by bisection. Kept here as the reference.
+fn scanned_overlap_intervals(footprint: &Footprint, pose: &Pose, length: f64, polygon: &Polygon) -> Vec<(f64, f64)> {
+    let inside = |s: f64| overlaps_polygon(footprint, &pose.advanced(s), polygon);
+    let refine = |mut lo: f64, mut hi: f64, lo_inside: bool| {
+        for _ in 0..40 {
+            let mid = 0.5 * (lo + hi);
+            if inside(mid) == lo_inside {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        0.5 * (lo + hi)
+    };
+    let steps = (length / 0.01).ceil().max(1.0) as usize;
+    let (mut intervals, mut prev_s, mut prev) = (Vec::new(), 0.0, inside(0.0));
+    let mut start = if prev { Some(0.0) } else { None };
+    for i in 1..=steps {
+        let s = length * i as f64 / steps as f64;
+        let now = inside(s);
+        if now != prev {
+            let edge = refine(prev_s, s, prev);
+            if now {
+                start = Some(edge);
+            } else if let Some(from) = start.take() {
+                intervals.push((from, edge));
+            }
+        }
+        (prev, prev_s) = (now, s);
+    }
+    if let Some(from) = start {
+        intervals.push((from, length));
+    }
+    intervals
+}
+
+/// The pivot's wall clearance as first written: the least distance over every heading.
+fn plain_pivot_clear_of_segment(footprint: &Footprint, pose: &Pose, pivot: f64, a: Vec2, b: Vec2) -> Option<Vec2> {
+    if footprint.is_round() || pivot == 0.0 {
+        return None;
+    }
+    let steps = (pivot.abs() / 0.25).ceil().max(1.0) as usize;
+    let clearance = |centre: Vec2| {
+        (0..=steps)
+            .map(|i| {
+                let facing = pose.facing + pivot * i as f64 / steps as f64;
+                footprint_segment_distance(footprint, &Pose { centre, facing }, a, b)
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    if clearance(pose.centre) > EPSILON {
+        return None;
+    }
+    shortest_escape(pose.centre, 2.0 * footprint.circumradius() + 1.0, 40, |c| clearance(c) >= PUSH_CLEARANCE)
+}
+
+#[test]
+fn skipping_what_cannot_change_answers_as_looking_at_everything() {
+    // Terrain stretches and pivots against walls, for ovals, boxes and round bases: the
+    // quick answers are the plain ones exactly (same floating-point numbers).
+    let footprints = [
+        Footprint::oval_mm(105.0, 170.0),
+        Footprint { rounding: 0.2, ..Footprint::rect_mm(50.0, 100.0) },
+        Footprint::rect_mm(60.0, 120.0),
+        Footprint::round_mm(60.0),
+    ];
+    let mut seed = 5u64;
+    let mut next = || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let (mut stretches, mut pushes) = (0, 0);
+    for case in 0..96 {
+        let footprint = footprints[case % footprints.len()];
+        let pose = Pose { centre: Vec2::new(0.0, 0.0), facing: 360.0 * next() };
+        let (x, y, w, h) = (12.0 * next() - 6.0, 10.0 * next() - 2.0, 0.5 + 4.0 * next(), 0.5 + 4.0 * next());
+        let polygon = Polygon {
+            vertices: vec![Vec2::new(x, y), Vec2::new(x + w, y), Vec2::new(x + w, y + h), Vec2::new(x, y + h)],
+        };
+        let length = 1.0 + 7.0 * next();
+        let quick = overlap_intervals(&footprint, &pose, length, &polygon);
+        assert_eq!(quick, scanned_overlap_intervals(&footprint, &pose, length, &polygon), "case {case}");
+        stretches += quick.len();
+        if case % 16 == 0 {
+            // Pivots beside a wall within reach of the chariot's corners.
+            let a = Vec2::new(6.0 * next() - 3.0, 6.0 * next() - 3.0);
+            let b = a + Vec2::heading(360.0 * next()).scale(1.0 + 4.0 * next());
+            let pivot = 90.0 * next() - 45.0;
+            let quick = pivot_clear_of_segment(&footprint, &pose, pivot, a, b);
+            assert_eq!(quick, plain_pivot_clear_of_segment(&footprint, &pose, pivot, a, b), "case {case}");
+            pushes += usize::from(quick.is_some());
+        }
+    }
+    eprintln!("{stretches} stretches, {pushes} pushes");
+    assert!(stretches > 15 && pushes > 2, "{stretches} stretches, {pushes} pushes");
+}
