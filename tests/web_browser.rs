@@ -196,3 +196,118 @@ fn a_player_places_a_formation_runs_compares_and_loads_battlesystem() {
     assert_eq!(browser.eval("document.getElementById('examples').value"), json!(""));
     eprintln!("screenshots: {}", shots.display());
 }
+
+/// No edit breaks the page (#36 item 2): on every MESBG example, terrain and a wall can be
+/// added; on the first, each box of a formation can be ticked; a pivot typed with a degree
+/// sign is read, and one that is no number is refused by name while the set-up stays as
+/// it was, so the next edit works.
+#[test]
+fn no_edit_breaks_the_page() {
+    let Some(chromium) = find_chromium() else {
+        assert!(std::env::var_os("CHARIOTEER_REQUIRE_BROWSER").is_none(), "no Chromium found");
+        eprintln!("SKIPPED: no Chromium found (see a_player_places_a_formation_runs_compares_and_loads_battlesystem)");
+        return;
+    };
+    let server = Server::start(&[]);
+    let mut browser = Browser::start(&chromium, 1400, 1000);
+    browser.open(&server.url());
+    let shots = screenshot_dir();
+    browser.eval(
+        "window.__errors = []; window.addEventListener('error', (e) => __errors.push(e.message));
+         window.addEventListener('unhandledrejection', (e) => __errors.push(String(e.reason)));",
+    );
+    let ok = "document.getElementById('status').className === 'ok'";
+    let examples = browser.eval("state.library.examples.map((e) => e.system)");
+    let examples: Vec<String> =
+        examples.as_array().expect("examples").iter().map(|s| s.as_str().unwrap_or("").to_string()).collect();
+    let mut tried = 0;
+    for (i, system) in examples.iter().enumerate() {
+        if system != "mesbg" {
+            continue;
+        }
+        browser.set_value("#examples", &i.to_string());
+        // The best-path example searches its path again on every check (#36 item 4).
+        browser.wait_for(&format!("{ok} && state.library.examples[{i}].title === state.check.title"), 180);
+        let before = browser.eval("(state.scenario.terrain || []).length").as_u64().expect("terrain count");
+        for (n, button) in [(1, "#add-difficult"), (2, "#add-obstacle")] {
+            browser.click(button);
+            let settled = format!(
+                "({ok} && (state.scenario.terrain || []).length === {}) || document.getElementById('status').className === 'bad'",
+                before + n
+            );
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+            while browser.eval(&settled) != json!(true) {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "example {i}, {button}: status {:?} {:?}, terrain {}, errors {}",
+                    browser.eval("document.getElementById('status').className"),
+                    browser.eval("document.getElementById('status').textContent"),
+                    browser.eval("JSON.stringify(state.scenario.terrain)"),
+                    browser.eval("JSON.stringify(__errors)")
+                );
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            let status = browser.eval("document.getElementById('status').textContent");
+            assert_eq!(
+                browser.eval("document.getElementById('status').className"),
+                json!("ok"),
+                "example {i} ({}), {button}: {status}",
+                browser.eval(&format!("state.library.examples[{i}].file"))
+            );
+        }
+        assert_eq!(browser.eval("__errors"), json!([]), "example {i}: the page threw");
+        tried += 1;
+    }
+    assert!(tried >= 8, "{tried} MESBG examples tried");
+    browser.screenshot(&shots.join("5-terrain-added.png"));
+
+    // The first example: tick each box of its formation.
+    browser.set_value("#examples", "0");
+    browser.wait_for(&format!("{ok} && state.library.examples[0].title === state.check.title"), 60);
+    browser.click("#board .formation[data-index='0'] .base");
+    browser.wait_for("!document.getElementById('selected-card').hidden", 10);
+    for label in ["Banner bearer", "Spears", "Pikes"] {
+        let ticked = browser.eval(&format!(
+            "(() => {{ const l = [...document.querySelectorAll('#selected-fields label')].find((l) => l.textContent.startsWith({label:?}));
+                 const box = l.querySelector('input'); box.checked = !box.checked; box.dispatchEvent(new Event('change')); return box.checked; }})()"
+        ));
+        assert_eq!(ticked, json!(true), "{label}");
+        browser.wait_for(&format!("{ok} || document.getElementById('status').className === 'bad'"), 30);
+        let status = browser.eval("document.getElementById('status').textContent");
+        assert_eq!(browser.eval("document.getElementById('status').className"), json!("ok"), "{label}: {status}");
+        // The box did what it says: the banner on the formation, spears or pikes on its
+        // profile (one or the other).
+        let carried = match label {
+            "Banner bearer" => "state.scenario.formations[0].banner === true",
+            "Spears" => "profileOf(state.scenario.formations[0]).spear === true",
+            _ => {
+                "profileOf(state.scenario.formations[0]).pike === true && !profileOf(state.scenario.formations[0]).spear"
+            }
+        };
+        assert_eq!(
+            browser.eval(carried),
+            json!(true),
+            "{label}: {}",
+            browser.eval("JSON.stringify(state.scenario.formations[0])")
+        );
+        browser.click("#board .formation[data-index='0'] .base");
+        browser.wait_for("!document.getElementById('selected-card').hidden", 10);
+    }
+    assert_eq!(browser.eval("__errors"), json!([]), "ticking the boxes threw");
+
+    // Pivots typed as a player writes them are read; a word is refused by name and the
+    // set-up is kept.
+    browser.set_value("#pivots", "15°, -10");
+    browser.wait_for(&format!("{ok} && JSON.stringify(state.scenario.charge.pivots) === '[15,-10]'"), 30);
+    let kept = browser.eval("JSON.stringify(state.scenario)");
+    browser.set_value("#pivots", "15, left");
+    browser.wait_for("document.getElementById('status').className === 'bad'", 30);
+    let said = browser.eval("document.getElementById('status').textContent").as_str().unwrap_or("").to_string();
+    assert!(said.to_lowercase().contains("pivot") && said.contains("left"), "{said}");
+    assert_eq!(browser.eval("JSON.stringify(state.scenario)"), kept, "the set-up was kept");
+    browser.screenshot(&shots.join("6-bad-pivot.png"));
+    // The next edit works from the kept set-up.
+    browser.click("#add-difficult");
+    browser.wait_for(ok, 60);
+    assert_eq!(browser.eval("__errors"), json!([]), "the page threw");
+}

@@ -186,7 +186,8 @@ function edit(change) {
 function draw() {
   const isMesbg = state.system === "mesbg" && state.check && state.check.board.kind === "geometry";
   document.querySelectorAll(".mesbg-only").forEach((n) => { n.hidden = !isMesbg; });
-  $("board-tools").hidden = !isMesbg;
+  // Formations and terrain can be added to a turn too (drawn by the server, edited in TOML).
+  $("board-tools").hidden = state.system !== "mesbg";
   showTurnTools();
   $("board").style.display = isMesbg ? "" : "none";
   $("board-svg").hidden = isMesbg;
@@ -467,6 +468,36 @@ function input(type, value, onChange, attrs = {}) {
   return i;
 }
 
+// A formation's profile as numbers: the library's when it names one, else its own table.
+function profileOf(f) {
+  const models = state.library.profiles.models || {};
+  return typeof f.profile === "string" ? (models[f.profile] || {}) : (f.profile || {});
+}
+
+// Spears and pikes are carried by a profile, not a formation, and a model carries one or
+// the other: ticking one picks the library's profile of the same warrior with it
+// ("Warrior of Minas Tirith" -> "... with spear and shield"), unticking the warrior
+// without; with no such profile in the library the profile is written out as numbers
+// with the field set (and the other one cleared).
+function setWargear(index, key) {
+  const other = key === "spear" ? "pike" : "spear";
+  return (carry) => edit((sc) => {
+    const f = sc.formations[index];
+    const models = state.library.profiles.models || {};
+    if (typeof f.profile === "string") {
+      const bare = (name) => models[name] && !models[name].spear && !models[name].pike;
+      const plain = bare(f.profile) ? f.profile : Object.keys(models).find((name) => f.profile.startsWith(`${name} with `) && bare(name));
+      const target = !plain ? undefined : carry
+        ? Object.keys(models).find((name) => name.startsWith(`${plain} with `) && models[name][key])
+        : plain;
+      if (target) { f.profile = target; return; }
+    }
+    const numbers = structuredClone(profileOf(f));
+    if (carry) { numbers[key] = true; delete numbers[other]; } else delete numbers[key];
+    f.profile = numbers;
+  });
+}
+
 function fillSelected() {
   const card = $("selected-card");
   const s = state.selected;
@@ -493,8 +524,9 @@ function fillSelected() {
     box.appendChild(field("Ranks", input("number", f.ranks, set("ranks"), { min: 1 })));
     box.appendChild(field("Facing °", input("number", f.facing || 0, set("facing"), { step: 5 })));
     box.appendChild(field("Banner bearer", input("checkbox", f.banner, set("banner"))));
-    box.appendChild(field("Spears (support a friend they touch)", input("checkbox", f.spear, set("spear"))));
-    box.appendChild(field("Pikes", input("checkbox", f.pike, set("pike"))));
+    const carried = profileOf(f);
+    box.appendChild(field("Spears (support a friend they touch)", input("checkbox", carried.spear, setWargear(s.index, "spear"))));
+    box.appendChild(field("Pikes", input("checkbox", carried.pike, setWargear(s.index, "pike"))));
     // An enemy Hero among the warriors: a library model with Might, Will and Fate.
     const hero = document.createElement("select");
     hero.id = "formation-hero";
@@ -593,7 +625,7 @@ $("best-objective").addEventListener("change", () => { document.querySelector("i
 
 // A point ahead of the chariot, for new pieces: `ahead` inches along its facing.
 function aheadOfChariot(ahead, aside = 0) {
-  const ch = state.scenario.chariot || {};
+  const ch = chariotsOf(state.scenario)[0] || {};
   const [x, y] = ch.at || [0, 0];
   const a = (ch.facing || 0) * Math.PI / 180;
   return [round1(x + Math.sin(a) * ahead + Math.cos(a) * aside), round1(y + Math.cos(a) * ahead - Math.sin(a) * aside)];
