@@ -414,3 +414,40 @@ fn every_problem_of_a_file_is_reported_at_once() {
     }
     assert!(problems.iter().all(|p| p.line.is_some()), "{problems:?}");
 }
+
+#[test]
+fn a_best_path_for_breakthrough_that_no_path_reaches_says_so_and_hits_hardest() {
+    // Twelve ranks of one warrior each, 25 mm bases (12 x 0.98" deep), ahead and 4" to the
+    // right, so driving straight misses it: a Move of 10" cannot end wholly past the last
+    // rank, so no path breaks through. Asked for breakthrough, the search used to keep the
+    // straight path (nothing lost, least turning), into empty ground; now it turns to
+    // where the Impact Hits kill the most and says why.
+    let column = "[[formations]]\nname = \"Column\"\ncount = 12\nranks = 12\nbase = { round_mm = 25 }\n\
+                  front_centre = [4.0, 5.0]\nfacing = 180\n\
+                  profile = { fight = 3, strength = 3, defence = 3, attacks = 1, wounds = 1, courage = \"7+\" }\n";
+    let strong = |charge: &str| {
+        scenario(charge, column)
+            .replace("impact = { hits = \"1\", strength = 1 }", "impact = { hits = \"1\", strength = 5 }")
+    };
+    let asked = strong("plan = \"best\"\nobjective = \"breakthrough\"");
+    let s = parse(&asked, "t.toml").unwrap_or_else(|e| panic!("{e}"));
+    let plan = compile(&s);
+    assert!(plan.breakthrough_unreachable);
+    let warnings = plan.warnings(&s);
+    let said = warnings.iter().find(|w| w.field == "charge.objective").unwrap_or_else(|| panic!("{warnings:?}"));
+    assert!(said.message.contains("no path breaks through") && said.message.contains("Impact Hit kills"), "{said:?}");
+    assert!(plan.models_on_path() > 0, "the chosen path meets the column");
+    assert_eq!(exact_mean(&asked, Metric::Breakthrough), 0.0);
+    // The first warrior is hit for sure: Strength 5 against Defence 3 wounds on 3+ (2/3),
+    // so at least 2/3 of a kill is expected.
+    assert!(exact_mean(&asked, Metric::ImpactKills) >= 2.0 / 3.0 - 1e-12);
+    // Where a path can break through, the objective is kept and nothing is said: one
+    // warrior alone is driven through (killed by a 3+ or pushed aside).
+    let lone = strong("plan = \"best\"\nobjective = \"breakthrough\"")
+        .replace("count = 12\nranks = 12", "count = 1\nranks = 1");
+    let s = parse(&lone, "t.toml").unwrap_or_else(|e| panic!("{e}"));
+    let plan = compile(&s);
+    assert!(!plan.breakthrough_unreachable);
+    assert!(plan.warnings(&s).iter().all(|w| w.field != "charge.objective"));
+    assert!(exact_mean(&lone, Metric::Breakthrough) > 0.0);
+}

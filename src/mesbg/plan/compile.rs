@@ -256,17 +256,28 @@ pub fn compile(scenario: &Scenario) -> Plan {
     }
 
     let policy = PathPolicy::of(scenario);
+    let mut breakthrough_unreachable = false;
     let (pivots, stop_at) = match &policy {
         PathPolicy::Best(objective) => {
-            let best = best_pivots(
-                scenario,
-                &footprint,
-                &discs,
-                &models,
-                *objective,
-                scenario.charge.distance,
-                Standing::default(),
-            );
+            let search = |objective| {
+                best_pivots(
+                    scenario,
+                    &footprint,
+                    &discs,
+                    &models,
+                    objective,
+                    scenario.charge.distance,
+                    Standing::default(),
+                )
+            };
+            let mut best = search(*objective);
+            // No path breaks through: rather than a path that merely avoids harm (often one
+            // into empty ground), the player drives where the Impact Hits kill the most,
+            // and the plan says so.
+            if *objective == Objective::Breakthrough && best.value <= 1e-12 {
+                breakthrough_unreachable = true;
+                best = search(Objective::ExpectedImpactKills);
+            }
             (best.pivots, best.stop_at)
         }
         _ => (Vec::new(), scenario.charge.distance),
@@ -353,6 +364,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
         difficult_from,
         terrain_group,
         obstacle,
+        breakthrough_unreachable,
         moved_off_obstacles,
         move_spent: spent,
         has_hazards,

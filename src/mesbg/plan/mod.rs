@@ -312,6 +312,9 @@ pub struct Plan {
     pub terrain_group: usize,
     /// Where the chariot drives into an obstacle, if it does.
     pub obstacle: Option<ObstacleContact>,
+    /// The best path was asked for breakthrough and no path breaks through, so the path
+    /// with the most expected Impact Hit kills was chosen instead (a warning says so).
+    pub breakthrough_unreachable: bool,
     /// Times the chariot was moved away from an obstacle to finish a pivot.
     pub moved_off_obstacles: Vec<Push>,
     /// Move value spent along the full path (difficult terrain costs double).
@@ -390,6 +393,17 @@ impl Plan {
                      \"up to its Move\", so it could stop short: set [charge] distance = {short:.2} to stop before it, \
                      or plan = \"best\" to let the search decide",
                     o.name, o.distance
+                ),
+            });
+        }
+        if self.breakthrough_unreachable {
+            warnings.push(crate::input::Problem {
+                field: "charge.objective".into(),
+                line: None,
+                message: format!(
+                    "no path breaks through: within the Move of {move_inches}\" no path ends wholly past the last rank \
+                     of every formation it meets, so the best path for breakthrough would only avoid harm; the \
+                     path with the most expected Impact Hit kills was chosen instead (breakthrough stays 0)"
                 ),
             });
         }

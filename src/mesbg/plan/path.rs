@@ -385,6 +385,8 @@ thread_local! {
 pub(super) struct BestPath {
     pub(super) pivots: Vec<f64>,
     pub(super) stop_at: Option<f64>,
+    /// The objective's value on the path chosen (0: no path reaches it).
+    pub(super) value: f64,
 }
 
 /// Searches pivot sequences for the one that maximises `objective`: every sequence on the
@@ -499,7 +501,7 @@ pub(super) fn best_pivots(
         }
     }
     if stop_at.is_some() {
-        return BestPath { pivots: best, stop_at };
+        return BestPath { pivots: best, stop_at, value: best_score.0 };
     }
     // Stop short of a hazard when that keeps the objective and saves Wounds.
     let full = drive_of(&best, None);
@@ -510,7 +512,7 @@ pub(super) fn best_pivots(
             chosen = (Some(stop), sc);
         }
     }
-    BestPath { pivots: best, stop_at: chosen.0 }
+    BestPath { pivots: best, stop_at: chosen.0, value: chosen.1.0 }
 }
 
 /// How much a base is shrunk to tell overlapping an obstacle from touching it, inches.
