@@ -451,3 +451,23 @@ fn a_best_path_for_breakthrough_that_no_path_reaches_says_so_and_hits_hardest() 
     assert!(plan.warnings(&s).iter().all(|w| w.field != "charge.objective"));
     assert!(exact_mean(&lone, Metric::Breakthrough) > 0.0);
 }
+
+#[test]
+fn a_path_that_only_grazes_a_lines_end_is_called_so() {
+    // The shield wall of the example: 6 files of 25 mm bases (0.98" apart, the end files'
+    // centres 2.46" from the middle) and a 60 mm chariot (radius 1.18"). Driven at 3.8"
+    // aside it meets only the end file (3.8 - 2.46 = 1.34 < 1.18 + 0.49) and misses the
+    // next (3.8 - 1.48 = 2.32 > 1.67); driven at the middle it meets the middle files.
+    let example =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/mesbg/khandish-vs-minas-tirith.toml"))
+            .expect("the example");
+    let at = |x: &str| example.replace("at = [0.0, 0.0]      # base centre, inches", &format!("at = [{x}, 0.0]"));
+    let grazing = parse(&at("3.8"), "t.toml").unwrap_or_else(|e| panic!("{e}"));
+    let warnings = compile(&grazing).warnings(&grazing);
+    assert!(
+        warnings.iter().any(|w| w.field == "formations[0]" && w.message.contains("only grazes the end")),
+        "{warnings:?}"
+    );
+    let through = parse(&at("0.0"), "t.toml").unwrap_or_else(|e| panic!("{e}"));
+    assert!(compile(&through).warnings(&through).iter().all(|w| !w.message.contains("grazes")));
+}

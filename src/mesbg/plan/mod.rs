@@ -419,7 +419,29 @@ impl Plan {
             return warnings;
         }
         for (f, formation) in scenario.formations.iter().enumerate() {
-            let reached = self.groups.iter().flat_map(|g| &g.models).any(|&m| self.models[m].formation == f);
+            // A path that touches only a line's end file goes past its end, not through it:
+            // "breakthrough" then scores a charge that left the line standing.
+            let files = self.formation_files.get(f).copied().unwrap_or(1);
+            let touched: Vec<usize> = self
+                .groups
+                .iter()
+                .flat_map(|g| &g.models)
+                .filter(|&&m| self.models[m].formation == f)
+                .map(|&m| (self.models[m].number - 1) % files.max(1) + 1)
+                .collect();
+            if files >= 3 && !touched.is_empty() && touched.iter().all(|&file| file == 1 || file == files) {
+                warnings.push(crate::input::Problem {
+                    field: format!("formations[{f}]"),
+                    line: None,
+                    message: format!(
+                        "the path only grazes the end of \"{}\" (it touches file {} of {files} and no other): \
+                         breakthrough here means driving past the line's end, not through it (line_breached, in a \
+                         turn, says whether a gap opens in it)",
+                        formation.name, touched[0]
+                    ),
+                });
+            }
+            let reached = !touched.is_empty();
             if !reached {
                 warnings.push(crate::input::Problem {
                     field: format!("formations[{f}]"),
