@@ -311,3 +311,67 @@ fn no_edit_breaks_the_page() {
     browser.wait_for(ok, 60);
     assert_eq!(browser.eval("__errors"), json!([]), "the page threw");
 }
+
+/// The player's work is kept (#36 item 5): the title and question are edited on the page
+/// and reach the set-up; results of an earlier set-up are marked once it changes; edits
+/// typed in the file box and not applied survive changes on the board (until discarded);
+/// the trials asked for and the set-up kept as A survive a reload.
+#[test]
+fn the_players_work_is_kept() {
+    let Some(chromium) = find_chromium() else {
+        assert!(std::env::var_os("CHARIOTEER_REQUIRE_BROWSER").is_none(), "no Chromium found");
+        eprintln!("SKIPPED: no Chromium found (see a_player_places_a_formation_runs_compares_and_loads_battlesystem)");
+        return;
+    };
+    let server = Server::start(&[]);
+    let mut browser = Browser::start(&chromium, 1400, 1000);
+    browser.open(&server.url());
+    let shots = screenshot_dir();
+    let ok = "document.getElementById('status').className === 'ok'";
+    browser.wait_for(&format!("document.body.dataset.ready === 'yes' && {ok}"), 60);
+    // Title and question.
+    browser.set_value("#title", "My chariot against the wall");
+    browser.wait_for(&format!("{ok} && state.check.title === 'My chariot against the wall'"), 30);
+    browser.set_value("#question", "Does it get through?");
+    browser.wait_for(&format!("{ok} && state.scenario.question === 'Does it get through?'"), 30);
+    assert!(
+        browser.eval("document.getElementById('toml').value.includes('My chariot against the wall')") == json!(true)
+    );
+    // A run, then an edit: the results are marked as of an earlier set-up.
+    browser.set_value("#trials", "2000");
+    browser.click("#run");
+    browser.wait_for("!document.getElementById('results').hidden && document.body.dataset.running === 'no'", 60);
+    assert_eq!(browser.eval("document.getElementById('results').classList.contains('stale')"), json!(false));
+    assert_eq!(
+        browser.eval("document.getElementById('results-title').textContent"),
+        json!("My chariot against the wall")
+    );
+    // (The results scroll smoothly into view: buttons are pressed as a keyboard user does.)
+    let press = |browser: &mut Browser, id: &str| browser.eval(&format!("document.getElementById('{id}').click()"));
+    press(&mut browser, "add-difficult");
+    browser.wait_for(&format!("{ok} && (state.scenario.terrain || []).length === 1"), 30);
+    assert_eq!(browser.eval("document.getElementById('results').classList.contains('stale')"), json!(true));
+    // Typed in the file box, not applied: a change on the board keeps it, and says so.
+    let typed = browser.eval(
+        "(() => { const box = document.getElementById('toml');
+           const typed = box.value.replace('My chariot against the wall', 'Typed but not applied');
+           Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, typed);
+           box.dispatchEvent(new Event('input')); return typed; })()",
+    );
+    press(&mut browser, "add-obstacle");
+    browser.wait_for(&format!("{ok} && (state.scenario.terrain || []).length === 2"), 30);
+    assert_eq!(browser.eval("document.getElementById('toml').value"), typed, "the typed file was overwritten");
+    assert_eq!(browser.eval("document.getElementById('toml-kept').hidden"), json!(false));
+    browser.screenshot(&shots.join("7-work-kept.png"));
+    browser.eval("document.getElementById('discard-toml').click()");
+    assert_eq!(browser.eval("document.getElementById('toml').value === state.check.toml"), json!(true));
+    assert_eq!(browser.eval("document.getElementById('toml-kept').hidden"), json!(true));
+    // A and the trials survive a reload.
+    press(&mut browser, "keep-a");
+    browser.open(&server.url());
+    browser.wait_for(&format!("document.body.dataset.ready === 'yes' && {ok}"), 60);
+    assert_eq!(browser.eval("document.getElementById('trials').value"), json!("2000"));
+    assert_eq!(browser.eval("state.a && state.a.title"), json!("My chariot against the wall"));
+    assert_eq!(browser.eval("document.getElementById('compare').disabled"), json!(false));
+    assert_eq!(browser.eval("document.getElementById('title').value"), json!("My chariot against the wall"));
+}

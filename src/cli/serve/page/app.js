@@ -97,7 +97,14 @@ async function checkNow(source) {
   state.scenario = structuredClone(answer.scenario); // its own copy: the accepted one stays as it was
   state.system = answer.system;
   remember(answer.toml);
-  $("toml").value = source.text !== undefined ? source.text : answer.toml;
+  // The file box follows the board, but never over edits the player has not applied.
+  if (source.text !== undefined) { $("toml").value = source.text; tomlKept(false); }
+  else if (tomlEdited()) tomlKept(true);
+  else $("toml").value = answer.toml;
+  markStale();
+  for (const key of ["title", "question"]) {
+    if (document.activeElement !== $(key)) $(key).value = state.scenario[key] || "";
+  }
   if (!$("seed").dataset.touched) $("seed").value = answer.seed;
   showCheck(answer);
   draw();
@@ -109,7 +116,7 @@ async function checkNow(source) {
 function rollBack(answer) {
   if (!state.check) { showProblems(answer); return; }
   state.scenario = structuredClone(state.check.scenario);
-  $("toml").value = state.check.toml;
+  if (!tomlEdited()) $("toml").value = state.check.toml;
   draw();
   fillSide();
   refused(answer);
@@ -787,7 +794,10 @@ function setRunning(running) {
   document.body.dataset.running = running ? "yes" : "no";
 }
 
-$("run").addEventListener("click", () => startJob("/api/jobs/run", state.scenario, true, showRun));
+$("run").addEventListener("click", () => {
+  const ranOn = state.check && state.check.toml;
+  startJob("/api/jobs/run", state.scenario, true, (s) => { state.ranOn = ranOn; showRun(s); markStale(); });
+});
 $("cancel").addEventListener("click", async () => {
   if (state.job) await api("DELETE", `/api/jobs/${state.job}`);
 });
@@ -837,13 +847,23 @@ function showRun(status) {
 $("keep-a").addEventListener("click", () => {
   if (!state.check) return;
   state.a = { toml: state.check.toml, title: state.check.title, scenario: structuredClone(state.scenario) };
-  $("a-title").textContent = `A: ${state.a.title} (kept; now change the set-up and compare)`;
+  showA();
+  rememberRun();
   $("compare").disabled = state.job !== null;
 });
 $("compare").addEventListener("click", () => {
   if (!state.a || !state.scenario) return;
-  startJob("/api/jobs/compare", { a: state.a.scenario, b: state.scenario }, true, showComparison);
+  const comparedOn = state.check && state.check.toml;
+  startJob("/api/jobs/compare", { a: state.a.scenario, b: state.scenario }, true, (s) => {
+    state.comparedOn = comparedOn;
+    showComparison(s);
+    markStale();
+  });
 });
+
+function showA() {
+  $("a-title").textContent = state.a ? `A: ${state.a.title} (kept; now change the set-up and compare)` : "A: none kept yet";
+}
 
 function showComparison(status) {
   const r = status.result;
@@ -864,6 +884,49 @@ function showComparison(status) {
   $("comparison-downloads").innerHTML = `<p>${status.files.filter((f) => !f.name.endsWith(".png")).map((f) => `<a href="${f.url}" download="${esc(f.name)}">${esc(f.name)}</a>`).join(" ")}</p>`;
   $("comparison").scrollIntoView({ behavior: "smooth", block: "start" });
 }
+
+// ---------- the player's work ----------
+// Title and question: on every report, download and comparison.
+for (const key of ["title", "question"]) {
+  $(key).addEventListener("change", () => {
+    const v = $(key).value.trim();
+    if (!state.scenario || (key === "title" && !v)) return;
+    edit((s) => { if (v) s[key] = v; else delete s[key]; });
+  });
+}
+
+// Results shown belong to the set-up they were run on; after any edit they are marked.
+function markStale() {
+  for (const [id, ran] of [["results", state.ranOn], ["comparison", state.comparedOn]]) {
+    const stale = !!ran && !!state.check && ran !== state.check.toml;
+    $(id).classList.toggle("stale", stale);
+    $(id).querySelector(".stale-note").hidden = !stale;
+  }
+}
+
+// The file box: edits typed there and not applied are never overwritten by the board.
+let tomlShown = "";
+function tomlEdited() { return $("toml").value !== tomlShown && $("toml").value !== (state.check ? state.check.toml : ""); }
+function tomlKept(kept) { $("toml-kept").hidden = !kept; }
+const setToml = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value");
+Object.defineProperty($("toml"), "value", {
+  get() { return setToml.get.call(this); },
+  set(v) { tomlShown = v; setToml.set.call(this, v); },
+});
+$("discard-toml").addEventListener("click", () => {
+  if (state.check) $("toml").value = state.check.toml;
+  tomlKept(false);
+});
+
+// The trials asked for and the set-up kept as A survive a reload.
+const KEPT_RUN = "charioteer.run";
+function rememberRun() {
+  try { localStorage.setItem(KEPT_RUN, JSON.stringify({ trials: $("trials").value, a: state.a })); } catch { /* nothing kept */ }
+}
+function rememberedRun() {
+  try { return JSON.parse(localStorage.getItem(KEPT_RUN) || "{}"); } catch { return {}; }
+}
+$("trials").addEventListener("change", rememberRun);
 
 // ---------- files ----------
 $("apply-toml").addEventListener("click", () => check({ text: $("toml").value }));
@@ -913,6 +976,9 @@ async function start() {
   $("version").textContent = answer.version;
   answer.examples.forEach((e, i) => option($("examples"), i, `${e.system === "battlesystem" ? "BATTLESYSTEM: " : ""}${e.title}`, i === 0));
   for (const name of Object.keys(answer.profiles.models || {})) option($("add-profile"), name, name, name === "Warrior of Minas Tirith");
+  const run = rememberedRun();
+  if (run.trials) $("trials").value = run.trials;
+  if (run.a && run.a.scenario) { state.a = run.a; showA(); }
   setRunning(false);
   const kept = remembered();
   if (!(kept && await check({ text: kept }))) await check({ text: answer.examples[0].toml });
