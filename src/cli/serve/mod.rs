@@ -732,7 +732,7 @@ fn check_trials(server: &Server, asked: Option<u64>, scenario: u64) -> Result<u6
     let trials = asked.unwrap_or(scenario);
     if trials == 0 || trials > server.max_trials {
         return Err(ApiError::bad(format!(
-            "trials must be 1 to {} on this server (asked: {}{}); give ?trials=N, or start the server with a larger --max-trials",
+            "trials must be 1 to {} on this server (asked: {}{}): ask for fewer (the page's Trials box, the API's ?trials=N), or start the server with a larger --max-trials",
             group_digits(server.max_trials),
             group_digits(trials),
             if asked.is_none() { ", the scenario's own `trials`" } else { "" }

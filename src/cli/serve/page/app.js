@@ -809,6 +809,13 @@ window.addEventListener("pagehide", () => {
 
 function valueText(flag, v) { return flag ? pct(v) : num(v); }
 
+// A metric as a player reads it: its meaning, capitalised (a chance as "Chance: ..."), with
+// the name the files use beneath.
+function plainName(name, d) {
+  const words = d.description ? d.description.charAt(0).toUpperCase() + d.description.slice(1) : name.replace(/_/g, " ");
+  return `${esc(d.flag ? `Chance: ${words.charAt(0).toLowerCase()}${words.slice(1)}` : words)}<br><code class="small">${esc(name)}</code>`;
+}
+
 function showRun(status) {
   const r = status.result;
   const defs = new Map((status.metrics || []).map((d) => [d.name, d]));
@@ -817,16 +824,16 @@ function showRun(status) {
   $("results-facts").textContent = `${grouped(r.trials)} ${state.check ? state.check.trial_word : "trial"}s, seed ${r.seed}, ${(r.trials_per_second / 1e6).toFixed(1)} M trials/s on ${r.threads} threads. Reproduce: ${r.command}`;
   // A charge's run.json keeps exact values by metric; a turn's under `metrics`.
   const exact = r.exact && !r.exact.unavailable ? (r.exact.metrics || r.exact) : null;
-  let html = `<thead><tr><th class="name">metric</th><th>mean</th><th>95% interval</th>${exact ? "<th>exact</th><th>z</th>" : ""}<th class="meaning">meaning</th></tr></thead><tbody>`;
+  // Each metric in words first; its name in the files (CSV, JSON) small beneath.
+  let html = `<thead><tr><th class="name">what was counted</th><th>mean</th><th>95% interval</th>${exact ? "<th>exact</th><th>z</th>" : ""}</tr></thead><tbody>`;
   for (const [name, m] of Object.entries(r.metrics)) {
     const d = defs.get(name) || { flag: false, description: "" };
     if (d.labels) continue; // a categorical metric: its outcomes are listed as flags
     const e = exact && exact[name];
     const far = e && e.z !== null && Math.abs(e.z) > 5;
-    html += `<tr data-metric="${esc(name)}"><td class="name">${esc(name)}</td><td class="mean">${valueText(d.flag, m.mean)}</td>
+    html += `<tr data-metric="${esc(name)}"><td class="name">${plainName(name, d)}</td><td class="mean">${valueText(d.flag, m.mean)}</td>
       <td>${valueText(d.flag, m.ci95_lo)} – ${valueText(d.flag, m.ci95_hi)}</td>
-      ${exact ? `<td class="exact">${e ? valueText(d.flag, e.exact) : "–"}</td><td class="${far ? "far" : ""}">${e && e.z !== null ? e.z.toFixed(2) : "–"}</td>` : ""}
-      <td class="meaning">${esc(d.description)}</td></tr>`;
+      ${exact ? `<td class="exact">${e ? valueText(d.flag, e.exact) : "–"}</td><td class="${far ? "far" : ""}">${e && e.z !== null ? e.z.toFixed(2) : "–"}</td>` : ""}</tr>`;
   }
   html += "</tbody>";
   $("metrics-table").innerHTML = html;
@@ -869,12 +876,12 @@ function showComparison(status) {
   const r = status.result;
   $("comparison").hidden = false;
   $("comparison-facts").textContent = `A: ${r.names[0]} — B: ${r.names[1]}. ${grouped(r.trials)} paired trials on common random numbers, seed ${r.seed}. Reproduce: ${r.command}`;
-  let html = `<thead><tr><th class="name">metric</th><th>A</th><th>B</th><th>B − A</th><th>95% interval</th><th>p</th><th class="meaning">meaning</th></tr></thead><tbody>`;
+  let html = `<thead><tr><th class="name">what was counted</th><th>A</th><th>B</th><th>B − A</th><th>95% interval</th><th>p</th></tr></thead><tbody>`;
   for (const [name, d] of Object.entries(r.differences)) {
     const f = (v) => valueText(d.flag, v);
     const diff = d.flag ? `${(100 * d.diff).toFixed(2)} pts` : num(d.diff);
     const lo = d.flag ? `${(100 * d.ci95_lo).toFixed(2)}` : num(d.ci95_lo), hi = d.flag ? `${(100 * d.ci95_hi).toFixed(2)}` : num(d.ci95_hi);
-    html += `<tr data-metric="${esc(name)}"><td class="name">${esc(name)}</td><td>${f(d.mean_a)}</td><td>${f(d.mean_b)}</td><td>${diff}</td><td>${lo} – ${hi}</td><td>${d.p_value < 0.0001 ? "< 0.0001" : d.p_value.toFixed(4)}</td><td class="meaning">${esc(d.description)}</td></tr>`;
+    html += `<tr data-metric="${esc(name)}"><td class="name">${plainName(name, d)}</td><td>${f(d.mean_a)}</td><td>${f(d.mean_b)}</td><td>${diff}</td><td>${lo} – ${hi}</td><td>${d.p_value < 0.0001 ? "< 0.0001" : d.p_value.toFixed(4)}</td></tr>`;
   }
   $("comparison-table").innerHTML = html + "</tbody>";
   const only = r.only_in || { a: [], b: [] };
