@@ -374,4 +374,11 @@ fn the_players_work_is_kept() {
     assert_eq!(browser.eval("state.a && state.a.title"), json!("My chariot against the wall"));
     assert_eq!(browser.eval("document.getElementById('compare').disabled"), json!(false));
     assert_eq!(browser.eval("document.getElementById('title').value"), json!("My chariot against the wall"));
+    browser.screenshot(&shots.join("8-board-key-and-axes.png"));
+    // At 800 px wide the page fits without sideways scrolling.
+    let mut narrow = Browser::start(&chromium, 800, 1000);
+    narrow.open(&server.url());
+    narrow.wait_for(&format!("document.body.dataset.ready === 'yes' && {ok}"), 60);
+    narrow.screenshot(&shots.join("9-800px.png"));
+    assert_eq!(narrow.eval("document.documentElement.scrollWidth <= 800"), json!(true), "wider than 800 px");
 }

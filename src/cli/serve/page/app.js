@@ -320,6 +320,29 @@ function drawBoard(picture) {
   const sx = vx + unit, sy = vy + vh - unit;
   svg.appendChild(el("line", { x1: sx, y1: sy, x2: sx + 6, y2: sy, stroke: "#222", "stroke-width": unit * 0.15 }));
   svg.appendChild(el("text", { x: sx + 3, y: sy - unit * 0.4, "font-size": unit * 0.8, "text-anchor": "middle", fill: "#222" }, `6"`));
+
+  // Inches along the edges: every 6" line named where it meets the top and the left.
+  const axes = el("g", { "font-size": unit * 0.7, fill: "#6b6557" });
+  for (let x = Math.ceil(vx / 6) * 6; x <= vx + vw; x += 6) {
+    axes.appendChild(el("text", { x, y: vy + unit * 0.9, "text-anchor": "middle" }, `${x}"`));
+  }
+  for (let y = Math.ceil(-(vy + vh) / 6) * 6; y <= -vy; y += 6) {
+    if (-y < vy + unit * 1.5) continue; // the top row is the x labels'
+    axes.appendChild(el("text", { x: vx + unit * 0.3, y: -y - unit * 0.2 }, `${y}"`));
+  }
+  svg.appendChild(axes);
+
+  // The colour key of the bases' shading.
+  const keyW = Math.min(8, vw / 4), kx = vx + vw - keyW - unit, ky = vy + vh - unit * 1.2;
+  const gradient = el("linearGradient", { id: "slain-key" });
+  for (const t of [0, 0.25, 0.5, 0.75, 1]) gradient.appendChild(el("stop", { offset: t, "stop-color": slainColour(t) }));
+  defs.appendChild(gradient);
+  const key = el("g", { class: "colour-key" });
+  key.appendChild(el("rect", { x: kx, y: ky - unit * 0.5, width: keyW, height: unit * 0.5, fill: "url(#slain-key)", stroke: "#888", "stroke-width": unit * 0.04 }));
+  key.appendChild(el("text", { x: kx, y: ky + unit * 0.7, "font-size": unit * 0.65, fill: "#222" }, "0%"));
+  key.appendChild(el("text", { x: kx + keyW, y: ky + unit * 0.7, "font-size": unit * 0.65, fill: "#222", "text-anchor": "end" }, "100%"));
+  key.appendChild(el("text", { x: kx + keyW / 2, y: ky - unit * 0.75, "font-size": unit * 0.7, fill: "#222", "text-anchor": "middle" }, "chance to be slain"));
+  svg.appendChild(key);
 }
 
 function markSelected(g, kind, index) {
