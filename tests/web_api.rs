@@ -555,3 +555,57 @@ fn half_sent_requests_are_cut_off_and_do_not_hold_the_server() {
     assert_eq!(check.status, 200);
     drop(many);
 }
+
+#[test]
+fn a_finished_run_downloads_as_one_zip_with_every_file_of_its_report() {
+    let server = Server::start(&[]);
+    let rout = repo_file(ROUT);
+    let job = start_job(&server, "zipper", 3000, &rout).json();
+    let url = job["url"].as_str().expect("url").to_string();
+    let done = finished(&server, &url);
+    assert_eq!(done["state"], "done", "{done}");
+    let zip = server.get(&format!("{url}/report.zip"));
+    assert_eq!(zip.status, 200);
+    assert_eq!(zip.header("content-type"), Some("application/zip"));
+    // Walk the archive's local headers by the ZIP format: every file of the report, the
+    // PNGs included, each stored whole with its CRC-32.
+    let bytes = &zip.body;
+    let u16_at = |i: usize| u16::from_le_bytes([bytes[i], bytes[i + 1]]) as usize;
+    let u32_at = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+    let mut at = 0;
+    let mut names = Vec::new();
+    while u32_at(at) == 0x0403_4b50 {
+        let (crc, size, name_len, extra) =
+            (u32_at(at + 14), u32_at(at + 18) as usize, u16_at(at + 26), u16_at(at + 28));
+        assert_eq!(u16_at(at + 8), 0, "stored");
+        let path = String::from_utf8(bytes[at + 30..at + 30 + name_len].to_vec()).expect("UTF-8 name");
+        let data = &bytes[at + 30 + name_len + extra..at + 30 + name_len + extra + size];
+        assert_eq!(crc32fast::hash(data), crc, "{path}");
+        let (folder, name) = path.split_once('/').expect("in a folder");
+        assert!(folder.starts_with("routing-elephants"), "{folder}");
+        let served = server.get(&format!("{url}/files/{name}"));
+        assert_eq!(served.status, 200, "{name}");
+        assert_eq!(served.body, data, "{name} differs from the file served");
+        names.push(name.to_string());
+        at += 30 + name_len + extra + size;
+    }
+    let listed: Vec<&str> =
+        done["files"].as_array().expect("files").iter().filter_map(|f| f["name"].as_str()).collect();
+    assert_eq!(names, listed);
+    assert!(names.iter().any(|n| n.ends_with(".png")), "{names:?}");
+    assert_eq!(u32_at(bytes.len() - 22), 0x0605_4b50, "ends with the central directory's end");
+    assert_eq!(u16_at(bytes.len() - 22 + 10), names.len());
+    // Another reader agrees, where one is installed.
+    let file = tempfile::NamedTempFile::new().expect("temp");
+    std::fs::write(file.path(), bytes).expect("write");
+    if let Ok(out) = Command::new("python3")
+        .args(["-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print(len(z.namelist()))"])
+        .arg(file.path())
+        .output()
+    {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), names.len().to_string());
+    }
+    // A job still playing, or unknown, has no archive.
+    assert_eq!(server.get("/api/jobs/0123456789abcdef0123456789abcdef/report.zip").status, 404);
+}

@@ -342,6 +342,11 @@ fn the_players_work_is_kept() {
     browser.click("#run");
     browser.wait_for("!document.getElementById('results').hidden && document.body.dataset.running === 'no'", 60);
     assert_eq!(browser.eval("document.getElementById('results').classList.contains('stale')"), json!(false));
+    // The report downloads as one zip, charts as PNG included.
+    assert_eq!(
+        browser.eval("/^\\/api\\/jobs\\/[0-9a-f]{32}\\/report\\.zip$/.test(document.getElementById('report-zip').getAttribute('href'))"),
+        json!(true)
+    );
     assert_eq!(
         browser.eval("document.getElementById('results-title').textContent"),
         json!("My chariot against the wall")

@@ -139,6 +139,19 @@ impl Job {
         names.iter().any(|n| n == name).then(|| dir.join(name))
     }
 
+    /// Every file its report wrote, by name and path, report.md first.
+    pub fn report_files(&self) -> Vec<(String, PathBuf)> {
+        lock(&self.report)
+            .as_ref()
+            .map(|(dir, names)| names.iter().map(|n| (n.clone(), dir.join(n))).collect())
+            .unwrap_or_default()
+    }
+
+    /// The name of its report folder, once written.
+    pub fn report_folder(&self) -> Option<String> {
+        lock(&self.report).as_ref().and_then(|(dir, _)| dir.file_name()).map(|n| n.to_string_lossy().into_owned())
+    }
+
     /// Asks it to stop (at its next block of trials, or before it leaves the queue).
     pub fn stop(&self) {
         self.cancel.store(true, Ordering::Relaxed);

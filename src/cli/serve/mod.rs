@@ -20,6 +20,7 @@
 
 mod jobs;
 mod listen;
+mod zip;
 
 use super::system::{Battlesystem, Mesbg, System};
 use super::*;
@@ -290,6 +291,7 @@ fn router(server: Shared) -> Router {
         .route("/api/jobs/{id}", get(job_status).delete(cancel_job))
         .route("/api/jobs/{id}/cancel", post(cancel_job))
         .route("/api/jobs/{id}/files/{name}", get(job_file))
+        .route("/api/jobs/{id}/report.zip", get(job_zip))
         .fallback(|| async {
             ApiError::new(StatusCode::NOT_FOUND, "no such page or API route (the API is under /api/)")
         })
@@ -894,4 +896,33 @@ async fn job_file(
     let disposition =
         if kind.starts_with("image/") { "inline".to_string() } else { format!("attachment; filename=\"{name}\"") };
     Ok(([(header::CONTENT_TYPE, kind.to_string()), (header::CONTENT_DISPOSITION, disposition)], bytes).into_response())
+}
+
+/// `GET /api/jobs/{id}/report.zip`: every file of a finished run's or comparison's report
+/// (charts as SVG and PNG, tables, report.md, the scenario files) in one archive, in a
+/// folder named as the report's.
+async fn job_zip(
+    State(server): State<Shared>,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> Result<Response, ApiError> {
+    let job = server.jobs.find(&id)?;
+    let folder = job
+        .report_folder()
+        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "this job has written no report (yet)".to_string()))?;
+    let mut files = Vec::new();
+    for (name, path) in job.report_files() {
+        let bytes = tokio::fs::read(&path)
+            .await
+            .map_err(|e| ApiError::new(StatusCode::NOT_FOUND, format!("cannot read {}: {e}", path.display())))?;
+        files.push((name, bytes));
+    }
+    let archive = zip::stored(&folder, &files);
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/zip".to_string()),
+            (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{folder}.zip\"")),
+        ],
+        archive,
+    )
+        .into_response())
 }

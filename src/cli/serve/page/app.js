@@ -867,7 +867,7 @@ function showRun(status) {
   $("conditional").innerHTML = r.conditional && r.conditional.length
     ? `<h3>Given rates</h3><table><thead><tr><th class="name">rate</th><th>mean</th><th>95% interval</th><th>among</th></tr></thead><tbody>${r.conditional.map((c) => `<tr><td class="name">${esc(c.description)}</td><td>${valueText(c.flag, c.mean)}</td><td>${valueText(c.flag, c.ci95_lo)} – ${valueText(c.flag, c.ci95_hi)}</td><td>${grouped(c.trials)} trials</td></tr>`).join("")}</tbody></table>`
     : "";
-  $("downloads").innerHTML = `<h3>The report</h3><p>${status.files.filter((f) => !f.name.endsWith(".png") && !f.name.endsWith(".svg")).map((f) => `<a href="${f.url}" download="${esc(f.name)}">${esc(f.name)}</a>`).join(" ")}</p>`;
+  $("downloads").innerHTML = `<h3>The report</h3><p><a class="button" id="report-zip" href="/api/jobs/${esc(status.id)}/report.zip" download>Download the report (zip, with its charts as PNG)</a></p><p>${status.files.filter((f) => !f.name.endsWith(".png") && !f.name.endsWith(".svg")).map((f) => `<a href="${f.url}" download="${esc(f.name)}">${esc(f.name)}</a>`).join(" ")}</p>`;
   $("charts").innerHTML = status.files.filter((f) => f.name.endsWith(".svg"))
     .map((f) => `<figure><a href="${f.url}" target="_blank"><img src="${f.url}" alt="${esc(f.name)}" loading="lazy"></a><figcaption>${esc(f.name)}</figcaption></figure>`).join("");
   $("results").scrollIntoView({ behavior: "smooth", block: "start" });
@@ -911,7 +911,7 @@ function showComparison(status) {
   const unpaired = [["A", only.a], ["B", only.b]].filter(([, names]) => names.length)
     .map(([side, names]) => `Not compared, reported by ${side} only: ${names.join(", ")}.`);
   $("comparison-facts").textContent += unpaired.length ? ` ${unpaired.join(" ")}` : "";
-  $("comparison-downloads").innerHTML = `<p>${status.files.filter((f) => !f.name.endsWith(".png")).map((f) => `<a href="${f.url}" download="${esc(f.name)}">${esc(f.name)}</a>`).join(" ")}</p>`;
+  $("comparison-downloads").innerHTML = `<p><a class="button" href="/api/jobs/${esc(status.id)}/report.zip" download>Download the comparison (zip)</a></p><p>${status.files.filter((f) => !f.name.endsWith(".png")).map((f) => `<a href="${f.url}" download="${esc(f.name)}">${esc(f.name)}</a>`).join(" ")}</p>`;
   $("comparison").scrollIntoView({ behavior: "smooth", block: "start" });
 }
 
