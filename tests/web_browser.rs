@@ -387,3 +387,47 @@ fn the_players_work_is_kept() {
     narrow.screenshot(&shots.join("9-800px.png"));
     assert_eq!(narrow.eval("document.documentElement.scrollWidth <= 800"), json!(true), "wider than 800 px");
 }
+
+/// The duel headline (#36 item 7): after a run, the chance to win the fight that follows
+/// the charge; with a Hero with Might riding, a paired run without his Might.
+#[test]
+fn a_run_leads_with_the_chance_to_win_the_fight_and_what_might_is_worth() {
+    let Some(chromium) = find_chromium() else {
+        assert!(std::env::var_os("CHARIOTEER_REQUIRE_BROWSER").is_none(), "no Chromium found");
+        eprintln!("SKIPPED: no Chromium found (see a_player_places_a_formation_runs_compares_and_loads_battlesystem)");
+        return;
+    };
+    let server = Server::start(&[]);
+    let mut browser = Browser::start(&chromium, 1400, 1000);
+    browser.open(&server.url());
+    let shots = screenshot_dir();
+    let ok = "document.getElementById('status').className === 'ok'";
+    browser.wait_for(&format!("document.body.dataset.ready === 'yes' && {ok}"), 60);
+    let king = browser
+        .eval("state.library.examples.findIndex((e) => e.file === 'mesbg/king-on-chariot-vs-uruk-hai.toml')")
+        .as_i64()
+        .expect("the King's example");
+    assert!(king >= 0);
+    browser.set_value("#examples", &king.to_string());
+    browser.wait_for(&format!("{ok} && state.check.title === state.library.examples[{king}].title"), 60);
+    browser.set_value("#trials", "20000");
+    browser.eval("document.getElementById('run').click()");
+    browser.wait_for("!document.getElementById('duel').hidden && document.body.dataset.running === 'no'", 60);
+    let said = browser.eval("document.getElementById('duel').textContent").as_str().unwrap_or("").to_string();
+    assert!(
+        said.contains("wins the fight after its charge") && said.contains("of the charges that end in a fight"),
+        "{said}"
+    );
+    // The headline's share is the run's own conditional rate, as the table has it.
+    let rate = browser.eval(
+        "(state.lastRun.conditional.find((c) => c.name === 'fight_won_given_fought').mean * 100).toFixed(1) + '%'",
+    );
+    assert!(said.contains(rate.as_str().expect("rate")), "{said} / {rate}");
+    assert!(said.contains("Might"), "{said}");
+    browser.eval("document.getElementById('without-might').click()");
+    browser.wait_for("!document.getElementById('comparison').hidden && document.querySelector('#comparison-table tr[data-metric=fight_won]')", 120);
+    browser.screenshot(&shots.join("10-duel-and-might.png"));
+    let names =
+        browser.eval("document.getElementById('comparison-facts').textContent").as_str().unwrap_or("").to_string();
+    assert!(names.starts_with("A: ") && names.contains("without his Might — B"), "{names}");
+}

@@ -870,7 +870,44 @@ function showRun(status) {
   $("downloads").innerHTML = `<h3>The report</h3><p><a class="button" id="report-zip" href="/api/jobs/${esc(status.id)}/report.zip" download>Download the report (zip, with its charts as PNG)</a></p><p>${status.files.filter((f) => !f.name.endsWith(".png") && !f.name.endsWith(".svg")).map((f) => `<a href="${f.url}" download="${esc(f.name)}">${esc(f.name)}</a>`).join(" ")}</p>`;
   $("charts").innerHTML = status.files.filter((f) => f.name.endsWith(".svg"))
     .map((f) => `<figure><a href="${f.url}" target="_blank"><img src="${f.url}" alt="${esc(f.name)}" loading="lazy"></a><figcaption>${esc(f.name)}</figcaption></figure>`).join("");
+  state.lastRun = r;
+  showDuel(r);
   $("results").scrollIntoView({ behavior: "smooth", block: "start" });
+}
+
+// The duel headline: how often the chariot wins the fight that follows its charge, and,
+// when a Hero with Might rides it, a paired run without his Might (what it is worth).
+function showDuel(r) {
+  const won = (r.conditional || []).find((c) => c.name === "fight_won_given_fought");
+  const fought = r.metrics && r.metrics.fight_fought;
+  if (!won || won.mean === null || !fought) { $("duel").hidden = true; return; }
+  const share = `${pct(won.mean, 1)} (95%: ${pct(won.ci95_lo, 1)} – ${pct(won.ci95_hi, 1)})`;
+  let html = `The chariot wins the fight after its charge in <b>${share}</b> of the charges that end in a fight
+    <span class="small">${pct(fought.mean, 1)} of charges end in a fight; ${grouped(won.trials)} fights counted.</span>`;
+  const hero = state.scenario && state.scenario.chariot && state.scenario.chariot.hero;
+  const might = hero && (hero.might !== undefined ? hero.might
+    : ((state.library.profiles.heroes || {})[hero.profile] || {}).might);
+  if (might > 0 && hero.might_policy !== "none") {
+    html += `<span class="small">With the Might of the Hero riding it (${might}), spent as the set-up says.
+      <button id="without-might" type="button">Run it again without his Might, paired</button></span>`;
+  }
+  $("duel").innerHTML = html;
+  $("duel").hidden = false;
+  const button = $("without-might");
+  if (button) {
+    button.addEventListener("click", () => {
+      const without = structuredClone(state.scenario);
+      without.chariot.hero.might_policy = "none";
+      without.chariot.hero.might_on_saves = false;
+      if (without.title) without.title = `${without.title}, without his Might`;
+      const comparedOn = state.check && state.check.toml;
+      startJob("/api/jobs/compare", { a: without, b: state.scenario }, true, (st) => {
+        state.comparedOn = comparedOn;
+        showComparison(st);
+        markStale();
+      });
+    });
+  }
 }
 
 // ---------- comparing ----------
