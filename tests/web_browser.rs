@@ -295,6 +295,28 @@ fn no_edit_breaks_the_page() {
     }
     assert_eq!(browser.eval("__errors"), json!([]), "ticking the boxes threw");
 
+    // A player's own model: the library offers the main factions' profiles; one picked,
+    // its numbers are shown and one is changed as a number.
+    assert!(browser.eval("document.querySelectorAll('#add-profile option').length").as_u64().unwrap_or(0) >= 60);
+    browser.click("#board .formation[data-index='0'] .base");
+    browser.wait_for("!document.getElementById('selected-card').hidden", 10);
+    browser.eval(
+        "(() => { const s = [...document.querySelectorAll('#selected-fields select')].find((s) => [...s.options].some((o) => o.value === 'Iron Hills Dwarf'));
+                  s.value = 'Iron Hills Dwarf'; s.dispatchEvent(new Event('change')); })()",
+    );
+    browser.wait_for(&format!("{ok} && state.scenario.formations[0].profile === 'Iron Hills Dwarf'"), 30);
+    browser.click("#board .formation[data-index='0'] .base");
+    browser.wait_for("!document.getElementById('selected-card').hidden", 10);
+    assert_eq!(browser.eval("document.querySelector('#selected-fields input[data-stat=defence]').value"), json!("7"));
+    browser.set_value("#selected-fields input[data-stat=defence]", "8");
+    browser.wait_for(&format!("{ok} && state.scenario.formations[0].profile.defence === 8"), 30);
+    assert_eq!(
+        browser.eval("state.scenario.formations[0].profile.strength"),
+        json!(4),
+        "the rest of the Dwarf's numbers kept"
+    );
+    browser.screenshot(&shots.join("6b-own-numbers.png"));
+
     // Pivots typed as a player writes them are read; a word is refused by name and the
     // set-up is kept.
     browser.set_value("#pivots", "15°, -10");

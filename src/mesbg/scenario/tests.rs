@@ -32,6 +32,33 @@ fn the_bundled_profile_library_parses() {
 }
 
 #[test]
+fn every_model_of_the_library_fields_a_valid_formation_and_every_hero_stands_in_one() {
+    // The library covers the main factions (#36 item 6): at least 60 profiles, and each
+    // model makes a formation the validator accepts; each with Might, Will and Fate also
+    // stands as the Hero among a line of warriors.
+    let lib: RawLibrary = toml::from_str(BUNDLED_PROFILES).expect("bundled profiles parse");
+    let total = lib.chariots.len() + lib.heroes.len() + lib.models.len();
+    assert!(total >= 60, "{total} profiles");
+    let scenario = |formation: &str| {
+        format!(
+            "title = \"t\"\nsystem = \"mesbg\"\n[chariot]\nprofile = \"Khandish Charioteer\"\nside = \"evil\"\nat = [0.0, 0.0]\n\
+             [[formations]]\nname = \"Line\"\ncount = 6\nfront_centre = [0.0, 5.0]\nfacing = 180\n{formation}\n"
+        )
+    };
+    let mut heroes = 0;
+    for (name, profile) in &lib.models {
+        let s = parse(&scenario(&format!("profile = \"{name}\"")), "t").unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(s.formations[0].profile.fight >= 1, "{name}");
+        if profile.might.is_some() {
+            let text = scenario(&format!("profile = \"Warrior of Minas Tirith\"\nhero = {{ profile = \"{name}\" }}"));
+            parse(&text, "t").unwrap_or_else(|e| panic!("{name} as a Hero: {e}"));
+            heroes += 1;
+        }
+    }
+    assert!(heroes >= 15, "{heroes} Heroes");
+}
+
+#[test]
 fn named_profiles_fill_in_and_fields_override() {
     let text = r#"
 title = "t"

@@ -550,6 +550,22 @@ function fillSelected() {
     for (const name of Object.keys(state.library.profiles.models || {})) option(profile, name, name, f.profile === name);
     profile.addEventListener("change", () => { if (profile.value) set("profile")(profile.value); });
     box.appendChild(field("Profile", profile));
+    // The profile's numbers, editable: a change writes the profile out as numbers (from
+    // the library's, when it named one) with that field changed.
+    const stats = document.createElement("div");
+    stats.className = "stats";
+    const numbers = profileOf(f);
+    for (const [key, label] of [["fight", "F"], ["strength", "S"], ["defence", "D"], ["attacks", "A"], ["wounds", "W"], ["courage", "C"], ["points", "pts"]]) {
+      const kind = key === "courage" ? "text" : "number";
+      const value = numbers[key] === undefined ? "" : numbers[key];
+      stats.appendChild(field(label, input(kind, value, (v) => edit((sc) => {
+        const g = sc.formations[s.index];
+        const own = structuredClone(profileOf(g));
+        if (v === "" || (kind === "number" && !Number.isFinite(v))) delete own[key]; else own[key] = v;
+        g.profile = own;
+      }), { "data-stat": key, "aria-label": key, ...(kind === "number" ? { min: 0, max: key === "points" ? 1000 : 10 } : { size: 3 }) })));
+    }
+    box.appendChild(stats);
     box.appendChild(field("Models", input("number", f.count, set("count"), { min: 1, max: 2000 })));
     box.appendChild(field("Ranks", input("number", f.ranks, set("ranks"), { min: 1 })));
     box.appendChild(field("Facing °", input("number", f.facing || 0, set("facing"), { step: 5 })));
