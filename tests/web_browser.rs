@@ -359,6 +359,15 @@ fn the_players_work_is_kept() {
     assert!(
         browser.eval("document.getElementById('toml').value.includes('My chariot against the wall')") == json!(true)
     );
+    // The file keeps its comments and number formatting through edits that change values.
+    browser.set_value("#chariot-facing", "10");
+    browser.wait_for(&format!("{ok} && state.scenario.chariot.facing === 10"), 30);
+    browser.wait_for(
+        "(() => { const t = document.getElementById('toml').value;
+                  return t.includes('# base centre, inches') && t.includes('trials = 1_000_000')
+                      && /\\nfacing = 10 +# degrees/.test(t) && t.includes('title = \"My chariot against the wall\"'); })()",
+        30,
+    );
     // A run, then an edit: the results are marked as of an earlier set-up.
     browser.set_value("#trials", "2000");
     browser.click("#run");

@@ -98,9 +98,15 @@ async function checkNow(source) {
   state.system = answer.system;
   remember(answer.toml);
   // The file box follows the board, but never over edits the player has not applied.
-  if (source.text !== undefined) { $("toml").value = source.text; tomlKept(false); }
-  else if (tomlEdited()) tomlKept(true);
-  else $("toml").value = answer.toml;
+  if (source.text !== undefined) {
+    $("toml").value = source.text;
+    tomlKept(false);
+    state.file = { text: source.text, scenario: answer.scenario };
+  } else if (tomlEdited()) tomlKept(true);
+  else {
+    $("toml").value = answer.toml;
+    keepFileForm(answer.scenario, answer.toml);
+  }
   markStale();
   for (const key of ["title", "question"]) {
     if (document.activeElement !== $(key)) $(key).value = state.scenario[key] || "";
@@ -966,6 +972,88 @@ function showComparison(status) {
   $("comparison-facts").textContent += unpaired.length ? ` ${unpaired.join(" ")}` : "";
   $("comparison-downloads").innerHTML = `<p><a class="button" href="/api/jobs/${esc(status.id)}/report.zip" download>Download the comparison (zip)</a></p><p>${status.files.filter((f) => !f.name.endsWith(".png")).map((f) => `<a href="${f.url}" download="${esc(f.name)}">${esc(f.name)}</a>`).join(" ")}</p>`;
   $("comparison").scrollIntoView({ behavior: "smooth", block: "start" });
+}
+
+// ---------- the file as the player wrote it ----------
+// An edit on the board changes values; the file keeps its comments and number formatting
+// where it can: each changed value is written in place on its own line, and the result is
+// used only if the server reads it as the same set-up (otherwise the server's canonical
+// form stands, as when a table was added).
+const sameJson = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+function bareKey(k) { return /^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k); }
+function tomlValue(v) {
+  if (typeof v === "string") return JSON.stringify(v);
+  if (typeof v === "number") return Number.isFinite(v) ? String(v) : null;
+  if (typeof v === "boolean") return String(v);
+  const parts = Array.isArray(v) ? v.map(tomlValue)
+    : v && typeof v === "object" ? Object.entries(v).map(([k, x]) => { const t = tomlValue(x); return t === null ? null : `${bareKey(k)} = ${t}`; })
+    : [null];
+  if (parts.includes(null)) return null;
+  return Array.isArray(v) ? `[${parts.join(", ")}]` : `{ ${parts.join(", ")} }`;
+}
+function at(value, path) { return path.reduce((v, k) => (v === undefined || v === null ? undefined : v[k]), value); }
+// Where a line's value ends and its comment begins (outside strings), or -1.
+function commentAt(text) {
+  let quote = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quote) { if (c === "\\" && quote === '"') i++; else if (c === quote) quote = null; }
+    else if (c === '"' || c === "'") quote = c;
+    else if (c === "#") return i;
+  }
+  return -1;
+}
+function mergeFile(file, next) {
+  if (!file) return null;
+  const out = [];
+  let table = [];
+  const arrays = {};
+  for (const line of file.text.split("\n")) {
+    const header = line.match(/^\s*(\[\[?)\s*([A-Za-z0-9_.-]+)\s*\]\]?\s*(#.*)?$/);
+    if (header) {
+      const names = header[2].split(".");
+      const path = [];
+      names.forEach((name, i) => {
+        path.push(name);
+        const prefix = names.slice(0, i + 1).join(".");
+        if (header[1] === "[[" && i === names.length - 1) arrays[prefix] = (arrays[prefix] === undefined ? 0 : arrays[prefix] + 1);
+        if (arrays[prefix] !== undefined) path.push(arrays[prefix]);
+      });
+      table = path;
+      out.push(line);
+      continue;
+    }
+    const pair = line.match(/^(\s*)([A-Za-z0-9_-]+|"[^"]*")(\s*=\s*)(.*)$/);
+    if (!pair) { out.push(line); continue; }
+    const key = pair[2].startsWith('"') ? JSON.parse(pair[2]) : pair[2];
+    const rest = pair[4];
+    const cut = commentAt(rest);
+    const valueText = (cut < 0 ? rest : rest.slice(0, cut)).trimEnd();
+    const opens = (valueText.match(/[[{]/g) || []).length, closes = (valueText.match(/[\]}]/g) || []).length;
+    if (opens !== closes) return null; // a value over several lines: not merged
+    const path = [...table, key];
+    const before = at(file.scenario, path), after = at(next, path);
+    if (before === undefined) return null;
+    if (after === undefined) continue; // the field was removed
+    if (sameJson(before, after)) { out.push(line); continue; }
+    const written = tomlValue(after);
+    if (written === null) return null;
+    const gap = cut < 0 ? "" : rest.slice(valueText.length, cut);
+    out.push(`${pair[1]}${pair[2]}${pair[3]}${written}${cut < 0 ? "" : (gap || "  ") + rest.slice(cut)}`);
+  }
+  return out.join("\n");
+}
+async function keepFileForm(next, canonical) {
+  const merged = mergeFile(state.file, next);
+  state.file = { text: canonical, scenario: next };
+  if (merged === null || merged === canonical) return;
+  const { ok, answer } = await api("POST", "/api/validate?board_trials=1", merged, false);
+  const still = state.check && sameJson(state.check.scenario, next) && !tomlEdited();
+  if (ok && still && sameJson(answer.scenario, next)) {
+    $("toml").value = merged;
+    remember(merged);
+    state.file = { text: merged, scenario: next };
+  }
 }
 
 // ---------- the player's work ----------
