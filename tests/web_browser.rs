@@ -455,8 +455,12 @@ fn a_run_leads_with_the_chance_to_win_the_fight_and_what_might_is_worth() {
     );
     assert!(said.contains(rate.as_str().expect("rate")), "{said} / {rate}");
     assert!(said.contains("Might"), "{said}");
-    browser.eval("document.getElementById('without-might').click()");
+    // The same charges without his Might follow by themselves, and the headline says
+    // what his Might is worth.
     browser.wait_for("!document.getElementById('comparison').hidden && document.querySelector('#comparison-table tr[data-metric=fight_won]')", 120);
+    browser.wait_for("document.getElementById('duel').textContent.includes('Without his Might it wins')", 30);
+    let said = browser.eval("document.getElementById('duel').textContent").as_str().unwrap_or("").to_string();
+    assert!(said.contains("his Might adds") && said.contains("points to the chance of winning"), "{said}");
     browser.screenshot(&shots.join("10-duel-and-might.png"));
     let names =
         browser.eval("document.getElementById('comparison-facts').textContent").as_str().unwrap_or("").to_string();

@@ -909,27 +909,29 @@ function showDuel(r) {
   const hero = state.scenario && state.scenario.chariot && state.scenario.chariot.hero;
   const might = hero && (hero.might !== undefined ? hero.might
     : ((state.library.profiles.heroes || {})[hero.profile] || {}).might);
-  if (might > 0 && hero.might_policy !== "none") {
-    html += `<span class="small">With the Might of the Hero riding it (${might}), spent as the set-up says.
-      <button id="without-might" type="button">Run it again without his Might, paired</button></span>`;
-  }
+  const withMight = might > 0 && hero.might_policy !== "none";
+  if (withMight) html += `<span class="small" id="duel-might">With the Might of the Hero riding it (${might}), spent as the set-up says; playing the same charges without it…</span>`;
   $("duel").innerHTML = html;
   $("duel").hidden = false;
-  const button = $("without-might");
-  if (button) {
-    button.addEventListener("click", () => {
-      const without = structuredClone(state.scenario);
-      without.chariot.hero.might_policy = "none";
-      without.chariot.hero.might_on_saves = false;
-      if (without.title) without.title = `${without.title}, without his Might`;
-      const comparedOn = state.check && state.check.toml;
-      startJob("/api/jobs/compare", { a: without, b: state.scenario }, true, (st) => {
-        state.comparedOn = comparedOn;
-        showComparison(st);
-        markStale();
-      });
-    });
-  }
+  if (!withMight) return;
+  // The same charges without his Might, on common random numbers, once this run is over.
+  const without = structuredClone(state.scenario);
+  without.chariot.hero.might_policy = "none";
+  without.chariot.hero.might_on_saves = false;
+  if (without.title) without.title = `${without.title}, without his Might`;
+  const comparedOn = state.check && state.check.toml;
+  setTimeout(() => startJob("/api/jobs/compare", { a: without, b: state.scenario }, true, (st) => {
+    state.comparedOn = comparedOn;
+    showComparison(st, false);
+    markStale();
+    const d = st.result.differences;
+    if (!d.fight_won || !d.fight_fought || !$("duel-might")) return;
+    const rate = d.fight_fought.mean_a > 0 ? d.fight_won.mean_a / d.fight_fought.mean_a : null;
+    const gain = d.fight_won;
+    $("duel-might").innerHTML = `Without his Might it wins <b>${rate === null ? "–" : pct(rate, 1)}</b> of them:
+      his Might adds <b>${(100 * gain.diff).toFixed(1)} points</b> to the chance of winning the charge's fight
+      (of all charges; paired on the same dice, 95%: ${(100 * gain.ci95_lo).toFixed(1)} to ${(100 * gain.ci95_hi).toFixed(1)}; the comparison is below).`;
+  }), 0);
 }
 
 // ---------- comparing ----------
@@ -954,7 +956,7 @@ function showA() {
   $("a-title").textContent = state.a ? `A: ${state.a.title} (kept; now change the set-up and compare)` : "A: none kept yet";
 }
 
-function showComparison(status) {
+function showComparison(status, scroll = true) {
   const r = status.result;
   $("comparison").hidden = false;
   $("comparison-facts").textContent = `A: ${r.names[0]} — B: ${r.names[1]}. ${grouped(r.trials)} paired trials on common random numbers, seed ${r.seed}. Reproduce: ${r.command}`;
@@ -971,7 +973,7 @@ function showComparison(status) {
     .map(([side, names]) => `Not compared, reported by ${side} only: ${names.join(", ")}.`);
   $("comparison-facts").textContent += unpaired.length ? ` ${unpaired.join(" ")}` : "";
   $("comparison-downloads").innerHTML = `<p><a class="button" href="/api/jobs/${esc(status.id)}/report.zip" download>Download the comparison (zip)</a></p><p>${status.files.filter((f) => !f.name.endsWith(".png")).map((f) => `<a href="${f.url}" download="${esc(f.name)}">${esc(f.name)}</a>`).join(" ")}</p>`;
-  $("comparison").scrollIntoView({ behavior: "smooth", block: "start" });
+  if (scroll) $("comparison").scrollIntoView({ behavior: "smooth", block: "start" });
 }
 
 // ---------- the file as the player wrote it ----------
