@@ -609,3 +609,33 @@ fn a_finished_run_downloads_as_one_zip_with_every_file_of_its_report() {
     // A job still playing, or unknown, has no archive.
     assert_eq!(server.get("/api/jobs/0123456789abcdef0123456789abcdef/report.zip").status, 404);
 }
+
+#[test]
+fn the_page_hears_when_no_path_breaks_through_and_when_a_path_only_grazes() {
+    let server = Server::start(&[]);
+    let warnings_of = |text: &str| -> Vec<Value> {
+        let answer = server.post("/api/validate", "text/plain", text.as_bytes());
+        assert_eq!(answer.status, 200, "{}", String::from_utf8_lossy(&answer.body));
+        answer.json()["warnings"].as_array().expect("warnings").clone()
+    };
+    // Best path for breakthrough into a column ten ranks deep, 4" aside: no path breaks
+    // through, and the page is told so by field.
+    let deep = "title = \"deep\"\nsystem = \"mesbg\"\n[chariot]\nprofile = \"Khandish Charioteer\"\nside = \"evil\"\n\
+                at = [0.0, 0.0]\nfacing = 0\n[charge]\nplan = \"best\"\nobjective = \"breakthrough\"\n[[formations]]\n\
+                name = \"Deep block\"\nprofile = \"Warrior of Minas Tirith\"\ncount = 40\nranks = 10\n\
+                front_centre = [4.0, 5.0]\nfacing = 180\n";
+    let said = warnings_of(deep);
+    assert!(
+        said.iter().any(|w| w["field"] == "charge.objective"
+            && w["message"].as_str().unwrap_or("").contains("no path breaks through")),
+        "{said:?}"
+    );
+    // The shield wall driven at 3.8" aside touches only its end file.
+    let graze = repo_file(SHIELD_WALL).replace("at = [0.0, 0.0]      # base centre, inches", "at = [3.8, 0.0]");
+    let said = warnings_of(&graze);
+    assert!(
+        said.iter()
+            .any(|w| w["field"] == "formations[0]" && w["message"].as_str().unwrap_or("").contains("only grazes")),
+        "{said:?}"
+    );
+}
