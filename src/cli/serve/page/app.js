@@ -366,11 +366,24 @@ function drawStops(picture) {
   const maxP = Math.max(...stops.map((s) => s.p));
   const colour = { "stopped": "#8a1c1c", "drove on": "#21643a", "slain by terrain": "#7a5230" };
   let bars = "";
+  const labels = [], tops = [];
   for (const s of stops) {
     const x = left + (s.distance / length) * (w - left - 20);
     const bh = (s.p / maxP) * (h - bottom - top);
     bars += `<rect x="${(x - 4).toFixed(1)}" y="${(h - bottom - bh).toFixed(1)}" width="8" height="${bh.toFixed(1)}" fill="${colour[s.how] || "#444"}"><title>${esc(pct(s.p, 1))} ${esc(s.how)} at ${s.distance.toFixed(1)}"</title></rect>`;
-    if (s.p / maxP > 0.08) bars += `<text x="${x.toFixed(1)}" y="${(h - bottom - bh - 3).toFixed(1)}" font-size="10" text-anchor="middle">${esc(pct(s.p, 1))}</text>`;
+    tops.push({ x, top: h - bottom - bh });
+    if (s.p / maxP > 0.08) labels.push({ x, y: h - bottom - bh - 3, p: s.p, text: pct(s.p, 1) });
+  }
+  // Shares over their bars, tallest first; one that would overprint a placed one is left
+  // to its bar's tooltip.
+  const placed = [];
+  for (const l of labels.sort((a, b) => b.p - a.p)) {
+    const half = 2.9 * l.text.length + 2;
+    if (placed.some((o) => Math.abs(o.x - l.x) < half + o.half && Math.abs(o.y - l.y) < 11)) continue;
+    // Nor over a neighbouring bar that rises into it.
+    if (tops.some((b) => b.x !== l.x && Math.abs(b.x - l.x) < half + 4 && b.top < l.y)) continue;
+    placed.push({ ...l, half });
+    bars += `<text x="${l.x.toFixed(1)}" y="${l.y.toFixed(1)}" font-size="10" text-anchor="middle">${esc(l.text)}</text>`;
   }
   let ticks = "";
   for (let d = 0; d <= length + 0.01; d += length > 12 ? 2 : 1) {
