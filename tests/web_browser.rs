@@ -203,15 +203,7 @@ fn a_player_places_a_formation_runs_compares_and_loads_battlesystem() {
 /// it was, so the next edit works.
 #[test]
 fn no_edit_breaks_the_page() {
-    let Some(chromium) = find_chromium() else {
-        assert!(std::env::var_os("CHARIOTEER_REQUIRE_BROWSER").is_none(), "no Chromium found");
-        eprintln!("SKIPPED: no Chromium found (see a_player_places_a_formation_runs_compares_and_loads_battlesystem)");
-        return;
-    };
-    let server = Server::start(&[]);
-    let mut browser = Browser::start(&chromium, 1400, 1000);
-    browser.open(&server.url());
-    let shots = screenshot_dir();
+    let Some((_server, mut browser, shots, _chromium)) = open_page() else { return };
     browser.eval(
         "window.__errors = []; window.addEventListener('error', (e) => __errors.push(e.message));
          window.addEventListener('unhandledrejection', (e) => __errors.push(String(e.reason)));",
@@ -340,15 +332,7 @@ fn no_edit_breaks_the_page() {
 /// the trials asked for and the set-up kept as A survive a reload.
 #[test]
 fn the_players_work_is_kept() {
-    let Some(chromium) = find_chromium() else {
-        assert!(std::env::var_os("CHARIOTEER_REQUIRE_BROWSER").is_none(), "no Chromium found");
-        eprintln!("SKIPPED: no Chromium found (see a_player_places_a_formation_runs_compares_and_loads_battlesystem)");
-        return;
-    };
-    let server = Server::start(&[]);
-    let mut browser = Browser::start(&chromium, 1400, 1000);
-    browser.open(&server.url());
-    let shots = screenshot_dir();
+    let Some((server, mut browser, shots, chromium)) = open_page() else { return };
     let ok = "document.getElementById('status').className === 'ok'";
     browser.wait_for(&format!("document.body.dataset.ready === 'yes' && {ok}"), 60);
     // Title and question.
@@ -423,15 +407,7 @@ fn the_players_work_is_kept() {
 /// the charge; with a Hero with Might riding, a paired run without his Might.
 #[test]
 fn a_run_leads_with_the_chance_to_win_the_fight_and_what_might_is_worth() {
-    let Some(chromium) = find_chromium() else {
-        assert!(std::env::var_os("CHARIOTEER_REQUIRE_BROWSER").is_none(), "no Chromium found");
-        eprintln!("SKIPPED: no Chromium found (see a_player_places_a_formation_runs_compares_and_loads_battlesystem)");
-        return;
-    };
-    let server = Server::start(&[]);
-    let mut browser = Browser::start(&chromium, 1400, 1000);
-    browser.open(&server.url());
-    let shots = screenshot_dir();
+    let Some((_server, mut browser, shots, _chromium)) = open_page() else { return };
     let ok = "document.getElementById('status').className === 'ok'";
     browser.wait_for(&format!("document.body.dataset.ready === 'yes' && {ok}"), 60);
     let king = browser
@@ -465,4 +441,19 @@ fn a_run_leads_with_the_chance_to_win_the_fight_and_what_might_is_worth() {
     let names =
         browser.eval("document.getElementById('comparison-facts').textContent").as_str().unwrap_or("").to_string();
     assert!(names.starts_with("A: ") && names.contains("without his Might — B"), "{names}");
+}
+
+/// A fresh server's page open in a 1400 x 1000 headless Chromium, with the screenshot
+/// folder and the Chromium found; `None` (and the skip said) when none is installed and
+/// none is required.
+fn open_page() -> Option<(Server, Browser, std::path::PathBuf, std::path::PathBuf)> {
+    let Some(chromium) = find_chromium() else {
+        assert!(std::env::var_os("CHARIOTEER_REQUIRE_BROWSER").is_none(), "no Chromium found");
+        eprintln!("SKIPPED: no Chromium found (see a_player_places_a_formation_runs_compares_and_loads_battlesystem)");
+        return None;
+    };
+    let server = Server::start(&[]);
+    let mut browser = Browser::start(&chromium, 1400, 1000);
+    browser.open(&server.url());
+    Some((server, browser, screenshot_dir(), chromium))
 }

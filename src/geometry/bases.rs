@@ -161,7 +161,7 @@ pub fn convex_signed_distance(ha: impl Fn(Vec2) -> f64, ca: Vec2, hb: impl Fn(Ve
             let v = u0 + across.scale(t);
             g_at(v.scale(1.0 / v.length()))
         };
-        golden_min(&g, -half, half).min(g(0.0))
+        golden_section_min(&g, -half, half, 48, true).min(g(0.0))
     };
     let best = samples.iter().map(|&(_, i)| golden(i)).fold(f64::INFINITY, f64::min);
     -best
@@ -222,33 +222,11 @@ pub(super) fn first_contact_oval(footprint: &Footprint, pose: &Pose, length: f64
     let golden = |i: usize| {
         let f = |t: f64| ratio(at(t.tan()));
         let (lo, hi) = (angle(i.saturating_sub(1)), angle((i + 1).min(SAMPLES - 1)));
-        (-golden_min(&|t| -f(t), lo, hi)).max(f(angle(i)))
+        (-golden_section_min(&|t| -f(t), lo, hi, 48, true)).max(f(angle(i)))
     };
     let s = golden(first.1).max(golden(second.1));
     if !s.is_finite() || s > length + EPSILON || gap(s.max(0.0)) > 1e-7 {
         return None;
     }
     Some(s.clamp(0.0, length))
-}
-
-/// The least value of `f` a golden-section search over `lo..hi` finds (48 steps: the
-/// interval shrinks to 1e-10 of its width), for a function unimodal there.
-fn golden_min(f: &impl Fn(f64) -> f64, mut lo: f64, mut hi: f64) -> f64 {
-    let r = (5f64.sqrt() - 1.0) / 2.0;
-    let (mut x1, mut x2) = (hi - r * (hi - lo), lo + r * (hi - lo));
-    let (mut f1, mut f2) = (f(x1), f(x2));
-    for _ in 0..48 {
-        if f1 <= f2 {
-            hi = x2;
-            (x2, f2) = (x1, f1);
-            x1 = hi - r * (hi - lo);
-            f1 = f(x1);
-        } else {
-            lo = x1;
-            (x1, f1) = (x2, f2);
-            x2 = lo + r * (hi - lo);
-            f2 = f(x2);
-        }
-    }
-    f1.min(f2)
 }

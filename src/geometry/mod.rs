@@ -524,5 +524,28 @@ fn shortest_escape(origin: Vec2, reach: f64, bisections: u32, is_clear: impl Fn(
     d.is_finite().then(|| origin + Vec2::heading(angle).scale(d))
 }
 
+/// The least value of `f`, unimodal on `lo..hi`, found by a golden-section search of
+/// `steps` steps (48 shrink the interval to 1e-10 of its width, 100 past the last bit);
+/// `keep_left_on_tie` keeps the left part when the two probes tie.
+fn golden_section_min(f: &impl Fn(f64) -> f64, mut lo: f64, mut hi: f64, steps: usize, keep_left_on_tie: bool) -> f64 {
+    let ratio = (5f64.sqrt() - 1.0) / 2.0;
+    let (mut x1, mut x2) = (hi - ratio * (hi - lo), lo + ratio * (hi - lo));
+    let (mut f1, mut f2) = (f(x1), f(x2));
+    for _ in 0..steps {
+        if f1 < f2 || (keep_left_on_tie && f1 == f2) {
+            hi = x2;
+            (x2, f2) = (x1, f1);
+            x1 = hi - ratio * (hi - lo);
+            f1 = f(x1);
+        } else {
+            lo = x1;
+            (x1, f1) = (x2, f2);
+            x2 = lo + ratio * (hi - lo);
+            f2 = f(x2);
+        }
+    }
+    f1.min(f2)
+}
+
 #[cfg(test)]
 mod tests;

@@ -98,7 +98,7 @@ pub(super) fn oval_segment_distance(a: f64, b: f64, p: Vec2, q: Vec2) -> f64 {
         return 0.0;
     }
     let at = |u: f64| ellipse_signed_distance(a, b, p + (q - p).scale(u));
-    golden_section_min(at, 0.0, 1.0).min(at(0.0)).min(at(1.0)).max(0.0)
+    golden_section_min(&at, 0.0, 1.0, GOLDEN_TO_THE_LAST_BIT, false).min(at(0.0)).min(at(1.0)).max(0.0)
 }
 
 /// Whether any part of the footprint at `pose` lies within the polygon.
@@ -225,9 +225,12 @@ pub fn first_segment_contact(footprint: &Footprint, pose: &Pose, length: f64, a:
     if ahead(0.5 * (lo + hi)) < 0.0 {
         return None;
     }
-    let s = golden_section_min(ahead, lo, hi).min(ahead(lo)).min(ahead(hi)).max(0.0);
+    let s = golden_section_min(&ahead, lo, hi, GOLDEN_TO_THE_LAST_BIT, false).min(ahead(lo)).min(ahead(hi)).max(0.0);
     (s <= length).then_some(s)
 }
+
+/// Golden-section steps that shrink the interval below the last bit of a unit interval.
+const GOLDEN_TO_THE_LAST_BIT: usize = 100;
 
 /// Half the footprint's width across its heading.
 fn half_extent_across(footprint: &Footprint) -> f64 {
@@ -245,28 +248,6 @@ fn front_edge(footprint: &Footprint, x: f64) -> f64 {
         let r = footprint.rounding;
         footprint.half_length + (r * r - beyond * beyond).max(0.0).sqrt()
     }
-}
-
-/// The least value of a convex function on `[lo, hi]`, by golden-section search to the
-/// last bit.
-fn golden_section_min(f: impl Fn(f64) -> f64, mut lo: f64, mut hi: f64) -> f64 {
-    let ratio = (5f64.sqrt() - 1.0) / 2.0;
-    let (mut x1, mut x2) = (hi - ratio * (hi - lo), lo + ratio * (hi - lo));
-    let (mut f1, mut f2) = (f(x1), f(x2));
-    for _ in 0..100 {
-        if f1 < f2 {
-            hi = x2;
-            (x2, f2) = (x1, f1);
-            x1 = hi - ratio * (hi - lo);
-            f1 = f(x1);
-        } else {
-            lo = x1;
-            (x1, f1) = (x2, f2);
-            x2 = lo + ratio * (hi - lo);
-            f2 = f(x2);
-        }
-    }
-    f1.min(f2)
 }
 
 /// Where a pivoting chariot must be moved (the shortest route) so that its whole pivot

@@ -442,10 +442,7 @@ fn the_solved_wall_contact_is_where_stepping_by_the_gap_arrives() {
         Footprint::round_mm(60.0),
     ];
     let mut seed = 11u64;
-    let mut next = || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut next = || lcg(&mut seed);
     let (mut met, mut missed) = (0, 0);
     for case in 0..4000 {
         let footprint = footprints[case % footprints.len()];
@@ -560,10 +557,7 @@ fn skipping_what_cannot_change_answers_as_looking_at_everything() {
         Footprint::round_mm(60.0),
     ];
     let mut seed = 5u64;
-    let mut next = || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut next = || lcg(&mut seed);
     let (mut stretches, mut pushes) = (0, 0);
     for case in 0..96 {
         let footprint = footprints[case % footprints.len()];
