@@ -98,6 +98,11 @@ fn every_trial_played_as_sums_is_the_trial_played_die_by_die() {
         if name.contains("Break Point") {
             assert!((500..3_500).contains(&broken), "{name}: Broken in {broken} trials played as sums");
         }
+        // Enemy Heroes in the fight are played as sums too (#37): only a Hero driven past
+        // hands a trial back.
+        if name.contains("spears-and-banner") || name.contains("wood") {
+            assert!(as_sums > 3_000, "{name}: only {as_sums} as sums");
+        }
         if name.contains("chariot-vs-chariot") {
             assert_eq!(as_sums, 0, "{name}: an enemy chariot needs the full resolver");
         }

@@ -5,9 +5,9 @@
 //! The rows are the plan's own tables in the plan's own order, drawn with the same words
 //! from the same streams, so a trial played this way gives exactly the outcome
 //! [`crate::mesbg::resolve`] gives it die by die (a test checks this trial by trial on
-//! every example). What the sums cannot say (a difficult-terrain test, an obstacle, a
-//! fight without a table, a Hero thrown from his slain chariot, enemy Heroes or chariots)
-//! is left to the full resolver, trial by trial.
+//! every example). What the sums cannot say (a difficult-terrain test that rolls a 1, an
+//! obstacle, a fight without a table, a Hero thrown from his slain chariot, enemy Heroes
+//! the chariot drove past, enemy chariots) is left to the full resolver, trial by trial.
 
 use super::*;
 use crate::mesbg::tally::{Outcome, Packed};
@@ -18,8 +18,8 @@ pub struct FastCharge {
     /// Where the chariot stops: cumulative thresholds over the contact groups, the last
     /// value meaning it drove through (the plan's own stop table).
     pub stop: Vec<u64>,
-    /// A stop at or past this group meets the difficult-terrain test first (played in
-    /// full); `usize::MAX` when the path has none.
+    /// A stop at or past this group meets the difficult-terrain test first (its D6 is
+    /// drawn here; a 1 is played in full); `usize::MAX` when the path has none.
     pub full_from_group: usize,
     /// The outcome of driving through, or `None` when it needs dice (an obstacle).
     pub drive_through: Option<Packed>,
@@ -48,7 +48,8 @@ pub struct FastGroup {
     /// Its models in [`FastCharge::models`].
     pub models: std::ops::Range<usize>,
     /// Where its survivor configurations' fights start in [`FastCharge::fights`]; `None`
-    /// when its fights are not tabulated (cavalry, or too many configurations).
+    /// when its fights are not tabulated (too many configurations) or enemy Heroes were
+    /// driven past before it (their Fate is drawn on a stream of their own: played in full).
     pub fights: Option<usize>,
 }
 
@@ -107,10 +108,10 @@ const MAX_FAST_MODELS: usize = 30_000;
 
 impl FastCharge {
     /// Compiles the plan's common charge, or `None` when no trial could be played as sums
-    /// (enemy Heroes or chariots on the board, or an absurdly long path) or most would be
-    /// handed back (cavalry's untabulated fights, terrain near the start).
+    /// (enemy chariots on the board, or an absurdly long path) or most would be handed
+    /// back (untabulated fights, enemy Heroes driven past).
     pub fn compile(plan: &Plan) -> Option<Self> {
-        if !plan.foe_heroes.is_empty() || plan.has_enemy_chariot || plan.models_on_path() > MAX_FAST_MODELS {
+        if plan.has_enemy_chariot || plan.models_on_path() > MAX_FAST_MODELS {
             return None;
         }
         let mut fast = Self {
@@ -131,7 +132,8 @@ impl FastCharge {
                     .collect()
             }),
         };
-        if plan.obstacle.is_none() {
+        // Driving through slays every enemy Hero on the path: their Fate needs dice.
+        if plan.obstacle.is_none() && plan.foe_heroes.is_empty() {
             let passed = plan.models_on_path() as u16;
             let mut through = Outcome::default();
             through.set(Metric::ImpactKills, passed);
@@ -140,7 +142,7 @@ impl FastCharge {
             through.set(Metric::Breakthrough, u16::from(plan.breakthrough_possible));
             fast.drive_through = Some(through.packed());
         }
-        for group in &plan.groups {
+        for (g, group) in plan.groups.iter().enumerate() {
             let mut base = Outcome::default();
             base.set(Metric::ImpactKills, group.models_before as u16);
             base.set(Metric::Contacts, (group.models_before + group.models.len()) as u16);
@@ -154,6 +156,10 @@ impl FastCharge {
                         let mut adds = Outcome::default();
                         adds.set(Metric::ImpactKills, u16::from(o.casualty));
                         adds.set(Metric::Kills, u16::from(o.casualty));
+                        if plan.models[m].hero.is_some() {
+                            adds.set(Metric::FoeFateSpent, u16::from(o.fate_spent));
+                            adds.set(Metric::FoeHeroesSlain, u16::from(o.casualty));
+                        }
                         ImpactRow {
                             adds: adds.packed(),
                             config: group.config_part(i, o.left, o.fate_spent, &plan.models),
@@ -170,7 +176,8 @@ impl FastCharge {
                 };
                 fast.models.push(model);
             }
-            let fights = (!group.fights.is_empty()).then(|| {
+            let heroes_driven_past = plan.foe_heroes_before(g).next().is_some();
+            let fights = (!group.fights.is_empty() && !heroes_driven_past).then(|| {
                 let first = fast.fights.len();
                 for table in &group.fights {
                     let compiled = table.as_ref().map(|table| {
@@ -184,14 +191,22 @@ impl FastCharge {
             fast.groups.push(FastGroup { base: base.packed(), models: first_model..fast.models.len(), fights });
         }
         // Trials handed back cost their batch's work twice: where most would be, the
-        // resolver plays them all.
+        // resolver plays them all (a difficult-terrain test hands back its 1s).
         let handed_back: f64 = (0..=plan.groups.len())
-            .filter(|&g| match fast.groups.get(g) {
-                _ if g >= fast.full_from_group => true,
-                Some(group) => group.fights.is_none(),
-                None => fast.drive_through.is_none(),
+            .map(|g| {
+                let p = plan.chain.stop_probabilities[g];
+                let all = match fast.groups.get(g) {
+                    Some(group) => group.fights.is_none(),
+                    None => fast.drive_through.is_none(),
+                };
+                if all {
+                    p
+                } else if g >= fast.full_from_group {
+                    p / 6.0
+                } else {
+                    0.0
+                }
             })
-            .map(|g| plan.chain.stop_probabilities[g])
             .sum();
         (handed_back <= MOSTLY_HANDED_BACK).then_some(fast)
     }
@@ -222,6 +237,11 @@ fn fight_row(plan: &Plan, result: &FightOutcome) -> FightRow {
     adds.set(Metric::Kills, kills);
     adds.set(Metric::ChariotWoundsLost, u16::from(result.wounds_lost));
     adds.set(Metric::ChariotSlain, u16::from(slain));
+    if !plan.foe_heroes.is_empty() {
+        adds.set(Metric::FoeMightSpent, u16::from(result.foe_might_spent));
+        adds.set(Metric::FoeFateSpent, u16::from(result.foe_fate_spent));
+        adds.set(Metric::FoeHeroesSlain, u16::from(result.foe_heroes_slain));
+    }
     if plan.chariot.hero.is_some() {
         adds.set(Metric::MightSpent, u16::from(result.might_spent));
         adds.set(Metric::FateSpent, u16::from(result.fate_spent));

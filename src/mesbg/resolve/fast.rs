@@ -10,8 +10,9 @@ use crate::mesbg::tally::{Metric, Packed, add_to_packed, packed_value};
 pub(super) const BATCH: usize = 8;
 
 /// Plays trial `trial` into `out` as sums, or returns false (leaving `out` unspecified)
-/// when it needs the full resolver: a difficult-terrain test, an obstacle, a fight without
-/// a table, or a Hero thrown from his slain chariot.
+/// when it needs the full resolver: a difficult-terrain test that rolls a 1, an obstacle,
+/// a fight without a table, enemy Heroes driven past, or a Hero thrown from his slain
+/// chariot.
 #[inline]
 pub(super) fn play_fast(fast: &FastCharge, streams: Streams, trial: u64, out: &mut Packed) -> bool {
     let key = streams.trial_key(trial);
@@ -45,7 +46,9 @@ pub(super) fn play_fast_batch(fast: &FastCharge, streams: Streams, first: u64, o
 /// charge dice, then the fight from the first word of the fight's stream.
 #[inline]
 fn finish(fast: &FastCharge, dice: &mut Dice, stop: usize, fight_word: impl FnOnce() -> u64, out: &mut Packed) -> bool {
-    if stop >= fast.full_from_group {
+    // The difficult-terrain test, drawn as the resolver draws it (the next word's first
+    // D6): passed, the chariot goes on fresh; a 1 costs a Wound or Might, played in full.
+    if stop >= fast.full_from_group && dice.d6() == 1 {
         return false;
     }
     let Some(group) = fast.groups.get(stop) else {
