@@ -34,7 +34,7 @@ fn scenarios() -> Vec<(String, String)> {
     // A wood the chariot enters after the third model: stops before it need no test.
     let wood = "\n[[terrain]]\nname = \"Wood\"\nkind = \"difficult\"\npolygon = [[-3.0, 4.5], [3.0, 4.5], [3.0, 6.0], [-3.0, 6.0]]\n";
     let army = "\n[army]\nmodels = 12\ncasualties = 4\n";
-    // A rider behind the column: the rare stop at him fights die by die.
+    // A rider behind the column: the rare stop at him (a cavalry fight, tabulated too).
     let rider = "\n[[formations]]\nname = \"Rider\"\ncount = 1\nprofile = \"Rider of Rohan\"\nfront_centre = [0.0, 9.4]\nfacing = 180\n";
     // A one-Wound chariot against a hard-hitting column: often slain in the fight.
     let frail = hero.replace("wounds = 3", "wounds = 1").replace("defence = 7", "defence = 4").replace(
@@ -84,8 +84,7 @@ fn every_trial_played_as_sums_is_the_trial_played_die_by_die() {
         println!("{name}: {as_sums} as sums, {handed_back} handed back");
         total_sums += as_sums;
         // Each case the sums cannot play is handed back, and the rest are played as sums.
-        let expect_some_handed_back =
-            ["wall", "wood", "frail chariot with its Hero", "cave-trolls", "cavalry", "rider"];
+        let expect_some_handed_back = ["wall", "wood", "frail chariot with its Hero", "cave-trolls"];
         if expect_some_handed_back.iter().any(|k| name.contains(k)) {
             assert!(handed_back > 0, "{name}: nothing handed back");
         }
@@ -100,7 +99,9 @@ fn every_trial_played_as_sums_is_the_trial_played_die_by_die() {
         }
         // Enemy Heroes in the fight are played as sums too (#37): only a Hero driven past
         // hands a trial back.
-        if name.contains("spears-and-banner") || name.contains("wood") {
+        // So are cavalry, whose fights are tabulated by what the Impact Hits left of rider
+        // and mount.
+        if name.contains("spears-and-banner") || name.contains("wood") || name.contains("cavalry") {
             assert!(as_sums > 3_000, "{name}: only {as_sums} as sums");
         }
         if name.contains("chariot-vs-chariot") {

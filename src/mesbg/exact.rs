@@ -212,7 +212,7 @@ fn stopped_at(plan: &Plan, g: usize, b: Branch, finish: &mut impl FnMut(Branch))
         let mut enemy_chariot = None;
         for (i, (&m, o)) in group.models.iter().zip(&outcomes).enumerate() {
             if !o.passed {
-                config += group.config_part(i, o.left, o.fate_spent, &plan.models);
+                config += group.config_part(i, o, &plan.models);
                 survivors.push(plan.models[m].combatant_after(o));
                 enemy_chariot = enemy_chariot.or(plan.models[m].chariot);
             }

@@ -15,9 +15,24 @@ pub(super) fn compile_fights(
     let group = &mut groups[g];
     let mut strides = Vec::with_capacity(group.models.len());
     let mut fate_strides = Vec::with_capacity(group.models.len());
+    let mut cavalry_states = Vec::with_capacity(group.models.len());
     let mut configs: usize = 1;
     for &m in &group.models {
         strides.push(configs);
+        if models[m].mount.is_some() {
+            // Cavalry: each state its Impact Hits can leave it standing in.
+            let mut states: Vec<ContactOutcome> = Vec::new();
+            for o in models[m].impact.outcomes.iter().filter(|o| !o.passed) {
+                if !states.iter().any(|s| same_fight_state(s, o)) {
+                    states.push(*o);
+                }
+            }
+            configs = configs.saturating_mul(states.len() + 1);
+            fate_strides.push(0);
+            cavalry_states.push(states);
+            continue;
+        }
+        cavalry_states.push(Vec::new());
         configs = configs.saturating_mul(usize::from(models[m].wounds) + 1);
         match models[m].hero.filter(|h| h.fate > 0) {
             Some(h) => {
@@ -29,40 +44,41 @@ pub(super) fn compile_fights(
     }
     group.config_strides = strides;
     group.fate_strides = fate_strides;
-    // Cavalry (rider, mount and the Thrown Rider chart) fight die by die. A Hero's
-    // fights are tabulated with all his Might and Fate: a trial in which terrain took
-    // some of them first fights die by die. An enemy Hero's fights are tabulated for each
-    // Fate the Impact Hits may have left him.
-    if configs > MAX_FIGHT_TABLES || group.models.iter().any(|&m| models[m].mount.is_some()) {
+    group.cavalry_states = cavalry_states;
+    // A Hero's fights are tabulated with all his Might and Fate: a trial in which terrain
+    // took some of them first fights die by die. An enemy Hero's fights are tabulated for
+    // each Fate the Impact Hits may have left him; cavalry for each state the Impact Hits
+    // may have left rider and mount in.
+    if configs > MAX_FIGHT_TABLES {
         return;
     }
     let fight_rules = fight_rules(rules);
     let fighter = chariot.fighter();
     let hero = chariot.hero_in_fight();
-    let decoded: Vec<Vec<(u8, u8)>> = (0..configs).map(|index| group.decode(index, models)).collect();
-    group.fights = decoded
-        .into_iter()
-        .map(|state| {
-            let left: Vec<u8> = state.iter().map(|&(l, _)| l).collect();
+    let group = &groups[g];
+    let fights = (0..configs)
+        .map(|index| {
+            let state = group.config_outcomes(index, models);
             let survivors: Vec<Combatant> = group
                 .models
                 .iter()
                 .zip(&state)
-                .filter(|(_, (l, _))| *l > 0)
-                .map(|(&m, &(l, fate_left))| {
-                    let mut c = models[m].combatant(l);
-                    c.hero = c.hero.map(|h| FoeHero { fate: fate_left, ..h });
-                    c
+                .filter_map(|(&m, o)| o.as_ref().map(|o| models[m].combatant_after(o)))
+                .collect();
+            let presence: Vec<Presence> = state
+                .iter()
+                .map(|o| match o {
+                    Some(o) => Presence { in_fight: true, rider: o.left > 0, prone: o.prone },
+                    None => Presence { in_fight: false, rider: false, prone: false },
                 })
                 .collect();
-            let presence: Vec<Presence> =
-                left.iter().map(|&l| Presence { in_fight: l > 0, rider: l > 0, prone: false }).collect();
             let support = support::foe_support(models, map, &group.models, g, &presence, rules, &[]);
             (!survivors.is_empty()).then(|| {
                 FightTable::new(mesbg_fight::fight_distribution(&fighter, &survivors, fight_rules, hero, &support))
             })
         })
         .collect();
+    groups[g].fights = fights;
 }
 
 /// The spears, pikes and banners of a scenario, with the bases that touch (only computed

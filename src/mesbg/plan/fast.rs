@@ -162,7 +162,7 @@ impl FastCharge {
                         }
                         ImpactRow {
                             adds: adds.packed(),
-                            config: group.config_part(i, o.left, o.fate_spent, &plan.models),
+                            config: group.config_part(i, o, &plan.models),
                             passed: o.passed,
                         }
                     });
@@ -179,9 +179,12 @@ impl FastCharge {
             let heroes_driven_past = plan.foe_heroes_before(g).next().is_some();
             let fights = (!group.fights.is_empty() && !heroes_driven_past).then(|| {
                 let first = fast.fights.len();
-                for table in &group.fights {
+                for (config, table) in group.fights.iter().enumerate() {
                     let compiled = table.as_ref().map(|table| {
-                        let rows = table.outcomes.iter().map(|r| fight_row(plan, r));
+                        // A rider thrown from his slain mount stopped the chariot: the
+                        // configuration says so, and its fight's rows count it.
+                        let thrown = group.config_has_thrown_rider(config, &plan.models);
+                        let rows = table.outcomes.iter().map(|r| fight_row(plan, r, thrown));
                         fast.push_table(&table.table, rows, |f| &mut f.fight_rows)
                     });
                     fast.fights.push(compiled);
@@ -227,11 +230,13 @@ impl FastCharge {
 }
 
 /// What a fight outcome adds, as the resolver counts it after a fight with the
-/// chariot's and its Hero's Wounds, Might and Fate untouched before it.
-fn fight_row(plan: &Plan, result: &FightOutcome) -> FightRow {
+/// chariot's and its Hero's Wounds, Might and Fate untouched before it (and, when
+/// `thrown_rider` says so, that a thrown rider stopped the chariot).
+fn fight_row(plan: &Plan, result: &FightOutcome, thrown_rider: bool) -> FightRow {
     let slain = result.wounds_lost >= plan.chariot.wounds;
     let kills = u16::from(result.kills);
     let mut adds = Outcome::default();
+    adds.set(Metric::ThrownRiderStopped, u16::from(thrown_rider));
     adds.set(Metric::FightWon, u16::from(result.won));
     adds.set(Metric::FightKills, kills);
     adds.set(Metric::Kills, kills);

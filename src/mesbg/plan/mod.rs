@@ -151,6 +151,12 @@ pub struct ContactGroup {
     /// in the configuration's index (Fate + 1 values), 0 for a model without Fate.
     #[serde(skip)]
     pub fate_strides: Vec<usize>,
+    /// Per model in order: for cavalry, each state its Impact Hits can leave it standing in
+    /// as the fight sees it (rider's and mount's Wounds, Prone, thrown), one outcome for
+    /// each; its digit in the configuration's index is 1 + the state's place (0: not in
+    /// the fight). Empty for a model on foot, whose digit is its Wounds left.
+    #[serde(skip)]
+    pub cavalry_states: Vec<Vec<ContactOutcome>>,
     /// Exact fight outcome tables by survivor configuration index (empty when the group
     /// has more than [`MAX_FIGHT_TABLES`] configurations).
     #[serde(skip)]
@@ -158,33 +164,79 @@ pub struct ContactGroup {
 }
 
 impl ContactGroup {
-    /// The survivor configuration `index` stands for: per model, (Wounds left, Fate left).
-    pub fn decode(&self, index: usize, models: &[PlannedModel]) -> Vec<(u8, u8)> {
-        self.models
-            .iter()
-            .zip(self.config_strides.iter().zip(&self.fate_strides))
-            .map(|(&m, (&stride, &fate_stride))| {
-                let left = ((index / stride) % (usize::from(models[m].wounds) + 1)) as u8;
-                let fate = models[m].hero.map_or(0, |h| h.fate);
-                let fate_left = index.checked_div(fate_stride).map_or(fate, |q| (q % (usize::from(fate) + 1)) as u8);
-                (left, fate_left)
+    /// The survivor configuration `index` stands for: per model, what its Impact Hits left
+    /// of it as the fight sees it (`None`: not in the fight).
+    pub fn config_outcomes(&self, index: usize, models: &[PlannedModel]) -> Vec<Option<ContactOutcome>> {
+        (0..self.models.len())
+            .map(|i| {
+                let m = &models[self.models[i]];
+                let stride = self.config_strides[i];
+                if let Some(states) = self.cavalry_states.get(i).filter(|s| !s.is_empty()) {
+                    let digit = (index / stride) % (states.len() + 1);
+                    return digit.checked_sub(1).map(|k| states[k]);
+                }
+                let left = ((index / stride) % (usize::from(m.wounds) + 1)) as u8;
+                let fate = m.hero.map_or(0, |h| h.fate);
+                let fate_left = match self.fate_strides.get(i) {
+                    Some(&fs) if fs > 0 => ((index / fs) % (usize::from(fate) + 1)) as u8,
+                    _ => fate,
+                };
+                (left > 0).then_some(ContactOutcome {
+                    hits: 0,
+                    wounds: 0,
+                    mount: None,
+                    thrown: None,
+                    left,
+                    mount_left: 0,
+                    prone: false,
+                    casualty: false,
+                    passed: false,
+                    fate_spent: fate - fate_left,
+                })
             })
             .collect()
     }
 
-    /// The index of a survivor configuration: model `i` of the group has `left` Wounds and
-    /// spent `fate_spent` Fate (a Hero's) on its Impact Hits.
+    /// The index of a survivor configuration's part for model `i` of the group, left
+    /// standing by its Impact Hits as `outcome` says (an outcome the chariot drove on past
+    /// is not in the fight: 0).
     #[inline]
-    pub fn config_part(&self, i: usize, left: u8, fate_spent: u8, models: &[PlannedModel]) -> usize {
+    pub fn config_part(&self, i: usize, outcome: &ContactOutcome, models: &[PlannedModel]) -> usize {
+        if outcome.passed {
+            return 0;
+        }
+        if let Some(states) = self.cavalry_states.get(i).filter(|s| !s.is_empty()) {
+            let digit = states.iter().position(|s| same_fight_state(s, outcome)).map_or(0, |k| k + 1);
+            return digit * self.config_strides[i];
+        }
         let fate_part = match self.fate_strides.get(i) {
             Some(&fs) if fs > 0 => {
                 let fate = models[self.models[i]].hero.map_or(0, |h| h.fate);
-                usize::from(fate - fate_spent) * fs
+                usize::from(fate - outcome.fate_spent) * fs
             }
             _ => 0,
         };
-        usize::from(left) * self.config_strides[i] + fate_part
+        usize::from(outcome.left) * self.config_strides[i] + fate_part
     }
+
+    /// Whether survivor configuration `index` has a rider thrown from his slain mount in
+    /// it (the `thrown_rider_stopped` metric).
+    pub fn config_has_thrown_rider(&self, index: usize, models: &[PlannedModel]) -> bool {
+        self.config_outcomes(index, models).iter().flatten().any(|o| o.thrown.is_some())
+    }
+}
+
+/// Whether two Impact Hit outcomes of a cavalry model leave it in the same state for the
+/// fight and its metrics: the rider's and the mount's Wounds, Prone, and how it was
+/// thrown (Knocked Flying, Rises from the Dust without Strikes, Leaps into Action).
+pub fn same_fight_state(a: &ContactOutcome, b: &ContactOutcome) -> bool {
+    let thrown = |o: &ContactOutcome| match o.thrown {
+        None => 0,
+        Some(1) => 1,
+        Some(2..=5) => 2,
+        Some(_) => 3,
+    };
+    (a.left, a.mount_left, a.prone, a.fate_spent, thrown(a)) == (b.left, b.mount_left, b.prone, b.fate_spent, thrown(b))
 }
 
 /// Where the chariot stops, compiled: a slain model is passed and a survivor stops it, so

@@ -243,6 +243,7 @@ pub(super) fn drive(
                     models_before: 0,
                     config_strides: Vec::new(),
                     fate_strides: Vec::new(),
+                    cavalry_states: Vec::new(),
                     fights: Vec::new(),
                 }),
             }

@@ -239,7 +239,7 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
                 out.set(Metric::ThrownRiderStopped, 1);
             }
             scratch.survivors.push(Survivor::after(m, &outcome));
-            config += group.config_part(i, outcome.left, outcome.fate_spent, &plan.models);
+            config += group.config_part(i, &outcome, &plan.models);
         }
         obs.note(|| Event::Contact { distance: group.distance, model: m, outcome });
     }
