@@ -100,6 +100,9 @@ pub struct BattlesystemPlan {
     /// belong to one plan, and a plan compiled later (even at the same address) starts
     /// afresh.
     pub id: u64,
+    /// The rout steps worked out so far for this plan, shared by every thread that plays
+    /// it (each step's geometry is worked out once, whichever thread meets it first).
+    pub(crate) steps: std::sync::Arc<rout::SharedSteps>,
 }
 
 /// The next plan's [`BattlesystemPlan::id`].
@@ -177,7 +180,7 @@ pub fn compile(scenario: &BattlesystemScenario) -> BattlesystemPlan {
     };
     let grid = (scenario.board[0].ceil() as usize, scenario.board[1].ceil() as usize);
     let id = NEXT_PLAN_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    BattlesystemPlan { scenario: scenario.clone(), metrics: m, slots, grid, id }
+    BattlesystemPlan { scenario: scenario.clone(), metrics: m, slots, grid, id, steps: Default::default() }
 }
 
 /// Something that happened in a trial, for replays.
@@ -323,7 +326,8 @@ pub struct Scratch {
 
 thread_local! {
     /// The remembered rout steps of this thread's last scratch: a run makes a fresh scratch
-    /// for each share of its blocks, and each would otherwise work its steps out again.
+    /// for each share of its blocks, and each would otherwise look its steps up again in the
+    /// plan's shared store and link them anew.
     static SPARE_STEPS: std::cell::RefCell<Option<StepMemo>> = const { std::cell::RefCell::new(None) };
 }
 

@@ -417,7 +417,8 @@ pub(super) fn rout_step(
     RoutStep { heading, veer, dir, turned, exit, hit, also }
 }
 
-/// Rout steps already worked out in this thread, as a graph. Each board state a rout
+/// Rout steps this thread has met, as a graph (the steps themselves are worked out once
+/// per plan and shared by the threads: [`SharedSteps`]). Each board state a rout
 /// meets (everything [`rout_step`] reads that changes between trials: the beasts' block
 /// and line, the distance left, where every other unit stands or that it is gone) is a
 /// node, numbered the first time it is met and holding its compiled step. A node leads to
@@ -457,6 +458,59 @@ impl Default for StepMemo {
             remember: true,
             plan: 0,
         }
+    }
+}
+
+/// Every rout step worked out for one plan, by its board key, shared by the threads that
+/// play it: a thread meeting a board state its own graph lacks takes the step from here
+/// when another thread (or an earlier run of the same plan: a sweep's batches, `--target-ci`
+/// doublings) worked it out, and works it out and leaves it here otherwise. Each thread
+/// still numbers and links the nodes it met in its own [`StepMemo`], so a trial's walk
+/// takes no lock; the lock is taken only the first time a thread meets a board state.
+#[derive(Debug, Default)]
+pub(crate) struct SharedSteps {
+    steps:
+        std::sync::RwLock<std::collections::HashMap<Box<[u64]>, SharedStep, std::hash::BuildHasherDefault<WordHasher>>>,
+    /// How many steps any thread worked out (not taken from here): the tests' check that
+    /// a step is worked out once.
+    worked_out: std::sync::atomic::AtomicUsize,
+}
+
+/// A step as [`SharedSteps`] keeps it: the compiled step and its path map cells (its own
+/// `cells` range means nothing outside the thread that compiled it).
+#[derive(Debug)]
+struct SharedStep {
+    step: CompiledStep,
+    cells: Box<[usize]>,
+}
+
+impl SharedSteps {
+    /// The step of board state `key`, copied into a thread's memo (its cells pushed onto
+    /// `cells`), if some thread worked it out.
+    fn take(&self, key: &[u64], cells: &mut Vec<usize>) -> Option<CompiledStep> {
+        // A poisoned lock (a thread panicked while holding it) only costs the sharing.
+        let steps = self.steps.read().ok()?;
+        let shared = steps.get(key)?;
+        let first = cells.len() as u32;
+        cells.extend_from_slice(&shared.cells);
+        Some(CompiledStep { cells: (first, cells.len() as u32), ..shared.step })
+    }
+
+    /// Leaves a step just worked out for the other threads (up to
+    /// [`MAX_REMEMBERED_STEPS`] steps; later ones each thread works out for itself).
+    fn leave(&self, key: &[u64], step: &CompiledStep, cells: &[usize]) {
+        if let Ok(mut steps) = self.steps.write()
+            && steps.len() < MAX_REMEMBERED_STEPS
+        {
+            steps.entry(key.into()).or_insert_with(|| SharedStep { step: *step, cells: cells.into() });
+        }
+    }
+
+    /// How many steps threads have worked out for this plan so far (each step once, while
+    /// the store has room).
+    #[cfg(test)]
+    pub(crate) fn worked_out(&self) -> usize {
+        self.worked_out.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
@@ -514,12 +568,35 @@ impl StepMemo {
         if let Some(&node) = self.index.get(&self.key[..]) {
             return node;
         }
-        let step = compile_step(plan, states, beasts, here, line, remaining, &mut self.cells);
+        let step = self.new_step(plan, states, beasts, here, line, remaining);
         let node = self.nodes.len() as u32;
         self.nodes.push(step);
         self.next.extend([u32::MAX; TURNS]);
         self.index.insert(self.key.clone().into_boxed_slice(), node);
         node
+    }
+
+    /// The step of a board state this thread meets for the first time (its key in
+    /// `self.key`): taken from the plan's shared store, or worked out and left there.
+    /// (Out of line: the trials' walk from node to node stays small.)
+    #[inline(never)]
+    #[cold]
+    fn new_step(
+        &mut self,
+        plan: &BattlesystemPlan,
+        states: &[UnitState],
+        beasts: usize,
+        here: Block,
+        line: f64,
+        remaining: f64,
+    ) -> CompiledStep {
+        if let Some(step) = plan.steps.take(&self.key, &mut self.cells) {
+            return step;
+        }
+        plan.steps.worked_out.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let step = compile_step(plan, states, beasts, here, line, remaining, &mut self.cells);
+        plan.steps.leave(&self.key, &step, &self.cells[step.cells.0 as usize..step.cells.1 as usize]);
+        step
     }
 
     /// The node a turn from `node` leads to, if it was seen before.

@@ -382,6 +382,33 @@ fn remembered_rout_steps_are_the_steps_computed() {
     }
 }
 
+/// A rout step is worked out once per plan, whichever thread meets it first: another
+/// thread playing the same trials (with nothing of its own remembered) takes every step
+/// from the plan's shared store, works none out, and tallies exactly the same.
+#[test]
+fn rout_steps_are_worked_out_once_and_shared_by_the_threads() {
+    let path = "scenarios/battlesystem/routing-elephants-in-battle-line.toml";
+    let plan = plan_of(&std::fs::read_to_string(path).expect("bundled example"));
+    let streams = Streams::new(5, plan.scenario.hash());
+    let here = tally_trials(&plan, streams, 0..3_000, &mut Scratch::default());
+    let worked_out = plan.steps.worked_out();
+    assert!(worked_out > 10, "the routs meet many board states: {worked_out}");
+    let there = std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut fresh = Scratch::default();
+            assert!(fresh.steps.nodes.is_empty(), "a new thread starts with no steps of its own");
+            tally_trials(&plan, streams, 0..3_000, &mut fresh)
+        })
+        .join()
+        .expect("the other thread")
+    });
+    assert_eq!(plan.steps.worked_out(), worked_out, "the other thread worked out no step again");
+    assert_eq!(here, there);
+    // And a plan compiled again has a store of its own.
+    let again = plan_of(&std::fs::read_to_string(path).expect("bundled example"));
+    assert_eq!(again.steps.worked_out(), 0);
+}
+
 /// Hits through armour the way the rules read, one hit at a time (crew first on a
 /// platform: fighters and archers in order, riders last, then the platforms; a removed
 /// platform takes the crew it carried), written here apart from the resolver's counting.
