@@ -10,11 +10,11 @@
 //! ([`charge_hits_on_target`]) is kept as an independent check of the chain.
 
 use super::resolve::{
-    BattlesystemPlan, Fighting, MAX_CREW_GROUPS, Slots, charge_target_in_contact, charger_in_contact,
-    driver_alone_attacks, driver_only_multiplier, fighting_crew, melee_multipliers,
+    BattlesystemPlan, Fighting, MAX_CREW_GROUPS, Slots, charge_target_in_contact, charger_in_contact, fighting_crew,
+    platform_or_driver_pmf, power,
 };
 use super::scenario::{Action, ChargeDoubles, PlatformHits, Role, Unit};
-use crate::battlesystem::rules::{AttackDie, PlatformRoll, convolve, dice_count};
+use crate::battlesystem::rules::{AttackDie, convolve, dice_count};
 use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::BuildHasherDefault;
@@ -80,67 +80,6 @@ pub fn charge_hits_on_target(plan: &BattlesystemPlan) -> Result<Vec<f64>, String
         }
     }
     Ok(through)
-}
-
-/// Hits (before armour) of one platform in contact fighting as `how`: its fighting crew
-/// `groups` (figures, die) with the platform's roll added, or, with none aboard but the
-/// driver, the platform's own die when the rules let it attack alone.
-fn platform_or_driver_pmf(
-    plan: &BattlesystemPlan,
-    unit: &Unit,
-    groups: &[(u32, AttackDie)],
-    crew_mult: (u32, u32),
-    how: Fighting,
-) -> Vec<f64> {
-    let rules = &plan.scenario.rules;
-    let table = &rules.attack.hits_table;
-    if groups.is_empty() {
-        if !driver_alone_attacks(rules, how) {
-            return vec![1.0];
-        }
-        let (m, d) = driver_only_multiplier(rules, how);
-        return power(&table.hits_pmf(&unit.stats.ad.pmf()), dice_count(1, m, d));
-    }
-    let dice: Vec<(u32, AttackDie)> =
-        groups.iter().map(|&(aboard, die)| (dice_count(aboard, crew_mult.0, crew_mult.1), die)).collect();
-    platform_pmf(unit.stats.ad, &dice, rules.platform_roll, table)
-}
-
-/// Hits (before armour) of one platform's crew: `groups` of (dice, die).
-fn platform_pmf(
-    platform: AttackDie,
-    groups: &[(u32, AttackDie)],
-    roll: PlatformRoll,
-    table: &crate::battlesystem::rules::HitsTable,
-) -> Vec<f64> {
-    let all_dice = |shift_pmf: &dyn Fn(AttackDie) -> Vec<f64>| {
-        let mut total = vec![1.0];
-        for &(dice, die) in groups {
-            let per_die = table.hits_pmf(&shift_pmf(die));
-            for _ in 0..dice {
-                total = convolve(&total, &per_die);
-            }
-        }
-        total
-    };
-    match roll {
-        PlatformRoll::PerDie => all_dice(&|die| convolve(&die.pmf(), &platform.pmf())),
-        PlatformRoll::Shared => {
-            let mut out = vec![0.0];
-            for (shared, p) in platform.pmf().iter().enumerate().filter(|(_, p)| **p > 0.0) {
-                let given = all_dice(&|die| {
-                    let mut shifted = vec![0.0; shared];
-                    shifted.extend(die.pmf());
-                    shifted
-                });
-                if given.len() > out.len() {
-                    out.resize(given.len(), 0.0);
-                }
-                out.iter_mut().zip(&given).for_each(|(o, g)| *o += p * g);
-            }
-            out
-        }
-    }
 }
 
 /// Why `exact` refuses a rout.
@@ -311,33 +250,11 @@ fn take_hits_upto(
     Ok(out)
 }
 
-/// The distribution of the sum of `count` independent rolls of `one`.
-fn power(one: &[f64], count: u32) -> Vec<f64> {
-    (0..count).fold(vec![1.0], |acc, _| convolve(&acc, one))
-}
-
 /// The distribution of the hits (before armour) a unit scores in melee with `in_contact`
 /// figures in state `held`, under the charge multipliers when `charging`.
 fn melee_raw(plan: &BattlesystemPlan, unit: &Unit, held: &Held, in_contact: u32, charging: bool) -> Vec<f64> {
-    let rules = &plan.scenario.rules;
-    let table = &rules.attack.hits_table;
-    let (crew_mult, own_mult) = melee_multipliers(rules, unit, charging);
-    let own_dice = || power(&table.hits_pmf(&unit.stats.ad.pmf()), dice_count(in_contact, own_mult.0, own_mult.1));
-    if !unit.is_platform() {
-        return own_dice();
-    }
-    let mut left = held.crew_alive;
-    let mut groups = [(0, AttackDie::D4); MAX_CREW_GROUPS];
-    let mut raw = vec![1.0];
     let how = if charging { Fighting::Charging } else { Fighting::Standing };
-    for _ in 0..in_contact {
-        let n = fighting_crew(unit, &mut left, &mut groups);
-        raw = convolve(&raw, &platform_or_driver_pmf(plan, unit, &groups[..n], crew_mult, how));
-    }
-    if rules.platform_attacks_alone {
-        raw = convolve(&raw, &own_dice());
-    }
-    raw
+    super::resolve::melee_raw(plan, unit, &held.crew_alive, in_contact, how)
 }
 
 fn to_u16(x: u32) -> u16 {

@@ -84,6 +84,36 @@ pub(super) fn take_hits(
     losses
 }
 
+/// What `through` hits that got through armour do to a unit whose hits fall on figures of
+/// its own armour (see [`tables::hits_fall_on_one_armour`]): figures go as their hits fill up, and
+/// crew fall with their platforms. The same as [`take_hits`] after its armour dice.
+pub(super) fn land_through(unit: &Unit, state: &mut UnitState, through: u32) -> Losses {
+    let mut losses = Losses { through, ..Losses::default() };
+    if state.figures > 0 {
+        let per_figure = unit.stats.hits.max(1);
+        let total = state.carried + through;
+        let removed = (total / per_figure).min(state.figures);
+        state.figures -= removed;
+        state.carried = if state.figures == 0 { 0 } else { total - removed * per_figure };
+        losses.figures = removed;
+        for (g, c) in unit.crew.iter().enumerate() {
+            let fallen = state.crew_alive[g].saturating_sub(c.count * state.figures);
+            state.crew_alive[g] -= fallen;
+            losses.crew += fallen;
+        }
+    }
+    losses
+}
+
+/// What a drawn attack does to its defender: hits through armour land at once; hits
+/// before armour roll their armour dice one by one (see [`take_hits`]).
+fn land(plan: &BattlesystemPlan, unit: &Unit, state: &mut UnitState, drawn: Drawn, dice: &mut Dice) -> Losses {
+    match drawn {
+        Drawn::Through(through) => land_through(unit, state, through),
+        Drawn::Raw(hits) => take_hits(plan, unit, state, hits, dice),
+    }
+}
+
 /// The crew fighting on the next platform: takes up to each group's `count` from `left`
 /// (the crew not yet placed on a platform), spares the one rider a platform needs, and
 /// writes the fighting groups as (figures, die) into `groups`. Returns how many it wrote.
@@ -148,6 +178,10 @@ pub(crate) enum Fighting {
 /// `how`. A platform adds its roll to its fighting crew's dice; one with only its driver
 /// aboard attacks with its own AD (`driver_only = "platform_ad"`, doubled when it charges); beasts
 /// trampling attack with their own AD, and their crew able to fight add their attacks.
+///
+/// Die by die: trials draw each attack whole from its table ([`AttackTables`]); this is
+/// the reference the tables are checked against.
+#[cfg(test)]
 pub(super) fn melee_hits(
     plan: &BattlesystemPlan,
     unit: &Unit,
@@ -156,6 +190,7 @@ pub(super) fn melee_hits(
     how: Fighting,
     dice: &mut Dice,
 ) -> u32 {
+    use crate::battlesystem::rules::{Attack, PlatformRoll, attack_hits, platform_crew_hits};
     let charging = how == Fighting::Charging;
     let rules = &plan.scenario.rules;
     let (crew_mult, own_mult) = melee_multipliers(rules, unit, charging);
@@ -287,6 +322,7 @@ pub(super) fn attackers_in_contact(
 pub(super) fn melee(
     plan: &BattlesystemPlan,
     states: &mut [UnitState],
+    tables: &mut AttackTables,
     attacker: usize,
     defender: usize,
     how: Fighting,
@@ -309,10 +345,12 @@ pub(super) fn melee(
         _ => defenders_in_contact(d, &states[defender], &a_block),
     };
     // Both roll before either removes a figure.
-    let on_defender = melee_hits(plan, a, &states[attacker], a_contact, how, dice);
-    let on_attacker = melee_hits(plan, d, &states[defender], d_contact, Fighting::Standing, dice);
-    let d_losses = take_hits(plan, d, &mut states[defender], on_defender, dice);
-    let a_losses = take_hits(plan, a, &mut states[attacker], on_attacker, dice);
+    let a_crew = states[attacker].crew_alive;
+    let on_defender = tables.draw(plan, attacker, &a_crew, a_contact, Made::Melee(how), defender, dice);
+    let d_crew = states[defender].crew_alive;
+    let on_attacker = tables.draw(plan, defender, &d_crew, d_contact, Made::Melee(Fighting::Standing), attacker, dice);
+    let d_losses = land(plan, d, &mut states[defender], on_defender, dice);
+    let a_losses = land(plan, a, &mut states[attacker], on_attacker, dice);
     if let Some(t) = trace {
         t.push(BattlesystemEvent::Melee {
             attacker,
@@ -328,13 +366,15 @@ pub(super) fn melee(
     (a_losses, d_losses)
 }
 
+/// A unit's morale check: 2d10 (drawn as one sum) against its morale level.
 pub(super) fn morale(
     plan: &BattlesystemPlan,
+    tables: &mut AttackTables,
     unit: usize,
     dice: &mut Dice,
     trace: &mut Option<Vec<BattlesystemEvent>>,
 ) -> MoraleResult {
-    let roll = die(10, dice) + die(10, dice);
+    let roll = tables.two_d10(dice);
     let result = plan.scenario.rules.morale.result(roll, plan.scenario.units[unit].stats.ml);
     if let Some(t) = trace {
         t.push(BattlesystemEvent::Morale { unit, roll, result });
@@ -345,38 +385,34 @@ pub(super) fn morale(
 pub(super) fn charge(
     plan: &BattlesystemPlan,
     s: &ChargeSlots,
-    (unit, target, volleys, gap): (usize, usize, u32, f64),
+    (unit, target, volleys, _gap): (usize, usize, u32, f64),
     scratch: &mut Scratch,
     dice: &mut Dice,
     trace: &mut Option<Vec<BattlesystemEvent>>,
 ) {
     let units = &plan.scenario.units;
     let (c, t) = (&units[unit], &units[target]);
-    let table = &plan.scenario.rules.attack.hits_table;
     let states = &mut scratch.states;
+    let tables = &mut scratch.attacks;
     let out = &mut scratch.values;
     let (mut volley_hits, mut volley_kills) = (0, 0);
     // Volleys at the start of the charge and halfway in: archers aboard shoot as if
     // stationary, with the range band's multiplier on their dice.
     for v in 0..volleys {
-        let range = if v == 0 { gap } else { gap / 2.0 };
-        let mut raw = 0;
-        let mut rolled = 0;
-        for (g, crew) in c.crew.iter().enumerate().filter(|(_, cr)| cr.role == Role::Archer) {
-            if let Some(band) = crew.bands.iter().find(|b| range >= b.from && range < b.to) {
-                let a = Attack {
-                    figures: states[unit].crew_alive[g],
-                    die: crew.ad,
-                    multiplier: (band.hundredths, 100),
-                    platform: None,
-                    platform_roll: PlatformRoll::Shared,
-                    defender_ar: 0,
-                };
-                rolled += crate::battlesystem::rules::dice_count(a.figures, band.hundredths, 100);
-                raw += attack_hits(&a, table, dice);
-            }
-        }
-        let losses = take_hits(plan, t, &mut states[target], raw, dice);
+        let range = plan.volley_range(v);
+        let rolled: u32 = c
+            .crew
+            .iter()
+            .enumerate()
+            .filter(|(_, cr)| cr.role == Role::Archer)
+            .filter_map(|(g, cr)| {
+                let band = cr.bands.iter().find(|b| range >= b.from && range < b.to)?;
+                Some(crate::battlesystem::rules::dice_count(states[unit].crew_alive[g], band.hundredths, 100))
+            })
+            .sum();
+        let archers = states[unit].crew_alive;
+        let drawn = tables.draw(plan, unit, &archers, 0, Made::Volley(v), target, dice);
+        let losses = land(plan, t, &mut states[target], drawn, dice);
         volley_hits += losses.through;
         volley_kills += losses.figures;
         if let Some(tr) = trace {
@@ -390,14 +426,15 @@ pub(super) fn charge(
     out[s.volley_kills] = to_u16(volley_kills);
     let (mut on_target, mut on_charger) = (Losses::default(), Losses::default());
     if states[target].figures > 0 {
-        (on_charger, on_target) = melee(plan, states, unit, target, Fighting::Charging, Some(s.facing), dice, trace);
+        (on_charger, on_target) =
+            melee(plan, states, tables, unit, target, Fighting::Charging, Some(s.facing), dice, trace);
     }
     out[s.hits_on_target] = to_u16(on_target.through);
     out[s.target_figures_lost] = to_u16(volley_kills + on_target.figures);
     out[s.hits_on_charger] = to_u16(on_charger.through);
     out[s.platform_figures_lost] = to_u16(on_charger.figures);
     out[s.crew_lost] = to_u16(on_charger.crew);
-    let result = if states[target].figures == 0 { 3 } else { morale(plan, target, dice, trace) as u16 };
+    let result = if states[target].figures == 0 { 3 } else { morale(plan, tables, target, dice, trace) as u16 };
     out[s.target_morale] = result;
     out[[s.target_held, s.target_fell_back, s.target_routed, s.target_destroyed][usize::from(result)]] = 1;
     let charger = &states[unit];

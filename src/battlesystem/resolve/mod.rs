@@ -12,10 +12,8 @@ use super::scenario::{
     Action, BattlesystemScenario, ChargeDoubles, DriverOnly, MeleeContact, PlatformHits, Role, StruckUnitMoves, Unit,
     Veer,
 };
-use super::tally::{BattlesystemTally, MetricSet};
-use crate::battlesystem::rules::{
-    Attack, AttackDie, MoraleResult, PlatformRoll, attack_hits, clock_heading, die, platform_crew_hits,
-};
+use super::tally::{BattlesystemTally, COUNTED_METRICS, MetricSet, OutcomeCounter};
+use crate::battlesystem::rules::{AttackDie, MoraleResult, clock_heading, die};
 use crate::dice::{Dice, Phase};
 use crate::engine::{Interrupted, Streams, TrialRange};
 use crate::geometry::Vec2;
@@ -29,6 +27,10 @@ pub use rout::{cells_crossed, for_each_cell_crossed};
 
 mod fight;
 pub(crate) use fight::*;
+
+mod tables;
+use tables::{AttackTables, Drawn, Made};
+pub(crate) use tables::{melee_raw, platform_or_driver_pmf, power};
 
 /// The most contacts one rout may make before it is stopped (a guard; the re-roll limit
 /// normally ends a rout long before).
@@ -103,6 +105,18 @@ pub struct BattlesystemPlan {
     /// The rout steps worked out so far for this plan, shared by every thread that plays
     /// it (each step's geometry is worked out once, whichever thread meets it first).
     pub(crate) steps: std::sync::Arc<rout::SharedSteps>,
+}
+
+impl BattlesystemPlan {
+    /// The range of a charge's volley `v`: the archers aboard shoot at the gap as the
+    /// charge begins, then at half of it on the way in.
+    pub(crate) fn volley_range(&self, v: u32) -> f64 {
+        let gap = match self.scenario.action {
+            Action::Charge { gap, .. } => gap,
+            Action::Rout { .. } => 0.0,
+        };
+        if v == 0 { gap } else { gap / 2.0 }
+    }
 }
 
 /// The next plan's [`BattlesystemPlan::id`].
@@ -322,6 +336,7 @@ pub struct Scratch {
     generation: u64,
     cells: Vec<usize>,
     steps: StepMemo,
+    attacks: AttackTables,
 }
 
 thread_local! {
@@ -329,6 +344,9 @@ thread_local! {
     /// for each share of its blocks, and each would otherwise look its steps up again in the
     /// plan's shared store and link them anew.
     static SPARE_STEPS: std::cell::RefCell<Option<StepMemo>> = const { std::cell::RefCell::new(None) };
+    /// The attack tables of this thread's last scratch, kept for the next share of blocks
+    /// likewise.
+    static SPARE_ATTACKS: std::cell::RefCell<Option<AttackTables>> = const { std::cell::RefCell::new(None) };
 }
 
 impl Default for Scratch {
@@ -339,6 +357,7 @@ impl Default for Scratch {
             stamp: Vec::new(),
             generation: 0,
             cells: Vec::new(),
+            attacks: SPARE_ATTACKS.with(|spare| spare.borrow_mut().take()).unwrap_or_default(),
             steps: SPARE_STEPS.with(|spare| spare.borrow_mut().take()).unwrap_or_default(),
         }
     }
@@ -346,6 +365,8 @@ impl Default for Scratch {
 
 impl Drop for Scratch {
     fn drop(&mut self) {
+        let attacks = std::mem::take(&mut self.attacks);
+        let _ = SPARE_ATTACKS.try_with(|spare| *spare.borrow_mut() = Some(attacks));
         if self.steps.remember {
             let steps = std::mem::take(&mut self.steps);
             // A thread being torn down has no spare to keep: then the steps just go.
@@ -397,7 +418,7 @@ fn play(
 }
 
 fn streams_dice(streams: Streams, trial: u64) -> Dice {
-    crate::dice::trial_dice(streams.seed, streams.key, trial, Phase::Charge)
+    streams.trial_key(trial).dice(Phase::Charge)
 }
 
 fn to_u16(x: u32) -> u16 {
@@ -418,6 +439,16 @@ pub fn tally_trials(
 ) -> BattlesystemTally {
     let mut tally = new_tally(plan);
     let mut none = None;
+    if matches!(plan.slots, Slots::Charge(_)) && plan.metrics.len() <= COUNTED_METRICS {
+        // A charge crosses no path cells, and its rows repeat: counted whole.
+        let mut counter = OutcomeCounter::new(plan.metrics.len());
+        for t in trials {
+            play(plan, streams, t, scratch, &mut none);
+            counter.record(&scratch.values, &mut tally);
+        }
+        counter.drain_into(&mut tally);
+        return tally;
+    }
     for t in trials {
         play(plan, streams, t, scratch, &mut none);
         tally.record(&scratch.values);

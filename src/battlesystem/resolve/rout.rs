@@ -664,7 +664,7 @@ fn mark_cells(stamp: &mut [u64], generation: u64, crossed: &mut Vec<usize>, cell
 
 /// A fast hasher for the memo's keys (words of float bits, not attacker-controlled).
 #[derive(Default)]
-pub(super) struct WordHasher(u64);
+pub(crate) struct WordHasher(u64);
 
 impl std::hash::Hasher for WordHasher {
     fn finish(&self) -> u64 {
@@ -797,8 +797,17 @@ pub(super) fn rout(
                 t.push(BattlesystemEvent::Contact { unit: struck, into });
             }
             let facing_now = if k == 0 { facing } else { None };
-            let (beast_losses, struck_losses) =
-                melee(plan, &mut scratch.states, beasts, struck, Fighting::Trampling, facing_now, dice, trace);
+            let (beast_losses, struck_losses) = melee(
+                plan,
+                &mut scratch.states,
+                &mut scratch.attacks,
+                beasts,
+                struck,
+                Fighting::Trampling,
+                facing_now,
+                dice,
+                trace,
+            );
             scratch.states[beasts].lost += beast_losses.figures;
             scratch.states[struck].lost += struck_losses.figures;
             if scratch.states[beasts].figures == 0 {
@@ -807,7 +816,7 @@ pub(super) fn rout(
             if scratch.states[struck].figures == 0 {
                 continue;
             }
-            let result = morale(plan, struck, dice, trace);
+            let result = morale(plan, &mut scratch.attacks, struck, dice, trace);
             if k == 0 {
                 outcome = 2 + result as usize;
             }

@@ -518,3 +518,147 @@ fn hits_through_armour_counted_at_once_are_the_hits_taken_one_at_a_time() {
     }
     assert!(checked >= 4_000, "{checked}");
 }
+
+/// Each attack drawn whole from its table ([`tables::AttackTables`]) follows the
+/// distribution of the same attack rolled die by die (every die through the hits table, the
+/// platform's roll added, then each hit's armour d10): for every pair of units of the
+/// bundled charges and rout, charging, trampling and standing, with one to three figures in
+/// contact, fresh and with crew lost, under each way platforms take hits and roll their die,
+/// and the charges' volleys. Two samples, each outcome's share within five standard errors
+/// of the difference, and the means likewise.
+#[test]
+fn attacks_drawn_whole_follow_the_dice_rolled_one_by_one() {
+    let files = [
+        include_str!("../../../scenarios/battlesystem/elephant-howdah-vs-pikemen.toml"),
+        include_str!("../../../scenarios/battlesystem/dragon-with-crew.toml"),
+        include_str!("../../../scenarios/battlesystem/routing-elephants-in-battle-line.toml"),
+    ];
+    const N: usize = 6_000;
+    let mut compared = 0;
+    for text in files {
+        for (variant, lines) in [
+            "platform_hits = \"crew_first\"\n",
+            "platform_hits = \"platform_first\"\nplatform_roll = \"per_die\"\n",
+            "platform_hits = \"crew_first\"\ndriver_only = \"platform_ad\"\nplatform_attacks_alone = false\n",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let text: String = text
+                .lines()
+                .filter(|l| !l.starts_with("platform_hits") && !l.starts_with("platform_attacks_alone"))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let text = if text.contains("\n[rules]\n") {
+                text.replacen("\n[rules]\n", &format!("\n[rules]\n{lines}"), 1)
+            } else {
+                format!("{text}\n[rules]\n{lines}")
+            };
+            let plan = compile(&parse(&text, "test.toml").expect("a bundled example with other rules"));
+            let units = &plan.scenario.units;
+            let pairs = (0..units.len().min(3)).flat_map(|a| (0..units.len().min(3)).map(move |d| (a, d)));
+            for (a, d) in pairs.filter(|(a, d)| a != d) {
+                let mut attacks: Vec<(Made, u32, bool)> = Vec::new();
+                for how in [Fighting::Charging, Fighting::Trampling, Fighting::Standing] {
+                    for in_contact in 1..=units[a].figures.min(3) {
+                        for worn in [false, true] {
+                            attacks.push((Made::Melee(how), in_contact, worn));
+                        }
+                    }
+                }
+                if units[a].crew.iter().any(|c| c.role == crate::battlesystem::scenario::Role::Archer) {
+                    attacks.extend([
+                        (Made::Volley(0), 0, false),
+                        (Made::Volley(1), 0, false),
+                        (Made::Volley(0), 0, true),
+                    ]);
+                }
+                for (made, in_contact, worn) in attacks {
+                    let mut attacker = UnitState::fresh(&units[a]);
+                    if worn {
+                        for g in 0..units[a].crew.len() {
+                            attacker.crew_alive[g] /= 2;
+                        }
+                    }
+                    let seed = (variant * 100 + a * 10 + d) as u64;
+                    let mut tables = tables::AttackTables::default();
+                    let mut drawn_dice = crate::dice::trial_dice(seed, 1, in_contact.into(), Phase::Charge);
+                    let mut rolled_dice = crate::dice::trial_dice(seed, 2, in_contact.into(), Phase::Charge);
+                    let one_armour = tables::hits_fall_on_one_armour(&plan, &units[d]);
+                    let (mut drawn, mut rolled) = (vec![0u32; N], vec![0u32; N]);
+                    for i in 0..N {
+                        drawn[i] =
+                            match tables.draw(&plan, a, &attacker.crew_alive, in_contact, made, d, &mut drawn_dice) {
+                                tables::Drawn::Through(t) => {
+                                    assert!(one_armour, "through armour drawn for {} under crew first", units[d].name);
+                                    t
+                                }
+                                tables::Drawn::Raw(r) => {
+                                    assert!(!one_armour, "hits before armour drawn for {}", units[d].name);
+                                    r
+                                }
+                            };
+                        let raw = match made {
+                            Made::Melee(how) => {
+                                melee_hits(&plan, &units[a], &attacker, in_contact, how, &mut rolled_dice)
+                            }
+                            Made::Volley(v) => volley_hits_one_by_one(&plan, a, &attacker, v, &mut rolled_dice),
+                        };
+                        rolled[i] = if one_armour {
+                            let mut target = UnitState::fresh(&units[d]);
+                            take_hits(&plan, &units[d], &mut target, raw, &mut rolled_dice).through
+                        } else {
+                            raw
+                        };
+                    }
+                    let what = format!(
+                        "variant {variant}: {} on {} as {made:?}, {in_contact} in contact, worn {worn}",
+                        units[a].name, units[d].name
+                    );
+                    assert_same_distribution(&drawn, &rolled, &what);
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared >= 150, "{compared}");
+}
+
+/// A volley's hits before armour, die by die (the archers' groups in range, each die
+/// through the hits table).
+fn volley_hits_one_by_one(plan: &BattlesystemPlan, unit: usize, state: &UnitState, v: u32, dice: &mut Dice) -> u32 {
+    let range = plan.volley_range(v);
+    let mut hits = 0;
+    for (g, crew) in plan.scenario.units[unit].crew.iter().enumerate() {
+        if crew.role != crate::battlesystem::scenario::Role::Archer {
+            continue;
+        }
+        if let Some(band) = crew.bands.iter().find(|b| range >= b.from && range < b.to) {
+            for _ in 0..crate::battlesystem::rules::dice_count(state.crew_alive[g], band.hundredths, 100) {
+                hits += plan.scenario.rules.attack.hits_table.hits(crew.ad.roll(dice));
+            }
+        }
+    }
+    hits
+}
+
+/// Two samples of the same size agree: each value's share, and the mean, within five
+/// standard errors of the difference.
+fn assert_same_distribution(a: &[u32], b: &[u32], what: &str) {
+    let n = a.len() as f64;
+    let top = *a.iter().chain(b).max().unwrap_or(&0) as usize;
+    let (mut ca, mut cb) = (vec![0.0; top + 1], vec![0.0; top + 1]);
+    a.iter().for_each(|&x| ca[x as usize] += 1.0);
+    b.iter().for_each(|&x| cb[x as usize] += 1.0);
+    for v in 0..=top {
+        let (pa, pb) = (ca[v] / n, cb[v] / n);
+        let pooled = (pa + pb) / 2.0;
+        let se = (2.0 * pooled * (1.0 - pooled) / n).sqrt().max(1.0 / n);
+        assert!((pa - pb).abs() <= 5.0 * se, "{what}: P({v}) drawn {pa:.4} vs rolled {pb:.4} (se {se:.4})");
+    }
+    let mean = |s: &[u32]| s.iter().map(|&x| f64::from(x)).sum::<f64>() / n;
+    let var = |s: &[u32], m: f64| s.iter().map(|&x| (f64::from(x) - m).powi(2)).sum::<f64>() / n;
+    let (ma, mb) = (mean(a), mean(b));
+    let se = ((var(a, ma) + var(b, mb)) / n).sqrt().max(1.0 / n);
+    assert!((ma - mb).abs() <= 5.0 * se, "{what}: mean drawn {ma:.4} vs rolled {mb:.4} (se {se:.4})");
+}
