@@ -105,6 +105,8 @@ pub struct BattlesystemPlan {
     /// The rout steps worked out so far for this plan, shared by every thread that plays
     /// it (each step's geometry is worked out once, whichever thread meets it first).
     pub(crate) steps: std::sync::Arc<rout::SharedSteps>,
+    /// Every unit as a trial begins, worked out once (a trial copies them).
+    fresh: Vec<UnitState>,
 }
 
 impl BattlesystemPlan {
@@ -194,7 +196,8 @@ pub fn compile(scenario: &BattlesystemScenario) -> BattlesystemPlan {
     };
     let grid = (scenario.board[0].ceil() as usize, scenario.board[1].ceil() as usize);
     let id = NEXT_PLAN_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    BattlesystemPlan { scenario: scenario.clone(), metrics: m, slots, grid, id, steps: Default::default() }
+    let fresh = scenario.units.iter().map(UnitState::fresh).collect();
+    BattlesystemPlan { scenario: scenario.clone(), metrics: m, slots, grid, id, steps: Default::default(), fresh }
 }
 
 /// Something that happened in a trial, for replays.
@@ -405,7 +408,7 @@ fn play(
     scratch.values.resize(plan.metrics.len(), 0);
     scratch.cells.clear();
     scratch.states.clear();
-    scratch.states.extend(plan.scenario.units.iter().map(UnitState::fresh));
+    scratch.states.extend_from_slice(&plan.fresh);
     match (&plan.slots, &plan.scenario.action) {
         (Slots::Charge(slots), Action::Charge { unit, target, volleys, gap }) => {
             charge(plan, slots, (*unit, *target, *volleys, *gap), scratch, &mut dice, trace);

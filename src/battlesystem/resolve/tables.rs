@@ -157,12 +157,32 @@ pub(crate) fn thinned(raw: &[f64], keep: f64) -> Vec<f64> {
     out
 }
 
-/// The value a uniform word `u` draws from cumulative `thresholds`, as
-/// [`sampled_index`]: counted for a short table, searched by halves for a long one (an
-/// attack of many dice has dozens of outcomes).
+/// Buckets of a table's guide: the top bits of a word.
+const GUIDE_BITS: u32 = 6;
+
+/// The guide of cumulative `thresholds`: for each bucket of words (by their top
+/// [`GUIDE_BITS`] bits), how many thresholds lie at or below the bucket's lowest word, so a
+/// draw starts its count there.
+fn guide_of(thresholds: &[u64]) -> [u16; 1 << GUIDE_BITS] {
+    std::array::from_fn(|b| {
+        let lowest = (b as u64) << (64 - GUIDE_BITS);
+        thresholds.partition_point(|&t| t <= lowest) as u16
+    })
+}
+
+/// The value a uniform word `u` draws from cumulative `thresholds`, as [`sampled_index`]:
+/// counted for a short table; for a long one (an attack of many dice has dozens of
+/// outcomes), counted on from where its bucket of the `guide` starts (a step or two).
 #[inline]
-fn drawn_index(thresholds: &[u64], u: u64) -> usize {
-    if thresholds.len() <= 16 { sampled_index(thresholds, u) } else { thresholds.partition_point(|&t| t <= u) }
+fn drawn_index(thresholds: &[u64], guide: &[u16; 1 << GUIDE_BITS], u: u64) -> usize {
+    if thresholds.len() <= 8 {
+        return sampled_index(thresholds, u);
+    }
+    let mut i = usize::from(guide[(u >> (64 - GUIDE_BITS)) as usize]);
+    while i < thresholds.len() && thresholds[i] <= u {
+        i += 1;
+    }
+    i
 }
 
 /// Whether the hits on `unit` fall on figures of its own armour (so an attack's hits through
@@ -216,11 +236,14 @@ pub(super) struct AttackTables {
     plan: u64,
     /// The attacks met lately, by a few bits of their key's hash: a trial meets the same few
     /// attacks again and again, and finding one here costs a multiply and a compare.
-    recent: [Option<(AttackKey, (u32, u32))>; RECENT],
-    /// Each attack met: where its thresholds sit in `thresholds` (start, length).
-    index: HashMap<AttackKey, (u32, u32), BuildHasherDefault<WordHasher>>,
+    recent: [Option<(AttackKey, (u32, u32, u32))>; RECENT],
+    /// Each attack met: where its thresholds sit in `thresholds` (start, length) and its
+    /// guide's number.
+    index: HashMap<AttackKey, (u32, u32, u32), BuildHasherDefault<WordHasher>>,
     /// Every table's cumulative thresholds, one after the other.
     thresholds: Vec<u64>,
+    /// Each table's guide (see [`guide_of`]), by its number.
+    guides: Vec<[u16; 1 << GUIDE_BITS]>,
     /// A 2d10's sum, for morale checks: index 0 is a roll of 2.
     two_d10: Vec<u64>,
 }
@@ -263,7 +286,7 @@ impl AttackTables {
             crew[1],
         );
         let slot = (key.0 ^ key.1.rotate_left(21) ^ key.2.rotate_left(42)).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 60;
-        let (start, len) = match self.recent[slot as usize % RECENT] {
+        let (start, len, guide) = match self.recent[slot as usize % RECENT] {
             Some((k, at)) if k == key => at,
             _ => {
                 let at = match self.index.get(&key) {
@@ -276,7 +299,8 @@ impl AttackTables {
         };
         let table = &self.thresholds[start as usize..(start + len) as usize];
         // A certain outcome (no dice at all) draws no word.
-        let value = if table.is_empty() { 0 } else { drawn_index(table, dice.word()) as u32 };
+        let value =
+            if table.is_empty() { 0 } else { drawn_index(table, &self.guides[guide as usize], dice.word()) as u32 };
         if armour == RAW { Drawn::Raw(value) } else { Drawn::Through(value) }
     }
 
@@ -288,7 +312,7 @@ impl AttackTables {
         key: AttackKey,
         (a, crew_alive, in_contact, made): (&Unit, &[u32; MAX_CREW_GROUPS], u32, Made),
         (d, through_armour): (&Unit, bool),
-    ) -> (u32, u32) {
+    ) -> (u32, u32, u32) {
         let raw = match made {
             Made::Melee(how) => melee_raw(plan, a, crew_alive, in_contact, how),
             Made::Volley(v) => volley_raw(plan, a, crew_alive, plan.volley_range(v)),
@@ -305,8 +329,9 @@ impl AttackTables {
         while let [rest @ .., u64::MAX] = thresholds {
             thresholds = rest;
         }
-        let at = (self.thresholds.len() as u32, thresholds.len() as u32);
+        let at = (self.thresholds.len() as u32, thresholds.len() as u32, self.guides.len() as u32);
         self.thresholds.extend_from_slice(thresholds);
+        self.guides.push(guide_of(thresholds));
         self.index.insert(key, at);
         at
     }
@@ -318,5 +343,40 @@ impl AttackTables {
             self.two_d10 = table.thresholds().to_vec();
         }
         sampled_index(&self.two_d10, dice.word()) as u32 + 2
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A draw through a table's guide gives the value counting every threshold gives, for
+    /// short and long tables, at their edges and at random words.
+    #[test]
+    fn a_guided_draw_is_the_counted_draw() {
+        let mut state = 0x1234_5678_9abc_def0u64;
+        let mut next = move || {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            state ^ (state >> 29)
+        };
+        for len in [1usize, 2, 5, 8, 9, 20, 57, 200] {
+            let pmf: Vec<f64> = (0..len).map(|i| ((i * 7919) % 13 + usize::from(i % 5 == 0) * 40) as f64).collect();
+            let total: f64 = pmf.iter().sum();
+            let pmf: Vec<f64> = pmf.iter().map(|p| p / total).collect();
+            let table = CumulativeTable::new(&pmf);
+            let thresholds = table.thresholds();
+            let guide = guide_of(thresholds);
+            let mut words: Vec<u64> =
+                thresholds.iter().flat_map(|&t| [t.wrapping_sub(1), t, t.wrapping_add(1)]).collect();
+            words.extend([0, u64::MAX, 1 << 58, (1 << 58) - 1]);
+            words.extend((0..2000).map(|_| next()));
+            for u in words {
+                assert_eq!(
+                    drawn_index(thresholds, &guide, u),
+                    sampled_index(thresholds, u),
+                    "length {len}, word {u:#x}"
+                );
+            }
+        }
     }
 }
