@@ -226,6 +226,10 @@ impl std::hash::Hash for AttackKey {
 /// The armour field of a key whose hits are drawn before armour.
 const RAW: u64 = 0xFFFF;
 
+/// Where a table sits: its thresholds' start and length in [`AttackTables::thresholds`],
+/// and its guide's number.
+type TableAt = (u32, u32, u32);
+
 /// Entries of the small cache in front of the index (a power of two).
 const RECENT: usize = 16;
 
@@ -236,10 +240,10 @@ pub(super) struct AttackTables {
     plan: u64,
     /// The attacks met lately, by a few bits of their key's hash: a trial meets the same few
     /// attacks again and again, and finding one here costs a multiply and a compare.
-    recent: [Option<(AttackKey, (u32, u32, u32))>; RECENT],
+    recent: [Option<(AttackKey, TableAt)>; RECENT],
     /// Each attack met: where its thresholds sit in `thresholds` (start, length) and its
     /// guide's number.
-    index: HashMap<AttackKey, (u32, u32, u32), BuildHasherDefault<WordHasher>>,
+    index: HashMap<AttackKey, TableAt, BuildHasherDefault<WordHasher>>,
     /// Every table's cumulative thresholds, one after the other.
     thresholds: Vec<u64>,
     /// Each table's guide (see [`guide_of`]), by its number.
@@ -312,7 +316,7 @@ impl AttackTables {
         key: AttackKey,
         (a, crew_alive, in_contact, made): (&Unit, &[u32; MAX_CREW_GROUPS], u32, Made),
         (d, through_armour): (&Unit, bool),
-    ) -> (u32, u32, u32) {
+    ) -> TableAt {
         let raw = match made {
             Made::Melee(how) => melee_raw(plan, a, crew_alive, in_contact, how),
             Made::Volley(v) => volley_raw(plan, a, crew_alive, plan.volley_range(v)),
