@@ -72,24 +72,17 @@ pub const COUNTED_METRICS: usize = 16;
 /// way: the tally is the same.
 #[derive(Clone, Debug)]
 pub struct OutcomeCounter {
-    /// Open-addressing table of rows, packed four values to a word; a slot is free when its
-    /// count is 0.
-    keys: Vec<[u64; COUNTED_METRICS / 4]>,
-    /// Counts by slot.
-    counts: Vec<u64>,
-    /// Slots in use.
-    used: usize,
+    /// The rows counted so far, packed four values to a word.
+    rows: crate::engine::statistics::RowCounts<{ COUNTED_METRICS / 4 }>,
     /// Metrics per row.
     width: usize,
 }
 
 impl OutcomeCounter {
-    const SLOTS: usize = 1 << 10;
-
     /// A counter for rows of `width` metrics (at most [`COUNTED_METRICS`]).
     pub fn new(width: usize) -> Self {
         assert!(width <= COUNTED_METRICS, "an outcome counter keys at most {COUNTED_METRICS} metrics");
-        Self { keys: vec![[0; COUNTED_METRICS / 4]; Self::SLOTS], counts: vec![0; Self::SLOTS], used: 0, width }
+        Self { rows: Default::default(), width }
     }
 
     /// Counts one trial's row of values.
@@ -99,41 +92,20 @@ impl OutcomeCounter {
         for (m, &v) in values.iter().enumerate().take(self.width) {
             key[m / 4] |= u64::from(v) << (16 * (m % 4));
         }
-        let folded = key.iter().fold(0u64, |acc, &w| acc.rotate_left(23) ^ w);
-        let mask = Self::SLOTS - 1;
-        let mut slot = (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize & mask;
-        loop {
-            if self.counts[slot] == 0 {
-                self.keys[slot] = key;
-                self.counts[slot] = 1;
-                self.used += 1;
-                if 2 * self.used > Self::SLOTS {
-                    self.drain_into(tally);
-                }
-                return;
-            }
-            if self.keys[slot].iter().zip(&key).fold(0, |differ, (a, b)| differ | (a ^ b)) == 0 {
-                self.counts[slot] += 1;
-                return;
-            }
-            slot = (slot + 1) & mask;
+        if self.rows.add(key) {
+            self.drain_into(tally);
         }
     }
 
     /// Adds every counted row to `tally` and empties the counter.
     pub fn drain_into(&mut self, tally: &mut BattlesystemTally) {
         let mut values = vec![0u16; self.width];
-        for (key, count) in self.keys.iter().zip(self.counts.iter_mut()) {
-            if *count == 0 {
-                continue;
-            }
+        self.rows.drain(|key, count| {
             for (m, v) in values.iter_mut().enumerate() {
                 *v = (key[m / 4] >> (16 * (m % 4))) as u16;
             }
-            tally.record_many(&values, *count);
-            *count = 0;
-        }
-        self.used = 0;
+            tally.record_many(&values, count);
+        });
     }
 }
 

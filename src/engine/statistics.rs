@@ -217,6 +217,63 @@ pub fn count_values(histograms: &mut [Vec<u64>], values: &[u16]) {
     }
 }
 
+/// Counts rows of packed words (a trial's whole outcome) in an open-addressing table: a
+/// trial costs one hash-table increment instead of one histogram increment per metric, and
+/// the few distinct rows of a block go to the histograms at the end. Both systems' counters
+/// of whole outcomes keep their rows here.
+#[derive(Clone, Debug)]
+pub struct RowCounts<const W: usize> {
+    /// Rows by slot; a slot is free when its count is 0.
+    keys: Vec<[u64; W]>,
+    /// Counts by slot.
+    counts: Vec<u64>,
+    /// Slots in use.
+    used: usize,
+}
+
+impl<const W: usize> Default for RowCounts<W> {
+    fn default() -> Self {
+        Self { keys: vec![[0; W]; Self::SLOTS], counts: vec![0; Self::SLOTS], used: 0 }
+    }
+}
+
+impl<const W: usize> RowCounts<W> {
+    const SLOTS: usize = 1 << 10;
+
+    /// Counts one row; true when the table is half full and should be drained.
+    #[inline]
+    pub fn add(&mut self, key: [u64; W]) -> bool {
+        let folded = key.iter().fold(0u64, |acc, &w| acc.rotate_left(23) ^ w);
+        let mask = Self::SLOTS - 1;
+        let mut slot = (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize & mask;
+        loop {
+            if self.counts[slot] == 0 {
+                self.keys[slot] = key;
+                self.counts[slot] = 1;
+                self.used += 1;
+                return 2 * self.used > Self::SLOTS;
+            }
+            // Compared word by word without branching (an array `==` calls memcmp).
+            if self.keys[slot].iter().zip(&key).fold(0, |differ, (a, b)| differ | (a ^ b)) == 0 {
+                self.counts[slot] += 1;
+                return false;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /// Hands every counted row and its count to `each`, and empties the table.
+    pub fn drain(&mut self, mut each: impl FnMut(&[u64; W], u64)) {
+        for (key, count) in self.keys.iter().zip(self.counts.iter_mut()) {
+            if *count > 0 {
+                each(key, *count);
+                *count = 0;
+            }
+        }
+        self.used = 0;
+    }
+}
+
 /// Adds histograms of the same metrics (exact integer sums: any order gives the same).
 pub fn add_histograms(into: &mut [Vec<u64>], other: &[Vec<u64>]) {
     for (mine, theirs) in into.iter_mut().zip(other) {

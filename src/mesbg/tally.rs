@@ -451,17 +451,11 @@ pub struct OutcomeCounter {
     /// Which bits of a packed outcome the tally reads (its recorded metrics and the wound
     /// split's two).
     mask: [u64; OUTCOME_WORDS],
-    /// Open-addressing table of packed outcomes; a slot is free when its count is 0.
-    keys: Vec<[u64; OUTCOME_WORDS]>,
-    /// Counts by slot.
-    counts: Vec<u64>,
-    /// Slots in use.
-    used: usize,
+    /// The rows counted so far.
+    rows: crate::engine::statistics::RowCounts<OUTCOME_WORDS>,
 }
 
 impl OutcomeCounter {
-    const SLOTS: usize = 1 << 10;
-
     /// A counter for outcomes bound for `tally`.
     pub fn for_tally(tally: &Tally) -> Self {
         let mut read = Outcome::default();
@@ -472,7 +466,7 @@ impl OutcomeCounter {
             read.set(Metric::ChariotWoundsLost, u16::MAX);
             read.set(Metric::HeroWoundsLost, u16::MAX);
         }
-        Self { mask: read.packed(), keys: vec![[0; OUTCOME_WORDS]; Self::SLOTS], counts: vec![0; Self::SLOTS], used: 0 }
+        Self { mask: read.packed(), rows: Default::default() }
     }
 
     /// Counts one trial.
@@ -485,38 +479,14 @@ impl OutcomeCounter {
     #[inline]
     pub fn record_packed(&mut self, packed: &Packed, tally: &mut Tally) {
         let key: [u64; OUTCOME_WORDS] = std::array::from_fn(|w| packed[w] & self.mask[w]);
-        let folded = key.iter().fold(0u64, |acc, &w| acc.rotate_left(23) ^ w);
-        let mask = Self::SLOTS - 1;
-        let mut slot = (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize & mask;
-        loop {
-            if self.counts[slot] == 0 {
-                self.keys[slot] = key;
-                self.counts[slot] = 1;
-                self.used += 1;
-                if 2 * self.used > Self::SLOTS {
-                    self.drain_into(tally);
-                }
-                return;
-            }
-            // Compared word by word without branching (an array `==` calls memcmp).
-            if self.keys[slot].iter().zip(&key).fold(0, |differ, (a, b)| differ | (a ^ b)) == 0 {
-                self.counts[slot] += 1;
-                return;
-            }
-            slot = (slot + 1) & mask;
+        if self.rows.add(key) {
+            self.drain_into(tally);
         }
     }
 
     /// Adds every counted outcome to `tally` and empties the counter.
     pub fn drain_into(&mut self, tally: &mut Tally) {
-        for (key, count) in self.keys.iter().zip(self.counts.iter_mut()) {
-            if *count == 0 {
-                continue;
-            }
-            tally.record_many(&Outcome::unpacked(key), *count);
-            *count = 0;
-        }
-        self.used = 0;
+        self.rows.drain(|key, count| tally.record_many(&Outcome::unpacked(key), count));
     }
 }
 

@@ -19,16 +19,7 @@ pub(super) fn take_hits(
         // and the figures they remove follow from the count.
         let ar = unit.stats.ar;
         let through: u32 = (0..hits).map(|_| u32::from(!armour.cancels(die(10, dice), ar))).sum();
-        losses.through = through;
-        if state.figures > 0 {
-            let per_figure = unit.stats.hits.max(1);
-            let total = state.carried + through;
-            let removed = (total / per_figure).min(state.figures);
-            state.figures -= removed;
-            state.carried = if state.figures == 0 { 0 } else { total - removed * per_figure };
-            losses.figures = removed;
-        }
-        return losses;
+        return land_through(unit, state, through);
     }
     let crew_first = unit.is_platform() && plan.scenario.rules.platform_hits == PlatformHits::CrewFirst;
     // Crew first: fighters and archers in order, riders last, then the platforms. A group
@@ -400,22 +391,23 @@ pub(super) fn charge(
     // stationary, with the range band's multiplier on their dice.
     for v in 0..volleys {
         let range = plan.volley_range(v);
-        let rolled: u32 = c
-            .crew
-            .iter()
-            .enumerate()
-            .filter(|(_, cr)| cr.role == Role::Archer)
-            .filter_map(|(g, cr)| {
-                let band = cr.bands.iter().find(|b| range >= b.from && range < b.to)?;
-                Some(crate::battlesystem::rules::dice_count(states[unit].crew_alive[g], band.hundredths, 100))
-            })
-            .sum();
         let archers = states[unit].crew_alive;
         let drawn = tables.draw(plan, unit, &archers, 0, Made::Volley(v), target, dice);
         let losses = land(plan, t, &mut states[target], drawn, dice);
         volley_hits += losses.through;
         volley_kills += losses.figures;
         if let Some(tr) = trace {
+            // The dice the archers rolled, for the replay (the draw needs only their hits).
+            let rolled: u32 = c
+                .crew
+                .iter()
+                .zip(&archers)
+                .filter(|(cr, _)| cr.role == Role::Archer)
+                .filter_map(|(cr, &aboard)| {
+                    let band = cr.bands.iter().find(|b| range >= b.from && range < b.to)?;
+                    Some(crate::battlesystem::rules::dice_count(aboard, band.hundredths, 100))
+                })
+                .sum();
             tr.push(BattlesystemEvent::Volley { range, dice: rolled, hits: losses.through, removed: losses.figures });
         }
         if states[target].figures == 0 {
