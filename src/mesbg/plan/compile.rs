@@ -3,7 +3,9 @@
 use super::*;
 
 /// Tabulates the exact fight of every survivor configuration of group `g`, with the
-/// spears, pikes and banners that help each one.
+/// spears, pikes and banners that help each one; when the chariot meets the group
+/// `after_terrain` (a difficult-terrain test on its way), also for the chariot that test
+/// cost a Wound.
 pub(super) fn compile_fights(
     groups: &mut [ContactGroup],
     g: usize,
@@ -11,6 +13,7 @@ pub(super) fn compile_fights(
     chariot: &FightingChariot,
     rules: &MesbgRules,
     map: &SupportMap,
+    after_terrain: bool,
 ) {
     let group = &mut groups[g];
     let mut strides = Vec::with_capacity(group.models.len());
@@ -53,32 +56,44 @@ pub(super) fn compile_fights(
         return;
     }
     let fight_rules = fight_rules(rules);
-    let fighter = chariot.fighter();
     let hero = chariot.hero_in_fight();
     let group = &groups[g];
-    let fights = (0..configs)
-        .map(|index| {
-            let state = group.config_outcomes(index, models);
-            let survivors: Vec<Combatant> = group
-                .models
-                .iter()
-                .zip(&state)
-                .filter_map(|(&m, o)| o.as_ref().map(|o| models[m].combatant_after(o)))
-                .collect();
-            let presence: Vec<Presence> = state
-                .iter()
-                .map(|o| match o {
-                    Some(o) => Presence { in_fight: true, rider: o.left > 0, prone: o.prone },
-                    None => Presence { in_fight: false, rider: false, prone: false },
+    let tables = |fighter: ChariotFighter| -> Vec<Option<FightTable>> {
+        (0..configs)
+            .map(|index| {
+                let state = group.config_outcomes(index, models);
+                let survivors: Vec<Combatant> = group
+                    .models
+                    .iter()
+                    .zip(&state)
+                    .filter_map(|(&m, o)| o.as_ref().map(|o| models[m].combatant_after(o)))
+                    .collect();
+                let presence: Vec<Presence> = state
+                    .iter()
+                    .map(|o| match o {
+                        Some(o) => Presence { in_fight: true, rider: o.left > 0, prone: o.prone },
+                        None => Presence { in_fight: false, rider: false, prone: false },
+                    })
+                    .collect();
+                let support = support::foe_support(models, map, &group.models, g, &presence, rules, &[]);
+                (!survivors.is_empty()).then(|| {
+                    FightTable::new(mesbg_fight::fight_distribution(&fighter, &survivors, fight_rules, hero, &support))
                 })
-                .collect();
-            let support = support::foe_support(models, map, &group.models, g, &presence, rules, &[]);
-            (!survivors.is_empty()).then(|| {
-                FightTable::new(mesbg_fight::fight_distribution(&fighter, &survivors, fight_rules, hero, &support))
             })
-        })
-        .collect();
+            .collect()
+    };
+    let fighter = chariot.fighter();
+    let fights = tables(fighter);
+    // A chariot the difficult-terrain test cost a Wound fights the same fight with one
+    // Wound fewer; a Hero's chariot may have spent Might or Fate instead, and is played die
+    // by die.
+    let wounded_fights = if after_terrain && chariot.hero.is_none() && fighter.wounds_left > 1 {
+        tables(ChariotFighter { wounds_left: fighter.wounds_left - 1, ..fighter })
+    } else {
+        Vec::new()
+    };
     groups[g].fights = fights;
+    groups[g].wounded_fights = wounded_fights;
 }
 
 /// The spears, pikes and banners of a scenario, with the bases that touch (only computed
@@ -321,14 +336,14 @@ pub fn compile(scenario: &Scenario) -> Plan {
     mark_blocked_monsters(scenario, &mut models, &groups, &legs, &discs);
     let chain = compile_chain(&mut groups, &models);
     let support = support_map(scenario, &models, &groups);
-    for g in 0..groups.len() {
-        compile_fights(&mut groups, g, &models, &chariot, &scenario.rules, &support);
-    }
-    let has_hazards = difficult_from.is_some() || obstacle.is_some();
     // The test is rolled on entering; a model touched at the same point is touched after it.
     let terrain_group = difficult_from.map_or(groups.len(), |from| {
         groups.iter().position(|g| g.distance >= from - SAME_TIME_INCHES).unwrap_or(groups.len())
     });
+    for g in 0..groups.len() {
+        compile_fights(&mut groups, g, &models, &chariot, &scenario.rules, &support, g >= terrain_group);
+    }
+    let has_hazards = difficult_from.is_some() || obstacle.is_some();
     let has_enemy_chariot = models.iter().any(|m| m.chariot.is_some());
     let mut metrics = Metric::CHARGE.to_vec();
     if chariot.hero.is_some() {

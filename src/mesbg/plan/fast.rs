@@ -5,8 +5,8 @@
 //! The rows are the plan's own tables in the plan's own order, drawn with the same words
 //! from the same streams, so a trial played this way gives exactly the outcome
 //! [`crate::mesbg::resolve`] gives it die by die (a test checks this trial by trial on
-//! every example). What the sums cannot say (a difficult-terrain test that rolls a 1, an
-//! obstacle, a fight without a table, a Hero thrown from his slain chariot, enemy Heroes
+//! every example). What the sums cannot say (a difficult-terrain test that rolls a 1 with a
+//! Hero aboard or costs a chariot its last Wound, an obstacle, a fight without a table, a Hero thrown from his slain chariot, enemy Heroes
 //! the chariot drove past, enemy chariots) is left to the full resolver, trial by trial.
 
 use super::*;
@@ -23,6 +23,10 @@ pub struct FastCharge {
     pub full_from_group: usize,
     /// The outcome of driving through, or `None` when it needs dice (an obstacle).
     pub drive_through: Option<Packed>,
+    /// What a Wound from the difficult-terrain test adds (the test's Wound, the chariot's
+    /// Wound lost), when a trial whose test rolls a 1 is played as sums (its fights drawn
+    /// from [`FastGroup::wounded_fights`]); `None` when it is played in full.
+    pub terrain_wound: Option<Packed>,
     /// Per contact group, what stopping there means.
     pub groups: Vec<FastGroup>,
     /// The models of every group, group after group.
@@ -51,6 +55,9 @@ pub struct FastGroup {
     /// when its fights are not tabulated (too many configurations) or enemy Heroes were
     /// driven past before it (their Fate is drawn on a stream of their own: played in full).
     pub fights: Option<usize>,
+    /// The same for a chariot the difficult-terrain test cost a Wound (`None`: played in
+    /// full).
+    pub wounded_fights: Option<usize>,
 }
 
 /// One model of a contact group: its Impact Hits, drawn as the resolver draws them.
@@ -118,6 +125,7 @@ impl FastCharge {
             stop: plan.chain.stop.thresholds().to_vec(),
             full_from_group: if plan.difficult_from.is_some() { plan.terrain_group } else { usize::MAX },
             drive_through: None,
+            terrain_wound: None,
             groups: Vec::with_capacity(plan.groups.len()),
             models: Vec::new(),
             thresholds: Vec::new(),
@@ -177,21 +185,39 @@ impl FastCharge {
                 fast.models.push(model);
             }
             let heroes_driven_past = plan.foe_heroes_before(g).next().is_some();
-            let fights = (!group.fights.is_empty() && !heroes_driven_past).then(|| {
-                let first = fast.fights.len();
-                for (config, table) in group.fights.iter().enumerate() {
-                    let compiled = table.as_ref().map(|table| {
-                        // A rider thrown from his slain mount stopped the chariot: the
-                        // configuration says so, and its fight's rows count it.
-                        let thrown = group.config_has_thrown_rider(config, &plan.models);
-                        let rows = table.outcomes.iter().map(|r| fight_row(plan, r, thrown));
-                        fast.push_table(&table.table, rows, |f| &mut f.fight_rows)
-                    });
-                    fast.fights.push(compiled);
-                }
-                first
+            let mut fights_of = |tables: &[Option<FightTable>], wounds_left: u8| {
+                (!tables.is_empty() && !heroes_driven_past).then(|| {
+                    let first = fast.fights.len();
+                    for (config, table) in tables.iter().enumerate() {
+                        let compiled = table.as_ref().map(|table| {
+                            // A rider thrown from his slain mount stopped the chariot: the
+                            // configuration says so, and its fight's rows count it.
+                            let thrown = group.config_has_thrown_rider(config, &plan.models);
+                            let rows = table.outcomes.iter().map(|r| fight_row(plan, r, thrown, wounds_left));
+                            fast.push_table(&table.table, rows, |f| &mut f.fight_rows)
+                        });
+                        fast.fights.push(compiled);
+                    }
+                    first
+                })
+            };
+            let fights = fights_of(&group.fights, plan.chariot.wounds);
+            let wounded_fights = fights_of(&group.wounded_fights, plan.chariot.wounds.saturating_sub(1));
+            fast.groups.push(FastGroup {
+                base: base.packed(),
+                models: first_model..fast.models.len(),
+                fights,
+                wounded_fights,
             });
-            fast.groups.push(FastGroup { base: base.packed(), models: first_model..fast.models.len(), fights });
+        }
+        // A Wound from the difficult-terrain test is played as sums (the groups past the
+        // test have their fights tabulated for the wounded chariot); not with a Hero aboard,
+        // whose Might or Fate may be spent instead.
+        if plan.difficult_from.is_some() && plan.chariot.hero.is_none() && plan.chariot.wounds > 1 {
+            let mut adds = Outcome::default();
+            adds.set(Metric::TerrainWound, 1);
+            adds.set(Metric::ChariotWoundsLost, 1);
+            fast.terrain_wound = Some(adds.packed());
         }
         // Trials handed back cost their batch's work twice: where most would be, the
         // resolver plays them all (a difficult-terrain test hands back its 1s).
@@ -204,7 +230,7 @@ impl FastCharge {
                 };
                 if all {
                     p
-                } else if g >= fast.full_from_group {
+                } else if g >= fast.full_from_group && fast.terrain_wound.is_none() {
                     p / 6.0
                 } else {
                     0.0
@@ -230,10 +256,11 @@ impl FastCharge {
 }
 
 /// What a fight outcome adds, as the resolver counts it after a fight with the
-/// chariot's and its Hero's Wounds, Might and Fate untouched before it (and, when
-/// `thrown_rider` says so, that a thrown rider stopped the chariot).
-fn fight_row(plan: &Plan, result: &FightOutcome, thrown_rider: bool) -> FightRow {
-    let slain = result.wounds_lost >= plan.chariot.wounds;
+/// chariot's Hero's Might and Fate untouched before it and the chariot on `wounds_left`
+/// (and, when `thrown_rider` says so, that a thrown rider stopped the chariot). The
+/// Wound terrain may have taken first is counted apart ([`FastCharge::terrain_wound`]).
+fn fight_row(plan: &Plan, result: &FightOutcome, thrown_rider: bool, wounds_left: u8) -> FightRow {
+    let slain = result.wounds_lost >= wounds_left;
     let kills = u16::from(result.kills);
     let mut adds = Outcome::default();
     adds.set(Metric::ThrownRiderStopped, u16::from(thrown_rider));

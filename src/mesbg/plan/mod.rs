@@ -161,6 +161,12 @@ pub struct ContactGroup {
     /// has more than [`MAX_FIGHT_TABLES`] configurations).
     #[serde(skip)]
     pub fights: Vec<Option<FightTable>>,
+    /// The same fights for a chariot that lost one Wound to the difficult-terrain test on
+    /// its way here (empty unless the path enters difficult terrain at or before this group
+    /// and the chariot carries no Hero and has a Wound to spare): a trial whose test rolled
+    /// a 1 draws its fight from these instead of playing it die by die.
+    #[serde(skip)]
+    pub wounded_fights: Vec<Option<FightTable>>,
 }
 
 impl ContactGroup {

@@ -245,6 +245,7 @@ pub(super) fn drive(
                     fate_strides: Vec::new(),
                     cavalry_states: Vec::new(),
                     fights: Vec::new(),
+                    wounded_fights: Vec::new(),
                 }),
             }
         }

@@ -10,7 +10,8 @@ use crate::mesbg::tally::{Metric, Packed, add_to_packed, packed_value};
 pub(super) const BATCH: usize = 8;
 
 /// Plays trial `trial` into `out` as sums, or returns false (leaving `out` unspecified)
-/// when it needs the full resolver: a difficult-terrain test that rolls a 1, an obstacle,
+/// when it needs the full resolver: a difficult-terrain test that rolls a 1 with a Hero
+/// aboard (or a chariot of one Wound), an obstacle,
 /// a fight without a table, enemy Heroes driven past, or a Hero thrown from his slain
 /// chariot.
 #[inline]
@@ -47,23 +48,39 @@ pub(super) fn play_fast_batch(fast: &FastCharge, streams: Streams, first: u64, o
 #[inline]
 fn finish(fast: &FastCharge, dice: &mut Dice, stop: usize, fight_word: impl FnOnce() -> u64, out: &mut Packed) -> bool {
     // The difficult-terrain test, drawn as the resolver draws it (the next word's first
-    // D6): passed, the chariot goes on fresh; a 1 costs a Wound or Might, played in full.
+    // D6): passed, the chariot goes on fresh; a 1 costs a Wound (counted here, its fights
+    // drawn from the wounded chariot's tables) or, with a Hero aboard, Might or Fate
+    // (played in full).
+    let mut wounded = None;
     if stop >= fast.full_from_group && dice.d6() == 1 {
-        return false;
+        match fast.terrain_wound {
+            Some(adds) => wounded = Some(adds),
+            None => return false,
+        }
     }
     let Some(group) = fast.groups.get(stop) else {
         return match fast.drive_through {
             Some(through) => {
                 *out = through;
+                if let Some(adds) = &wounded {
+                    add(out, adds);
+                }
                 count_army(fast, out)
             }
             None => false,
         };
     };
-    let Some(fights) = group.fights else {
+    let (fights, mut sum) = match &wounded {
+        None => (group.fights, group.base),
+        Some(adds) => {
+            let mut sum = group.base;
+            add(&mut sum, adds);
+            (group.wounded_fights, sum)
+        }
+    };
+    let Some(fights) = fights else {
         return false;
     };
-    let mut sum = group.base;
     let mut config = 0;
     let mut stopped = false;
     for model in &fast.models[group.models.clone()] {

@@ -6,19 +6,20 @@ use super::*;
 use crate::mesbg::rules::duel::HeroDice;
 
 /// Finds dice for a replayed fight that give `result`, the outcome its trial drew from the
-/// exact table: dice-level fights on a stream of their own until one matches (rejection
+/// exact table for the chariot as it came to the fight (`before`): dice-level fights on a stream of their own until one matches (rejection
 /// sampling, so the dice shown follow their exact distribution given the outcome).
 pub(super) fn reconstruct_fight<O: Observer>(
     plan: &Plan,
     scratch: &mut Scratch,
     dice: &mut Dice,
     result: FightOutcome,
+    before: ChariotState,
     obs: &mut O,
 ) {
     for _ in 0..MAX_RECONSTRUCTION_TRIES {
         let mut trace = Trace::default();
         let board = FightBoard::of(plan, scratch.group);
-        if fight_by_dice(plan, &board, scratch, &mut ChariotState::fresh(plan), dice, &mut trace) == result {
+        if fight_by_dice(plan, &board, scratch, &mut { before }, dice, &mut trace) == result {
             for event in trace.0 {
                 obs.note(|| event);
             }

@@ -247,12 +247,19 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
     out.set(Metric::Contacts, (group.models_before + group.models.len()) as u16);
     obs.note(|| Event::Stopped { distance: group.distance, by: scratch.survivors.iter().map(|s| s.model).collect() });
     let mut fight_dice = key.dice(Phase::Fight);
-    let table = group.fights.get(config).and_then(Option::as_ref).filter(|_| state.is_fresh(plan));
-    let result = match table {
+    let tables: &[Option<crate::mesbg::plan::FightTable>] = if state.is_fresh(plan) {
+        &group.fights
+    } else if state.wounds_left + 1 == plan.chariot.wounds && plan.chariot.hero.is_none() {
+        // The difficult-terrain test took a Wound: the fight is tabulated for that too.
+        &group.wounded_fights
+    } else {
+        &[]
+    };
+    let result = match tables.get(config).and_then(Option::as_ref) {
         Some(table) => {
             let result = table.sample(&mut fight_dice);
             if O::ENABLED {
-                reconstruct_fight(plan, scratch, &mut key.dice(Phase::TraceFight), result, obs);
+                reconstruct_fight(plan, scratch, &mut key.dice(Phase::TraceFight), result, state, obs);
             }
             state.wounds_left -= result.wounds_lost;
             state.might_left -= result.might_spent;

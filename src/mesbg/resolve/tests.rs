@@ -25,11 +25,20 @@ fn replay_matches_the_fast_path() {
 /// sides call the same settle functions, so this checks the dice-level sampling and
 /// the table compilation, not the rules (the oracle in `tests/oracle/` does that).
 fn check_first_group_against_dice(plan: &Plan, fights_per_config: u32) {
-    let group = &plan.groups[0];
+    check_group_against_dice(plan, 0, false, fights_per_config);
+}
+
+/// [`check_first_group_against_dice`] for group `g`, and with `wounded` for the chariot the
+/// difficult-terrain test cost a Wound (its fights against [`ContactGroup::wounded_fights`]).
+fn check_group_against_dice(plan: &Plan, g: usize, wounded: bool, fights_per_config: u32) {
+    let group = &plan.groups[g];
     let mut dice = crate::dice::trial_dice(1, 2, 3, Phase::Fight);
-    let mut scratch = Scratch::default();
+    let mut scratch = Scratch { group: g, ..Scratch::default() };
     let mut checked = 0;
-    for (config, table) in group.fights.iter().enumerate() {
+    let mut chariot = ChariotState::fresh(plan);
+    chariot.wounds_left -= u8::from(wounded);
+    let tables = if wounded { &group.wounded_fights } else { &group.fights };
+    for (config, table) in tables.iter().enumerate() {
         let Some(table) = table else { continue };
         scratch.survivors = group
             .models
@@ -43,7 +52,7 @@ fn check_first_group_against_dice(plan: &Plan, fights_per_config: u32) {
                 plan,
                 &FightBoard::of(plan, scratch.group),
                 &mut scratch,
-                &mut ChariotState::fresh(plan),
+                &mut { chariot },
                 &mut dice,
                 &mut Silent,
             );
@@ -73,6 +82,56 @@ fn dice_level_fights_follow_the_exact_tables() {
             "{DEFAULT_SCENARIO}\n[rules]\nprone_counts_as_trapped = {trapped}\nstrike_allocation = \"{policy}\"\n"
         );
         check_first_group_against_dice(&compile(&parse(&text, "t").unwrap()), 200_000);
+    }
+}
+
+/// A column of six hard hitters behind a wood, fought by a two-Wound chariot without a
+/// Hero: a fight can cost it more Wounds than it has, so the wounded chariot's tables are
+/// not the fresh chariot's.
+fn tough_column_through_a_wood() -> String {
+    let wood = "\n[[terrain]]\nname = \"Wood\"\nkind = \"difficult\"\npolygon = [[-3.0, 1.5], [3.0, 1.5], [3.0, 2.5], [-3.0, 2.5]]\n";
+    let column = include_str!("../../../tests/scenarios/hero-column-of-six.toml")
+        .replace("wounds = 3", "wounds = 2")
+        .replace("defence = 7", "defence = 4")
+        .replace("[chariot.hero]\nprofile = \"Khandish King\"\nmight_policy = \"win_duel_then_wound\"\n", "")
+        .replace(
+            "profile = { fight = 4, strength = 3, defence = 5, attacks = 1",
+            "profile = { fight = 6, strength = 8, defence = 5, attacks = 3",
+        );
+    assert!(!column.contains("[chariot.hero]") && column.contains("attacks = 3"));
+    format!("{column}{wood}")
+}
+
+#[test]
+fn a_chariot_wounded_by_terrain_fights_by_its_own_exact_tables() {
+    // Past difficult terrain every group's fights are tabulated a second time for the
+    // chariot the test cost a Wound; each agrees with the fight played die by die by that
+    // wounded chariot. In the wood example and a tough column behind a wood.
+    let examples = [
+        ("wood", include_str!("../../../scenarios/mesbg/wood-into-shield-wall.toml").to_string()),
+        ("tough column", tough_column_through_a_wood()),
+    ];
+    for (name, text) in examples {
+        let plan = compile(&parse(&text, name).unwrap_or_else(|e| panic!("{name}: {e}")));
+        assert!(plan.chariot.hero.is_none() && plan.chariot.wounds > 1, "{name}");
+        let past_the_wood: Vec<usize> = (plan.terrain_group..plan.groups.len()).collect();
+        assert!(!past_the_wood.is_empty(), "{name}: the path meets models after the wood");
+        for &g in &past_the_wood {
+            let group = &plan.groups[g];
+            assert_eq!(group.wounded_fights.len(), group.fights.len(), "{name}: group {g}");
+            check_group_against_dice(&plan, g, true, 40_000);
+        }
+        // Before the wood nothing is tabulated twice.
+        assert!(plan.groups[..plan.terrain_group].iter().all(|g| g.wounded_fights.is_empty()), "{name}");
+        if name == "tough column" {
+            // The column can deal more Wounds than the wounded chariot has: its tables differ.
+            let g = &plan.groups[past_the_wood[0]];
+            let differ = g.fights.iter().zip(&g.wounded_fights).any(|(f, w)| match (f, w) {
+                (Some(f), Some(w)) => f.outcomes != w.outcomes,
+                _ => false,
+            });
+            assert!(differ, "{name}: the wounded chariot's fights are the fresh chariot's");
+        }
     }
 }
 
