@@ -3,7 +3,7 @@
 //! replay shows for a fight drawn from its exact table.
 
 use super::*;
-use crate::mesbg::rules::duel::HeroDice;
+use crate::mesbg::rules::duel::{HeroDice, PerHero};
 
 /// Finds dice for a replayed fight that give `result`, the outcome its trial drew from the
 /// exact table for the chariot as it came to the fight (`before`): dice-level fights on a stream of their own until one matches (rejection
@@ -191,7 +191,7 @@ struct FoeInFight {
 /// The standing enemy Heroes of a die-by-die fight, in the order they stand in it.
 #[derive(Default)]
 struct FoeHeroes {
-    heroes: Vec<FoeInFight>,
+    heroes: PerHero<FoeInFight>,
 }
 
 impl FoeHeroes {
@@ -248,7 +248,7 @@ impl FoeHeroes {
         dice: &mut Dice,
         obs: &mut O,
     ) -> u8 {
-        let heroes: Vec<HeroDice> =
+        let heroes: PerHero<HeroDice> =
             self.heroes.iter().map(|f| HeroDice { dice: u32::from(f.attacks), minus_one: f.hero.bearer }).collect();
         let split = mesbg_fight::split_duel_dice(heroes, enemy, support);
         let tie = mesbg_fight::Tie::of(attacker.fight, enemy.fight);
@@ -256,7 +256,7 @@ impl FoeHeroes {
         note_reroll(&roll, obs);
         let highs = roll.highs;
         let chariot_might = if policy.on_duel() { state.might_left } else { 0 };
-        let foe_might: Vec<u8> =
+        let foe_might: PerHero<u8> =
             self.heroes.iter().map(|f| if f.hero.might_on_duel { f.might_left } else { 0 }).collect();
         let m = mesbg_duel::settle_duel_might(
             *chariot_high,
@@ -572,7 +572,7 @@ pub(super) struct PooledOutcome {
     /// The model was slain (a casualty: its rider, or the model on foot).
     pub slain: bool,
     /// Per chariot of the fight, in its order: whether its Strike slew the model.
-    pub slew: Vec<bool>,
+    pub slew: PerChariot<bool>,
     /// Might the enemy Hero spent.
     pub foe_might_spent: u8,
     /// Fate the enemy Hero spent.
@@ -619,7 +619,8 @@ pub(super) fn pooled_fight<O: Observer>(
     let support = support.as_ref();
     let mut foes = if board.foe_heroes { FoeHeroes::of(first, scratch) } else { FoeHeroes::default() };
     // The riding Heroes' Might, pooled for the duel (any of them may raise the side's die).
-    let on_duel: Vec<bool> = plans.iter().map(|p| p.chariot.hero.is_some_and(|h| h.might_policy.on_duel())).collect();
+    let on_duel: PerChariot<bool> =
+        plans.iter().map(|p| p.chariot.hero.is_some_and(|h| h.might_policy.on_duel())).collect();
     let might_pool: u8 = states.iter().zip(&on_duel).filter(|(_, d)| **d).map(|(st, _)| st.might_left).sum();
     let mut pool = ChariotState { wounds_left: 1, might_left: might_pool, fate_left: 0 };
     let policy = if might_pool > 0 {
@@ -665,7 +666,7 @@ pub(super) fn pooled_fight<O: Observer>(
         roll_off: duel.roll_off,
         chariot_won: won,
     });
-    let mut outcome = PooledOutcome { won, slew: vec![false; plans.len()], ..PooledOutcome::default() };
+    let mut outcome = PooledOutcome { won, slew: smallvec::smallvec![false; plans.len()], ..PooledOutcome::default() };
     if won {
         // Knocked down as by one chariot: Infantry Prone, Cavalry Knocked Flying (a
         // Strength 3 hit on the rider), never a Monster; the Strikes go at the rider (the

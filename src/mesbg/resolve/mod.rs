@@ -372,6 +372,10 @@ fn obstacle<O: Observer>(plan: &Plan, state: &mut ChariotState, dice: &mut Dice,
     obs.note(|| Event::Obstacle { wounding_hits });
 }
 
+/// A list with one entry per chariot in a fight of a turn (a few), kept inline: a fight
+/// allocates nothing.
+type PerChariot<T> = smallvec::SmallVec<[T; 4]>;
+
 /// What the chariot and its Hero have left during a trial.
 #[derive(Clone, Copy, Debug)]
 struct ChariotState {

@@ -274,9 +274,9 @@ pub fn play_turn<'s, O: Observer>(
                 }
             }
         } else {
-            let plans: Vec<&crate::mesbg::plan::Plan> = fight.chariots.iter().map(|&c| &plan.plans[c]).collect();
-            let numbers: Vec<usize> = fight.chariots.iter().map(|c| c + 1).collect();
-            let mut states: Vec<ChariotState> = fight.chariots.iter().map(|&c| s.states[c]).collect();
+            let plans: PerChariot<&crate::mesbg::plan::Plan> = fight.chariots.iter().map(|&c| &plan.plans[c]).collect();
+            let numbers: PerChariot<usize> = fight.chariots.iter().map(|c| c + 1).collect();
+            let mut states: PerChariot<ChariotState> = fight.chariots.iter().map(|&c| s.states[c]).collect();
             let result = pooled_fight(&plans, &fb, &mut s.inner, &mut states, &numbers, &mut fight_dice, obs);
             for (k, &c) in fight.chariots.iter().enumerate() {
                 s.states[c] = states[k];

@@ -63,6 +63,10 @@ pub struct HeroDice {
     pub minus_one: bool,
 }
 
+/// A list with one entry per enemy Hero in a fight (or per owner of dice: the warriors, then
+/// each Hero): a fight holds few, so they are kept inline and a duel allocates nothing.
+pub type PerHero<T> = smallvec::SmallVec<[T; 4]>;
+
 /// The enemy's duel dice by owner: the warriors' (plain, at -1, banner) and each Hero's own,
 /// in the order the Heroes stand in the fight.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,13 +75,13 @@ pub struct FoeDuelDice {
     /// the side's, flagged here).
     pub warriors: DefenderDice,
     /// Each Hero's own dice.
-    pub heroes: Vec<HeroDice>,
+    pub heroes: PerHero<HeroDice>,
 }
 
 impl FoeDuelDice {
     /// Dice of warriors alone (no Heroes in the fight).
     pub fn warriors_only(warriors: DefenderDice) -> Self {
-        Self { warriors, heroes: Vec::new() }
+        Self { warriors, heroes: PerHero::new() }
     }
 
     fn total(&self) -> u32 {
@@ -124,7 +128,7 @@ fn shown(face: u8, plain: bool) -> u8 {
 pub struct FoeRoll {
     /// The highest die of each owner (`[warriors, Hero 1, ...]`, 0 for no dice), after
     /// any re-roll.
-    pub highs: Vec<u8>,
+    pub highs: PerHero<u8>,
     /// The banner's re-roll: the die given up and the die rolled (as shown, -1 applied).
     pub reroll: Option<(u8, u8)>,
 }
@@ -143,7 +147,7 @@ impl FoeRoll {
 /// first rolled (a warrior's before a Hero's) before later ones. The new die replaces the
 /// old in its owner's hand.
 pub fn settle_foe_highs(dice: &FoeDuelDice, chariot_high: u8, tie: Tie, mut next: impl FnMut() -> u8) -> FoeRoll {
-    let mut highs = vec![0u8; dice.heroes.len() + 1];
+    let mut highs: PerHero<u8> = smallvec::smallvec![0u8; dice.heroes.len() + 1];
     let (mut low, mut low_plain, mut low_owner) = (7u8, true, 0usize);
     let total = dice.total();
     for i in 0..total {
@@ -213,7 +217,7 @@ pub struct DuelMight {
     /// Points the chariot's Hero spent.
     pub chariot_spent: u8,
     /// Points each enemy Hero spent, in the order of [`FoeDuelDice::heroes`].
-    pub foe_spent: Vec<u8>,
+    pub foe_spent: PerHero<u8>,
     /// The chariot's highest die after Might.
     pub chariot_high: u8,
     /// The enemy side's highest die after Might.
@@ -249,10 +253,10 @@ pub fn settle_duel_might(
     foe_fight: u8,
 ) -> DuelMight {
     let mut ch = chariot_high;
-    let mut own: Vec<u8> = highs.iter().skip(1).copied().collect();
+    let mut own: PerHero<u8> = highs.iter().skip(1).copied().collect();
     let warriors = highs.first().copied().unwrap_or(0);
     let mut chariot_left = chariot_might;
-    let mut foe_left: Vec<u8> = foe_might.to_vec();
+    let mut foe_left: PerHero<u8> = foe_might.iter().copied().collect();
     let foe_high = |own: &[u8]| own.iter().copied().fold(warriors, u8::max);
     loop {
         let fh = foe_high(&own);
@@ -351,7 +355,7 @@ mod tests {
     fn owners_keep_their_own_highest_die() {
         // One warrior die and a Hero's two: by hand, P(Hero's highest = 6) = 11/36 and
         // independent of the warrior's.
-        let dice = FoeDuelDice { warriors: plain(1), heroes: vec![hero(2)] };
+        let dice = FoeDuelDice { warriors: plain(1), heroes: smallvec::smallvec![hero(2)] };
         let d = foe_highs_distribution(&dice, 6, Tie::RollOff);
         let p: f64 = d.iter().filter(|(h, _)| h[1] == 6).map(|x| x.1).sum();
         assert!((p - 11.0 / 36.0).abs() < 1e-15);
@@ -359,21 +363,23 @@ mod tests {
         assert!((p - 1.0 / 216.0).abs() < 1e-15);
         // The dice-level settle agrees face for face.
         let mut faces = [2u8, 5, 3].into_iter();
-        assert_eq!(settle_foe_highs(&dice, 6, Tie::RollOff, || faces.next().unwrap()).highs, vec![2, 5]);
+        assert_eq!(settle_foe_highs(&dice, 6, Tie::RollOff, || faces.next().unwrap()).highs.to_vec(), vec![2, 5]);
     }
 
     #[test]
     fn the_banner_re_rolls_the_lowest_die_into_its_owners_hand() {
         // Warrior rolls 1, Hero rolls 3 against the chariot's 4: the side would lose, so the
         // warrior's 1 is re-rolled (a 6).
-        let dice =
-            FoeDuelDice { warriors: DefenderDice { plain: 1, minus_one: 0, banner: true }, heroes: vec![hero(1)] };
+        let dice = FoeDuelDice {
+            warriors: DefenderDice { plain: 1, minus_one: 0, banner: true },
+            heroes: smallvec::smallvec![hero(1)],
+        };
         let mut faces = [1u8, 3, 6].into_iter();
         let roll = settle_foe_highs(&dice, 4, Tie::RollOff, || faces.next().unwrap());
-        assert_eq!((roll.highs, roll.reroll), (vec![6, 3], Some((1, 6))));
+        assert_eq!((roll.highs.to_vec(), roll.reroll), (vec![6, 3], Some((1, 6))));
         // Hero's die lowest: his is re-rolled.
         let mut faces = [5u8, 2, 4].into_iter();
-        assert_eq!(settle_foe_highs(&dice, 5, Tie::RollOff, || faces.next().unwrap()).highs, vec![5, 4]);
+        assert_eq!(settle_foe_highs(&dice, 5, Tie::RollOff, || faces.next().unwrap()).highs.to_vec(), vec![5, 4]);
         // By hand: a warrior and a Hero, one die each, banner, against the chariot's 6 with
         // the higher Fight: a 6 would only tie, and a tie is the chariot's, so no re-roll
         // can win and none is taken: the Hero's die is 6 with 1/6.
@@ -446,7 +452,7 @@ mod tests {
         // 1 - (5/6)^2 = 11/36.
         let dice = FoeDuelDice {
             warriors: DefenderDice { plain: 0, minus_one: 0, banner: false },
-            heroes: vec![HeroDice { dice: 2, minus_one: true }],
+            heroes: smallvec::smallvec![HeroDice { dice: 2, minus_one: true }],
         };
         let d = foe_highs_distribution(&dice, 6, Tie::RollOff);
         let p5: f64 = d.iter().filter(|(h, _)| h[1] == 5).map(|x| x.1).sum();
@@ -460,24 +466,24 @@ mod tests {
         // to reach 6 (a tie loses on Fight, so 6 it must be); the Hero answers with 1 (a
         // tie at 6 he wins on Fight), and the chariot has nothing left.
         let m = settle_duel_might(4, 4, 2, &[0, 5], &[1], 5);
-        assert_eq!((m.chariot_spent, m.foe_spent.clone(), m.chariot_high, m.foe_high), (2, vec![1], 6, 6));
+        assert_eq!((m.chariot_spent, m.foe_spent.to_vec(), m.chariot_high, m.foe_high), (2, vec![1], 6, 6));
         // Without his Might point the Hero cannot answer.
         let m = settle_duel_might(4, 4, 2, &[0, 5], &[0], 5);
-        assert_eq!((m.chariot_spent, m.foe_spent.clone(), m.chariot_high, m.foe_high), (2, vec![0], 6, 5));
+        assert_eq!((m.chariot_spent, m.foe_spent.to_vec(), m.chariot_high, m.foe_high), (2, vec![0], 6, 5));
         // Chariot 4 (F5, 1 Might) against the Hero's 4 (F5, 3 Might): a roll-off; the
         // chariot spends 1 (5), the Hero answers with 2 (6), the chariot cannot.
         let m = settle_duel_might(4, 5, 1, &[0, 4], &[3], 5);
-        assert_eq!((m.chariot_spent, m.foe_spent.clone(), m.chariot_high, m.foe_high), (1, vec![2], 5, 6));
+        assert_eq!((m.chariot_spent, m.foe_spent.to_vec(), m.chariot_high, m.foe_high), (1, vec![2], 5, 6));
         // A warrior's 6 already wins: the Hero keeps his Might, the chariot cannot win.
         let m = settle_duel_might(5, 4, 0, &[6, 2], &[3], 4);
-        assert_eq!(m.foe_spent, vec![0]);
+        assert_eq!(m.foe_spent.to_vec(), vec![0]);
         // The Hero raises only his own die: warrior 5, Hero 2 with 2 Might against the
         // chariot's 5 at higher Fight: the Hero cannot reach 6 (needs 4), so the duel is lost.
         let m = settle_duel_might(5, 5, 0, &[5, 2], &[2], 4);
-        assert_eq!((m.foe_spent.clone(), m.foe_high), (vec![0], 5));
+        assert_eq!((m.foe_spent.to_vec(), m.foe_high), (vec![0], 5));
         // Of two Heroes the cheaper spends.
         let m = settle_duel_might(5, 5, 0, &[0, 3, 4], &[3, 3], 5);
-        assert_eq!(m.foe_spent, vec![0, 2]);
+        assert_eq!(m.foe_spent.to_vec(), vec![0, 2]);
     }
 
     #[test]

@@ -363,7 +363,7 @@ pub fn heroes_in_duel(enemies: &[Combatant]) -> Vec<FoeHero> {
 /// The enemy's duel dice by owner: each standing Hero's own, every other die the
 /// warriors' (the bearer's and shielded pikes' at -1).
 pub fn foe_duel_dice(enemies: &[Combatant], defender: &DuelSide, support: &FoeSupport) -> FoeDuelDice {
-    let heroes: Vec<HeroDice> = enemies
+    let heroes: crate::mesbg::rules::duel::PerHero<HeroDice> = enemies
         .iter()
         .filter(|e| e.wounds_left > 0)
         .filter_map(|e| e.hero.map(|h| HeroDice { dice: u32::from(e.attacks), minus_one: h.bearer }))
@@ -374,7 +374,11 @@ pub fn foe_duel_dice(enemies: &[Combatant], defender: &DuelSide, support: &FoeSu
 /// The enemy side's dice split by owner: `heroes` are each Hero's own dice (a bearer's at
 /// -1), every other die of `defender` is the warriors' (the bearer's and shielded pikes' at
 /// -1).
-pub fn split_duel_dice(heroes: Vec<HeroDice>, defender: &DuelSide, support: &FoeSupport) -> FoeDuelDice {
+pub fn split_duel_dice(
+    heroes: crate::mesbg::rules::duel::PerHero<HeroDice>,
+    defender: &DuelSide,
+    support: &FoeSupport,
+) -> FoeDuelDice {
     let hero_dice: u32 = heroes.iter().map(|h| h.dice).sum();
     let warriors = defender_dice(&DuelSide { dice: defender.dice - hero_dice, ..*defender }, support);
     FoeDuelDice { warriors, heroes }
