@@ -85,9 +85,8 @@ pub(super) fn compile_fights(
     let fighter = chariot.fighter();
     let fights = tables(fighter);
     // A chariot the difficult-terrain test cost a Wound fights the same fight with one
-    // Wound fewer; a Hero's chariot may have spent Might or Fate instead, and is played die
-    // by die.
-    let wounded_fights = if after_terrain && chariot.hero.is_none() && fighter.wounds_left > 1 {
+    // Wound fewer.
+    let wounded_fights = if after_terrain && chariot.fights_wounded_from_tables() {
         tables(ChariotFighter { wounds_left: fighter.wounds_left - 1, ..fighter })
     } else {
         Vec::new()

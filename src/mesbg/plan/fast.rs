@@ -5,9 +5,10 @@
 //! The rows are the plan's own tables in the plan's own order, drawn with the same words
 //! from the same streams, so a trial played this way gives exactly the outcome
 //! [`crate::mesbg::resolve`] gives it die by die (a test checks this trial by trial on
-//! every example). What the sums cannot say (a difficult-terrain test that rolls a 1 with a
-//! Hero aboard or costs a chariot its last Wound, an obstacle, a fight without a table, a Hero thrown from his slain chariot, enemy Heroes
-//! the chariot drove past, enemy chariots) is left to the full resolver, trial by trial.
+//! every example). What the sums cannot say (a difficult-terrain test that rolls a 1 with
+//! a Hero aboard or costs a chariot its last Wound, an obstacle, a fight without a table,
+//! a Hero thrown from his slain chariot, enemy Heroes the chariot drove past, enemy
+//! chariots) is left to the full resolver, trial by trial.
 
 use super::*;
 use crate::mesbg::tally::{Outcome, Packed};
@@ -210,10 +211,9 @@ impl FastCharge {
                 wounded_fights,
             });
         }
-        // A Wound from the difficult-terrain test is played as sums (the groups past the
-        // test have their fights tabulated for the wounded chariot); not with a Hero aboard,
-        // whose Might or Fate may be spent instead.
-        if plan.difficult_from.is_some() && plan.chariot.hero.is_none() && plan.chariot.wounds > 1 {
+        // A Wound from the difficult-terrain test is played as sums where the groups past
+        // the test have their fights tabulated for the wounded chariot.
+        if plan.difficult_from.is_some() && plan.chariot.fights_wounded_from_tables() {
             let mut adds = Outcome::default();
             adds.set(Metric::TerrainWound, 1);
             adds.set(Metric::ChariotWoundsLost, 1);

@@ -535,6 +535,13 @@ impl Plan {
 }
 
 impl FightingChariot {
+    /// Whether a Wound from the difficult-terrain test leaves a fight that exact tables can
+    /// follow: no Hero aboard (his Might or Fate may be spent instead) and a Wound to spare.
+    /// Its fights past the test are then tabulated for the wounded chariot too.
+    pub fn fights_wounded_from_tables(&self) -> bool {
+        self.hero.is_none() && self.wounds > 1
+    }
+
     /// The chariot as a fight sees it, with all its Wounds.
     pub fn fighter(&self) -> ChariotFighter {
         ChariotFighter { fight: self.fight, attacks: self.attacks, wounds_left: self.wounds, side: self.side }

@@ -11,9 +11,8 @@ pub(super) const BATCH: usize = 8;
 
 /// Plays trial `trial` into `out` as sums, or returns false (leaving `out` unspecified)
 /// when it needs the full resolver: a difficult-terrain test that rolls a 1 with a Hero
-/// aboard (or a chariot of one Wound), an obstacle,
-/// a fight without a table, enemy Heroes driven past, or a Hero thrown from his slain
-/// chariot.
+/// aboard (or a chariot of one Wound), an obstacle, a fight without a table, enemy Heroes
+/// driven past, or a Hero thrown from his slain chariot.
 #[inline]
 pub(super) fn play_fast(fast: &FastCharge, streams: Streams, trial: u64, out: &mut Packed) -> bool {
     let key = streams.trial_key(trial);

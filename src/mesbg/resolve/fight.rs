@@ -6,8 +6,9 @@ use super::*;
 use crate::mesbg::rules::duel::{HeroDice, PerHero};
 
 /// Finds dice for a replayed fight that give `result`, the outcome its trial drew from the
-/// exact table for the chariot as it came to the fight (`before`): dice-level fights on a stream of their own until one matches (rejection
-/// sampling, so the dice shown follow their exact distribution given the outcome).
+/// exact table for the chariot as it came to the fight (`before`): dice-level fights on a
+/// stream of their own until one matches (rejection sampling, so the dice shown follow
+/// their exact distribution given the outcome).
 pub(super) fn reconstruct_fight<O: Observer>(
     plan: &Plan,
     scratch: &mut Scratch,

@@ -249,7 +249,7 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
     let mut fight_dice = key.dice(Phase::Fight);
     let tables: &[Option<crate::mesbg::plan::FightTable>] = if state.is_fresh(plan) {
         &group.fights
-    } else if state.wounds_left + 1 == plan.chariot.wounds && plan.chariot.hero.is_none() {
+    } else if state.wounds_left + 1 == plan.chariot.wounds && plan.chariot.fights_wounded_from_tables() {
         // The difficult-terrain test took a Wound: the fight is tabulated for that too.
         &group.wounded_fights
     } else {
