@@ -83,10 +83,19 @@ pub(super) fn land_through(unit: &Unit, state: &mut UnitState, through: u32) -> 
     if state.figures > 0 {
         let per_figure = unit.stats.hits.max(1);
         let total = state.carried + through;
-        let removed = (total / per_figure).min(state.figures);
+        // Most attacks remove no figure: no division for them, and no crew can fall (none
+        // stay aboard beyond what the standing platforms carry).
+        let removed = match per_figure {
+            1 => total.min(state.figures),
+            _ if total < per_figure => 0,
+            _ => (total / per_figure).min(state.figures),
+        };
         state.figures -= removed;
         state.carried = if state.figures == 0 { 0 } else { total - removed * per_figure };
         losses.figures = removed;
+        if removed == 0 {
+            return losses;
+        }
         for (g, c) in unit.crew.iter().enumerate() {
             let fallen = state.crew_alive[g].saturating_sub(c.count * state.figures);
             state.crew_alive[g] -= fallen;
@@ -321,9 +330,26 @@ pub(super) fn melee(
     dice: &mut Dice,
     trace: &mut Option<Vec<BattlesystemEvent>>,
 ) -> (Losses, Losses) {
+    let contacts = melee_contacts(plan, states, attacker, defender, facing);
+    // Both roll before either removes a figure.
+    let a_crew = states[attacker].crew_alive;
+    let on_defender = tables.draw(plan, attacker, &a_crew, contacts.0, Made::Melee(how), defender, dice);
+    let d_crew = states[defender].crew_alive;
+    let on_attacker = tables.draw(plan, defender, &d_crew, contacts.1, Made::Melee(Fighting::Standing), attacker, dice);
+    exchange(plan, states, (attacker, defender), contacts, (on_defender, on_attacker), dice, trace)
+}
+
+/// The figures of each side that fight in a melee between `attacker` and `defender`:
+/// (the attacker's, the defender's). `facing` as for [`melee`].
+pub(super) fn melee_contacts(
+    plan: &BattlesystemPlan,
+    states: &[UnitState],
+    attacker: usize,
+    defender: usize,
+    facing: Option<(u32, u32)>,
+) -> (u32, u32) {
     let units = &plan.scenario.units;
-    let (a, d) = (&units[attacker], &units[defender]);
-    let a_block = states[attacker].block.unwrap_or(a.block);
+    let a_block = states[attacker].block.unwrap_or(units[attacker].block);
     let whole_rank = plan.scenario.rules.melee_contact == MeleeContact::WholeFrontRank;
     let a_contact = match facing {
         Some((f, _)) if !whole_rank && states[attacker].figures > 0 => f.min(states[attacker].figures),
@@ -333,15 +359,26 @@ pub(super) fn melee(
         Some((_, f)) if states[defender].block.is_some() && states[defender].figures > 0 => {
             f.min(states[defender].figures)
         }
-        _ => defenders_in_contact(d, &states[defender], &a_block),
+        _ => defenders_in_contact(&units[defender], &states[defender], &a_block),
     };
-    // Both roll before either removes a figure.
-    let a_crew = states[attacker].crew_alive;
-    let on_defender = tables.draw(plan, attacker, &a_crew, a_contact, Made::Melee(how), defender, dice);
-    let d_crew = states[defender].crew_alive;
-    let on_attacker = tables.draw(plan, defender, &d_crew, d_contact, Made::Melee(Fighting::Standing), attacker, dice);
-    let d_losses = land(plan, d, &mut states[defender], on_defender, dice);
-    let a_losses = land(plan, a, &mut states[attacker], on_attacker, dice);
+    (a_contact, d_contact)
+}
+
+/// The rest of a melee once both sides' attacks are drawn (`drawn`: on the defender, on the
+/// attacker): the hits land on both, and the exchange is traced. Returns (attacker's
+/// losses, defender's losses).
+fn exchange(
+    plan: &BattlesystemPlan,
+    states: &mut [UnitState],
+    (attacker, defender): (usize, usize),
+    (a_contact, d_contact): (u32, u32),
+    (on_defender, on_attacker): (Drawn, Drawn),
+    dice: &mut Dice,
+    trace: &mut Option<Vec<BattlesystemEvent>>,
+) -> (Losses, Losses) {
+    let units = &plan.scenario.units;
+    let d_losses = land(plan, &units[defender], &mut states[defender], on_defender, dice);
+    let a_losses = land(plan, &units[attacker], &mut states[attacker], on_attacker, dice);
     if let Some(t) = trace {
         t.push(BattlesystemEvent::Melee {
             attacker,
@@ -391,8 +428,11 @@ pub(super) fn charge(
     // stationary, with the range band's multiplier on their dice.
     for v in 0..volleys {
         let range = plan.volley_range(v);
-        let archers = states[unit].crew_alive;
-        let drawn = tables.draw(plan, unit, &archers, 0, Made::Volley(v), target, dice);
+        // The archers aboard (read only where needed: the compiled tables know them).
+        let drawn = match &plan.charge_tables {
+            Some(compiled) => compiled.volleys[v as usize].draw(dice),
+            None => tables.draw(plan, unit, &states[unit].crew_alive, 0, Made::Volley(v), target, dice),
+        };
         let losses = land(plan, t, &mut states[target], drawn, dice);
         volley_hits += losses.through;
         volley_kills += losses.figures;
@@ -401,7 +441,7 @@ pub(super) fn charge(
             let rolled: u32 = c
                 .crew
                 .iter()
-                .zip(&archers)
+                .zip(&states[unit].crew_alive)
                 .filter(|(cr, _)| cr.role == Role::Archer)
                 .filter_map(|(cr, &aboard)| {
                     let band = cr.bands.iter().find(|b| range >= b.from && range < b.to)?;
@@ -418,8 +458,16 @@ pub(super) fn charge(
     out[s.volley_kills] = to_u16(volley_kills);
     let (mut on_target, mut on_charger) = (Losses::default(), Losses::default());
     if states[target].figures > 0 {
-        (on_charger, on_target) =
-            melee(plan, states, tables, unit, target, Fighting::Charging, Some(s.facing), dice, trace);
+        (on_charger, on_target) = match &plan.charge_tables {
+            Some(compiled) => {
+                let contacts = melee_contacts(plan, states, unit, target, Some(s.facing));
+                debug_assert_eq!(contacts.0, compiled.charger_contact, "the charger strikes with every figure");
+                let on_target = compiled.charger.draw(dice);
+                let on_charger = compiled.target[contacts.1 as usize].draw(dice);
+                exchange(plan, states, (unit, target), contacts, (on_target, on_charger), dice, trace)
+            }
+            None => melee(plan, states, tables, unit, target, Fighting::Charging, Some(s.facing), dice, trace),
+        };
     }
     out[s.hits_on_target] = to_u16(on_target.through);
     out[s.target_figures_lost] = to_u16(volley_kills + on_target.figures);

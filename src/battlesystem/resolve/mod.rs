@@ -29,7 +29,7 @@ mod fight;
 pub(crate) use fight::*;
 
 mod tables;
-use tables::{AttackTables, Drawn, Made};
+use tables::{AttackTables, ChargeTables, Drawn, Made};
 pub(crate) use tables::{melee_raw, platform_or_driver_pmf, power};
 
 /// The most contacts one rout may make before it is stopped (a guard; the re-roll limit
@@ -107,6 +107,9 @@ pub struct BattlesystemPlan {
     pub(crate) steps: std::sync::Arc<rout::SharedSteps>,
     /// Every unit as a trial begins, worked out once (a trial copies them).
     fresh: Vec<UnitState>,
+    /// A charge's attack tables, worked out with the plan (none for a rout, or a charge on
+    /// a platform: those attacks are looked up by key in each thread's [`AttackTables`]).
+    charge_tables: Option<ChargeTables>,
 }
 
 impl BattlesystemPlan {
@@ -197,7 +200,21 @@ pub fn compile(scenario: &BattlesystemScenario) -> BattlesystemPlan {
     let grid = (scenario.board[0].ceil() as usize, scenario.board[1].ceil() as usize);
     let id = NEXT_PLAN_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let fresh = scenario.units.iter().map(UnitState::fresh).collect();
-    BattlesystemPlan { scenario: scenario.clone(), metrics: m, slots, grid, id, steps: Default::default(), fresh }
+    let mut plan = BattlesystemPlan {
+        scenario: scenario.clone(),
+        metrics: m,
+        slots,
+        grid,
+        id,
+        steps: Default::default(),
+        fresh,
+        charge_tables: None,
+    };
+    if let (Slots::Charge(s), Action::Charge { unit, target, volleys, .. }) = (&plan.slots, &scenario.action) {
+        let charger_contact = fight::melee_contacts(&plan, &plan.fresh, *unit, *target, Some(s.facing)).0;
+        plan.charge_tables = ChargeTables::new(&plan, (*unit, *target, *volleys), charger_contact, s.facing.1);
+    }
+    plan
 }
 
 /// Something that happened in a trial, for replays.

@@ -317,25 +317,10 @@ impl AttackTables {
         (a, crew_alive, in_contact, made): (&Unit, &[u32; MAX_CREW_GROUPS], u32, Made),
         (d, through_armour): (&Unit, bool),
     ) -> TableAt {
-        let raw = match made {
-            Made::Melee(how) => melee_raw(plan, a, crew_alive, in_contact, how),
-            Made::Volley(v) => volley_raw(plan, a, crew_alive, plan.volley_range(v)),
-        };
-        let pmf = if through_armour {
-            thinned(&raw, 1.0 - plan.scenario.rules.attack.armour.cancel_probability(d.stats.ar))
-        } else {
-            raw
-        };
-        let table = CumulativeTable::new(&pmf);
-        let mut thresholds = table.thresholds();
-        // Outcomes past the last threshold below 2^64 have less than a 2^-64 chance between
-        // them: they are left out rather than counted on every draw.
-        while let [rest @ .., u64::MAX] = thresholds {
-            thresholds = rest;
-        }
+        let thresholds = attack_thresholds(plan, (a, crew_alive, in_contact, made), (d, through_armour));
         let at = (self.thresholds.len() as u32, thresholds.len() as u32, self.guides.len() as u32);
-        self.thresholds.extend_from_slice(thresholds);
-        self.guides.push(guide_of(thresholds));
+        self.thresholds.extend_from_slice(&thresholds);
+        self.guides.push(guide_of(&thresholds));
         self.index.insert(key, at);
         at
     }
@@ -347,6 +332,119 @@ impl AttackTables {
             self.two_d10 = table.thresholds().to_vec();
         }
         sampled_index(&self.two_d10, dice.word()) as u32 + 2
+    }
+}
+
+/// The cumulative thresholds of an attack's outcome (hits through `d`'s armour when
+/// `through_armour`, else hits before armour), as every table here draws it.
+fn attack_thresholds(
+    plan: &BattlesystemPlan,
+    (a, crew_alive, in_contact, made): (&Unit, &[u32; MAX_CREW_GROUPS], u32, Made),
+    (d, through_armour): (&Unit, bool),
+) -> Vec<u64> {
+    let raw = match made {
+        Made::Melee(how) => melee_raw(plan, a, crew_alive, in_contact, how),
+        Made::Volley(v) => volley_raw(plan, a, crew_alive, plan.volley_range(v)),
+    };
+    let pmf = if through_armour {
+        thinned(&raw, 1.0 - plan.scenario.rules.attack.armour.cancel_probability(d.stats.ar))
+    } else {
+        raw
+    };
+    let table = CumulativeTable::new(&pmf);
+    let mut thresholds = table.thresholds();
+    // Outcomes past the last threshold below 2^64 have less than a 2^-64 chance between
+    // them: they are left out rather than counted on every draw.
+    while let [rest @ .., u64::MAX] = thresholds {
+        thresholds = rest;
+    }
+    thresholds.to_vec()
+}
+
+/// One attack's table worked out with the plan: the same thresholds and guide
+/// [`AttackTables`] would find for it, reached by position instead of by key.
+#[derive(Clone, Debug)]
+pub(super) struct FixedTable {
+    thresholds: Vec<u64>,
+    guide: [u16; 1 << GUIDE_BITS],
+    /// Whether it draws hits before armour (the defender takes its crew's hits first).
+    raw: bool,
+}
+
+impl FixedTable {
+    /// The table of `attacker`'s attack made as `made` with `in_contact` figures and
+    /// `crew_alive` aboard, on `defender`.
+    fn new(
+        plan: &BattlesystemPlan,
+        (attacker, crew_alive, in_contact, made): (usize, &[u32; MAX_CREW_GROUPS], u32, Made),
+        defender: usize,
+    ) -> Self {
+        let units = &plan.scenario.units;
+        let d = &units[defender];
+        let through = hits_fall_on_one_armour(plan, d);
+        let thresholds = attack_thresholds(plan, (&units[attacker], crew_alive, in_contact, made), (d, through));
+        Self { guide: guide_of(&thresholds), thresholds, raw: !through }
+    }
+
+    /// Draws the attack: one word, as [`AttackTables::draw`] draws it from the same table.
+    #[inline]
+    pub(super) fn draw(&self, dice: &mut Dice) -> Drawn {
+        let value =
+            if self.thresholds.is_empty() { 0 } else { drawn_index(&self.thresholds, &self.guide, dice.word()) as u32 };
+        if self.raw { Drawn::Raw(value) } else { Drawn::Through(value) }
+    }
+}
+
+/// Every attack of a charge, worked out when the plan is compiled: nothing touches the
+/// charger before it strikes (its volleys and its melee attack are made with every figure
+/// and crewman), and the target, when it is not a platform, strikes back with dice that
+/// depend only on its figures in contact. A trial then reaches each table by position
+/// (volley number, the target's figures in contact) rather than by hashing the attack's
+/// key: the same tables, the same words, the same outcomes.
+#[derive(Clone, Debug)]
+pub(super) struct ChargeTables {
+    /// Each volley's, by number.
+    pub(super) volleys: Vec<FixedTable>,
+    /// The charger's figures in contact with the target in the melee.
+    pub(super) charger_contact: u32,
+    /// The charger's melee attack on the target.
+    pub(super) charger: FixedTable,
+    /// The target's attack back, by its figures in contact (index 0 unused).
+    pub(super) target: Vec<FixedTable>,
+}
+
+impl ChargeTables {
+    /// The tables of a charge by `unit` on `target` (with `volleys` volleys, the charger's
+    /// figures in contact `charger_contact` and the target's at most `target_facing`), or
+    /// none when the target is a platform (its attack back depends on the crew the volleys
+    /// left it, so it is looked up by key).
+    pub(super) fn new(
+        plan: &BattlesystemPlan,
+        (unit, target, volleys): (usize, usize, u32),
+        charger_contact: u32,
+        target_facing: u32,
+    ) -> Option<Self> {
+        let units = &plan.scenario.units;
+        if units[target].is_platform() {
+            return None;
+        }
+        let fresh_crew = super::UnitState::fresh(&units[unit]).crew_alive;
+        let none = [0; MAX_CREW_GROUPS];
+        let most = target_facing.min(units[target].figures);
+        Some(Self {
+            volleys: (0..volleys)
+                .map(|v| FixedTable::new(plan, (unit, &fresh_crew, 0, Made::Volley(v)), target))
+                .collect(),
+            charger_contact,
+            charger: FixedTable::new(
+                plan,
+                (unit, &fresh_crew, charger_contact, Made::Melee(Fighting::Charging)),
+                target,
+            ),
+            target: (0..=most)
+                .map(|n| FixedTable::new(plan, (target, &none, n, Made::Melee(Fighting::Standing)), unit))
+                .collect(),
+        })
     }
 }
 

@@ -662,3 +662,104 @@ fn assert_same_distribution(a: &[u32], b: &[u32], what: &str) {
     let se = ((var(a, ma) + var(b, mb)) / n).sqrt().max(1.0 / n);
     assert!((ma - mb).abs() <= 5.0 * se, "{what}: mean drawn {ma:.4} vs rolled {mb:.4} (se {se:.4})");
 }
+
+/// A charge played from the tables worked out with its plan ([`tables::ChargeTables`]) is,
+/// trial by trial, the charge played from each thread's keyed tables: the same values and
+/// the same replayed events, for the bundled charges under each way platforms take hits,
+/// roll their die and meet a unit, with the target close enough to be shot at twice, and
+/// a charge of one unit on another that is no platform and one on a platform (which has no
+/// compiled tables and must say so).
+#[test]
+fn a_charge_from_its_compiled_tables_is_the_charge_looked_up_by_key() {
+    let files = [
+        include_str!("../../../scenarios/battlesystem/elephant-howdah-vs-pikemen.toml"),
+        include_str!("../../../scenarios/battlesystem/dragon-with-crew.toml"),
+    ];
+    let variants = [
+        "",
+        "platform_hits = \"crew_first\"\n",
+        "platform_hits = \"platform_first\"\nplatform_roll = \"per_die\"\nmelee_contact = \"whole_front_rank\"\n",
+        "platform_hits = \"crew_first\"\ndriver_only = \"platform_ad\"\nplatform_attacks_alone = false\n",
+    ];
+    let mut compared = 0;
+    for text in files {
+        for lines in variants {
+            let text: String = text
+                .lines()
+                .filter(|l| !l.starts_with("platform_hits") && !l.starts_with("platform_attacks_alone"))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let text = if text.contains("\n[rules]\n") {
+                text.replacen("\n[rules]\n", &format!("\n[rules]\n{lines}"), 1)
+            } else {
+                format!("{text}\n[rules]\n{lines}")
+            };
+            let compiled = plan_of(&text);
+            assert!(compiled.charge_tables.is_some(), "a charge on a unit that is no platform is compiled");
+            let mut keyed = compiled.clone();
+            keyed.charge_tables = None;
+            let streams = Streams::new(compiled.scenario.seed, compiled.scenario.hash());
+            let (mut a, mut b) = (Scratch::default(), Scratch::default());
+            for trial in 0..20_000 {
+                play(&compiled, streams, trial, &mut a, &mut None);
+                play(&keyed, streams, trial, &mut b, &mut None);
+                assert_eq!(a.values, b.values, "trial {trial} of\n{text}");
+                if trial % 1000 == 0 {
+                    let mut trace_keyed = Some(Vec::new());
+                    let mut s = Scratch::default();
+                    play(&keyed, streams, trial, &mut s, &mut trace_keyed);
+                    assert_eq!(replay(&compiled, streams, trial).1, trace_keyed.unwrap_or_default(), "trial {trial}");
+                }
+            }
+            // The tallies agree, and the charge did something worth comparing.
+            let (tc, tk) = (tally(&compiled, 20_000), tally(&keyed, 20_000));
+            assert_eq!(tc, tk);
+            assert!(mean(&tc, &compiled, "hits_on_target") > 0.5 && mean(&tc, &compiled, "hits_on_charger") > 0.2);
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 8);
+    // A charge on a platform is looked up by key (its attack back depends on the crew the
+    // volleys left).
+    let on_a_platform = include_str!("../../../scenarios/battlesystem/dragon-with-crew.toml").replace(
+        "points = 30\n",
+        "points = 30\ncrew = [{ name = \"Squire\", role = \"rider\", ad = \"d4\", ar = 8 }]\n",
+    );
+    assert!(on_a_platform.contains("Squire"));
+    assert!(plan_of(&on_a_platform).charge_tables.is_none());
+}
+
+/// Hits through armour on a platform: a platform goes when its hits fill up, and its crew
+/// go with it (no more stay aboard than the platforms left carry); hits that remove no
+/// platform leave the crew alone. Two elephants of ten hits, each with a mahout and three
+/// archers aboard (worked out by hand).
+#[test]
+fn hits_through_armour_remove_platforms_and_the_crew_they_carry() {
+    let text = include_str!("../../../scenarios/battlesystem/elephant-howdah-vs-pikemen.toml").replacen(
+        "figures = 1\n",
+        "figures = 2\n",
+        1,
+    );
+    let plan = plan_of(&text);
+    let unit = &plan.scenario.units[0];
+    let mut state = UnitState::fresh(unit);
+    assert_eq!((state.figures, &state.crew_alive[..2]), (2, &[2, 6][..]));
+    // Ten hits: one elephant down, its mahout and three archers with it.
+    let lost = land_through(unit, &mut state, 10);
+    assert_eq!((lost.through, lost.figures, lost.crew), (10, 1, 4));
+    assert_eq!((state.figures, state.carried, &state.crew_alive[..2]), (1, 0, &[1, 3][..]));
+    // Nine more are carried by the last elephant: nobody falls.
+    let lost = land_through(unit, &mut state, 9);
+    assert_eq!((lost.figures, lost.crew), (0, 0));
+    assert_eq!((state.figures, state.carried, &state.crew_alive[..2]), (1, 9, &[1, 3][..]));
+    // The tenth fells it, and everyone aboard.
+    let lost = land_through(unit, &mut state, 1);
+    assert_eq!((lost.figures, lost.crew), (1, 4));
+    assert_eq!((state.figures, state.carried, &state.crew_alive[..2]), (0, 0, &[0, 0][..]));
+    // A crew already thinned by hits loses only those the fallen platform carried above
+    // what the one left carries.
+    let mut state = UnitState::fresh(unit);
+    state.crew_alive[1] = 4;
+    let lost = land_through(unit, &mut state, 12);
+    assert_eq!((lost.figures, lost.crew, state.carried, &state.crew_alive[..2]), (1, 2, 2, &[1, 3][..]));
+}
