@@ -439,3 +439,116 @@ fn the_exact_engine_refuses_by_name_what_it_does_not_follow() {
     let err = charioteer::mesbg::resolve::exact_turn(&plan).expect_err("pikes are not exact");
     assert!(!err.to_string().is_empty());
 }
+
+/// Two chariots side by side, each into one of a pair of Minas Tirith warriors (25 mm,
+/// shoulder to shoulder at (-0.49, 6) and (0.49, 6)): chariot 1 meets file 2, chariot 2
+/// file 1, and the fights are fought in the chariots' order.
+const BANNER_PAIR: &str = r#"title = "two chariots, two warriors, one banner"
+system = "mesbg"
+seed = 21
+
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [-1.5, 0.0]
+facing = 0
+
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [1.5, 0.0]
+facing = 0
+
+[[formations]]
+name = "Pair"
+count = 2
+base = { round_mm = 25 }
+front_centre = [0.0, 6.0]
+facing = 180
+profile = "Warrior of Minas Tirith"
+"#;
+
+/// One fight of a replayed turn: its enemy models, whether a banner helped them, and the
+/// models the chariots' Strikes slew.
+struct FightSeen {
+    models: Vec<usize>,
+    banner: bool,
+    kills: u8,
+}
+
+fn fights_seen(plan: &TurnPlan, streams: Streams, trial: u64) -> Vec<FightSeen> {
+    use charioteer::mesbg::resolve::Event;
+    let (_, events) = charioteer::mesbg::resolve::replay_turn(plan, streams, trial);
+    let mut fights: Vec<FightSeen> = Vec::new();
+    for e in events {
+        match e {
+            Event::TurnFight { models, .. } => fights.push(FightSeen { models, banner: false, kills: 0 }),
+            Event::Support { banner, .. } => fights.last_mut().expect("support inside a fight").banner |= banner,
+            Event::Fight { kills, .. } => fights.last_mut().expect("a result inside a fight").kills = kills,
+            _ => {}
+        }
+    }
+    fights
+}
+
+#[test]
+fn a_banner_bearer_slain_in_an_earlier_fight_helps_no_later_one() {
+    // The bearer is file 2, in chariot 1's fight, fought first; file 1's fight, 0.98"
+    // away, has his banner only while he stands.
+    let text = BANNER_PAIR.replace("facing = 180\n", "facing = 180\nbanner = true\nbanner_at = [1, 2]\n");
+    let plan = plan_of(&text, vec![0, 1]);
+    let bearer = plan.plans[0].support.bearers[0];
+    let streams = Streams::new(21, plan.scenario.hash());
+    let (mut fell_first, mut stood) = (0, 0);
+    for trial in 0..3000 {
+        let fights = fights_seen(&plan, streams, trial);
+        let mut bearer_slain = false;
+        for f in &fights {
+            if f.models == [bearer] {
+                // His own fight: the banner is his, standing in it.
+                assert!(f.banner, "trial {trial}: the bearer's own fight has his banner");
+                bearer_slain = f.kills > 0;
+            } else if fights.iter().any(|g| g.models == [bearer]) {
+                assert_eq!(
+                    f.banner, !bearer_slain,
+                    "trial {trial}: the bearer slain before this fight: {bearer_slain}"
+                );
+                if bearer_slain {
+                    fell_first += 1;
+                } else {
+                    stood += 1;
+                }
+            } else {
+                assert!(!f.banner, "trial {trial}: the bearer fell to the Impact Hits");
+            }
+        }
+    }
+    assert!(fell_first > 100 && stood > 100, "both cases seen: {fell_first} slain first, {stood} standing");
+}
+
+#[test]
+fn a_banner_bearer_who_supported_in_an_earlier_fight_still_stands_for_a_later_one() {
+    // A second rank of spears behind the pair, the bearer the spear behind file 2: he
+    // supports file 2 in chariot 1's fight (a supporter cannot be struck), and still
+    // stands, 1.4" from file 1, when file 1 fights chariot 2. The pair are made too tough
+    // for two Impact Hits (three Wounds), so both chariots stop at them and never reach
+    // the spears.
+    let pair = BANNER_PAIR.replace(
+        "profile = \"Warrior of Minas Tirith\"",
+        "profile = { fight = 4, strength = 3, defence = 5, attacks = 1, wounds = 3, courage = \"7+\" }",
+    );
+    let text = format!(
+        "{pair}\n[[formations]]\nname = \"Spears\"\ncount = 2\nbase = {{ round_mm = 25 }}\n\
+         front_centre = [0.0, 6.984252]\nfacing = 180\nbanner = true\nbanner_at = [1, 2]\n\
+         profile = \"Warrior of Minas Tirith with spear and shield\"\n"
+    );
+    let plan = plan_of(&text, vec![0, 1]);
+    let streams = Streams::new(21, plan.scenario.hash());
+    for trial in 0..2000 {
+        let fights = fights_seen(&plan, streams, trial);
+        for f in &fights {
+            assert!(f.banner, "trial {trial}: fight against {:?} without the standing banner", f.models);
+        }
+        assert_eq!(fights.len(), 2, "trial {trial}: both chariots stop at the pair");
+    }
+}

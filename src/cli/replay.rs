@@ -127,14 +127,14 @@ pub(super) fn describe_event(plan: &Plan, event: &Event) -> String {
             let mut parts = Vec::new();
             if !supporters.is_empty() {
                 parts.push(format!(
-                    "supported by {} (a die each, a Strike each if they win)",
+                    "the enemy is supported by {} (a die each, a Strike each if they win)",
                     supporters.iter().map(|m| plan.model_label(*m)).collect::<Vec<_>>().join(", ")
                 ));
             }
             if *banner {
-                parts.push("a banner within 3\" (one duel die may be re-rolled)".to_string());
+                parts.push("a standing banner bearer within 3\" lets the enemy re-roll one duel die".to_string());
             }
-            format!("the enemy is {}", parts.join("; "))
+            parts.join("; ")
         }
         Event::BannerReroll { from, to } => {
             format!("the banner's re-roll: the enemy gives up its lowest duel die ({from}) and rolls again: {to}")

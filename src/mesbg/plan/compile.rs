@@ -75,7 +75,8 @@ pub(super) fn compile_fights(
                         None => Presence { in_fight: false, rider: false, prone: false },
                     })
                     .collect();
-                let support = support::foe_support(models, map, &group.models, g, &presence, rules, &[]);
+                let support =
+                    support::foe_support(models, map, &group.models, g, &presence, rules, support::EarlierFights::NONE);
                 (!survivors.is_empty()).then(|| {
                     FightTable::new(mesbg_fight::fight_distribution(&fighter, &survivors, fight_rules, hero, &support))
                 })

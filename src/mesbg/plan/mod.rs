@@ -623,6 +623,14 @@ pub fn fight_rules(rules: &MesbgRules) -> FightRules {
 impl Plan {
     /// The help the enemy gets in a fight at group `g` (see [`support::foe_support`]).
     pub fn foe_support(&self, g: usize, presence: &[Presence]) -> mesbg_fight::FoeSupport {
-        support::foe_support(&self.models, &self.support, &self.groups[g].models, g, presence, &self.rules, &[])
+        support::foe_support(
+            &self.models,
+            &self.support,
+            &self.groups[g].models,
+            g,
+            presence,
+            &self.rules,
+            support::EarlierFights::NONE,
+        )
     }
 }

@@ -57,6 +57,22 @@ impl SupportMap {
     }
 }
 
+/// What the fights fought earlier in a turn change for a later fight's help: each
+/// supporter supports once a turn, and a model slain in an earlier fight no longer stands
+/// (a slain banner bearer gives no re-roll). Nothing, for a single charge.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EarlierFights<'a> {
+    /// Supporters already used.
+    pub supporters: &'a [usize],
+    /// Models slain in those fights.
+    pub slain: &'a [usize],
+}
+
+impl EarlierFights<'_> {
+    /// No fight fought before this one.
+    pub const NONE: EarlierFights<'static> = EarlierFights { supporters: &[], slain: &[] };
+}
+
 /// One model of the contact group the chariot stopped at, as the support rules see it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Presence {
@@ -86,7 +102,7 @@ pub fn foe_support(
     g: usize,
     presence: &[Presence],
     rules: &MesbgRules,
-    used: &[usize],
+    earlier: EarlierFights,
 ) -> FoeSupport {
     let mut support = FoeSupport { supporter_fight_counts: rules.supporter_fight_counts, ..FoeSupport::NONE };
     if !map.any() {
@@ -94,13 +110,19 @@ pub fn foe_support(
     }
     let fighters: Vec<usize> = group.iter().zip(presence).filter(|(_, p)| p.in_fight).map(|(&m, _)| m).collect();
     let in_group = |m: usize| group.iter().position(|&x| x == m);
-    // Standing and not in the fight: untouched so far (touched later along the path), not
-    // in base contact with another chariot of the turn, and not supporting in a fight
-    // already fought this turn (`used`).
+    // Not slain before this fight: untouched so far (touched later along the path), or
+    // standing after the turn's moves, and not slain in a fight fought earlier this turn.
+    let alive = |m: usize| (map.group_of[m] == usize::MAX || map.group_of[m] > g) && !earlier.slain.contains(&m);
+    // Free to support: alive, not in base contact with another chariot of the turn, and
+    // not supporting in a fight already fought this turn.
     let engaged = |m: usize| map.engaged.get(m).copied().unwrap_or(false);
-    let unengaged =
-        |m: usize| (map.group_of[m] == usize::MAX || map.group_of[m] > g) && !engaged(m) && !used.contains(&m);
-    let standing = |m: usize| unengaged(m) || engaged(m) || in_group(m).is_some_and(|i| presence[i].in_fight);
+    let unengaged = |m: usize| alive(m) && !engaged(m) && !earlier.supporters.contains(&m);
+    // Standing: in this fight, as the fight finds it; anywhere else, alive (a model that
+    // supported, or fought, in an earlier fight and lived still stands).
+    let standing = |m: usize| match in_group(m) {
+        Some(i) => presence[i].in_fight,
+        None => alive(m),
+    };
     let eps = 1e-9;
     // A supporter's base is the same size as its friend's or larger (by area, for ovals).
     let no_smaller = |c: usize, f: usize| map.bases[c].area() * (1.0 + eps) >= map.bases[f].area();

@@ -148,12 +148,35 @@ pub struct FinalBoard {
     /// Per fight: its support worked out once, when no trial can change it (no cavalry in
     /// it or in an earlier fight: every model stands in it, none Prone); `None` where the
     /// fight works it out from who stands.
-    pub fixed_support: Vec<Option<mesbg_fight::FoeSupport>>,
+    pub fixed_support: Vec<Option<FixedSupport>>,
     /// Per line ([`lines_of`]): a corridor runs through it before any fight.
     pub breached: Vec<bool>,
     /// How the charging player split the models in contact into fights, when there was a
     /// choice: (legal splits weighed, the kills the chosen one promised).
     pub split_choice: Option<(usize, f64)>,
+}
+
+/// A fight's help worked out with the plan: as it stands when every model fought earlier
+/// in the turn still stands, and, when one banner bearer is fought in an earlier fight,
+/// as it stands once he was slain there (his banner gone; nothing else about the help can
+/// change, since a model in a fight never supports).
+#[derive(Clone, Debug)]
+pub struct FixedSupport {
+    /// Every model fought earlier still standing.
+    pub help: mesbg_fight::FoeSupport,
+    /// The bearer fought earlier, and the help once he was slain.
+    pub bearer_slain: Option<(usize, mesbg_fight::FoeSupport)>,
+}
+
+impl FixedSupport {
+    /// The help, given the models slain in the fights fought before this one.
+    #[inline]
+    pub fn given(&self, slain_earlier: &[usize]) -> &mesbg_fight::FoeSupport {
+        match &self.bearer_slain {
+            Some((bearer, help)) if slain_earlier.contains(bearer) => help,
+            _ => &self.help,
+        }
+    }
 }
 
 /// The compiled turn.
@@ -640,16 +663,29 @@ impl Compiler<'_> {
         let mut fixed_support = Vec::with_capacity(fights.len());
         let mut used: Vec<usize> = Vec::new();
         let mut fixed = support.any();
-        for f in &fights {
-            fixed &= f.models.iter().all(|&m| models[m].mount.is_none());
+        for (i, f) in fights.iter().enumerate() {
+            // A banner bearer fought earlier may be slain there: with one such bearer the
+            // help is worked out both ways; with more, it depends on the trial.
+            let fought: Vec<usize> = fights[..i]
+                .iter()
+                .flat_map(|e| e.models.iter().copied())
+                .filter(|m| support.bearers.contains(m))
+                .collect();
+            fixed &= f.models.iter().all(|&m| models[m].mount.is_none()) && fought.len() <= 1;
             if !fixed {
                 fixed_support.push(None);
                 continue;
             }
             let presence = vec![support::Presence { in_fight: true, rider: true, prone: false }; f.models.len()];
-            let help = support::foe_support(models, &support, &f.models, 1, &presence, &self.scenario.rules, &used);
+            let rules = &self.scenario.rules;
+            let help_given = |slain: &[usize]| {
+                let earlier = support::EarlierFights { supporters: &used, slain };
+                support::foe_support(models, &support, &f.models, 1, &presence, rules, earlier)
+            };
+            let help = help_given(&[]);
+            let bearer_slain = fought.first().map(|&b| (b, help_given(&[b])));
             used.extend(help.supporters.iter().map(|s| s.model));
-            fixed_support.push(Some(help));
+            fixed_support.push(Some(FixedSupport { help, bearer_slain }));
         }
         let standing = standing_discs(&discs, &board.present);
         let breached = lines_of(&self.scenario.formations)

@@ -43,8 +43,8 @@ pub(crate) struct FightBoard<'a> {
     pub group: &'a [usize],
     /// The group's index (models of groups before it are slain).
     pub g: usize,
-    /// Supporters already used in a fight fought earlier this turn.
-    pub used: &'a [usize],
+    /// What the fights fought earlier this turn changed: supporters used, models slain.
+    pub earlier: crate::mesbg::plan::support::EarlierFights<'a>,
     /// Monsters that cannot Back Away here (`None`: the plan's own marks).
     pub cannot_back_away: Option<&'a [usize]>,
     /// Whether an enemy Hero may be in the fight (his dice, Might and Fate are kept apart).
@@ -61,7 +61,7 @@ impl<'a> FightBoard<'a> {
             support: &plan.support,
             group: plan.groups.get(g).map_or(&[], |group| group.models.as_slice()),
             g,
-            used: &[],
+            earlier: crate::mesbg::plan::support::EarlierFights::NONE,
             cannot_back_away: None,
             foe_heroes: !plan.foe_heroes.is_empty(),
             fixed: None,
@@ -127,7 +127,7 @@ pub(super) fn support_in_fight<O: Observer>(
         board.g,
         &presence,
         &plan.rules,
-        board.used,
+        board.earlier,
     );
     support.join(enemy);
     if !support.supporters.is_empty() || support.banner {
@@ -352,7 +352,7 @@ pub(super) fn fight_by_dice<O: Observer>(
     // scenarios have none).
     let support = board.support(plan, scratch, &mut enemy, obs);
     let support = support.as_ref();
-    if !board.used.is_empty() || board.cannot_back_away.is_some() {
+    if !board.earlier.supporters.is_empty() || board.cannot_back_away.is_some() {
         // A fight of a turn: later fights need to know who supported here.
         scratch.supporters_used.clear();
         scratch.supporters_used.extend(support.supporters.iter().map(|sp| sp.model));

@@ -245,10 +245,10 @@ pub fn play_turn<'s, O: Observer>(
             support: &board.support,
             group: &fight.models,
             g: 1,
-            used: &s.used,
+            earlier: crate::mesbg::plan::support::EarlierFights { supporters: &s.used, slain: &s.fight_slain },
             cannot_back_away: Some(&fight.cannot_back_away),
             foe_heroes: fight.models.iter().any(|&m| plan.plans[0].models[m].hero.is_some()),
-            fixed: board.fixed_support.get(i).and_then(Option::as_ref),
+            fixed: board.fixed_support.get(i).and_then(Option::as_ref).map(|f| f.given(&s.fight_slain)),
         };
         for &c in &fight.chariots {
             s.fought[c] = true;
