@@ -226,3 +226,26 @@ fn a_turn_compare_in_shards_merges_to_one_machines_report() {
     let args = ["compare", &two, "--set", "chariots[1].move=8", "--trials", "3001"];
     shards_merge_to_one_machines_report(dir.path(), &args, 2, &[2, 1]);
 }
+
+/// `run --shard K/N --json` prints one JSON object a script can read: the shard, the
+/// trials it played and the file it wrote (not the sentence printed without `--json`).
+#[test]
+fn a_run_shard_with_json_prints_what_it_played_and_where_as_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = repo("scenarios/mesbg/khandish-vs-minas-tirith.toml");
+    let out =
+        charioteer(&["run", &scenario, "--trials", "30001", "--shard", "2/3", "--json", "--out", "parts"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let printed = stdout(&out);
+    let value: serde_json::Value =
+        serde_json::from_str(printed.trim()).unwrap_or_else(|e| panic!("not one JSON object ({e}): {printed}"));
+    assert_eq!(value["shard"]["index"], 2);
+    assert_eq!(value["shard"]["count"], 3);
+    assert_eq!(value["trials"], 30001);
+    // Shards of 30,001 trials: 10,001, 10,000, 10,000, the second from trial 10,001.
+    let (first, count) = (value["first"].as_u64().unwrap(), value["count"].as_u64().unwrap());
+    assert!(first + count <= 30001 && count >= 10000 && count <= 10001 && first >= 10000, "{value}");
+    let file = value["file"].as_str().unwrap();
+    assert!(dir.path().join(file).exists() || Path::new(file).exists(), "{file}");
+    assert!(file.ends_with("shard-2-of-3.json"), "{file}");
+}

@@ -264,7 +264,21 @@ fn run_shard<S: System>(
     let path = dir.join(shard.file_name());
     let text = serde_json::to_string(&record)?;
     report::write_atomic(&path, |f| std::io::Write::write_all(f, text.as_bytes()))?;
-    if !args.play.quiet {
+    if args.play.json {
+        // What a script driving the shards needs: which trials, where they went.
+        let summary = serde_json::json!({
+            "shard": { "index": shard.index, "count": shard.count },
+            "first": range.first,
+            "count": range.count,
+            "trials": trials,
+            "seed": seed,
+            "scenario_hash": record.scenario_hash,
+            "elapsed_s": record.elapsed_s,
+            "threads": record.threads,
+            "file": path.display().to_string(),
+        });
+        out!("{summary}");
+    } else if !args.play.quiet {
         out!(
             "shard {}/{}: trials {}..{} of {} in {:.2} s -> {}",
             shard.index,
