@@ -244,7 +244,7 @@ fn a_run_shard_with_json_prints_what_it_played_and_where_as_json() {
     assert_eq!(value["trials"], 30001);
     // Shards of 30,001 trials: 10,001, 10,000, 10,000, the second from trial 10,001.
     let (first, count) = (value["first"].as_u64().unwrap(), value["count"].as_u64().unwrap());
-    assert!(first + count <= 30001 && count >= 10000 && count <= 10001 && first >= 10000, "{value}");
+    assert!(first + count <= 30001 && (10000..=10001).contains(&count) && first >= 10000, "{value}");
     let file = value["file"].as_str().unwrap();
     assert!(dir.path().join(file).exists() || Path::new(file).exists(), "{file}");
     assert!(file.ends_with("shard-2-of-3.json"), "{file}");

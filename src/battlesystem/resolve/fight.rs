@@ -83,19 +83,10 @@ pub(super) fn land_through(unit: &Unit, state: &mut UnitState, through: u32) -> 
     if state.figures > 0 {
         let per_figure = unit.stats.hits.max(1);
         let total = state.carried + through;
-        // Most attacks remove no figure: no division for them, and no crew can fall (none
-        // stay aboard beyond what the standing platforms carry).
-        let removed = match per_figure {
-            1 => total.min(state.figures),
-            _ if total < per_figure => 0,
-            _ => (total / per_figure).min(state.figures),
-        };
+        let removed = (total / per_figure).min(state.figures);
         state.figures -= removed;
         state.carried = if state.figures == 0 { 0 } else { total - removed * per_figure };
         losses.figures = removed;
-        if removed == 0 {
-            return losses;
-        }
         for (g, c) in unit.crew.iter().enumerate() {
             let fallen = state.crew_alive[g].saturating_sub(c.count * state.figures);
             state.crew_alive[g] -= fallen;
@@ -341,6 +332,7 @@ pub(super) fn melee(
 
 /// The figures of each side that fight in a melee between `attacker` and `defender`:
 /// (the attacker's, the defender's). `facing` as for [`melee`].
+#[inline]
 pub(super) fn melee_contacts(
     plan: &BattlesystemPlan,
     states: &[UnitState],
@@ -367,6 +359,7 @@ pub(super) fn melee_contacts(
 /// The rest of a melee once both sides' attacks are drawn (`drawn`: on the defender, on the
 /// attacker): the hits land on both, and the exchange is traced. Returns (attacker's
 /// losses, defender's losses).
+#[inline]
 fn exchange(
     plan: &BattlesystemPlan,
     states: &mut [UnitState],
