@@ -544,16 +544,7 @@ fn attacks_drawn_whole_follow_the_dice_rolled_one_by_one() {
         .iter()
         .enumerate()
         {
-            let text: String = text
-                .lines()
-                .filter(|l| !l.starts_with("platform_hits") && !l.starts_with("platform_attacks_alone"))
-                .map(|l| format!("{l}\n"))
-                .collect();
-            let text = if text.contains("\n[rules]\n") {
-                text.replacen("\n[rules]\n", &format!("\n[rules]\n{lines}"), 1)
-            } else {
-                format!("{text}\n[rules]\n{lines}")
-            };
+            let text = with_rules(text, lines);
             let plan = compile(&parse(&text, "test.toml").expect("a bundled example with other rules"));
             let units = &plan.scenario.units;
             let pairs = (0..units.len().min(3)).flat_map(|a| (0..units.len().min(3)).map(move |d| (a, d)));
@@ -624,6 +615,21 @@ fn attacks_drawn_whole_follow_the_dice_rolled_one_by_one() {
     assert!(compared >= 150, "{compared}");
 }
 
+/// A bundled example's text with its own `platform_hits` and `platform_attacks_alone` lines
+/// dropped and `lines` added to its `[rules]` (made when it has none).
+fn with_rules(text: &str, lines: &str) -> String {
+    let text: String = text
+        .lines()
+        .filter(|l| !l.starts_with("platform_hits") && !l.starts_with("platform_attacks_alone"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    if text.contains("\n[rules]\n") {
+        text.replacen("\n[rules]\n", &format!("\n[rules]\n{lines}"), 1)
+    } else {
+        format!("{text}\n[rules]\n{lines}")
+    }
+}
+
 /// A volley's hits before armour, die by die (the archers' groups in range, each die
 /// through the hits table).
 fn volley_hits_one_by_one(plan: &BattlesystemPlan, unit: usize, state: &UnitState, v: u32, dice: &mut Dice) -> u32 {
@@ -684,16 +690,7 @@ fn a_charge_from_its_compiled_tables_is_the_charge_looked_up_by_key() {
     let mut compared = 0;
     for text in files {
         for lines in variants {
-            let text: String = text
-                .lines()
-                .filter(|l| !l.starts_with("platform_hits") && !l.starts_with("platform_attacks_alone"))
-                .map(|l| format!("{l}\n"))
-                .collect();
-            let text = if text.contains("\n[rules]\n") {
-                text.replacen("\n[rules]\n", &format!("\n[rules]\n{lines}"), 1)
-            } else {
-                format!("{text}\n[rules]\n{lines}")
-            };
+            let text = with_rules(text, lines);
             let compiled = plan_of(&text);
             assert!(compiled.charge_tables.is_some(), "a charge on a unit that is no platform is compiled");
             let mut keyed = compiled.clone();
