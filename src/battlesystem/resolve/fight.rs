@@ -356,9 +356,9 @@ pub(super) fn melee_contacts(
     (a_contact, d_contact)
 }
 
-/// The rest of a melee once both sides' attacks are drawn (`drawn`: on the defender, on the
-/// attacker): the hits land on both, and the exchange is traced. Returns (attacker's
-/// losses, defender's losses).
+/// The rest of a melee once both sides' attacks are drawn (the attacker's on the defender,
+/// the defender's on the attacker), `a_contact` and `d_contact` figures fighting: the hits
+/// land on both, and the exchange is traced. Returns (attacker's losses, defender's losses).
 #[inline]
 fn exchange(
     plan: &BattlesystemPlan,

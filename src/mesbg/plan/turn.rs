@@ -145,9 +145,10 @@ pub struct FinalBoard {
     pub fights: Vec<TurnFight>,
     /// Spears, pikes and banners on this board (engaged models marked).
     pub support: support::SupportMap,
-    /// Per fight: its support worked out once, when no trial can change it (no cavalry in
-    /// it or in an earlier fight: every model stands in it, none Prone); `None` where the
-    /// fight works it out from who stands.
+    /// Per fight: its support worked out once, when no trial can change it beyond one
+    /// earlier bearer's fate (no cavalry in it or in an earlier fight: every model stands
+    /// in it, none Prone; at most one banner bearer fought earlier, worked out both ways);
+    /// `None` where the fight works it out from who stands.
     pub fixed_support: Vec<Option<FixedSupport>>,
     /// Per line ([`lines_of`]): a corridor runs through it before any fight.
     pub breached: Vec<bool>,
