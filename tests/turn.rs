@@ -552,3 +552,47 @@ fn a_banner_bearer_who_supported_in_an_earlier_fight_still_stands_for_a_later_on
         assert_eq!(fights.len(), 2, "trial {trial}: both chariots stop at the pair");
     }
 }
+
+/// Each metric's mean and standard error, and each model's share of turns it was slain
+/// in, over `trials` turns of `plan`.
+fn means_and_slain(plan: &TurnPlan, seed: u64, trials: u64) -> (Vec<(String, f64, f64)>, Vec<f64>) {
+    let streams = Streams::new(seed, plan.scenario.hash());
+    let range = TrialRange { first: 0, count: trials };
+    let tally = charioteer::engine::run(plan, streams, range, &|_| {}, &AtomicBool::new(false)).expect("runs");
+    let slain = tally.slain.iter().map(|&s| s as f64 / trials as f64).collect();
+    (means(plan, seed, trials), slain)
+}
+
+#[test]
+fn a_turns_fights_drawn_in_one_go_are_its_fights_fought_die_by_die() {
+    // A fight of one chariot whose help is fixed is drawn from its exact distribution
+    // (outcome and the models slain); the same turns with every fight rolled die by die
+    // must agree on every metric and on each model's chance to be slain. Three boards: a
+    // Captain with Might and Fate among spears and a banner; a pike block; a banner
+    // bearer whose fall in one fight takes the banner from the next.
+    let three = std::fs::read_to_string("scenarios/mesbg/turn-three-khandish-into-shield-wall.toml").expect("reads");
+    let pikes = std::fs::read_to_string("scenarios/mesbg/turn-two-iron-hills-into-pike-block.toml").expect("reads");
+    let banner = BANNER_PAIR.replace("facing = 180\n", "facing = 180\nbanner = true\nbanner_at = [1, 2]\n");
+    for (name, text, order) in
+        [("three", three, vec![0, 1, 2]), ("pikes", pikes, vec![0, 1]), ("banner", banner, vec![0, 1])]
+    {
+        let drawn = plan_of(&text, order);
+        let mut rolled = drawn.clone();
+        rolled.fights_from_tables = false;
+        rolled.drawn = Default::default();
+        let trials = 300_000;
+        let (a, slain_a) = means_and_slain(&drawn, 5, trials);
+        let (b, slain_b) = means_and_slain(&rolled, 6, trials);
+        assert!(!drawn.drawn.is_empty(), "{name}: some fights were drawn in one go");
+        assert!(rolled.drawn.is_empty(), "{name}: no fight was drawn with the tables off");
+        for ((metric, ma, sa), (_, mb, sb)) in a.iter().zip(&b) {
+            let bound = 5.0 * (sa * sa + sb * sb).sqrt().max(1e-4);
+            assert!((ma - mb).abs() <= bound, "{name} {metric}: drawn {ma:.5}, die by die {mb:.5} (5 se = {bound:.5})");
+        }
+        for (m, (pa, pb)) in slain_a.iter().zip(&slain_b).enumerate() {
+            let se = ((pa * (1.0 - pa) + pb * (1.0 - pb)) / trials as f64).sqrt();
+            let bound = 5.0 * se.max(1e-4);
+            assert!((pa - pb).abs() <= bound, "{name} model {m} slain: drawn {pa:.5}, die by die {pb:.5}");
+        }
+    }
+}

@@ -583,19 +583,34 @@ impl PlannedModel {
     /// The model as a fight sees it after its Impact Hits: the rider's Wounds, its mount
     /// while it stands, Prone, and no Strikes from a rider thrown this turn.
     pub fn combatant_after(&self, outcome: &ContactOutcome) -> Combatant {
+        let strikes = !outcome.prone && !matches!(outcome.thrown, Some(2..=5));
+        self.combatant_standing(outcome.left, outcome.mount_left, outcome.prone, strikes, outcome.fate_spent)
+    }
+
+    /// The model as a fight sees it in the state the Impact Hits (of one chariot or of
+    /// several in a turn) left it: the rider's Wounds, its mount's while it stands, Prone,
+    /// whether it Strikes, and the Fate a Hero spent.
+    pub fn combatant_standing(
+        &self,
+        left: u8,
+        mount_left: u8,
+        prone: bool,
+        strikes: bool,
+        fate_spent: u8,
+    ) -> Combatant {
         Combatant {
-            mount: self.mount.filter(|_| outcome.mount_left > 0).map(|m| MountCombatant {
+            mount: self.mount.filter(|_| mount_left > 0).map(|m| MountCombatant {
                 fight: m.fight,
                 attacks: m.attacks,
                 defence: m.defence,
-                wounds_left: outcome.mount_left,
+                wounds_left: mount_left,
                 struck_by_chariot: m.struck_by_chariot,
                 strikes_chariot: m.strikes_chariot,
             }),
-            prone: outcome.prone,
-            strikes: !outcome.prone && !matches!(outcome.thrown, Some(2..=5)),
-            hero: self.hero.map(|h| FoeHero { fate: h.fate - outcome.fate_spent, ..h }),
-            ..self.combatant(outcome.left)
+            prone,
+            strikes,
+            hero: self.hero.map(|h| FoeHero { fate: h.fate - fate_spent, ..h }),
+            ..self.combatant(left)
         }
     }
 }

@@ -208,6 +208,114 @@ pub struct TurnPlan {
     /// The lines of the board ([`lines_of`]): formations touching one another, facing one
     /// way, are one line for `line_breached`.
     pub lines: Vec<Vec<usize>>,
+    /// Whether a fight of one chariot whose help is fixed ([`FinalBoard::fixed_support`])
+    /// is drawn from its exact distribution (one draw, as a single charge's fight is)
+    /// rather than die by die. Always on in a run; the check that both agree turns it off.
+    pub fights_from_tables: bool,
+    /// The fights drawn in one go, worked out as trials first meet them and shared by the
+    /// threads (see [`DrawnFights`]).
+    pub drawn: std::sync::Arc<DrawnFights>,
+}
+
+/// Everything a turn's fight of one chariot depends on once its board and its help are
+/// fixed: the final board and the fight, whether an earlier fight slew the banner bearer,
+/// the chariot's Wounds, and each enemy's state after the Impact Hits (16 bits each:
+/// Wounds, mount's Wounds, Prone, Strikes, Fate spent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FightKey {
+    /// The final board.
+    pub last: u32,
+    /// The fight, in the order fought.
+    pub fight: u32,
+    /// An earlier fight slew the banner bearer whose help this fight would have had.
+    pub bearer_slain: bool,
+    /// The chariot's Wounds when the fight begins.
+    pub wounds_left: u8,
+    /// The enemies' states, packed.
+    pub survivors: u64,
+}
+
+impl std::hash::Hash for FightKey {
+    /// Two words (a fight is looked up every trial; a collision only costs a comparison).
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let board = u64::from(self.last)
+            ^ u64::from(self.fight) << 32
+            ^ u64::from(self.wounds_left) << 52
+            ^ u64::from(self.bearer_slain) << 63;
+        state.write_u64(board);
+        state.write_u64(self.survivors);
+    }
+}
+
+/// A fight of a turn drawn in one go, as a single charge's fight is: its exact outcomes,
+/// each with the targets it slew (bit `i`: target `i`), the likeliest first, and their
+/// cumulative table.
+#[derive(Debug)]
+pub struct DrawnFight {
+    /// The outcomes and the targets each slew.
+    pub outcomes: Vec<(FightOutcome, u32)>,
+    table: CumulativeTable,
+}
+
+impl DrawnFight {
+    /// Compiles an exact distribution (the likeliest outcomes first, so a draw's scan is
+    /// short).
+    pub fn new(mut outcomes: Vec<((FightOutcome, u32), f64)>) -> Self {
+        outcomes.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let probabilities: Vec<f64> = outcomes.iter().map(|o| o.1).collect();
+        Self { outcomes: outcomes.into_iter().map(|o| o.0).collect(), table: CumulativeTable::new(&probabilities) }
+    }
+
+    /// Draws an outcome with one word of `dice`.
+    #[inline]
+    pub fn draw(&self, dice: &mut Dice) -> (FightOutcome, u32) {
+        self.outcomes[self.table.sample(dice)]
+    }
+}
+
+/// The fights of a turn's plan worked out so far to be drawn in one go (`None`: fought
+/// die by die), shared by the threads: each is worked out once, whatever the thread count
+/// (the values are the same whoever works them out, so the store changes no result).
+#[derive(Debug, Default)]
+pub struct DrawnFights {
+    fights: std::sync::RwLock<
+        std::collections::HashMap<
+            FightKey,
+            Option<std::sync::Arc<DrawnFight>>,
+            std::hash::BuildHasherDefault<crate::dice::MixHasher>,
+        >,
+    >,
+}
+
+/// The most fights a plan's store keeps (later ones each thread works out for itself).
+const MAX_SHARED_FIGHTS: usize = 100_000;
+
+impl DrawnFights {
+    /// The fight of `key`, if some thread worked it out (`Some(None)`: fought die by die).
+    pub fn get(&self, key: &FightKey) -> Option<Option<std::sync::Arc<DrawnFight>>> {
+        // A poisoned lock (a thread panicked while holding it) only costs the sharing.
+        self.fights.read().ok()?.get(key).cloned()
+    }
+
+    /// How many fights the store holds (drawn in one go or not): the check that a turn's
+    /// fights are drawn in one go at all.
+    pub fn len(&self) -> usize {
+        self.fights.read().map_or(0, |f| f.values().filter(|d| d.is_some()).count())
+    }
+
+    /// Whether no fight is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Leaves a fight just worked out for the other threads.
+    pub fn leave(&self, key: FightKey, fight: Option<std::sync::Arc<DrawnFight>>) {
+        if let Ok(mut fights) = self.fights.write()
+            && fights.len() < MAX_SHARED_FIGHTS
+        {
+            fights.entry(key).or_insert(fight);
+        }
+    }
 }
 
 /// Where each of a turn's metrics is in its [`MetricSet`].
@@ -459,6 +567,8 @@ pub fn compile_order(scenario: &Scenario, order: Vec<usize>) -> Result<TurnPlan,
         at,
         models,
         lines: lines_of(&scenario.formations),
+        fights_from_tables: true,
+        drawn: Default::default(),
     })
 }
 

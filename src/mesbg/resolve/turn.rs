@@ -9,7 +9,9 @@
 
 use super::fight::{FightBoard, fight_by_dice, pooled_fight};
 use super::*;
-use crate::mesbg::plan::{MoveKey, TurnPlan, corridor_through};
+use crate::mesbg::plan::{DrawnFight, FightKey, MoveKey, TurnPlan, corridor_through};
+use crate::mesbg::rules::fight::{ChariotFighter, Combatant};
+use std::sync::Arc;
 
 /// What Impact Hits have done so far to a model touched in this turn.
 #[derive(Clone, Copy, Debug)]
@@ -40,40 +42,6 @@ impl SlainKey {
     }
 }
 
-/// A hasher for the memo's small integer keys (SipHash's strength against crafted keys is
-/// not needed for keys the engine makes itself).
-#[derive(Default)]
-pub struct MixHasher(u64);
-
-impl std::hash::Hasher for MixHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(word));
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = crate::dice::mix64(self.0 ^ v);
-    }
-    fn write_u128(&mut self, v: u128) {
-        self.write_u64(v as u64);
-        self.write_u64((v >> 64) as u64);
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64);
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(u64::from(v));
-    }
-    fn write_u8(&mut self, v: u8) {
-        self.write_u64(u64::from(v));
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// Buffers a turn reuses from trial to trial.
 #[derive(Default)]
 pub struct TurnScratch {
@@ -94,9 +62,156 @@ pub struct TurnScratch {
     walked: Vec<usize>,
     /// Whether a line is breached, by final board and the models slain in its fights
     /// (sorted): the same few recur in every trial, and the corridor is a sort and a sweep.
-    breached: std::collections::HashMap<(usize, SlainKey), bool, std::hash::BuildHasherDefault<MixHasher>>,
+    breached: std::collections::HashMap<(usize, SlainKey), bool, std::hash::BuildHasherDefault<crate::dice::MixHasher>>,
     blocked: Vec<bool>,
+    /// Fights drawn in one go (see [`drawn_fight`]).
+    drawn: LocalFights,
     inner: Scratch,
+}
+
+/// The fights a thread has drawn in one go, by what decides them (taken from the plan's
+/// [`crate::mesbg::plan::DrawnFights`], shared by the threads, the first time a thread
+/// meets them): `None` for a fight fought die by die.
+/// The most fights a thread keeps at hand (past this, its memo starts again).
+const MAX_DRAWN_FIGHTS: usize = 20_000;
+
+type LocalFights =
+    std::collections::HashMap<FightKey, Option<Arc<DrawnFight>>, std::hash::BuildHasherDefault<crate::dice::MixHasher>>;
+
+/// Fight `i` of final board `last`, fought by chariot `c` (in `state`) against
+/// `survivors` with the fixed help `support`, as an exact distribution to draw from:
+/// from this thread's memo, else the plan's store, else worked out (once, whatever the
+/// thread) and left there. `None` when the fight is fought die by die: the plan says
+/// so, the chariot's Hero spent Might or Fate before it (a table holds all of them), or
+/// the enemies' states do not fit the key.
+#[allow(clippy::too_many_arguments)]
+fn drawn_fight<'a>(
+    plan: &TurnPlan,
+    last: usize,
+    i: usize,
+    c: usize,
+    bearer_slain: bool,
+    support: &FoeSupport,
+    cannot_back_away: &[usize],
+    (survivors, state): (&[Survivor], ChariotState),
+    local: &'a mut LocalFights,
+) -> Option<&'a DrawnFight> {
+    let cp = &plan.plans[c];
+    if !plan.fights_from_tables
+        || state.wounds_left == 0
+        || cp.chariot.hero.is_some_and(|h| state.might_left != h.might || state.fate_left != h.fate)
+        || survivors.len() > 4
+    {
+        return None;
+    }
+    let mut packed = 0u64;
+    for (k, sv) in survivors.iter().enumerate() {
+        if sv.left > 15 || sv.mount_left > 15 || sv.fate_spent > 7 {
+            return None;
+        }
+        let bits = u64::from(sv.left)
+            | u64::from(sv.mount_left) << 4
+            | u64::from(sv.prone) << 8
+            | u64::from(sv.strikes) << 9
+            | u64::from(sv.fate_spent) << 10;
+        packed |= bits << (16 * k);
+    }
+    let key = FightKey {
+        last: last as u32,
+        fight: i as u32,
+        bearer_slain,
+        wounds_left: state.wounds_left,
+        survivors: packed,
+    };
+    if local.len() >= MAX_DRAWN_FIGHTS && !local.contains_key(&key) {
+        local.clear(); // a memo, not a store: bounded whatever the turn
+    }
+    if local.contains_key(&key) {
+        return local.get(&key).and_then(Option::as_deref);
+    }
+    local
+        .entry(key)
+        .or_insert_with(|| {
+            plan.drawn.get(&key).unwrap_or_else(|| {
+                let worked_out = work_out_fight(cp, support, cannot_back_away, survivors, state);
+                plan.drawn.leave(key, worked_out.clone());
+                worked_out
+            })
+        })
+        .as_deref()
+}
+
+/// The exact distribution of a turn's fight of one chariot (see [`drawn_fight`]).
+fn work_out_fight(
+    cp: &crate::mesbg::plan::Plan,
+    support: &FoeSupport,
+    cannot_back_away: &[usize],
+    survivors: &[Survivor],
+    state: ChariotState,
+) -> Option<Arc<DrawnFight>> {
+    let enemies: Vec<Combatant> = survivors
+        .iter()
+        .filter(|sv| sv.left > 0 || sv.mount_left > 0)
+        .map(|sv| Combatant {
+            cannot_back_away: cannot_back_away.contains(&sv.model),
+            ..cp.models[sv.model].combatant_standing(sv.left, sv.mount_left, sv.prone, sv.strikes, sv.fate_spent)
+        })
+        .collect();
+    if enemies.is_empty() {
+        return None;
+    }
+    let chariot = ChariotFighter { wounds_left: state.wounds_left, ..cp.chariot.fighter() };
+    let rules = fight_rules(&cp.rules);
+    let outcomes =
+        mesbg_fight::fight_distribution_by_target(&chariot, &enemies, rules, cp.chariot.hero_in_fight(), support);
+    Some(Arc::new(DrawnFight::new(outcomes)))
+}
+
+/// The models a won fight's Strikes slew, from the bits of its targets (the survivors
+/// with a rider or a mount standing, in order), pushed onto `slain`.
+fn push_slain(survivors: &[Survivor], slew: u32, slain: &mut Vec<usize>) {
+    let standing = survivors.iter().filter(|sv| sv.left > 0 || sv.mount_left > 0);
+    for (j, sv) in standing.enumerate() {
+        if slew & (1 << j) != 0 {
+            slain.push(sv.model);
+        }
+    }
+}
+
+/// The targets the last die-by-die fight in `inner` slew, as bits (see [`push_slain`]).
+fn slain_targets(inner: &Scratch, won: bool) -> u32 {
+    if !won {
+        return 0;
+    }
+    (0..inner.targets.len())
+        .filter(|&j| inner.target_is_rider[j] && inner.targets[j].wounds_left == 0)
+        .fold(0, |m, j| m | 1 << j)
+}
+
+/// Shows a replay the dice of a turn's fight drawn in one go: die-by-die fights from the
+/// trace stream until one ends as the draw did (outcome and models slain), then its events.
+fn reconstruct_turn_fight<O: Observer>(
+    cp: &crate::mesbg::plan::Plan,
+    board: &FightBoard,
+    inner: &mut Scratch,
+    dice: &mut Dice,
+    drawn: (FightOutcome, u32),
+    before: ChariotState,
+    obs: &mut O,
+) {
+    for _ in 0..MAX_RECONSTRUCTION_TRIES {
+        let mut trace = Trace::default();
+        let result = fight_by_dice(cp, board, inner, &mut { before }, dice, &mut trace);
+        if (result, slain_targets(inner, result.won)) == drawn {
+            for event in trace.0 {
+                obs.note(|| event);
+            }
+            return;
+        }
+    }
+    obs.note(|| Event::Note {
+        text: format!("no dice found for this rare fight outcome in {MAX_RECONSTRUCTION_TRIES} tries"),
+    });
 }
 
 impl TurnScratch {
@@ -218,6 +333,7 @@ pub fn play_turn<'s, O: Observer>(
     s.last = last;
     let board = &plan.finals[last];
     let mut fight_dice = key.dice(Phase::Fight);
+    let mut trace_dice: Option<Dice> = None;
     s.used.clear();
     s.fight_slain.clear();
     let mut fights = 0u16;
@@ -254,25 +370,41 @@ pub fn play_turn<'s, O: Observer>(
             s.fought[c] = true;
         }
         if let [c] = fight.chariots[..] {
-            let result = fight_by_dice(&plan.plans[c], &fb, &mut s.inner, &mut s.states[c], &mut fight_dice, obs);
+            let cp = &plan.plans[c];
+            let drawn = match (fb.fixed, board.fixed_support.get(i).and_then(Option::as_ref)) {
+                (Some(help), Some(fixed)) => {
+                    let bearer_slain = !std::ptr::eq(help, &fixed.help);
+                    let at = (s.inner.survivors.as_slice(), s.states[c]);
+                    drawn_fight(plan, last, i, c, bearer_slain, help, &fight.cannot_back_away, at, &mut s.drawn)
+                        .map(|d| (d.draw(&mut fight_dice), help))
+                }
+                _ => None,
+            };
+            let (result, slew) = match drawn {
+                Some(((result, slew), help)) => {
+                    let before = s.states[c];
+                    if O::ENABLED {
+                        let trace_dice = trace_dice.get_or_insert_with(|| key.dice(Phase::TraceFight));
+                        reconstruct_turn_fight(cp, &fb, &mut s.inner, trace_dice, (result, slew), before, obs);
+                    }
+                    let st = &mut s.states[c];
+                    st.wounds_left -= result.wounds_lost;
+                    st.might_left -= result.might_spent;
+                    st.fate_left -= result.fate_spent;
+                    s.inner.supporters_used.clear();
+                    s.inner.supporters_used.extend(help.supporters.iter().map(|sp| sp.model));
+                    (result, slew)
+                }
+                None => {
+                    let result = fight_by_dice(cp, &fb, &mut s.inner, &mut s.states[c], &mut fight_dice, obs);
+                    (result, slain_targets(&s.inner, result.won))
+                }
+            };
             obs.note(|| Event::Fight { chariot_won: result.won, kills: result.kills, wounds_lost: result.wounds_lost });
             s.won[c] = result.won;
             s.fight_kills[c] += u16::from(result.kills);
             foe_heroes_slain += u16::from(result.foe_heroes_slain);
-            if result.won {
-                // Which models fell: the targets follow the survivors with a rider or a
-                // mount standing.
-                let inner = &s.inner;
-                let mut j = 0;
-                for sv in &inner.survivors {
-                    if sv.left > 0 || sv.mount_left > 0 {
-                        if inner.target_is_rider[j] && inner.targets[j].wounds_left == 0 {
-                            s.fight_slain.push(sv.model);
-                        }
-                        j += 1;
-                    }
-                }
-            }
+            push_slain(&s.inner.survivors, slew, &mut s.fight_slain);
         } else {
             let plans: PerChariot<&crate::mesbg::plan::Plan> = fight.chariots.iter().map(|&c| &plan.plans[c]).collect();
             let numbers: PerChariot<usize> = fight.chariots.iter().map(|c| c + 1).collect();

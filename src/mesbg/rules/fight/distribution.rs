@@ -116,6 +116,33 @@ pub fn fight_distribution(
     hero: HeroInFight,
     support: &FoeSupport,
 ) -> Vec<(FightOutcome, f64)> {
+    distribution(chariot, enemies, rules, hero, support, false).into_iter().map(|((o, _), p)| (o, p)).collect()
+}
+
+/// [`fight_distribution`] with, beside each outcome, which of the fight's targets it slew
+/// (bit `i`: target `i`, the standing enemies and riderless mounts in the order they stand
+/// in the fight, a rider or infantry model whose Wounds are gone): a turn's later fights
+/// and its line need to know who fell, not only how many.
+pub fn fight_distribution_by_target(
+    chariot: &ChariotFighter,
+    enemies: &[Combatant],
+    rules: FightRules,
+    hero: HeroInFight,
+    support: &FoeSupport,
+) -> Vec<((FightOutcome, u32), f64)> {
+    distribution(chariot, enemies, rules, hero, support, true)
+}
+
+/// The fight's outcomes, each with the targets it slew when `by_target` (else 0, so the
+/// outcomes fold exactly as [`fight_distribution`] has always folded them).
+fn distribution(
+    chariot: &ChariotFighter,
+    enemies: &[Combatant],
+    rules: FightRules,
+    hero: HeroInFight,
+    support: &FoeSupport,
+    by_target: bool,
+) -> Vec<((FightOutcome, u32), f64)> {
     let (attacker, defender) = duel_sides(chariot, enemies, support);
     let foe_dice = foe_duel_dice(enemies, &defender, support);
     let heroes = heroes_in_duel(enemies);
@@ -164,7 +191,7 @@ pub fn fight_distribution(
         }
     }
     let foe_might_spent = |left: &[u8]| -> u8 { foe_might.iter().zip(left).map(|(a, b)| a - b).sum() };
-    let mut out: BTreeMap<FightOutcome, f64> = BTreeMap::new();
+    let mut out: BTreeMap<(FightOutcome, u32), f64> = BTreeMap::new();
     let p_won: BTreeMap<(u8, Vec<u8>), f64> =
         duel.iter().filter(|((won, _, _), _)| *won).map(|((_, m, f), p)| ((*m, f.clone()), *p)).collect();
     let mut strikes: HashMap<(WoundRoll, bool, u8, u8), StrikeOutcomes> = HashMap::new();
@@ -264,7 +291,9 @@ pub fn fight_distribution(
                     foe_heroes_slain: (0..targets.len()).filter(|&i| slain(i) && targets[i].hero.is_some()).count()
                         as u8,
                 };
-                *out.entry(outcome).or_default() += p;
+                let slew =
+                    if by_target { (0..targets.len()).filter(|&i| slain(i)).fold(0, |m, i| m | 1 << i) } else { 0 };
+                *out.entry((outcome, slew)).or_default() += p;
             }
         }
     }
@@ -349,7 +378,7 @@ pub fn fight_distribution(
                 foe_fate_spent: 0,
                 foe_heroes_slain: 0,
             };
-            *out.entry(outcome).or_default() += p * q;
+            *out.entry((outcome, 0)).or_default() += p * q;
         }
     }
     out.into_iter().filter(|(_, p)| *p > 0.0).collect()

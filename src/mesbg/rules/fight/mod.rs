@@ -22,8 +22,8 @@ use std::collections::{BTreeMap, HashMap};
 mod distribution;
 
 pub use distribution::{
-    FightTarget, fight_distribution, foe_duel_dice, heroes_in_duel, split_duel_dice, split_for, target_of_strike,
-    targets_after_knock_down,
+    FightTarget, fight_distribution, fight_distribution_by_target, foe_duel_dice, heroes_in_duel, split_duel_dice,
+    split_for, target_of_strike, targets_after_knock_down,
 };
 
 mod duel_dice;
