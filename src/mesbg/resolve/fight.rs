@@ -6,21 +6,24 @@ use super::*;
 use crate::mesbg::rules::duel::{HeroDice, PerHero};
 
 /// Finds dice for a replayed fight that give `result`, the outcome its trial drew from the
-/// exact table for the chariot as it came to the fight (`before`): dice-level fights on a
-/// stream of their own until one matches (rejection sampling, so the dice shown follow
-/// their exact distribution given the outcome).
+/// exact table for the chariot as it came to the fight (`before`), on `board`: dice-level
+/// fights on a stream of their own until one `matches` the draw (rejection sampling, so
+/// the dice shown follow their exact distribution given the outcome). A single charge
+/// matches the outcome; a turn's fight also the models slain.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn reconstruct_fight<O: Observer>(
     plan: &Plan,
+    board: &FightBoard,
     scratch: &mut Scratch,
     dice: &mut Dice,
-    result: FightOutcome,
     before: ChariotState,
+    matches: impl Fn(&Scratch, FightOutcome) -> bool,
     obs: &mut O,
 ) {
     for _ in 0..MAX_RECONSTRUCTION_TRIES {
         let mut trace = Trace::default();
-        let board = FightBoard::of(plan, scratch.group);
-        if fight_by_dice(plan, &board, scratch, &mut { before }, dice, &mut trace) == result {
+        let result = fight_by_dice(plan, board, scratch, &mut { before }, dice, &mut trace);
+        if matches(scratch, result) {
             for event in trace.0 {
                 obs.note(|| event);
             }

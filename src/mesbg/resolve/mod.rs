@@ -259,7 +259,9 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
         Some(table) => {
             let result = table.sample(&mut fight_dice);
             if O::ENABLED {
-                reconstruct_fight(plan, scratch, &mut key.dice(Phase::TraceFight), result, state, obs);
+                let board = FightBoard::of(plan, stop);
+                let trace_dice = &mut key.dice(Phase::TraceFight);
+                reconstruct_fight(plan, &board, scratch, trace_dice, state, |_, r| r == result, obs);
             }
             state.wounds_left -= result.wounds_lost;
             state.might_left -= result.might_spent;

@@ -69,12 +69,12 @@ pub struct TurnScratch {
     inner: Scratch,
 }
 
-/// The fights a thread has drawn in one go, by what decides them (taken from the plan's
-/// [`crate::mesbg::plan::DrawnFights`], shared by the threads, the first time a thread
-/// meets them): `None` for a fight fought die by die.
 /// The most fights a thread keeps at hand (past this, its memo starts again).
 const MAX_DRAWN_FIGHTS: usize = 20_000;
 
+/// The fights a thread has drawn in one go, by what decides them (taken from the plan's
+/// [`crate::mesbg::plan::DrawnFights`], shared by the threads, the first time a thread
+/// meets them): `None` for a fight fought die by die.
 type LocalFights =
     std::collections::HashMap<FightKey, Option<Arc<DrawnFight>>, std::hash::BuildHasherDefault<crate::dice::MixHasher>>;
 
@@ -125,9 +125,6 @@ fn drawn_fight<'a>(
     };
     if local.len() >= MAX_DRAWN_FIGHTS && !local.contains_key(&key) {
         local.clear(); // a memo, not a store: bounded whatever the turn
-    }
-    if local.contains_key(&key) {
-        return local.get(&key).and_then(Option::as_deref);
     }
     local
         .entry(key)
@@ -186,32 +183,6 @@ fn slain_targets(inner: &Scratch, won: bool) -> u32 {
     (0..inner.targets.len())
         .filter(|&j| inner.target_is_rider[j] && inner.targets[j].wounds_left == 0)
         .fold(0, |m, j| m | 1 << j)
-}
-
-/// Shows a replay the dice of a turn's fight drawn in one go: die-by-die fights from the
-/// trace stream until one ends as the draw did (outcome and models slain), then its events.
-fn reconstruct_turn_fight<O: Observer>(
-    cp: &crate::mesbg::plan::Plan,
-    board: &FightBoard,
-    inner: &mut Scratch,
-    dice: &mut Dice,
-    drawn: (FightOutcome, u32),
-    before: ChariotState,
-    obs: &mut O,
-) {
-    for _ in 0..MAX_RECONSTRUCTION_TRIES {
-        let mut trace = Trace::default();
-        let result = fight_by_dice(cp, board, inner, &mut { before }, dice, &mut trace);
-        if (result, slain_targets(inner, result.won)) == drawn {
-            for event in trace.0 {
-                obs.note(|| event);
-            }
-            return;
-        }
-    }
-    obs.note(|| Event::Note {
-        text: format!("no dice found for this rare fight outcome in {MAX_RECONSTRUCTION_TRIES} tries"),
-    });
 }
 
 impl TurnScratch {
@@ -357,6 +328,7 @@ pub fn play_turn<'s, O: Observer>(
                 fate_spent: full_fate - t.fate_left,
             });
         }
+        let fixed = board.fixed_support.get(i).and_then(Option::as_ref);
         let fb = FightBoard {
             support: &board.support,
             group: &fight.models,
@@ -364,14 +336,14 @@ pub fn play_turn<'s, O: Observer>(
             earlier: crate::mesbg::plan::support::EarlierFights { supporters: &s.used, slain: &s.fight_slain },
             cannot_back_away: Some(&fight.cannot_back_away),
             foe_heroes: fight.models.iter().any(|&m| plan.plans[0].models[m].hero.is_some()),
-            fixed: board.fixed_support.get(i).and_then(Option::as_ref).map(|f| f.given(&s.fight_slain)),
+            fixed: fixed.map(|f| f.given(&s.fight_slain)),
         };
         for &c in &fight.chariots {
             s.fought[c] = true;
         }
         if let [c] = fight.chariots[..] {
             let cp = &plan.plans[c];
-            let drawn = match (fb.fixed, board.fixed_support.get(i).and_then(Option::as_ref)) {
+            let drawn = match (fb.fixed, fixed) {
                 (Some(help), Some(fixed)) => {
                     let bearer_slain = !std::ptr::eq(help, &fixed.help);
                     let at = (s.inner.survivors.as_slice(), s.states[c]);
@@ -385,7 +357,9 @@ pub fn play_turn<'s, O: Observer>(
                     let before = s.states[c];
                     if O::ENABLED {
                         let trace_dice = trace_dice.get_or_insert_with(|| key.dice(Phase::TraceFight));
-                        reconstruct_turn_fight(cp, &fb, &mut s.inner, trace_dice, (result, slew), before, obs);
+                        let matches =
+                            |inner: &Scratch, r: FightOutcome| (r, slain_targets(inner, r.won)) == (result, slew);
+                        reconstruct_fight(cp, &fb, &mut s.inner, trace_dice, before, matches, obs);
                     }
                     let st = &mut s.states[c];
                     st.wounds_left -= result.wounds_lost;
