@@ -433,6 +433,10 @@ pub(super) struct StepMemo {
     index: std::collections::HashMap<Box<[u64]>, u32, std::hash::BuildHasherDefault<WordHasher>>,
     /// Each node's compiled step.
     pub(super) nodes: Vec<CompiledStep>,
+    /// What a trial's walk reads of each node at every step, packed apart from the rest
+    /// of its compiled step (by node, as `nodes`): a run revisits thousands of nodes, and
+    /// the walk's few bytes of each stay in the cache where whole steps would not.
+    hot: Vec<HotStep>,
     /// Where each node leads: `node * TURNS + turn`, `u32::MAX` while not yet seen.
     next: Vec<u32>,
     /// The first node of a rout by its first hour (1 to 12).
@@ -451,6 +455,7 @@ impl Default for StepMemo {
         Self {
             index: Default::default(),
             nodes: Vec::new(),
+            hot: Vec::new(),
             next: Vec::new(),
             roots: [u32::MAX; 13],
             key: Vec::new(),
@@ -540,6 +545,7 @@ impl StepMemo {
         if self.plan != id || self.nodes.len() >= MAX_REMEMBERED_STEPS {
             self.index.clear();
             self.nodes.clear();
+            self.hot.clear();
             self.next.clear();
             self.cells.clear();
             self.roots = [u32::MAX; 13];
@@ -570,6 +576,7 @@ impl StepMemo {
         }
         let step = self.new_step(plan, states, beasts, here, line, remaining);
         let node = self.nodes.len() as u32;
+        self.hot.push(HotStep::of(&step));
         self.nodes.push(step);
         self.next.extend([u32::MAX; TURNS]);
         self.index.insert(self.key.clone().into_boxed_slice(), node);
@@ -610,8 +617,42 @@ impl StepMemo {
     }
 
     /// The path map cells of a node's step.
-    fn cells_of(&self, step: &CompiledStep) -> &[usize] {
-        &self.cells[step.cells.0 as usize..step.cells.1 as usize]
+    fn cells_of(&self, cells: (u32, u32)) -> &[usize] {
+        &self.cells[cells.0 as usize..cells.1 as usize]
+    }
+}
+
+/// The part of a [`CompiledStep`] a trial's walk reads at every step (see
+/// [`StepMemo::hot`]); the rest (the heading and veer for a replay, where a struck unit
+/// goes) is read from the whole step only when needed.
+#[derive(Clone, Copy, Debug)]
+struct HotStep {
+    moved: Block,
+    dir: Vec2,
+    go: f64,
+    cells: (u32, u32),
+    /// On a hit: (the beasts' figures facing the struck unit, its figures facing them).
+    facing: Option<(u32, u32)>,
+    /// The unit met first (`u32::MAX`: none).
+    struck: u32,
+    /// Other units met at the same instant, a bit each.
+    also: u32,
+    /// Whether the move ends at the board's edge.
+    exits: bool,
+}
+
+impl HotStep {
+    fn of(step: &CompiledStep) -> Self {
+        Self {
+            moved: step.moved,
+            dir: step.step.dir,
+            go: step.go,
+            cells: step.cells,
+            facing: step.facing,
+            struck: step.step.hit.map_or(u32::MAX, |(_, unit)| unit as u32),
+            also: step.step.also,
+            exits: step.step.exit.is_some(),
+        }
     }
 }
 
@@ -728,7 +769,9 @@ pub(super) fn rout(
             break;
         }
         let here = scratch.states[beasts].block.unwrap_or(sc.units[beasts].block);
-        let (step, go, moved_block, facing, compiled_after) = if remember {
+        // The step as the walk reads it, and the node it came from (none when worked out
+        // afresh, which gives the step whole).
+        let (hot, node_id, fresh) = if remember {
             let memo = &mut scratch.steps;
             let id = match node {
                 Some(id) => id,
@@ -743,9 +786,9 @@ pub(super) fn rout(
                 }
             };
             current = id;
-            let compiled = &memo.nodes[id as usize];
-            mark_cells(&mut scratch.stamp, scratch.generation, &mut scratch.cells, memo.cells_of(compiled));
-            (compiled.step, compiled.go, compiled.moved, compiled.facing, compiled.after.is_some().then_some(id))
+            let hot = memo.hot[id as usize];
+            mark_cells(&mut scratch.stamp, scratch.generation, &mut scratch.cells, memo.cells_of(hot.cells));
+            (hot, Some(id), None)
         } else {
             // Every step worked out afresh, as before steps were remembered: the check
             // that remembering changes nothing.
@@ -753,13 +796,15 @@ pub(super) fn rout(
             let go = step.distance(remaining);
             let moved = step.turned.moved(step.dir.scale(go));
             mark_path(scratch, plan.grid, step.turned.centre, moved.centre);
-            (step, go, moved, None, None)
+            let compiled = CompiledStep { step, go, moved, cells: (0, 0), facing: None, after: None };
+            (HotStep::of(&compiled), None, Some(step))
         };
-        let RoutStep { heading, veer, dir, exit, hit, .. } = step;
+        let HotStep { moved: moved_block, dir, go, facing, struck: first_struck, also, exits, .. } = hot;
         scratch.states[beasts].block = Some(moved_block);
         moved += go;
         remaining -= go;
         if let Some(t) = trace {
+            let RoutStep { heading, veer, .. } = fresh.unwrap_or_else(|| scratch.steps.nodes[current as usize].step);
             t.push(BattlesystemEvent::Move {
                 heading,
                 veer,
@@ -767,8 +812,8 @@ pub(super) fn rout(
                 to: [moved_block.centre.x, moved_block.centre.y],
             });
         }
-        let Some((_, first_struck)) = hit else {
-            if exit.is_some() {
+        if first_struck == u32::MAX {
+            if exits {
                 values[s.left_board] = 1;
                 scratch.states[beasts].block = None;
                 if let Some(t) = trace {
@@ -776,11 +821,11 @@ pub(super) fn rout(
                 }
             }
             break;
-        };
+        }
+        let first_struck = first_struck as usize;
         // Every unit touched at this instant, the first met first (the others in their order
         // in the file): the beasts fight each, each with the beasts that touch it.
         // (No list is collected: this runs at every contact of every trial.)
-        let also = step.also;
         let struck_units =
             std::iter::once(first_struck).chain((0..sc.units.len().min(32)).filter(move |&i| also & (1 << i) != 0));
         let mut blocking = false;
@@ -821,8 +866,7 @@ pub(super) fn rout(
                 outcome = 2 + result as usize;
             }
             let block = scratch.states[struck].block.unwrap_or(sc.units[struck].block);
-            let remembered =
-                compiled_after.filter(|_| k == 0).and_then(|id| scratch.steps.nodes[id as usize].after.as_ref());
+            let remembered = node_id.filter(|_| k == 0).and_then(|id| scratch.steps.nodes[id as usize].after.as_ref());
             let moved_aside = match remembered {
                 Some(after) => after[result as usize],
                 None => displacement(plan, &scratch.states, beasts, struck, &moved_block, dir, result, remaining),
