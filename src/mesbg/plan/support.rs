@@ -161,9 +161,14 @@ pub fn foe_support(
     };
     // The banner: a standing, not Prone bearer within 3" of a model in the fight; the
     // bearer's own dice (in the fight, or as a supporter) are at -1.
+    // The banner is carried by the rider: a cavalry bearer whose rider the Impact Hits
+    // slew is no standing bearer, though his mount still stands in the fight.
     for &b in &map.bearers {
-        let prone = in_group(b).is_some_and(|i| presence[i].prone);
-        if !standing(b) || prone {
+        let bearer_stands = match in_group(b) {
+            Some(i) => presence[i].rider && !presence[i].prone,
+            None => standing(b),
+        };
+        if !bearer_stands {
             continue;
         }
         let reach = |f: usize| f == b || map.bases[f].distance_to(&map.bases[b]) <= BANNER_RANGE_INCHES + eps;

@@ -136,6 +136,34 @@ fn a_chariot_wounded_by_terrain_fights_by_its_own_exact_tables() {
 }
 
 #[test]
+fn a_cavalry_bearer_whose_rider_fell_to_the_impact_hits_gives_no_banner() {
+    // The Rohan screen with a banner in the middle of its line: when the chariot stops at the
+    // bearer, his banner helps the fight while his rider stands, and not once the Impact Hits
+    // slew the rider, even though his horse still stands in the fight (the default reading
+    // of when cavalry is passed), nor while the rider lies Prone.
+    let text = include_str!("../../../scenarios/mesbg/chariot-into-cavalry-screen.toml")
+        .replace("facing = 180\n", "facing = 180\nbanner = true\nbanner_at = [1, 3]\n");
+    let plan = compile(&parse(&text, "banner screen").unwrap_or_else(|e| panic!("{e}")));
+    let bearer = *plan.support.bearers.first().expect("the screen has a banner bearer");
+    let (g, at) = plan
+        .groups
+        .iter()
+        .enumerate()
+        .find_map(|(g, group)| group.models.iter().position(|&m| m == bearer).map(|i| (g, i)))
+        .expect("the chariot's path meets the bearer");
+    let standing = Presence { in_fight: true, rider: true, prone: false };
+    let with_bearer = |bearer_presence: Presence| {
+        let mut presence = vec![standing; plan.groups[g].models.len()];
+        presence[at] = bearer_presence;
+        plan.foe_support(g, &presence).banner
+    };
+    assert!(with_bearer(standing), "a standing rider carries the banner");
+    assert!(!with_bearer(Presence { in_fight: true, rider: false, prone: false }), "the rider fell: no banner");
+    assert!(!with_bearer(Presence { in_fight: true, rider: true, prone: true }), "a Prone rider gives nothing");
+    assert!(!with_bearer(Presence { in_fight: false, rider: false, prone: false }), "rider and horse gone");
+}
+
+#[test]
 fn supported_fights_follow_the_exact_tables() {
     // Spears (or pikes three deep) behind the line and a banner in it (at the front or
     // in the second rank): the die-by-die fight and the exact tables agree for every
