@@ -357,6 +357,11 @@ pub struct Scratch {
     cells: Vec<usize>,
     steps: StepMemo,
     attacks: AttackTables,
+    /// Whether a rout notes its walk through the memo's nodes (`walk`) instead of marking
+    /// its cells: set while [`tally_trials`] counts trials by their walks.
+    count_walks: bool,
+    /// The memo's nodes the last rout walked, in order, when `count_walks`.
+    walk: Vec<u32>,
 }
 
 thread_local! {
@@ -377,6 +382,8 @@ impl Default for Scratch {
             stamp: Vec::new(),
             generation: 0,
             cells: Vec::new(),
+            count_walks: false,
+            walk: Vec::new(),
             attacks: SPARE_ATTACKS.with(|spare| spare.borrow_mut().take()).unwrap_or_default(),
             steps: SPARE_STEPS.with(|spare| spare.borrow_mut().take()).unwrap_or_default(),
         }
@@ -467,6 +474,23 @@ pub fn tally_trials(
             counter.record(&scratch.values, &mut tally);
         }
         counter.drain_into(&mut tally);
+        return tally;
+    }
+    if let (Action::Rout { unit, .. }, true) = (&plan.scenario.action, scratch.steps.remember) {
+        // A rout's path map counted by the walks its trials take (see `WalkCounter`).
+        let beasts = *unit;
+        let mut walks = rout::WalkCounter::default();
+        scratch.count_walks = true;
+        for t in trials {
+            if scratch.steps.will_forget(plan) {
+                walks.drain_into(&mut tally.path, plan, beasts, scratch);
+            }
+            play(plan, streams, t, scratch, &mut none);
+            tally.record(&scratch.values);
+            walks.count(&scratch.walk);
+        }
+        walks.drain_into(&mut tally.path, plan, beasts, scratch);
+        scratch.count_walks = false;
         return tally;
     }
     for t in trials {

@@ -446,6 +446,9 @@ pub(super) struct StepMemo {
     cells: Vec<usize>,
     /// Whether to remember at all (tests compare a run that works out every step afresh).
     pub(super) remember: bool,
+    /// The most nodes kept before the memo starts again ([`MAX_REMEMBERED_STEPS`]; tests
+    /// lower it to make it start again often).
+    pub(super) capacity: usize,
     /// The plan the nodes belong to ([`BattlesystemPlan::id`]): another plan starts afresh.
     plan: u64,
 }
@@ -461,6 +464,7 @@ impl Default for StepMemo {
             key: Vec::new(),
             cells: Vec::new(),
             remember: true,
+            capacity: MAX_REMEMBERED_STEPS,
             plan: 0,
         }
     }
@@ -542,7 +546,7 @@ impl StepMemo {
     /// forgotten (never during a trial, whose node numbers must hold).
     fn begin_trial(&mut self, plan: &BattlesystemPlan) {
         let id = plan.id;
-        if self.plan != id || self.nodes.len() >= MAX_REMEMBERED_STEPS {
+        if self.will_forget(plan) {
             self.index.clear();
             self.nodes.clear();
             self.hot.clear();
@@ -551,6 +555,12 @@ impl StepMemo {
             self.roots = [u32::MAX; 13];
             self.plan = id;
         }
+    }
+
+    /// Whether the next trial of `plan` starts the memo again, forgetting every node (and
+    /// so every walk numbered by them: see [`WalkCounter`]).
+    pub(super) fn will_forget(&self, plan: &BattlesystemPlan) -> bool {
+        self.plan != plan.id || self.nodes.len() >= self.capacity
     }
 
     /// The node of the board state given, found by its key or compiled now.
@@ -693,6 +703,57 @@ fn compile_step(
     CompiledStep { step, go, moved, cells: (first, cells.len() as u32), facing, after }
 }
 
+/// Where the routing beasts' centre stands as the rout begins: the first cell of its path.
+fn rout_start(plan: &BattlesystemPlan, states: &[UnitState], beasts: usize) -> Vec2 {
+    states[beasts].block.map_or(plan.scenario.units[beasts].block.centre, |b| b.centre)
+}
+
+/// Counts a block's trials by their walk (the memo's nodes, in order) for the path map:
+/// a walk's cells follow from its nodes alone, and trials retrace a few thousand walks, so
+/// each walk's cells are marked once, for all the trials that took it, instead of once
+/// per trial. The counts must be added to the tally ([`WalkCounter::drain_into`]) before
+/// the memo forgets the nodes they are numbered by ([`StepMemo::will_forget`]).
+#[derive(Debug, Default)]
+pub(super) struct WalkCounter {
+    walks: std::collections::HashMap<Box<[u32]>, u64, std::hash::BuildHasherDefault<WordHasher>>,
+}
+
+impl WalkCounter {
+    /// Counts one trial that took `walk`.
+    pub(super) fn count(&mut self, walk: &[u32]) {
+        match self.walks.get_mut(walk) {
+            Some(n) => *n += 1,
+            None => {
+                self.walks.insert(walk.into(), 1);
+            }
+        }
+    }
+
+    /// Adds each walk's trials to every path map cell it crosses (each cell once per
+    /// trial, as a trial marks them), and empties the counter.
+    pub(super) fn drain_into(
+        &mut self,
+        path: &mut [u64],
+        plan: &BattlesystemPlan,
+        beasts: usize,
+        scratch: &mut Scratch,
+    ) {
+        let start = rout_start(plan, &plan.fresh, beasts);
+        for (walk, n) in self.walks.drain() {
+            scratch.generation += 1;
+            scratch.cells.clear();
+            mark_path(scratch, plan.grid, start, start);
+            for &id in walk.iter() {
+                let cells = scratch.steps.hot[id as usize].cells;
+                mark_cells(&mut scratch.stamp, scratch.generation, &mut scratch.cells, scratch.steps.cells_of(cells));
+            }
+            for &cell in &scratch.cells {
+                path[cell] += n;
+            }
+        }
+    }
+}
+
 /// Marks each cell of `cells` on the path map, once per trial.
 fn mark_cells(stamp: &mut [u64], generation: u64, crossed: &mut Vec<usize>, cells: &[usize]) {
     for &cell in cells {
@@ -752,11 +813,17 @@ pub(super) fn rout(
     let mut remaining = sc.rout_distance(beasts);
     let (mut moved, mut rerolls, mut contacts) = (0.0, 0u32, 0u32);
     let mut off_board_units = 0u32;
-    let start = scratch.states[beasts].block.map_or(sc.units[beasts].block.centre, |b| b.centre);
-    mark_path(scratch, plan.grid, start, start);
+    // Trials tallied by their walks through the memo's nodes mark no cells: the walk's
+    // cells are marked once for every trial that took it (see [`WalkCounter`]).
+    let remember = scratch.steps.remember;
+    let by_walk = remember && scratch.count_walks;
+    scratch.walk.clear();
+    if !by_walk {
+        let start = rout_start(plan, &scratch.states, beasts);
+        mark_path(scratch, plan.grid, start, start);
+    }
     // Where the rout stands in the memo's graph: the node of the board state, when known
     // from the turn that led here, and that turn (to record it once the node is found).
-    let remember = scratch.steps.remember;
     if remember {
         scratch.steps.begin_trial(plan);
     }
@@ -787,7 +854,11 @@ pub(super) fn rout(
             };
             current = id;
             let hot = memo.hot[id as usize];
-            mark_cells(&mut scratch.stamp, scratch.generation, &mut scratch.cells, memo.cells_of(hot.cells));
+            if by_walk {
+                scratch.walk.push(id);
+            } else {
+                mark_cells(&mut scratch.stamp, scratch.generation, &mut scratch.cells, memo.cells_of(hot.cells));
+            }
             (hot, Some(id), None)
         } else {
             // Every step worked out afresh, as before steps were remembered: the check

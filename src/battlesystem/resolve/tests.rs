@@ -382,6 +382,24 @@ fn remembered_rout_steps_are_the_steps_computed() {
     }
 }
 
+/// A block's path map is counted by the walks its trials take through the memo's nodes:
+/// a memo that fills and starts again mid-block (here every 40 nodes) must first hand the
+/// walks numbered by its old nodes to the tally. The whole tally, path map included, is
+/// the one of trials each worked out afresh.
+#[test]
+fn a_memo_that_starts_again_mid_block_keeps_the_path_map() {
+    let path = "scenarios/battlesystem/routing-elephants-in-battle-line.toml";
+    let plan = plan_of(&std::fs::read_to_string(path).expect("bundled example"));
+    let streams = Streams::new(9, plan.scenario.hash());
+    let mut forgetful = Scratch::default();
+    forgetful.steps.capacity = 40;
+    let counted = tally_trials(&plan, streams, 0..3_000, &mut forgetful);
+    assert!(forgetful.steps.nodes.len() <= 40 + 64, "the memo started again");
+    let afresh = tally_trials(&plan, streams, 0..3_000, &mut Scratch::uncompiled());
+    assert!(afresh.path.iter().filter(|&&n| n > 0).count() > 100, "the routs cross the board");
+    assert_eq!(counted, afresh);
+}
+
 /// A rout step is worked out once per plan, whichever thread meets it first: another
 /// thread playing the same trials (with nothing of its own remembered) takes every step
 /// from the plan's shared store, works none out, and tallies exactly the same.
