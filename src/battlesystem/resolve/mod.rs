@@ -479,17 +479,22 @@ pub fn tally_trials(
     if let (Action::Rout { unit, .. }, true) = (&plan.scenario.action, scratch.steps.remember) {
         // A rout's path map counted by the walks its trials take (see `WalkCounter`).
         let beasts = *unit;
-        let mut walks = rout::WalkCounter::default();
         scratch.count_walks = true;
         for t in trials {
             if scratch.steps.will_forget(plan) {
-                walks.drain_into(&mut tally.path, plan, beasts, scratch);
+                scratch.steps.drain_walks_into(
+                    &mut tally.path,
+                    plan,
+                    beasts,
+                    &mut scratch.stamp,
+                    &mut scratch.generation,
+                );
             }
             play(plan, streams, t, scratch, &mut none);
             tally.record(&scratch.values);
-            walks.count(&scratch.walk);
+            scratch.steps.walks.count(&scratch.walk);
         }
-        walks.drain_into(&mut tally.path, plan, beasts, scratch);
+        scratch.steps.drain_walks_into(&mut tally.path, plan, beasts, &mut scratch.stamp, &mut scratch.generation);
         scratch.count_walks = false;
         return tally;
     }

@@ -451,6 +451,8 @@ pub(super) struct StepMemo {
     pub(super) capacity: usize,
     /// The plan the nodes belong to ([`BattlesystemPlan::id`]): another plan starts afresh.
     plan: u64,
+    /// The walks through these nodes that trials took, counted for the path map.
+    pub(super) walks: WalkCounter,
 }
 
 impl Default for StepMemo {
@@ -466,6 +468,7 @@ impl Default for StepMemo {
             remember: true,
             capacity: MAX_REMEMBERED_STEPS,
             plan: 0,
+            walks: WalkCounter::default(),
         }
     }
 }
@@ -709,47 +712,109 @@ fn rout_start(plan: &BattlesystemPlan, states: &[UnitState], beasts: usize) -> V
 }
 
 /// Counts a block's trials by their walk (the memo's nodes, in order) for the path map:
-/// a walk's cells follow from its nodes alone, and trials retrace a few thousand walks, so
-/// each walk's cells are marked once, for all the trials that took it, instead of once
-/// per trial. The counts must be added to the tally ([`WalkCounter::drain_into`]) before
-/// the memo forgets the nodes they are numbered by ([`StepMemo::will_forget`]).
-#[derive(Debug, Default)]
+/// a walk's cells follow from its nodes alone, and trials retrace a few thousand walks
+/// (about 5,200 in a block of 32,768 trials of the routing example), so each walk's cells
+/// are marked once, for all the trials that took it, instead of once per trial. Walks are
+/// kept by value (most are short: no allocation, and a block's table stays in the cache),
+/// and the table keeps its room from block to block. The counts must reach the tally
+/// ([`StepMemo::drain_walks_into`]) before the memo forgets the nodes they are numbered by
+/// ([`StepMemo::will_forget`]).
+#[derive(Clone, Debug)]
 pub(super) struct WalkCounter {
-    walks: std::collections::HashMap<Box<[u32]>, u64, std::hash::BuildHasherDefault<WordHasher>>,
+    /// Trials per walk of at most [`WalkCounter::inline`] nodes.
+    short: std::collections::HashMap<ShortWalk, u64, std::hash::BuildHasherDefault<WordHasher>>,
+    /// Trials per longer walk.
+    long: std::collections::HashMap<Box<[u32]>, u64, std::hash::BuildHasherDefault<WordHasher>>,
+    /// The longest walk kept by value ([`SHORT_WALK`]; tests lower it to send every walk
+    /// the long way).
+    pub(super) inline: usize,
+}
+
+/// The most nodes of a walk kept by value.
+const SHORT_WALK: usize = 7;
+
+/// A walk of at most [`SHORT_WALK`] nodes, by value: its length, then its nodes (the rest
+/// unused, zero).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ShortWalk([u32; SHORT_WALK + 1]);
+
+impl std::hash::Hash for ShortWalk {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let mixed =
+            self.0.iter().fold(0u64, |h, &w| (h.rotate_left(23) ^ u64::from(w)).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        state.write_u64(mixed ^ (mixed >> 31));
+    }
+}
+
+impl ShortWalk {
+    /// The walk's nodes.
+    fn nodes(&self) -> &[u32] {
+        &self.0[1..=self.0[0] as usize]
+    }
+}
+
+impl Default for WalkCounter {
+    fn default() -> Self {
+        Self { short: Default::default(), long: Default::default(), inline: SHORT_WALK }
+    }
 }
 
 impl WalkCounter {
     /// Counts one trial that took `walk`.
     pub(super) fn count(&mut self, walk: &[u32]) {
-        match self.walks.get_mut(walk) {
-            Some(n) => *n += 1,
-            None => {
-                self.walks.insert(walk.into(), 1);
+        if walk.len() <= self.inline {
+            let mut key = ShortWalk([0; SHORT_WALK + 1]);
+            key.0[0] = walk.len() as u32;
+            key.0[1..=walk.len()].copy_from_slice(walk);
+            *self.short.entry(key).or_insert(0) += 1;
+        } else {
+            match self.long.get_mut(walk) {
+                Some(n) => *n += 1,
+                None => {
+                    self.long.insert(walk.into(), 1);
+                }
             }
         }
     }
+}
 
-    /// Adds each walk's trials to every path map cell it crosses (each cell once per
-    /// trial, as a trial marks them), and empties the counter.
-    pub(super) fn drain_into(
+impl StepMemo {
+    /// Adds each walk's trials counted since the last drain to every path map cell it
+    /// crosses (each cell once per trial, as a trial marks them; the rout's start cell
+    /// included), and empties the counter.
+    pub(super) fn drain_walks_into(
         &mut self,
         path: &mut [u64],
         plan: &BattlesystemPlan,
         beasts: usize,
-        scratch: &mut Scratch,
+        stamp: &mut [u64],
+        generation: &mut u64,
     ) {
         let start = rout_start(plan, &plan.fresh, beasts);
-        for (walk, n) in self.walks.drain() {
-            scratch.generation += 1;
-            scratch.cells.clear();
-            mark_path(scratch, plan.grid, start, start);
-            for &id in walk.iter() {
-                let cells = scratch.steps.hot[id as usize].cells;
-                mark_cells(&mut scratch.stamp, scratch.generation, &mut scratch.cells, scratch.steps.cells_of(cells));
+        let grid = plan.grid;
+        let start_cell = (start.x >= 0.0 && start.y >= 0.0)
+            .then(|| (start.x.floor() as usize, start.y.floor() as usize))
+            .filter(|&(c, r)| c < grid.0 && r < grid.1)
+            .map(|(c, r)| r * grid.0 + c);
+        let (hot, cells) = (&self.hot, &self.cells);
+        let mut add = |walk: &[u32], n: u64| {
+            *generation += 1;
+            let crossed = start_cell.into_iter().chain(walk.iter().flat_map(|&id| {
+                let (a, b) = hot[id as usize].cells;
+                cells[a as usize..b as usize].iter().copied()
+            }));
+            for cell in crossed {
+                if stamp[cell] != *generation {
+                    stamp[cell] = *generation;
+                    path[cell] += n;
+                }
             }
-            for &cell in &scratch.cells {
-                path[cell] += n;
-            }
+        };
+        for (walk, n) in self.walks.short.drain() {
+            add(walk.nodes(), n);
+        }
+        for (walk, n) in self.walks.long.drain() {
+            add(&walk, n);
         }
     }
 }

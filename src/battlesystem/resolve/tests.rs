@@ -400,6 +400,22 @@ fn a_memo_that_starts_again_mid_block_keeps_the_path_map() {
     assert_eq!(counted, afresh);
 }
 
+/// Walks are counted by value when short and by a boxed copy when long: with every walk
+/// sent the long way the whole tally is still the one of trials worked out afresh (and a
+/// second block with the counter's room kept from the first, too).
+#[test]
+fn walks_counted_the_long_way_keep_the_path_map() {
+    let path = "scenarios/battlesystem/routing-elephants-in-battle-line.toml";
+    let plan = plan_of(&std::fs::read_to_string(path).expect("bundled example"));
+    let streams = Streams::new(11, plan.scenario.hash());
+    let mut long = Scratch::default();
+    long.steps.walks.inline = 0;
+    for trials in [0..3_000, 3_000..6_000] {
+        let afresh = tally_trials(&plan, streams, trials.clone(), &mut Scratch::uncompiled());
+        assert_eq!(tally_trials(&plan, streams, trials, &mut long), afresh);
+    }
+}
+
 /// A rout step is worked out once per plan, whichever thread meets it first: another
 /// thread playing the same trials (with nothing of its own remembered) takes every step
 /// from the plan's shared store, works none out, and tallies exactly the same.
