@@ -437,7 +437,8 @@ pub(super) struct StepMemo {
     /// of its compiled step (by node, as `nodes`): a run revisits thousands of nodes, and
     /// the walk's few bytes of each stay in the cache where whole steps would not.
     hot: Vec<HotStep>,
-    /// Where each node leads: `node * TURNS + turn`, `u32::MAX` while not yet seen.
+    /// Where each node leads, by turn: the node's own few slots from its
+    /// [`HotStep::links`] ([`HotStep::slot_of`]), `u32::MAX` while not yet seen.
     next: Vec<u32>,
     /// The first node of a rout by its first hour (1 to 12).
     roots: [u32; 13],
@@ -530,10 +531,6 @@ impl SharedSteps {
 /// starts again at the next trial.
 const MAX_REMEMBERED_STEPS: usize = 1 << 15;
 
-/// What can follow a step: five outcomes (no hit, struck unit destroyed, held, fell back,
-/// routed) times thirteen lines (carry on, or a re-rolled hour 1 to 12).
-const TURNS: usize = 5 * 13;
-
 /// A turn the graph does not record (a step that met several units at once): the next
 /// node is found by its board.
 const UNLINKED: usize = usize::MAX;
@@ -589,9 +586,11 @@ impl StepMemo {
         }
         let step = self.new_step(plan, states, beasts, here, line, remaining);
         let node = self.nodes.len() as u32;
-        self.hot.push(HotStep::of(&step));
+        let mut hot = HotStep::of(&step);
+        hot.links = self.next.len() as u32;
+        self.next.extend(std::iter::repeat_n(u32::MAX, hot.slot_count()));
+        self.hot.push(hot);
         self.nodes.push(step);
-        self.next.extend([u32::MAX; TURNS]);
         self.index.insert(self.key.clone().into_boxed_slice(), node);
         node
     }
@@ -621,12 +620,17 @@ impl StepMemo {
 
     /// The node a turn from `node` leads to, if it was seen before.
     fn follow(&self, node: u32, turn: usize) -> Option<u32> {
-        Some(self.next[node as usize * TURNS + turn]).filter(|&n| n != u32::MAX)
+        let hot = &self.hot[node as usize];
+        hot.slot_of(turn).map(|slot| self.next[slot]).filter(|&n| n != u32::MAX)
     }
 
     /// Records that a turn from `node` leads to `to`.
     fn link(&mut self, node: u32, turn: usize, to: u32) {
-        self.next[node as usize * TURNS + turn] = to;
+        let slot = self.hot[node as usize].slot_of(turn);
+        debug_assert!(slot.is_some(), "turn {turn} from a step whose outcomes did not foresee it");
+        if let Some(slot) = slot {
+            self.next[slot] = to;
+        }
     }
 
     /// The path map cells of a node's step.
@@ -652,7 +656,17 @@ struct HotStep {
     also: u32,
     /// Whether the move ends at the board's edge.
     exits: bool,
+    /// The node's first slot in [`StepMemo::next`].
+    links: u32,
+    /// Each outcome's slots after the node's first ([`HotStep::slot_of`]).
+    slots: [u8; 5],
 }
+
+/// An outcome a step cannot lead on from: no slot.
+const NO_SLOT: u8 = u8::MAX;
+/// Marks an outcome whose slots are twelve, one per hour re-rolled (the struck unit
+/// still stands in the way); else it has one, the line kept.
+const HOURLY: u8 = 0x80;
 
 impl HotStep {
     fn of(step: &CompiledStep) -> Self {
@@ -665,6 +679,44 @@ impl HotStep {
             struck: step.step.hit.map_or(u32::MAX, |(_, unit)| unit as u32),
             also: step.step.also,
             exits: step.step.exit.is_some(),
+            links: 0,
+            slots: Self::slots(step),
+        }
+    }
+
+    /// Where a step can lead on, by outcome (see [`turn_of`]), as the walk goes: a step
+    /// that met nothing ends the rout; a struck unit destroyed leaves the way clear, so
+    /// the line is kept; one that survives is re-rolled round (an hour each) when its
+    /// morale result leaves it in the way, else passed with the line kept. A node keeps
+    /// these few links (about fifteen) rather than one for every outcome and hour (65);
+    /// a turn with no slot is simply not linked (its next node is found by its board).
+    fn slots(step: &CompiledStep) -> [u8; 5] {
+        let mut slots = [NO_SLOT; 5];
+        let Some(after) = step.step.hit.and(step.after) else { return slots };
+        let mut at = 0u8;
+        for (outcome, slot) in slots.iter_mut().enumerate().skip(1) {
+            let hourly = outcome >= 2 && after[outcome - 2].blocking;
+            *slot = at | if hourly { HOURLY } else { 0 };
+            at += if hourly { 12 } else { 1 };
+        }
+        slots
+    }
+
+    /// How many slots the node keeps in [`StepMemo::next`].
+    fn slot_count(&self) -> usize {
+        self.slots.iter().filter(|&&s| s != NO_SLOT).map(|&s| if s & HOURLY != 0 { 12 } else { 1 }).sum()
+    }
+
+    /// The slot in [`StepMemo::next`] of a turn from this node ([`turn_of`]), if it has one.
+    fn slot_of(&self, turn: usize) -> Option<usize> {
+        let (outcome, hour) = (turn / 13, turn % 13);
+        let slot = *self.slots.get(outcome)?;
+        let first = self.links as usize + usize::from(slot & !HOURLY);
+        match (slot, hour) {
+            (NO_SLOT, _) => None,
+            (s, 0) if s & HOURLY == 0 => Some(first),
+            (s, h) if s & HOURLY != 0 && h > 0 => Some(first + h - 1),
+            _ => None,
         }
     }
 }
