@@ -145,15 +145,19 @@ pub(super) fn any_hit(
 /// traversal: each cell whose interior or boundary the segment passes through, once per trial).
 pub(super) fn mark_path(scratch: &mut Scratch, grid: (usize, usize), from: Vec2, to: Vec2) {
     for_each_cell_crossed(from, to, |col, row| {
-        if col < 0 || row < 0 || col as usize >= grid.0 || row as usize >= grid.1 {
-            return;
-        }
-        let cell = row as usize * grid.0 + col as usize;
+        let Some(cell) = grid_cell(grid, col, row) else { return };
         if scratch.stamp[cell] != scratch.generation {
             scratch.stamp[cell] = scratch.generation;
             scratch.cells.push(cell);
         }
     });
+}
+
+/// The path map's index of cell (column, row) of a grid of (columns, rows), if it is on
+/// the map.
+fn grid_cell(grid: (usize, usize), col: i64, row: i64) -> Option<usize> {
+    let (col, row) = (usize::try_from(col).ok()?, usize::try_from(row).ok()?);
+    (col < grid.0 && row < grid.1).then_some(row * grid.0 + col)
 }
 
 /// Visits the unit grid cells (column, row) whose interior a segment passes through, in order
@@ -737,11 +741,7 @@ fn compile_step(
     let moved = step.turned.moved(step.dir.scale(go));
     let first = cells.len() as u32;
     let grid = plan.grid;
-    for_each_cell_crossed(step.turned.centre, moved.centre, |col, row| {
-        if col >= 0 && row >= 0 && (col as usize) < grid.0 && (row as usize) < grid.1 {
-            cells.push(row as usize * grid.0 + col as usize);
-        }
-    });
+    for_each_cell_crossed(step.turned.centre, moved.centre, |col, row| cells.extend(grid_cell(grid, col, row)));
     let facing = step.hit.and_then(|(_, struck)| {
         let block = states[struck].block?;
         let units = &plan.scenario.units;
@@ -843,11 +843,8 @@ impl StepMemo {
         generation: &mut u64,
     ) {
         let start = rout_start(plan, &plan.fresh, beasts);
-        let grid = plan.grid;
-        let start_cell = (start.x >= 0.0 && start.y >= 0.0)
-            .then(|| (start.x.floor() as usize, start.y.floor() as usize))
-            .filter(|&(c, r)| c < grid.0 && r < grid.1)
-            .map(|(c, r)| r * grid.0 + c);
+        let mut start_cell = None;
+        for_each_cell_crossed(start, start, |col, row| start_cell = grid_cell(plan.grid, col, row));
         let (hot, cells) = (&self.hot, &self.cells);
         let mut add = |walk: &[u32], n: u64| {
             *generation += 1;

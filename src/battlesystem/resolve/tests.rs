@@ -7,6 +7,12 @@ fn plan_of(text: &str) -> BattlesystemPlan {
     compile(&parse(text, "test.toml").expect("valid scenario"))
 }
 
+/// The bundled routing example's plan.
+fn routing_example() -> BattlesystemPlan {
+    let path = "scenarios/battlesystem/routing-elephants-in-battle-line.toml";
+    plan_of(&std::fs::read_to_string(path).expect("bundled example"))
+}
+
 fn tally(plan: &BattlesystemPlan, trials: u64) -> BattlesystemTally {
     let streams = Streams::new(plan.scenario.seed, plan.scenario.hash());
     tally_trials(plan, streams, 0..trials, &mut Scratch::default())
@@ -388,8 +394,7 @@ fn remembered_rout_steps_are_the_steps_computed() {
 /// the one of trials each worked out afresh.
 #[test]
 fn a_memo_that_starts_again_mid_block_keeps_the_path_map() {
-    let path = "scenarios/battlesystem/routing-elephants-in-battle-line.toml";
-    let plan = plan_of(&std::fs::read_to_string(path).expect("bundled example"));
+    let plan = routing_example();
     let streams = Streams::new(9, plan.scenario.hash());
     let mut forgetful = Scratch::default();
     forgetful.steps.capacity = 40;
@@ -405,8 +410,7 @@ fn a_memo_that_starts_again_mid_block_keeps_the_path_map() {
 /// second block with the counter's room kept from the first, too).
 #[test]
 fn walks_counted_the_long_way_keep_the_path_map() {
-    let path = "scenarios/battlesystem/routing-elephants-in-battle-line.toml";
-    let plan = plan_of(&std::fs::read_to_string(path).expect("bundled example"));
+    let plan = routing_example();
     let streams = Streams::new(11, plan.scenario.hash());
     let mut long = Scratch::default();
     long.steps.walks.inline = 0;
@@ -421,8 +425,7 @@ fn walks_counted_the_long_way_keep_the_path_map() {
 /// from the plan's shared store, works none out, and tallies exactly the same.
 #[test]
 fn rout_steps_are_worked_out_once_and_shared_by_the_threads() {
-    let path = "scenarios/battlesystem/routing-elephants-in-battle-line.toml";
-    let plan = plan_of(&std::fs::read_to_string(path).expect("bundled example"));
+    let plan = routing_example();
     let streams = Streams::new(5, plan.scenario.hash());
     let here = tally_trials(&plan, streams, 0..3_000, &mut Scratch::default());
     let worked_out = plan.steps.worked_out();
@@ -439,7 +442,7 @@ fn rout_steps_are_worked_out_once_and_shared_by_the_threads() {
     assert_eq!(plan.steps.worked_out(), worked_out, "the other thread worked out no step again");
     assert_eq!(here, there);
     // And a plan compiled again has a store of its own.
-    let again = plan_of(&std::fs::read_to_string(path).expect("bundled example"));
+    let again = routing_example();
     assert_eq!(again.steps.worked_out(), 0);
 }
 
