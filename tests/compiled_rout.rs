@@ -24,7 +24,23 @@ fn variants() -> Vec<(String, String)> {
             }
         }
     }
-    assert!(out.len() >= 5, "the examples and the rout's variants: {}", out.len());
+    // Units met at the same instant (two archer companies side by side behind the
+    // elephants), under both readings of who fights: a step the memo's graph does not
+    // link, and melees that count the figures in contact from where the units stand.
+    let routing = std::fs::read_to_string("scenarios/battlesystem/routing-elephants-in-battle-line.toml").unwrap();
+    let archers = "name = \"Archers\"\nside = \"a\"\nfigures = 12\nfrontage = 12\nat = [30.0, 9.0]";
+    assert!(routing.contains(archers), "the routing example's archers");
+    let side_by_side = routing.replacen(
+        archers,
+        "name = \"Archers left\"\nside = \"a\"\nfigures = 6\nfrontage = 6\nat = [27.0, 12.0]\nstats = { ad = \"d6\", ar = 8, hits = 1, ml = 11, mv = 6 }\npoints = 8\n\n\
+         [[units]]\nname = \"Archers right\"\nside = \"a\"\nfigures = 6\nfrontage = 6\nat = [33.0, 12.0]",
+        1,
+    );
+    for rule in ["", "melee_contact = \"whole_front_rank\""] {
+        let varied = side_by_side.replacen("[rules]", &format!("[rules]\n{rule}"), 1);
+        out.push((format!("archers side by side {rule}"), varied));
+    }
+    assert!(out.len() >= 7, "the examples and the rout's variants: {}", out.len());
     out
 }
 

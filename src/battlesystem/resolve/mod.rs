@@ -362,6 +362,12 @@ pub struct Scratch {
     count_walks: bool,
     /// The memo's nodes the last rout walked, in order, when `count_walks`.
     walk: Vec<u32>,
+    /// The plan whose units `states` holds ([`BattlesystemPlan::id`]; 0: none yet).
+    states_of: u64,
+    /// The units the last trial may have changed, a bit each (all bits: any of them): the
+    /// next trial of the same plan resets only those, as a rout touches only the beasts
+    /// and the units they meet.
+    touched: u64,
 }
 
 thread_local! {
@@ -384,6 +390,8 @@ impl Default for Scratch {
             cells: Vec::new(),
             count_walks: false,
             walk: Vec::new(),
+            states_of: 0,
+            touched: u64::MAX,
             attacks: SPARE_ATTACKS.with(|spare| spare.borrow_mut().take()).unwrap_or_default(),
             steps: SPARE_STEPS.with(|spare| spare.borrow_mut().take()).unwrap_or_default(),
         }
@@ -431,8 +439,7 @@ fn play(
     scratch.values.clear();
     scratch.values.resize(plan.metrics.len(), 0);
     scratch.cells.clear();
-    scratch.states.clear();
-    scratch.states.extend_from_slice(&plan.fresh);
+    reset_states(plan, scratch);
     match (&plan.slots, &plan.scenario.action) {
         (Slots::Charge(slots), Action::Charge { unit, target, volleys, gap }) => {
             charge(plan, slots, (*unit, *target, *volleys, *gap), scratch, &mut dice, trace);
@@ -442,6 +449,29 @@ fn play(
         }
         _ => unreachable!("a plan's slots are compiled from its own action"),
     }
+}
+
+/// Gives every unit its state as a trial begins: a copy of the plan's fresh units, or, when
+/// the last trial was of the same plan, of only those it touched.
+fn reset_states(plan: &BattlesystemPlan, scratch: &mut Scratch) {
+    let units = plan.fresh.len();
+    if scratch.states_of == plan.id && scratch.states.len() == units && units <= 64 {
+        let mut touched = scratch.touched;
+        while touched != 0 {
+            let i = touched.trailing_zeros() as usize;
+            touched &= touched - 1;
+            if i >= units {
+                break;
+            }
+            scratch.states[i] = plan.fresh[i];
+        }
+    } else {
+        scratch.states.clear();
+        scratch.states.extend_from_slice(&plan.fresh);
+        scratch.states_of = plan.id;
+    }
+    // Until the trial says which units it touches, any may change.
+    scratch.touched = u64::MAX;
 }
 
 fn streams_dice(streams: Streams, trial: u64) -> Dice {

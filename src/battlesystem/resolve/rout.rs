@@ -644,27 +644,42 @@ impl StepMemo {
 }
 
 /// The part of a [`CompiledStep`] a trial's walk reads at every step (see
-/// [`StepMemo::hot`]); the rest (the heading and veer for a replay, where a struck unit
-/// goes) is read from the whole step only when needed.
+/// [`StepMemo::hot`]), in 32 bytes so that two share a cache line and a run's thousands
+/// stay in the cache; the rest (where the beasts end, the heading and veer for a replay,
+/// where a pushed unit goes) is read from the whole step only when needed.
 #[derive(Clone, Copy, Debug)]
 struct HotStep {
-    moved: Block,
-    dir: Vec2,
+    /// How far the beasts go.
     go: f64,
-    cells: (u32, u32),
-    /// On a hit: (the beasts' figures facing the struck unit, its figures facing them).
-    facing: Option<(u32, u32)>,
-    /// The unit met first (`u32::MAX`: none).
-    struck: u32,
-    /// Other units met at the same instant, a bit each.
-    also: u32,
-    /// Whether the move ends at the board's edge.
-    exits: bool,
     /// The node's first slot in [`StepMemo::next`].
     links: u32,
-    /// Each outcome's slots after the node's first ([`HotStep::slot_of`]).
-    slots: [u8; 5],
+    /// Other units met at the same instant, a bit each.
+    also: u32,
+    /// On a hit: (the beasts' figures facing the struck unit, its figures facing them);
+    /// [`NO_FACING`] when not worked out.
+    facing: (u16, u16),
+    /// The unit met first ([`NOT_STRUCK`]: none).
+    struck: u8,
+    /// Whether the move ends at the board's edge.
+    exits: bool,
+    /// On a hit, for each morale result `r` (held, fell back, routed): bit `r` whether the
+    /// struck unit still blocks, bit `3 + r` whether it was pushed; bit [`AFTER_KNOWN`]
+    /// whether these were worked out at all.
+    after: u8,
+    /// Each outcome's slots after the node's first ([`HotStep::slot_of`]), for outcomes 1
+    /// to 4 (a step that met nothing leads nowhere).
+    slots: [u8; 4],
 }
+
+/// [`HotStep::facing`] not worked out.
+const NO_FACING: (u16, u16) = (u16::MAX, u16::MAX);
+/// [`HotStep::struck`] when the step met nothing.
+const NOT_STRUCK: u8 = u8::MAX;
+/// The bit of [`HotStep::after`] saying its other bits were worked out.
+const AFTER_KNOWN: u8 = 1 << 6;
+// Facing figures and unit numbers fit the hot step's small fields.
+const _: () = assert!(super::super::scenario::MAX_FIGURES < u16::MAX as i64);
+const _: () = assert!(super::super::scenario::MAX_UNITS < NOT_STRUCK as usize);
 
 /// An outcome a step cannot lead on from: no slot.
 const NO_SLOT: u8 = u8::MAX;
@@ -674,18 +689,33 @@ const HOURLY: u8 = 0x80;
 
 impl HotStep {
     fn of(step: &CompiledStep) -> Self {
+        let after = step.after.map_or(0, |after| {
+            after.iter().enumerate().fold(AFTER_KNOWN, |bits, (r, d)| {
+                bits | (u8::from(d.blocking) << r) | (u8::from(d.pushed.is_some()) << (3 + r))
+            })
+        });
         Self {
-            moved: step.moved,
-            dir: step.step.dir,
             go: step.go,
-            cells: step.cells,
-            facing: step.facing,
-            struck: step.step.hit.map_or(u32::MAX, |(_, unit)| unit as u32),
-            also: step.step.also,
-            exits: step.step.exit.is_some(),
             links: 0,
+            also: step.step.also,
+            facing: step.facing.map_or(NO_FACING, |(a, d)| (a as u16, d as u16)),
+            struck: step.step.hit.map_or(NOT_STRUCK, |(_, unit)| unit as u8),
+            exits: step.step.exit.is_some(),
+            after,
             slots: Self::slots(step),
         }
+    }
+
+    /// On a hit, the facing figures worked out with the step.
+    fn facing(&self) -> Option<(u32, u32)> {
+        (self.facing != NO_FACING).then(|| (u32::from(self.facing.0), u32::from(self.facing.1)))
+    }
+
+    /// For morale result `result`, whether the struck unit stays where it stood, and
+    /// whether it still blocks the beasts; `None` when not worked out.
+    fn after(&self, result: usize) -> Option<(bool, bool)> {
+        (self.after & AFTER_KNOWN != 0)
+            .then(|| (self.after & (1 << (3 + result)) == 0, self.after & (1 << result) != 0))
     }
 
     /// Where a step can lead on, by outcome (see [`turn_of`]), as the walk goes: a step
@@ -694,11 +724,12 @@ impl HotStep {
     /// morale result leaves it in the way, else passed with the line kept. A node keeps
     /// these few links (about fifteen) rather than one for every outcome and hour (65);
     /// a turn with no slot is simply not linked (its next node is found by its board).
-    fn slots(step: &CompiledStep) -> [u8; 5] {
-        let mut slots = [NO_SLOT; 5];
+    fn slots(step: &CompiledStep) -> [u8; 4] {
+        let mut slots = [NO_SLOT; 4];
         let Some(after) = step.step.hit.and(step.after) else { return slots };
         let mut at = 0u8;
-        for (outcome, slot) in slots.iter_mut().enumerate().skip(1) {
+        for (k, slot) in slots.iter_mut().enumerate() {
+            let outcome = k + 1;
             let hourly = outcome >= 2 && after[outcome - 2].blocking;
             *slot = at | if hourly { HOURLY } else { 0 };
             at += if hourly { 12 } else { 1 };
@@ -714,7 +745,7 @@ impl HotStep {
     /// The slot in [`StepMemo::next`] of a turn from this node ([`turn_of`]), if it has one.
     fn slot_of(&self, turn: usize) -> Option<usize> {
         let (outcome, hour) = (turn / 13, turn % 13);
-        let slot = *self.slots.get(outcome)?;
+        let slot = *self.slots.get(outcome.checked_sub(1)?)?;
         let first = self.links as usize + usize::from(slot & !HOURLY);
         match (slot, hour) {
             (NO_SLOT, _) => None,
@@ -756,6 +787,36 @@ fn compile_step(
             .map(|result| displacement(plan, states, beasts, struck, &moved, step.dir, result, left))
     });
     CompiledStep { step, go, moved, cells: (first, cells.len() as u32), facing, after }
+}
+
+/// A unit's bit in [`Scratch::touched`] (a unit past the 64th: every bit, so all reset).
+fn unit_bit(unit: usize) -> u64 {
+    1u64.checked_shl(unit as u32).unwrap_or(u64::MAX)
+}
+
+/// The units of a set (a bit each), in their order in the file.
+fn units_of(set: u32) -> impl Iterator<Item = usize> {
+    let mut left = set;
+    std::iter::from_fn(move || {
+        let unit = (left != 0).then(|| left.trailing_zeros() as usize)?;
+        left &= left - 1;
+        Some(unit)
+    })
+}
+
+/// The whole step the walk stands on (for what it reads only now and then): worked out
+/// afresh, or the memo's node.
+fn whole_step<'a>(fresh: &'a Option<CompiledStep>, steps: &'a StepMemo, node: u32) -> &'a CompiledStep {
+    fresh.as_ref().unwrap_or_else(|| &steps.nodes[node as usize])
+}
+
+/// Writes the beasts' block into `states` when the walk left it pending at node `pending`
+/// (see `rout`): after a trial untraced, `states` may hold where the beasts stood before
+/// their last step, a trial's values being worked out without it.
+fn settle_beasts(states: &mut [UnitState], steps: &StepMemo, beasts: usize, pending: &mut Option<u32>) {
+    if let Some(id) = pending.take() {
+        states[beasts].block = Some(steps.nodes[id as usize].moved);
+    }
 }
 
 /// Where the routing beasts' centre stands as the rout begins: the first cell of its path.
@@ -845,11 +906,11 @@ impl StepMemo {
         let start = rout_start(plan, &plan.fresh, beasts);
         let mut start_cell = None;
         for_each_cell_crossed(start, start, |col, row| start_cell = grid_cell(plan.grid, col, row));
-        let (hot, cells) = (&self.hot, &self.cells);
+        let (nodes, cells) = (&self.nodes, &self.cells);
         let mut add = |walk: &[u32], n: u64| {
             *generation += 1;
             let crossed = start_cell.into_iter().chain(walk.iter().flat_map(|&id| {
-                let (a, b) = hot[id as usize].cells;
+                let (a, b) = nodes[id as usize].cells;
                 cells[a as usize..b as usize].iter().copied()
             }));
             for cell in crossed {
@@ -922,6 +983,8 @@ pub(super) fn rout(
         t.push(BattlesystemEvent::Heading { hour, reroll: false });
     }
     let mut values = std::mem::take(&mut scratch.values);
+    // A rout changes the beasts and the units they meet, nothing else (see `reset_states`).
+    scratch.touched = unit_bit(beasts);
     values[s.heading] = hour as u16;
     let mut line = clock_heading(hour);
     let mut remaining = sc.rout_distance(beasts);
@@ -945,18 +1008,27 @@ pub(super) fn rout(
     let mut node = Some(scratch.steps.roots[first_hour]).filter(|&n| remember && n != u32::MAX);
     let mut came_by: Option<(u32, usize)> = None;
     let mut current = u32::MAX;
+    // The node whose `moved` block the beasts stand on but `states` does not yet say: the
+    // walk reads only the node's hot bytes, and the block is written from the whole step
+    // only where something reads it (`settle_beasts`).
+    let mut beasts_at: Option<u32> = None;
+    let whole_rank = rules.melee_contact == MeleeContact::WholeFrontRank;
+    // The step worked out afresh, when steps are not remembered (kept out of the loop's
+    // values: a trial's walk should not move it about).
+    let mut fresh: Option<CompiledStep> = None;
     loop {
         if remaining <= 1e-9 || scratch.states[beasts].figures == 0 {
             break;
         }
-        let here = scratch.states[beasts].block.unwrap_or(sc.units[beasts].block);
         // The step as the walk reads it, and the node it came from (none when worked out
         // afresh, which gives the step whole).
-        let (hot, node_id, fresh) = if remember {
+        let (hot, node_id) = if remember {
             let memo = &mut scratch.steps;
             let id = match node {
                 Some(id) => id,
                 None => {
+                    settle_beasts(&mut scratch.states, memo, beasts, &mut beasts_at);
+                    let here = scratch.states[beasts].block.unwrap_or(sc.units[beasts].block);
                     let id = memo.node_for(plan, &scratch.states, beasts, here, line, remaining);
                     match came_by {
                         Some((_, UNLINKED)) => {}
@@ -971,35 +1043,37 @@ pub(super) fn rout(
             if by_walk {
                 scratch.walk.push(id);
             } else {
-                mark_cells(&mut scratch.stamp, scratch.generation, &mut scratch.cells, memo.cells_of(hot.cells));
+                let cells = memo.nodes[id as usize].cells;
+                mark_cells(&mut scratch.stamp, scratch.generation, &mut scratch.cells, memo.cells_of(cells));
             }
-            (hot, Some(id), None)
+            beasts_at = Some(id);
+            (hot, Some(id))
         } else {
             // Every step worked out afresh, as before steps were remembered: the check
             // that remembering changes nothing.
+            let here = scratch.states[beasts].block.unwrap_or(sc.units[beasts].block);
             let step = rout_step(plan, &scratch.states, beasts, here, line, remaining);
             let go = step.distance(remaining);
             let moved = step.turned.moved(step.dir.scale(go));
             mark_path(scratch, plan.grid, step.turned.centre, moved.centre);
             let compiled = CompiledStep { step, go, moved, cells: (0, 0), facing: None, after: None };
-            (HotStep::of(&compiled), None, Some(step))
+            scratch.states[beasts].block = Some(moved);
+            fresh = Some(compiled);
+            (HotStep::of(&compiled), None)
         };
-        let HotStep { moved: moved_block, dir, go, facing, struck: first_struck, also, exits, .. } = hot;
-        scratch.states[beasts].block = Some(moved_block);
+        let HotStep { go, struck: first_struck, also, exits, .. } = hot;
+        let facing = hot.facing();
         moved += go;
         remaining -= go;
         if let Some(t) = trace {
-            let RoutStep { heading, veer, .. } = fresh.unwrap_or_else(|| scratch.steps.nodes[current as usize].step);
-            t.push(BattlesystemEvent::Move {
-                heading,
-                veer,
-                distance: go,
-                to: [moved_block.centre.x, moved_block.centre.y],
-            });
+            let CompiledStep { step: RoutStep { heading, veer, .. }, moved, .. } =
+                *whole_step(&fresh, &scratch.steps, current);
+            t.push(BattlesystemEvent::Move { heading, veer, distance: go, to: [moved.centre.x, moved.centre.y] });
         }
-        if first_struck == u32::MAX {
+        if first_struck == NOT_STRUCK {
             if exits {
                 values[s.left_board] = 1;
+                beasts_at = None;
                 scratch.states[beasts].block = None;
                 if let Some(t) = trace {
                     t.push(BattlesystemEvent::LeftBoard);
@@ -1007,12 +1081,11 @@ pub(super) fn rout(
             }
             break;
         }
-        let first_struck = first_struck as usize;
+        let first_struck = usize::from(first_struck);
         // Every unit touched at this instant, the first met first (the others in their order
         // in the file): the beasts fight each, each with the beasts that touch it.
         // (No list is collected: this runs at every contact of every trial.)
-        let struck_units =
-            std::iter::once(first_struck).chain((0..sc.units.len().min(32)).filter(move |&i| also & (1 << i) != 0));
+        let struck_units = std::iter::once(first_struck).chain(units_of(also));
         let mut blocking = false;
         // What happened to the (first) struck unit, for the memo's graph (see `turn_of`).
         let mut outcome = 1;
@@ -1021,12 +1094,20 @@ pub(super) fn rout(
                 continue;
             }
             contacts += 1;
+            scratch.touched |= unit_bit(struck);
             scratch.states[struck].contacted = true;
             if let Some(t) = trace {
-                let into = scratch.states[struck].block.map_or(0.0, |b| dir.dot(board::contact_face(&moved_block, &b)));
+                let step = whole_step(&fresh, &scratch.steps, current);
+                let into = scratch.states[struck]
+                    .block
+                    .map_or(0.0, |b| step.step.dir.dot(board::contact_face(&step.moved, &b)));
                 t.push(BattlesystemEvent::Contact { unit: struck, into });
             }
             let facing_now = if k == 0 { facing } else { None };
+            if facing_now.is_none() || whole_rank {
+                // The melee counts the figures in contact from where the units stand.
+                settle_beasts(&mut scratch.states, &scratch.steps, beasts, &mut beasts_at);
+            }
             let (beast_losses, struck_losses) = melee(
                 plan,
                 &mut scratch.states,
@@ -1051,10 +1132,32 @@ pub(super) fn rout(
                 outcome = 2 + result as usize;
             }
             let block = scratch.states[struck].block.unwrap_or(sc.units[struck].block);
-            let remembered = node_id.filter(|_| k == 0).and_then(|id| scratch.steps.nodes[id as usize].after.as_ref());
+            // Worked out with the step: most units hold, and then only whether they still
+            // block is read; a pushed unit's new place is read from the whole step.
+            let remembered = node_id.filter(|_| k == 0).and_then(|_| hot.after(result as usize));
             let moved_aside = match remembered {
-                Some(after) => after[result as usize],
-                None => displacement(plan, &scratch.states, beasts, struck, &moved_block, dir, result, remaining),
+                Some((true, still_blocking)) => {
+                    Displacement { block: Some(block), pushed: None, off_board: false, blocking: still_blocking }
+                }
+                _ => {
+                    let step = whole_step(&fresh, &scratch.steps, current);
+                    match step.after.as_ref().filter(|_| remembered.is_some()) {
+                        Some(after) => after[result as usize],
+                        None => {
+                            settle_beasts(&mut scratch.states, &scratch.steps, beasts, &mut beasts_at);
+                            displacement(
+                                plan,
+                                &scratch.states,
+                                beasts,
+                                struck,
+                                &step.moved,
+                                step.step.dir,
+                                result,
+                                remaining,
+                            )
+                        }
+                    }
+                }
             };
             blocking |= moved_aside.blocking;
             if moved_aside.pushed.is_some() {
@@ -1071,6 +1174,7 @@ pub(super) fn rout(
             if let Some(t) = trace
                 && let Some(pushed) = moved_aside.pushed
             {
+                let moved_block = whole_step(&fresh, &scratch.steps, current).moved;
                 let gap_after = scratch.states[struck].block.map(|b| board::separation(&moved_block, &b));
                 t.push(BattlesystemEvent::Displaced {
                     unit: struck,
@@ -1120,6 +1224,7 @@ pub(super) fn rout(
             .and_then(|(from, turn)| scratch.steps.follow(from, turn));
     }
     if let Some(t) = trace {
+        settle_beasts(&mut scratch.states, &scratch.steps, beasts, &mut beasts_at);
         t.push(BattlesystemEvent::Finished {
             blocks: scratch.states.iter().map(|st| st.block.filter(|_| st.figures > 0)).collect(),
         });
