@@ -487,6 +487,65 @@ pub fn new_tally(plan: &BattlesystemPlan) -> BattlesystemTally {
     BattlesystemTally::new(plan.metrics.len(), plan.grid.0, plan.grid.1)
 }
 
+/// Tallies a rout's trials without the units each never met: most trials meet one or two
+/// of the battle's units, and the others' three metrics are zero, so counting those zeros
+/// trial by trial was most of a rout's tallying. A unit's metrics are counted in the trials
+/// that touched it ([`Scratch::touched`]), and its zeros from the others once, at the end.
+struct RoutRecorder {
+    /// The metrics every trial counts (the rout's own, not a unit's).
+    common: Vec<usize>,
+    /// Each unit's metrics (none for the beasts).
+    per_unit: Vec<[usize; 3]>,
+    /// The beasts' bit: not a unit met.
+    beasts: u64,
+    /// Trials counted.
+    trials: u64,
+    /// Trials that touched each unit.
+    touched: Vec<u64>,
+}
+
+impl RoutRecorder {
+    fn new(slots: &RoutSlots, beasts: usize, metrics: usize) -> Self {
+        let per_unit: Vec<[usize; 3]> = slots.per_unit.clone();
+        let common = (0..metrics).filter(|m| !per_unit.iter().any(|unit| unit.contains(m))).collect();
+        let touched = vec![0; per_unit.len()];
+        Self { common, per_unit, beasts: rout::unit_bit(beasts), trials: 0, touched }
+    }
+
+    /// Counts one trial's values, `touched` the units it may have changed.
+    #[inline]
+    fn record(&mut self, tally: &mut BattlesystemTally, values: &[u16], touched: u64) {
+        self.trials += 1;
+        tally.trials += 1;
+        let count = |hist: &mut Vec<u64>, v: u16| {
+            let v = usize::from(v);
+            if v >= hist.len() {
+                hist.resize(v + 1, 0);
+            }
+            hist[v] += 1;
+        };
+        for &m in &self.common {
+            count(&mut tally.histograms[m], values[m]);
+        }
+        for unit in rout::units_of(touched & !self.beasts) {
+            let Some(metrics) = self.per_unit.get(unit) else { continue };
+            self.touched[unit] += 1;
+            for &m in metrics {
+                count(&mut tally.histograms[m], values[m]);
+            }
+        }
+    }
+
+    /// Counts the zeros of every unit in the trials that did not touch it.
+    fn finish(&self, tally: &mut BattlesystemTally) {
+        for (metrics, &touched) in self.per_unit.iter().zip(&self.touched) {
+            for &m in metrics.iter().filter(|&&m| m != usize::MAX) {
+                tally.histograms[m][0] += self.trials - touched;
+            }
+        }
+    }
+}
+
 /// Plays and tallies trials `trials` on this thread.
 pub fn tally_trials(
     plan: &BattlesystemPlan,
@@ -510,6 +569,8 @@ pub fn tally_trials(
         // A rout's path map counted by the walks its trials take (see `WalkCounter`).
         let beasts = *unit;
         scratch.count_walks = true;
+        let Slots::Rout(slots) = &plan.slots else { unreachable!("a rout's plan has a rout's slots") };
+        let mut recorder = RoutRecorder::new(slots, beasts, plan.metrics.len());
         for t in trials {
             if scratch.steps.will_forget(plan) {
                 scratch.steps.drain_walks_into(
@@ -521,9 +582,10 @@ pub fn tally_trials(
                 );
             }
             play(plan, streams, t, scratch, &mut none);
-            tally.record(&scratch.values);
+            recorder.record(&mut tally, &scratch.values, scratch.touched);
             scratch.steps.walks.count(&scratch.walk);
         }
+        recorder.finish(&mut tally);
         scratch.steps.drain_walks_into(&mut tally.path, plan, beasts, &mut scratch.stamp, &mut scratch.generation);
         scratch.count_walks = false;
         return tally;

@@ -790,12 +790,13 @@ fn compile_step(
 }
 
 /// A unit's bit in [`Scratch::touched`] (a unit past the 64th: every bit, so all reset).
-fn unit_bit(unit: usize) -> u64 {
+pub(super) fn unit_bit(unit: usize) -> u64 {
     1u64.checked_shl(unit as u32).unwrap_or(u64::MAX)
 }
 
 /// The units of a set (a bit each), in their order in the file.
-fn units_of(set: u32) -> impl Iterator<Item = usize> {
+pub(super) fn units_of(set: impl Into<u64>) -> impl Iterator<Item = usize> {
+    let set: u64 = set.into();
     let mut left = set;
     std::iter::from_fn(move || {
         let unit = (left != 0).then(|| left.trailing_zeros() as usize)?;
@@ -1239,8 +1240,10 @@ pub(super) fn rout(
     values[s.units_off_board] = to_u16(off_board_units);
     let side = sc.units[beasts].side;
     let (mut friendly, mut enemy) = (0, 0);
-    for (i, u) in sc.units.iter().enumerate().filter(|(i, _)| *i != beasts) {
-        let st = &states[i];
+    // A unit the beasts never met lost nothing, was not contacted nor displaced: its values
+    // stay the zeros the trial began with (and its tally is kept apart: `RoutRecorder`).
+    for i in units_of(scratch.touched & !unit_bit(beasts)) {
+        let (u, st) = (&sc.units[i], &states[i]);
         if u.side == side {
             friendly += st.lost;
         } else {
