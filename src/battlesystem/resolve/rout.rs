@@ -441,6 +441,9 @@ pub(super) struct StepMemo {
     /// of its compiled step (by node, as `nodes`): a run revisits thousands of nodes, and
     /// the walk's few bytes of each stay in the cache where whole steps would not.
     hot: Vec<HotStep>,
+    /// Each node's path map cells, a range of `cells` (by node, as `nodes`): read for every
+    /// walk a block counts, so kept apart from the whole steps.
+    ranges: Vec<(u32, u32)>,
     /// Where each node leads, by turn: the node's own few slots from its
     /// [`HotStep::links`] ([`HotStep::slot_of`]), `u32::MAX` while not yet seen.
     next: Vec<u32>,
@@ -466,6 +469,7 @@ impl Default for StepMemo {
             index: Default::default(),
             nodes: Vec::new(),
             hot: Vec::new(),
+            ranges: Vec::new(),
             next: Vec::new(),
             roots: [u32::MAX; 13],
             key: Vec::new(),
@@ -554,6 +558,7 @@ impl StepMemo {
             self.index.clear();
             self.nodes.clear();
             self.hot.clear();
+            self.ranges.clear();
             self.next.clear();
             self.cells.clear();
             self.roots = [u32::MAX; 13];
@@ -594,6 +599,7 @@ impl StepMemo {
         hot.links = self.next.len() as u32;
         self.next.extend(std::iter::repeat_n(u32::MAX, hot.slot_count()));
         self.hot.push(hot);
+        self.ranges.push(step.cells);
         self.nodes.push(step);
         self.index.insert(self.key.clone().into_boxed_slice(), node);
         node
@@ -907,11 +913,11 @@ impl StepMemo {
         let start = rout_start(plan, &plan.fresh, beasts);
         let mut start_cell = None;
         for_each_cell_crossed(start, start, |col, row| start_cell = grid_cell(plan.grid, col, row));
-        let (nodes, cells) = (&self.nodes, &self.cells);
+        let (ranges, cells) = (&self.ranges, &self.cells);
         let mut add = |walk: &[u32], n: u64| {
             *generation += 1;
             let crossed = start_cell.into_iter().chain(walk.iter().flat_map(|&id| {
-                let (a, b) = nodes[id as usize].cells;
+                let (a, b) = ranges[id as usize];
                 cells[a as usize..b as usize].iter().copied()
             }));
             for cell in crossed {
@@ -1044,7 +1050,7 @@ pub(super) fn rout(
             if by_walk {
                 scratch.walk.push(id);
             } else {
-                let cells = memo.nodes[id as usize].cells;
+                let cells = memo.ranges[id as usize];
                 mark_cells(&mut scratch.stamp, scratch.generation, &mut scratch.cells, memo.cells_of(cells));
             }
             beasts_at = Some(id);
