@@ -841,9 +841,9 @@ fn rout_start(plan: &BattlesystemPlan, states: &[UnitState], beasts: usize) -> V
 /// ([`StepMemo::will_forget`]).
 #[derive(Clone, Debug)]
 pub(super) struct WalkCounter {
-    /// Trials per walk of at most [`WalkCounter::inline`] nodes.
+    /// Trials per walk of at most [`WalkCounter::inline`] nodes ([`ShortWalk`]: the nodes numbered below 65,536).
     short: std::collections::HashMap<ShortWalk, u64, std::hash::BuildHasherDefault<WordHasher>>,
-    /// Trials per longer walk.
+    /// Trials per other walk.
     long: std::collections::HashMap<Box<[u32]>, u64, std::hash::BuildHasherDefault<WordHasher>>,
     /// The longest walk kept by value ([`SHORT_WALK`]; tests lower it to send every walk
     /// the long way).
@@ -853,23 +853,42 @@ pub(super) struct WalkCounter {
 /// The most nodes of a walk kept by value.
 const SHORT_WALK: usize = 7;
 
-/// A walk of at most [`SHORT_WALK`] nodes, by value: its length, then its nodes (the rest
-/// unused, zero).
+/// A walk of at most [`SHORT_WALK`] nodes numbered below 65,536 (the memo keeps at most
+/// [`MAX_REMEMBERED_STEPS`]), by value in two words of four 16-bit lanes: its length, then
+/// its nodes (the rest zero). Sixteen bytes a key keep a block's ~5,000 walks in a table
+/// of ~120 KB.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct ShortWalk([u32; SHORT_WALK + 1]);
+struct ShortWalk([u64; 2]);
 
 impl std::hash::Hash for ShortWalk {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        let mixed =
-            self.0.iter().fold(0u64, |h, &w| (h.rotate_left(23) ^ u64::from(w)).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let mixed = (self.0[0] ^ self.0[1].rotate_left(29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         state.write_u64(mixed ^ (mixed >> 31));
     }
 }
 
 impl ShortWalk {
-    /// The walk's nodes.
-    fn nodes(&self) -> &[u32] {
-        &self.0[1..=self.0[0] as usize]
+    /// The walk packed, if it is short enough and its nodes' numbers fit 16 bits.
+    fn of(walk: &[u32]) -> Option<Self> {
+        if walk.len() > SHORT_WALK {
+            return None;
+        }
+        let mut words = [walk.len() as u64, 0];
+        for (i, &node) in walk.iter().enumerate() {
+            let lane = i + 1;
+            words[lane / 4] |= u64::from(u16::try_from(node).ok()?) << (16 * (lane % 4));
+        }
+        Some(Self(words))
+    }
+
+    /// The walk's nodes: its length, and the nodes in the first that many places.
+    fn nodes(&self) -> (usize, [u32; SHORT_WALK]) {
+        let mut nodes = [0u32; SHORT_WALK];
+        for (i, node) in nodes.iter_mut().enumerate() {
+            let lane = i + 1;
+            *node = u32::from((self.0[lane / 4] >> (16 * (lane % 4))) as u16);
+        }
+        ((self.0[0] & 0xFFFF) as usize, nodes)
     }
 }
 
@@ -882,10 +901,7 @@ impl Default for WalkCounter {
 impl WalkCounter {
     /// Counts one trial that took `walk`.
     pub(super) fn count(&mut self, walk: &[u32]) {
-        if walk.len() <= self.inline {
-            let mut key = ShortWalk([0; SHORT_WALK + 1]);
-            key.0[0] = walk.len() as u32;
-            key.0[1..=walk.len()].copy_from_slice(walk);
+        if let Some(key) = ShortWalk::of(walk).filter(|_| walk.len() <= self.inline) {
             *self.short.entry(key).or_insert(0) += 1;
         } else {
             match self.long.get_mut(walk) {
@@ -928,7 +944,8 @@ impl StepMemo {
             }
         };
         for (walk, n) in self.walks.short.drain() {
-            add(walk.nodes(), n);
+            let (len, nodes) = walk.nodes();
+            add(&nodes[..len], n);
         }
         for (walk, n) in self.walks.long.drain() {
             add(&walk, n);
@@ -1263,4 +1280,30 @@ pub(super) fn rout(
     values[s.friendly_figures_lost] = to_u16(friendly);
     values[s.enemy_figures_lost] = to_u16(enemy);
     scratch.values = values;
+}
+
+#[cfg(test)]
+mod walk_tests {
+    use super::*;
+
+    #[test]
+    fn short_walks_pack_their_nodes_and_leave_the_rest_the_long_way() {
+        for walk in [&[][..], &[0], &[7, 3, 65_535], &[1, 2, 3, 4, 5, 6, 7], &[65_535; 7]] {
+            let (len, nodes) = ShortWalk::of(walk).expect("short, numbered below 65,536").nodes();
+            assert_eq!(&nodes[..len], walk);
+        }
+        // Distinct walks, distinct keys: a prefix and a zero node are not the walk without it.
+        assert_ne!(ShortWalk::of(&[0]), ShortWalk::of(&[]));
+        assert_ne!(ShortWalk::of(&[5, 0]), ShortWalk::of(&[5]));
+        assert_eq!(ShortWalk::of(&[65_536]), None, "a node past 16 bits");
+        assert_eq!(ShortWalk::of(&[1; 8]), None, "a walk past the short length");
+        // Both kinds are counted, and drained with their nodes.
+        let mut counter = WalkCounter::default();
+        for walk in [&[3, 4][..], &[3, 4], &[70_000, 1], &[1; 9], &[1; 9], &[1; 9]] {
+            counter.count(walk);
+        }
+        assert_eq!(counter.short.get(&ShortWalk::of(&[3, 4]).unwrap()), Some(&2));
+        assert_eq!(counter.long.get(&[70_000, 1][..]), Some(&1));
+        assert_eq!(counter.long.get(&[1; 9][..]), Some(&3));
+    }
 }
