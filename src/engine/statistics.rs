@@ -209,12 +209,19 @@ pub fn comparison_frame<M: MetricName>(rows: &[(String, MetricSummary<M>)]) -> P
 /// in which metric `m` took value `v`), growing a histogram to a value not seen before.
 pub fn count_values(histograms: &mut [Vec<u64>], values: &[u16]) {
     for (hist, &v) in histograms.iter_mut().zip(values) {
-        let v = usize::from(v);
-        if v >= hist.len() {
-            hist.resize(v + 1, 0);
-        }
-        hist[v] += 1;
+        count_value(hist, v);
     }
+}
+
+/// Counts one trial in which a metric took value `v` into its histogram, growing it to a
+/// value not seen before.
+#[inline]
+pub fn count_value(hist: &mut Vec<u64>, v: u16) {
+    let v = usize::from(v);
+    if v >= hist.len() {
+        hist.resize(v + 1, 0);
+    }
+    hist[v] += 1;
 }
 
 /// Counts rows of packed words (a trial's whole outcome) in an open-addressing table: a

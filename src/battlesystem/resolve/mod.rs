@@ -15,6 +15,7 @@ use super::scenario::{
 use super::tally::{BattlesystemTally, COUNTED_METRICS, MetricSet, OutcomeCounter};
 use crate::battlesystem::rules::{AttackDie, MoraleResult, clock_heading, die};
 use crate::dice::{Dice, Phase};
+use crate::engine::statistics::count_value;
 use crate::engine::{Interrupted, Streams, TrialRange};
 use crate::geometry::Vec2;
 use serde::Serialize;
@@ -76,6 +77,8 @@ pub struct RoutSlots {
     units_off_board: usize,
     /// Per unit (by index; `usize::MAX` for the routing unit): contacted, figures lost, displaced.
     per_unit: Vec<[usize; 3]>,
+    /// The metrics that are no unit's (every trial counts them; see `RoutRecorder`).
+    common: Vec<usize>,
 }
 
 /// Which metrics a plan fills.
@@ -182,6 +185,7 @@ pub fn compile(scenario: &BattlesystemScenario) -> BattlesystemPlan {
                 enemy_figures_lost: m.add("enemy_figures_lost", "enemy figures trampled", false),
                 units_off_board: m.add("units_off_board", "struck units displaced off the board", false),
                 per_unit: Vec::new(),
+                common: Vec::new(),
             };
             for (i, u) in scenario.units.iter().enumerate() {
                 if i == *unit {
@@ -194,6 +198,8 @@ pub fn compile(scenario: &BattlesystemScenario) -> BattlesystemPlan {
                     m.add(format!("displaced.{}", u.key), format!("{} fell back or routed", u.name), true),
                 ]);
             }
+            let per_unit = &slots.per_unit;
+            slots.common = (0..m.len()).filter(|i| !per_unit.iter().any(|unit| unit.contains(i))).collect();
             Slots::Rout(slots)
         }
     };
@@ -456,13 +462,7 @@ fn play(
 fn reset_states(plan: &BattlesystemPlan, scratch: &mut Scratch) {
     let units = plan.fresh.len();
     if scratch.states_of == plan.id && scratch.states.len() == units && units <= 64 {
-        let mut touched = scratch.touched;
-        while touched != 0 {
-            let i = touched.trailing_zeros() as usize;
-            touched &= touched - 1;
-            if i >= units {
-                break;
-            }
+        for i in rout::units_of(scratch.touched).take_while(|&i| i < units) {
             scratch.states[i] = plan.fresh[i];
         }
     } else {
@@ -491,11 +491,11 @@ pub fn new_tally(plan: &BattlesystemPlan) -> BattlesystemTally {
 /// of the battle's units, and the others' three metrics are zero, so counting those zeros
 /// trial by trial was most of a rout's tallying. A unit's metrics are counted in the trials
 /// that touched it ([`Scratch::touched`]), and its zeros from the others once, at the end.
-struct RoutRecorder {
+struct RoutRecorder<'a> {
     /// The metrics every trial counts (the rout's own, not a unit's).
-    common: Vec<usize>,
+    common: &'a [usize],
     /// Each unit's metrics (none for the beasts).
-    per_unit: Vec<[usize; 3]>,
+    per_unit: &'a [[usize; 3]],
     /// The beasts' bit: not a unit met.
     beasts: u64,
     /// Trials counted.
@@ -504,12 +504,10 @@ struct RoutRecorder {
     touched: Vec<u64>,
 }
 
-impl RoutRecorder {
-    fn new(slots: &RoutSlots, beasts: usize, metrics: usize) -> Self {
-        let per_unit: Vec<[usize; 3]> = slots.per_unit.clone();
-        let common = (0..metrics).filter(|m| !per_unit.iter().any(|unit| unit.contains(m))).collect();
-        let touched = vec![0; per_unit.len()];
-        Self { common, per_unit, beasts: rout::unit_bit(beasts), trials: 0, touched }
+impl<'a> RoutRecorder<'a> {
+    fn new(slots: &'a RoutSlots, beasts: usize) -> Self {
+        let touched = vec![0; slots.per_unit.len()];
+        Self { common: &slots.common, per_unit: &slots.per_unit, beasts: rout::unit_bit(beasts), trials: 0, touched }
     }
 
     /// Counts one trial's values, `touched` the units it may have changed.
@@ -517,21 +515,14 @@ impl RoutRecorder {
     fn record(&mut self, tally: &mut BattlesystemTally, values: &[u16], touched: u64) {
         self.trials += 1;
         tally.trials += 1;
-        let count = |hist: &mut Vec<u64>, v: u16| {
-            let v = usize::from(v);
-            if v >= hist.len() {
-                hist.resize(v + 1, 0);
-            }
-            hist[v] += 1;
-        };
-        for &m in &self.common {
-            count(&mut tally.histograms[m], values[m]);
+        for &m in self.common {
+            count_value(&mut tally.histograms[m], values[m]);
         }
         for unit in rout::units_of(touched & !self.beasts) {
             let Some(metrics) = self.per_unit.get(unit) else { continue };
             self.touched[unit] += 1;
             for &m in metrics {
-                count(&mut tally.histograms[m], values[m]);
+                count_value(&mut tally.histograms[m], values[m]);
             }
         }
     }
@@ -570,7 +561,7 @@ pub fn tally_trials(
         let beasts = *unit;
         scratch.count_walks = true;
         let Slots::Rout(slots) = &plan.slots else { unreachable!("a rout's plan has a rout's slots") };
-        let mut recorder = RoutRecorder::new(slots, beasts, plan.metrics.len());
+        let mut recorder = RoutRecorder::new(slots, beasts);
         for t in trials {
             if scratch.steps.will_forget(plan) {
                 scratch.steps.drain_walks_into(

@@ -802,8 +802,7 @@ pub(super) fn unit_bit(unit: usize) -> u64 {
 
 /// The units of a set (a bit each), in their order in the file.
 pub(super) fn units_of(set: impl Into<u64>) -> impl Iterator<Item = usize> {
-    let set: u64 = set.into();
-    let mut left = set;
+    let mut left: u64 = set.into();
     std::iter::from_fn(move || {
         let unit = (left != 0).then(|| left.trailing_zeros() as usize)?;
         left &= left - 1;
@@ -1091,8 +1090,13 @@ pub(super) fn rout(
         remaining -= go;
         if let Some(t) = trace {
             let CompiledStep { step: RoutStep { heading, veer, .. }, moved, .. } =
-                *whole_step(&fresh, &scratch.steps, current);
-            t.push(BattlesystemEvent::Move { heading, veer, distance: go, to: [moved.centre.x, moved.centre.y] });
+                whole_step(&fresh, &scratch.steps, current);
+            t.push(BattlesystemEvent::Move {
+                heading: *heading,
+                veer: *veer,
+                distance: go,
+                to: [moved.centre.x, moved.centre.y],
+            });
         }
         if first_struck == NOT_STRUCK {
             if exits {
