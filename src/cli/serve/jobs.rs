@@ -358,19 +358,20 @@ pub(super) fn spawn(
             }
         }
         let held = Slot(server.clone(), slot);
-        let played = tokio::task::spawn_blocking(move || {
-            let result = server.run_pools[slot].install(|| work(&server, &job));
-            let outcome = match &result {
-                Ok(value) => Outcome::Done(value.clone()),
-                Err(e) if job.cancel.load(Ordering::Relaxed) => Outcome::Cancelled(e.error.clone()),
-                Err(e) => Outcome::Failed(e.error.clone()),
-            };
-            *lock(&job.outcome) = outcome;
-            result
-        })
-        .await;
+        let (pools, playing) = (server.clone(), job.clone());
+        let played =
+            tokio::task::spawn_blocking(move || pools.run_pools[slot].install(|| work(&pools, &playing))).await;
+        // The slot is free before the job says it finished: a page that sees its run end
+        // may start the next at once, and must find the slot free, not the queue full.
         drop(held);
-        played.unwrap_or_else(|e| Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the run failed: {e}"))))
+        let result = played
+            .unwrap_or_else(|e| Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the run failed: {e}"))));
+        *lock(&job.outcome) = match &result {
+            Ok(value) => Outcome::Done(value.clone()),
+            Err(e) if job.cancel.load(Ordering::Relaxed) => Outcome::Cancelled(e.error.clone()),
+            Err(e) => Outcome::Failed(e.error.clone()),
+        };
+        result
     })
 }
 
