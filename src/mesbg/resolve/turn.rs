@@ -26,7 +26,7 @@ struct Touched {
 
 /// The models slain in a board's fights, as a memo key: a bit per model while they are
 /// few (no allocation per trial), else the sorted list.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum SlainKey {
     Bits(u128),
     List(Vec<usize>),
@@ -62,7 +62,7 @@ pub struct TurnScratch {
     walked: Vec<usize>,
     /// Whether a line is breached, by final board and the models slain in its fights
     /// (sorted): the same few recur in every trial, and the corridor is a sort and a sweep.
-    breached: std::collections::HashMap<(usize, SlainKey), bool, std::hash::BuildHasherDefault<crate::dice::MixHasher>>,
+    breached: BoardMemo<SlainKey, bool, MAX_CORRIDORS>,
     blocked: Vec<bool>,
     /// Fights drawn in one go (see [`drawn_fight`]).
     drawn: LocalFights,
@@ -72,11 +72,60 @@ pub struct TurnScratch {
 /// The most fights a thread keeps at hand (past this, its memo starts again).
 const MAX_DRAWN_FIGHTS: usize = 20_000;
 
+/// The most corridors (final board and models slain in its fights) a thread keeps at hand.
+const MAX_CORRIDORS: usize = 100_000;
+
+/// A thread's memo of what a final board's trials keep asking, kept by board and then by
+/// a slot within it (a board's fight, or one slot for the whole board): each slot holds the
+/// few keys its trials met, searched in turn. A trial finds its answer among two or three
+/// keys of its own board instead of probing a table of thousands (that probe, a cache miss
+/// more often than not, was a fifth of a turn's time). Bounded: past `MAX` keys in all, it
+/// starts again.
+struct BoardMemo<K, V, const MAX: usize> {
+    /// `slots[board][slot]`: the keys met there, with their answers.
+    slots: Vec<Vec<Vec<(K, V)>>>,
+    /// Keys held in all.
+    held: usize,
+}
+
+impl<K: PartialEq, V, const MAX: usize> BoardMemo<K, V, MAX> {
+    /// The answer to `key` at `(board, slot)`, worked out by `work_out` the first time.
+    #[inline]
+    fn get_or_insert_with(&mut self, (board, slot): (usize, usize), key: K, work_out: impl FnOnce() -> V) -> &V {
+        if self.slots.len() <= board {
+            self.slots.resize_with(board + 1, Vec::new);
+        }
+        if self.slots[board].len() <= slot {
+            self.slots[board].resize_with(slot + 1, Vec::new);
+        }
+        let at = self.slots[board][slot].iter().position(|(k, _)| *k == key);
+        let at = match at {
+            Some(at) => at,
+            None => {
+                if self.held >= MAX {
+                    self.slots.iter_mut().flatten().for_each(Vec::clear);
+                    self.held = 0;
+                }
+                self.held += 1;
+                let keys = &mut self.slots[board][slot];
+                keys.push((key, work_out()));
+                keys.len() - 1
+            }
+        };
+        &self.slots[board][slot][at].1
+    }
+}
+
+impl<K, V, const MAX: usize> Default for BoardMemo<K, V, MAX> {
+    fn default() -> Self {
+        Self { slots: Vec::new(), held: 0 }
+    }
+}
+
 /// The fights a thread has drawn in one go, by what decides them (taken from the plan's
 /// [`crate::mesbg::plan::DrawnFights`], shared by the threads, the first time a thread
 /// meets them): `None` for a fight fought die by die.
-type LocalFights =
-    std::collections::HashMap<FightKey, Option<Arc<DrawnFight>>, std::hash::BuildHasherDefault<crate::dice::MixHasher>>;
+type LocalFights = BoardMemo<FightKey, Option<Arc<DrawnFight>>, MAX_DRAWN_FIGHTS>;
 
 /// Fight `i` of final board `last`, fought by chariot `c` (in `state`) against
 /// `survivors` with the fixed help `support`, as an exact distribution to draw from:
@@ -123,12 +172,8 @@ fn drawn_fight<'a>(
         wounds_left: state.wounds_left,
         survivors: packed,
     };
-    if local.len() >= MAX_DRAWN_FIGHTS && !local.contains_key(&key) {
-        local.clear(); // a memo, not a store: bounded whatever the turn
-    }
     local
-        .entry(key)
-        .or_insert_with(|| {
+        .get_or_insert_with((last, i), key, || {
             plan.drawn.get(&key).unwrap_or_else(|| {
                 let worked_out = work_out_fight(cp, support, cannot_back_away, survivors, state);
                 plan.drawn.leave(key, worked_out.clone());
@@ -538,11 +583,9 @@ pub(super) fn write_values(
         board.breached.iter().any(|&b| b)
     } else {
         s.fight_slain.sort_unstable();
-        if s.breached.len() >= 100_000 {
-            s.breached.clear(); // a memo, not a store: bounded whatever the board
-        }
-        let key = (s.last, SlainKey::of(&s.fight_slain));
-        *s.breached.entry(key).or_insert_with(|| {
+        // Kept by how many the fights slew, so that each slot holds few sets.
+        let slot = s.fight_slain.len().min(15);
+        *s.breached.get_or_insert_with((s.last, slot), SlainKey::of(&s.fight_slain), || {
             let standing: Vec<crate::geometry::Disc> = (0..board.present.len())
                 .filter(|m| board.present[*m] && s.fight_slain.binary_search(m).is_err())
                 .map(|m| formations[models[m].formation].disc_at(board.centres[m]))
@@ -676,4 +719,33 @@ pub fn replay_turn(plan: &TurnPlan, streams: Streams, trial: u64) -> (Vec<u16>, 
     let mut trace = Trace::default();
     let values = play_turn(plan, streams, trial, &mut s, &mut trace).to_vec();
     (values, trace.0)
+}
+
+#[cfg(test)]
+mod memo_tests {
+    use super::BoardMemo;
+
+    #[test]
+    fn a_board_memo_answers_each_key_once_per_slot_and_starts_again_past_its_bound() {
+        let mut memo: BoardMemo<u32, u32, 3> = BoardMemo::default();
+        let mut worked = 0;
+        let mut ask = |memo: &mut BoardMemo<u32, u32, 3>, at, key| {
+            *memo.get_or_insert_with(at, key, || {
+                worked += 1;
+                key * 10
+            })
+        };
+        assert_eq!(ask(&mut memo, (2, 1), 7), 70);
+        assert_eq!(ask(&mut memo, (2, 1), 7), 70, "met again: not worked out again");
+        assert_eq!(ask(&mut memo, (0, 0), 7), 70, "another slot keeps its own");
+        assert_eq!(ask(&mut memo, (2, 1), 8), 80, "a second key in the same slot");
+        assert_eq!(memo.held, 3);
+        assert_eq!(ask(&mut memo, (2, 1), 8), 80);
+        // A fourth key passes the bound: everything is forgotten, then the key kept.
+        assert_eq!(ask(&mut memo, (1, 4), 9), 90);
+        assert_eq!(memo.held, 1);
+        assert_eq!(ask(&mut memo, (2, 1), 7), 70, "worked out again after the reset");
+        drop(ask);
+        assert_eq!(worked, 5);
+    }
 }
