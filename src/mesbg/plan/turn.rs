@@ -152,6 +152,9 @@ pub struct FinalBoard {
     pub fixed_support: Vec<Option<FixedSupport>>,
     /// Per line ([`lines_of`]): a corridor runs through it before any fight.
     pub breached: Vec<bool>,
+    /// Per formation (in the file's order): its models slain by Impact Hits, for
+    /// `line_halved` (a trial adds those its fights slew).
+    pub lost_in_moves: Vec<u32>,
     /// How the charging player split the models in contact into fights, when there was a
     /// choice: (legal splits weighed, the kills the chosen one promised).
     pub split_choice: Option<(usize, f64)>,
@@ -806,8 +809,13 @@ impl Compiler<'_> {
                 corridor_through(&line, &standing)
             })
             .collect();
+        let mut lost_in_moves = vec![0; self.scenario.formations.len()];
+        for (model, _) in board.present.iter().enumerate().filter(|(_, present)| !**present) {
+            lost_in_moves[self.plans[0].models[model].formation] += 1;
+        }
         self.finals.push(FinalBoard {
             slain_in_moves: (0..board.present.len()).filter(|&m| !board.present[m]).collect(),
+            lost_in_moves,
             centres: board.centres,
             present: board.present,
             poses,

@@ -572,11 +572,10 @@ pub(super) fn write_values(
     let formations = &plan.scenario.formations;
     let mut halved = false;
     let mut first = 0;
-    for f in formations {
+    for (f, lost_in_moves) in formations.iter().zip(&board.lost_in_moves) {
         let range = first..first + f.centres.len();
         first += f.centres.len();
-        let lost = range.clone().filter(|&m| !board.present[m]).count()
-            + s.fight_slain.iter().filter(|m| range.contains(m)).count();
+        let lost = *lost_in_moves as usize + s.fight_slain.iter().filter(|m| range.contains(m)).count();
         halved |= 2 * lost >= f.centres.len();
     }
     let breached = if s.fight_slain.is_empty() {
