@@ -809,12 +809,13 @@ impl Compiler<'_> {
                 corridor_through(&line, &standing)
             })
             .collect();
+        let slain_in_moves: Vec<usize> = (0..board.present.len()).filter(|&m| !board.present[m]).collect();
         let mut lost_in_moves = vec![0; self.scenario.formations.len()];
-        for (model, _) in board.present.iter().enumerate().filter(|(_, present)| !**present) {
+        for &model in &slain_in_moves {
             lost_in_moves[self.plans[0].models[model].formation] += 1;
         }
         self.finals.push(FinalBoard {
-            slain_in_moves: (0..board.present.len()).filter(|&m| !board.present[m]).collect(),
+            slain_in_moves,
             lost_in_moves,
             centres: board.centres,
             present: board.present,

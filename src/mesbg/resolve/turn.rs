@@ -76,7 +76,7 @@ const MAX_DRAWN_FIGHTS: usize = 20_000;
 const MAX_CORRIDORS: usize = 100_000;
 
 /// A thread's memo of what a final board's trials keep asking, kept by board and then by
-/// a slot within it (a board's fight, or one slot for the whole board): each slot holds the
+/// a slot within it (a board's fight, or how many its fights slew): each slot holds the
 /// few keys its trials met, searched in turn. A trial finds its answer among two or three
 /// keys of its own board instead of probing a table of thousands (that probe, a cache miss
 /// more often than not, was a fifth of a turn's time). Bounded: past `MAX` keys in all, it
