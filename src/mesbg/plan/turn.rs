@@ -82,13 +82,26 @@ pub struct TurnMove {
     pub breakthrough_possible: bool,
     /// Where each outcome leads: the next chariot's node, or a final board after the last.
     pub children: Vec<(MoveKey, usize)>,
+    /// `children`'s keys as words ([`MoveKey::word`]), in the same order: a trial finds
+    /// its outcome among them with one comparison of a word each, where a search of
+    /// `children` compares three fields at every step.
+    child_words: Vec<u64>,
+}
+
+impl MoveKey {
+    /// The key as one word, equal for equal keys and only for them.
+    #[inline]
+    pub fn word(self) -> u64 {
+        u64::from(self.passed) << 33 | u64::from(self.survivors) << 1 | u64::from(self.gone)
+    }
 }
 
 impl TurnMove {
     /// Where the outcome `key` leads (an index into the next level's list).
     #[inline]
     pub fn child(&self, key: MoveKey) -> Option<usize> {
-        self.children.binary_search_by(|(k, _)| k.cmp(&key)).ok().map(|i| self.children[i].1)
+        let word = key.word();
+        self.child_words.iter().position(|&w| w == word).map(|i| self.children[i].1)
     }
 
     /// Where the chariot stands after the outcome `key` (`None`: slain in the move).
@@ -183,6 +196,83 @@ impl FixedSupport {
     }
 }
 
+/// Every chariot's Impact Hits tables on every model ([`TurnPlan::impact`]) laid out
+/// flat: a contact of the Move phase finds its model's table in two steps and reads its
+/// thresholds beside its outcomes, where the nested tables take a chain of dependent
+/// loads (list of chariots, list of models, the model's states, the table, its thresholds,
+/// its outcomes) that a turn waits on at every contact. It draws what
+/// [`ImpactTables::sample`] draws from the same word.
+#[derive(Clone, Debug, Default)]
+pub struct FlatImpact {
+    /// Models on the board.
+    models: usize,
+    /// Per chariot and model (`chariot * models + model`): where its tables begin, and
+    /// how its states index them.
+    states: Vec<FlatStates>,
+    /// Per table: its rows in `rows` (first, count).
+    tables: Vec<(u32, u32)>,
+    /// Per table, row by row: P(an outcome up to this one) scaled to 2^64 (as a
+    /// [`CumulativeTable`] holds it; the last row's is not read), and the outcome.
+    rows: Vec<(u64, ContactOutcome)>,
+}
+
+/// Where one chariot's tables on one model are in a [`FlatImpact`].
+#[derive(Clone, Copy, Debug, Default)]
+struct FlatStates {
+    /// Its first table.
+    first: u32,
+    /// Its mount's Wounds ([`ImpactStates::index`]).
+    mount: u8,
+    /// Its Fate.
+    fate: u8,
+    /// The model is a Hero (its fall counts among the enemy Heroes slain).
+    hero: bool,
+}
+
+impl FlatImpact {
+    /// Lays out `impact` (per chariot, per model), with which models are Heroes.
+    fn new(impact: &[Vec<std::sync::Arc<ImpactStates>>], heroes: &[bool]) -> Self {
+        let mut flat = FlatImpact { models: impact.first().map_or(0, Vec::len), ..Default::default() };
+        for per_model in impact {
+            for (states, &hero) in per_model.iter().zip(heroes) {
+                flat.states.push(FlatStates {
+                    first: flat.tables.len() as u32,
+                    mount: states.mount,
+                    fate: states.fate,
+                    hero,
+                });
+                for table in &states.tables {
+                    let thresholds = table.table.thresholds().iter().copied().chain(std::iter::once(u64::MAX));
+                    flat.tables.push((flat.rows.len() as u32, table.outcomes.len() as u32));
+                    flat.rows.extend(thresholds.zip(table.outcomes.iter().copied()));
+                }
+            }
+        }
+        flat
+    }
+
+    /// Draws the outcome of chariot `chariot`'s Impact Hits on `model`, in the state it
+    /// is in, with one word of `dice`; and whether the model is a Hero.
+    #[inline]
+    pub fn sample(
+        &self,
+        (chariot, model): (usize, usize),
+        (left, mount_left, fate_left): (u8, u8, u8),
+        dice: &mut Dice,
+    ) -> (ContactOutcome, bool) {
+        let st = self.states[chariot * self.models + model];
+        let (m, f) = (usize::from(st.mount) + 1, usize::from(st.fate) + 1);
+        let index = ((usize::from(left.max(1)) - 1) * m + usize::from(mount_left.min(st.mount))) * f
+            + usize::from(fate_left.min(st.fate));
+        let (first, count) = self.tables[st.first as usize + index];
+        let rows = &self.rows[first as usize..(first + count) as usize];
+        let u = dice.word();
+        // Counted as `sampled_index` counts: the thresholds at or below the word.
+        let at: usize = rows[..rows.len().saturating_sub(1)].iter().map(|r| usize::from(r.0 <= u)).sum();
+        (rows[at].1, st.hero)
+    }
+}
+
 /// The compiled turn.
 #[derive(Clone, Debug)]
 pub struct TurnPlan {
@@ -197,6 +287,8 @@ pub struct TurnPlan {
     pub plans: Vec<Plan>,
     /// Per listed chariot, per model: Impact Hits tables by the state the model is in.
     pub impact: Vec<Vec<std::sync::Arc<ImpactStates>>>,
+    /// The same tables laid out flat for the Move phase's inner loop.
+    pub flat_impact: FlatImpact,
     /// The drives: the first chariot's is `nodes[0]`; a node's children index the next
     /// level (nodes, or `finals` after the last chariot).
     pub nodes: Vec<TurnMove>,
@@ -251,13 +343,16 @@ impl std::hash::Hash for FightKey {
 }
 
 /// A fight of a turn drawn in one go, as a single charge's fight is: its exact outcomes,
-/// each with the targets it slew (bit `i`: target `i`), the likeliest first, and their
-/// cumulative table.
+/// each with the targets it slew (bit `i`: target `i`), the likeliest first, each beside
+/// its cumulative threshold.
 #[derive(Debug)]
 pub struct DrawnFight {
-    /// The outcomes and the targets each slew.
-    pub outcomes: Vec<(FightOutcome, u32)>,
-    table: CumulativeTable,
+    /// Per outcome, likeliest first: P(an outcome up to this one) scaled to 2^64 (as a
+    /// [`CumulativeTable`] holds it; the last one's is not read), the outcome, and the
+    /// targets it slew. Side by side, so that a draw, which mostly ends at the first
+    /// entries, reads the first cache line of the fight rather than all of a table and
+    /// then a list: a turn meets a thousand fights and more, too many to stay in cache.
+    entries: Vec<(u64, (FightOutcome, u32))>,
 }
 
 impl DrawnFight {
@@ -266,13 +361,20 @@ impl DrawnFight {
     pub fn new(mut outcomes: Vec<((FightOutcome, u32), f64)>) -> Self {
         outcomes.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let probabilities: Vec<f64> = outcomes.iter().map(|o| o.1).collect();
-        Self { outcomes: outcomes.into_iter().map(|o| o.0).collect(), table: CumulativeTable::new(&probabilities) }
+        let table = CumulativeTable::new(&probabilities);
+        let thresholds = table.thresholds().iter().copied().chain(std::iter::once(u64::MAX));
+        Self { entries: thresholds.zip(outcomes.into_iter().map(|o| o.0)).collect() }
     }
 
-    /// Draws an outcome with one word of `dice`.
+    /// Draws an outcome with one word of `dice`: the one a [`CumulativeTable`] of the
+    /// same probabilities draws from the same word (the first whose threshold is above
+    /// it), found by scanning from the likeliest and stopping there.
     #[inline]
     pub fn draw(&self, dice: &mut Dice) -> (FightOutcome, u32) {
-        self.outcomes[self.table.sample(dice)]
+        let u = dice.word();
+        let last = self.entries.len().saturating_sub(1);
+        let at = self.entries[..last].iter().position(|e| u < e.0).unwrap_or(last);
+        self.entries[at].1
     }
 }
 
@@ -558,11 +660,14 @@ pub fn compile_order(scenario: &Scenario, order: Vec<usize>) -> Result<TurnPlan,
     compiler.node(0, start)?;
     let Compiler { nodes, finals, .. } = compiler;
     let (metrics, at) = turn_metrics(scenario, &plans, &nodes);
+    let heroes: Vec<bool> = plans[0].models.iter().map(|m| m.hero.is_some()).collect();
+    let flat_impact = FlatImpact::new(&impact, &heroes);
     Ok(TurnPlan {
         scenario: scenario.clone(),
         order,
         orders_tried: Vec::new(),
         plans,
+        flat_impact,
         impact,
         nodes,
         finals,
@@ -644,6 +749,7 @@ impl Compiler<'_> {
             blocked_by: d.blocked.map(|(k, at)| (board.standing[k].0, at)),
             breakthrough_possible,
             children: Vec::new(),
+            child_words: Vec::new(),
         });
         let keys = self.keys(index);
         let mut children = Vec::with_capacity(keys.len());
@@ -653,6 +759,7 @@ impl Compiler<'_> {
             children.push((key, child));
         }
         children.sort_by_key(|(k, _)| *k);
+        self.nodes[index].child_words = children.iter().map(|(k, _)| k.word()).collect();
         self.nodes[index].children = children;
         Ok(index)
     }
@@ -1161,4 +1268,107 @@ fn turn_metrics(scenario: &Scenario, plans: &[Plan], nodes: &[TurnMove]) -> (Met
         });
     }
     (set, at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dice::{Phase, sampled_index, trial_dice};
+
+    #[test]
+    fn a_drawn_fight_draws_what_its_cumulative_table_draws_from_the_same_word() {
+        let outcome = |kills: u8| FightOutcome {
+            won: kills > 0,
+            kills,
+            wounds_lost: 0,
+            might_spent: 0,
+            fate_spent: 0,
+            foe_chariot_slain: false,
+            foe_might_spent: 0,
+            foe_fate_spent: 0,
+            foe_heroes_slain: 0,
+        };
+        // Ties in probability, a zero one, and one far likelier than the rest.
+        let probabilities = [0.05, 0.6, 0.0, 0.05, 0.2, 0.1];
+        let outcomes: Vec<((FightOutcome, u32), f64)> =
+            probabilities.iter().enumerate().map(|(k, &p)| ((outcome(k as u8), k as u32), p)).collect();
+        let fight = DrawnFight::new(outcomes.clone());
+        let mut sorted = outcomes;
+        sorted.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let table = CumulativeTable::new(&sorted.iter().map(|o| o.1).collect::<Vec<f64>>());
+        let (mut a, mut b) = (trial_dice(3, 9, 0, Phase::Fight), trial_dice(3, 9, 0, Phase::Fight));
+        let mut drawn = [0u32; 6];
+        for _ in 0..20_000 {
+            let got = fight.draw(&mut a);
+            assert_eq!(got, sorted[sampled_index(table.thresholds(), b.word())].0);
+            drawn[got.1 as usize] += 1;
+        }
+        assert_eq!(drawn[2], 0, "an outcome of chance 0 is never drawn");
+        assert!(drawn[1] > 11_000 && drawn[1] < 13_000, "the likeliest near 60%: {drawn:?}");
+        // Words on and around each threshold.
+        for &t in table.thresholds() {
+            for u in [t.saturating_sub(1), t, t.saturating_add(1)] {
+                let at = fight.entries[..5].iter().position(|e| u < e.0).unwrap_or(5);
+                assert_eq!(at, sampled_index(table.thresholds(), u), "word {u}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_flat_impact_tables_draw_what_each_state_s_table_draws_from_the_same_word() {
+        let text = include_str!("../../../scenarios/mesbg/turn-three-khandish-into-shield-wall.toml");
+        let scenario = crate::mesbg::scenario::parse(text, "turn.toml").expect("the example reads");
+        let entry = &scenario.entries()[0];
+        let captain = scenario.formations[0].hero.as_ref().expect("a Captain").profile.clone();
+        let warrior = scenario.formations[0].profile.clone();
+        let horse = Mount { defence: 4, wounds: 2, attacks: 0, fight: 0, strength: 3 };
+        // Infantry, a Hero with Fate, cavalry, and a Hero on a horse: every index of
+        // Wounds, mount's Wounds and Fate.
+        let profiles = [
+            warrior.clone(),
+            captain.clone(),
+            Profile { mount: Some(horse), ..warrior },
+            Profile { mount: Some(horse), ..captain },
+        ];
+        let states: Vec<std::sync::Arc<ImpactStates>> =
+            profiles.iter().map(|p| std::sync::Arc::new(ImpactStates::compile(entry, p, &scenario.rules))).collect();
+        assert!(states[3].mount > 0 && states[3].fate > 0 && states[3].wounds > 1, "every dimension varies");
+        let heroes = [false, true, false, true];
+        // Two chariots (the second's tables the same), so the chariot's offset counts too.
+        let flat = FlatImpact::new(&[states.clone(), states.clone()], &heroes);
+        for (m, st) in states.iter().enumerate() {
+            for left in 1..=st.wounds {
+                for mount_left in 0..=st.mount {
+                    for fate_left in 0..=st.fate {
+                        let table = st.table(left, mount_left, fate_left);
+                        let (mut a, mut b) =
+                            (trial_dice(5, m as u64, 0, Phase::Charge), trial_dice(5, m as u64, 0, Phase::Charge));
+                        for _ in 0..500 {
+                            let (got, hero) = flat.sample((1, m), (left, mount_left, fate_left), &mut a);
+                            assert_eq!(got, table.sample(&mut b), "model {m} at {left}/{mount_left}/{fate_left}");
+                            assert_eq!(hero, heroes[m]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_move_keys_word_tells_keys_apart() {
+        let keys = [
+            MoveKey { passed: 0, survivors: 0, gone: false },
+            MoveKey { passed: 0, survivors: 0, gone: true },
+            MoveKey { passed: 0, survivors: 1, gone: false },
+            MoveKey { passed: 1, survivors: 0, gone: false },
+            MoveKey { passed: u16::MAX, survivors: u32::MAX, gone: true },
+            MoveKey { passed: u16::MAX, survivors: u32::MAX, gone: false },
+            MoveKey { passed: 1, survivors: u32::MAX, gone: true },
+        ];
+        for a in keys {
+            for b in keys {
+                assert_eq!(a.word() == b.word(), a == b, "{a:?} {b:?}");
+            }
+        }
+    }
 }

@@ -45,9 +45,12 @@ impl SlainKey {
 /// Buffers a turn reuses from trial to trial.
 #[derive(Default)]
 pub struct TurnScratch {
-    touched: Vec<Touched>,
-    /// Per model: 1 + its place in `touched` this trial, or 0 (untouched).
-    slot: Vec<u32>,
+    /// Per model: the state it is in this trial (as the turn began, until touched).
+    now: Vec<Touched>,
+    /// Per model: the state it is in when the turn begins.
+    fresh: Vec<Touched>,
+    /// The models touched this trial (their `now` is set back before the next).
+    touched: Vec<usize>,
     states: Vec<ChariotState>,
     values: Vec<u16>,
     used: Vec<usize>,
@@ -271,32 +274,42 @@ impl TurnScratch {
         self.fight_slain.extend_from_slice(fight_slain);
     }
 
-    fn state(&self, plan: &TurnPlan, m: usize) -> Touched {
-        let at = self.slot.get(m).copied().unwrap_or(0) as usize;
-        at.checked_sub(1).and_then(|i| self.touched.get(i)).copied().unwrap_or_else(|| {
-            let model = &plan.plans[0].models[m];
-            Touched {
-                model: m,
-                left: model.wounds,
-                mount_left: model.mount.map_or(0, |_| plan.impact[0][m].mount),
-                fate_left: model.hero.map_or(0, |h| h.fate),
-                prone: false,
-                strikes: true,
-            }
-        })
+    /// The state model `m` is in.
+    #[inline]
+    fn state(&self, m: usize) -> Touched {
+        self.now[m]
     }
 
+    /// Sets the state of model `t.model` (touched: set back before the next trial).
+    #[inline]
     fn set(&mut self, t: Touched) {
-        if self.slot.len() <= t.model {
-            self.slot.resize(t.model + 1, 0);
+        self.touched.push(t.model);
+        self.now[t.model] = t;
+    }
+
+    /// Sets every model back to its state as the turn begins (worked out the first time).
+    fn begin(&mut self, plan: &TurnPlan) {
+        if self.fresh.len() != plan.models {
+            self.fresh = (0..plan.models)
+                .map(|m| {
+                    let model = &plan.plans[0].models[m];
+                    Touched {
+                        model: m,
+                        left: model.wounds,
+                        mount_left: model.mount.map_or(0, |_| plan.impact[0][m].mount),
+                        fate_left: model.hero.map_or(0, |h| h.fate),
+                        prone: false,
+                        strikes: true,
+                    }
+                })
+                .collect();
+            self.now.clone_from(&self.fresh);
+            self.touched.clear();
         }
-        match self.slot[t.model] {
-            0 => {
-                self.touched.push(t);
-                self.slot[t.model] = self.touched.len() as u32;
-            }
-            at => self.touched[at as usize - 1] = t,
+        for &m in &self.touched {
+            self.now[m] = self.fresh[m];
         }
+        self.touched.clear();
     }
 }
 
@@ -312,10 +325,7 @@ pub fn play_turn<'s, O: Observer>(
     let n = plan.plans.len();
     let key = streams.trial_key(trial);
     let mut dice = key.dice(Phase::Charge);
-    for t in &s.touched {
-        s.slot[t.model] = 0;
-    }
-    s.touched.clear();
+    s.begin(plan);
     s.states.clear();
     s.states.extend(plan.plans.iter().map(ChariotState::fresh));
     for v in [&mut s.impact_kills, &mut s.fight_kills] {
@@ -362,8 +372,8 @@ pub fn play_turn<'s, O: Observer>(
         }
         s.inner.survivors.clear();
         for &m in &fight.models {
-            let t = s.state(plan, m);
-            let full_fate = plan.plans[0].models[m].hero.map_or(0, |h| h.fate);
+            let t = s.state(m);
+            let full_fate = s.fresh[m].fate_left;
             s.inner.survivors.push(Survivor {
                 model: m,
                 left: t.left,
@@ -491,8 +501,8 @@ fn charge<O: Observer>(
         }
         let mut survivors = 0u32;
         for (i, &m) in group.models.iter().enumerate() {
-            let mut t = s.state(plan, m);
-            let outcome = plan.impact[c][m].table(t.left, t.mount_left, t.fate_left).sample(dice);
+            let mut t = s.state(m);
+            let (outcome, hero) = plan.flat_impact.sample((c, m), (t.left, t.mount_left, t.fate_left), dice);
             t.left = outcome.left;
             t.mount_left = outcome.mount_left;
             t.fate_left -= outcome.fate_spent.min(t.fate_left);
@@ -501,7 +511,7 @@ fn charge<O: Observer>(
             s.set(t);
             if outcome.casualty {
                 s.impact_kills[c] += 1;
-                if cp.models[m].hero.is_some() {
+                if hero {
                     *foe_heroes_slain += 1;
                 }
             }
