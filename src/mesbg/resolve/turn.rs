@@ -127,8 +127,14 @@ impl<K, V, const MAX: usize> Default for BoardMemo<K, V, MAX> {
 
 /// The fights a thread has drawn in one go, by what decides them (taken from the plan's
 /// [`crate::mesbg::plan::DrawnFights`], shared by the threads, the first time a thread
-/// meets them): `None` for a fight fought die by die.
-type LocalFights = BoardMemo<FightKey, Option<Arc<DrawnFight>>, MAX_DRAWN_FIGHTS>;
+/// meets them): `None` for a fight fought die by die. Kept by final board and fight, so
+/// within a slot a [`FightKey`] is told apart by the rest of it ([`LocalFightKey`]).
+type LocalFights = BoardMemo<LocalFightKey, Option<Arc<DrawnFight>>, MAX_DRAWN_FIGHTS>;
+
+/// What tells apart the [`FightKey`]s of one slot of [`LocalFights`] (the same final
+/// board and fight), in two words compared at once: the enemies' packed states, and the
+/// chariot's Wounds with whether the bearer was slain earlier (`wounds << 1 | slain`).
+type LocalFightKey = (u64, u16);
 
 /// Fight `i` of final board `last`, fought by chariot `c` (in `state`) against
 /// `survivors` with the fixed help `support`, as an exact distribution to draw from:
@@ -175,8 +181,9 @@ fn drawn_fight<'a>(
         wounds_left: state.wounds_left,
         survivors: packed,
     };
+    let local_key = (packed, u16::from(state.wounds_left) << 1 | u16::from(bearer_slain));
     local
-        .get_or_insert_with((last, i), key, || {
+        .get_or_insert_with((last, i), local_key, || {
             plan.drawn.get(&key).unwrap_or_else(|| {
                 let worked_out = work_out_fight(cp, support, cannot_back_away, survivors, state);
                 plan.drawn.leave(key, worked_out.clone());
