@@ -345,14 +345,16 @@ impl std::hash::Hash for FightKey {
 /// A fight of a turn drawn in one go, as a single charge's fight is: its exact outcomes,
 /// each with the targets it slew (bit `i`: target `i`), the likeliest first, each beside
 /// its cumulative threshold.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct DrawnFight {
     /// Per outcome, likeliest first: P(an outcome up to this one) scaled to 2^64 (as a
     /// [`CumulativeTable`] holds it; the last one's is not read), the outcome, and the
     /// targets it slew. Side by side, so that a draw, which mostly ends at the first
     /// entries, reads the first cache line of the fight rather than all of a table and
     /// then a list: a turn meets a thousand fights and more, too many to stay in cache.
-    entries: Vec<(u64, (FightOutcome, u32))>,
+    /// Shared (a clone is a pointer), and held in the same allocation as its count, so a
+    /// thread's memo reaches the entries in one step.
+    entries: std::sync::Arc<[(u64, (FightOutcome, u32))]>,
 }
 
 impl DrawnFight {
@@ -384,11 +386,7 @@ impl DrawnFight {
 #[derive(Debug, Default)]
 pub struct DrawnFights {
     fights: std::sync::RwLock<
-        std::collections::HashMap<
-            FightKey,
-            Option<std::sync::Arc<DrawnFight>>,
-            std::hash::BuildHasherDefault<crate::dice::MixHasher>,
-        >,
+        std::collections::HashMap<FightKey, Option<DrawnFight>, std::hash::BuildHasherDefault<crate::dice::MixHasher>>,
     >,
 }
 
@@ -397,7 +395,7 @@ const MAX_SHARED_FIGHTS: usize = 100_000;
 
 impl DrawnFights {
     /// The fight of `key`, if some thread worked it out (`Some(None)`: fought die by die).
-    pub fn get(&self, key: &FightKey) -> Option<Option<std::sync::Arc<DrawnFight>>> {
+    pub fn get(&self, key: &FightKey) -> Option<Option<DrawnFight>> {
         // A poisoned lock (a thread panicked while holding it) only costs the sharing.
         self.fights.read().ok()?.get(key).cloned()
     }
@@ -414,7 +412,7 @@ impl DrawnFights {
     }
 
     /// Leaves a fight just worked out for the other threads.
-    pub fn leave(&self, key: FightKey, fight: Option<std::sync::Arc<DrawnFight>>) {
+    pub fn leave(&self, key: FightKey, fight: Option<DrawnFight>) {
         if let Ok(mut fights) = self.fights.write()
             && fights.len() < MAX_SHARED_FIGHTS
         {

@@ -11,7 +11,6 @@ use super::fight::{FightBoard, fight_by_dice, pooled_fight};
 use super::*;
 use crate::mesbg::plan::{DrawnFight, FightKey, MoveKey, TurnPlan, corridor_through};
 use crate::mesbg::rules::fight::{ChariotFighter, Combatant};
-use std::sync::Arc;
 
 /// What Impact Hits have done so far to a model touched in this turn.
 #[derive(Clone, Copy, Debug)]
@@ -129,7 +128,7 @@ impl<K, V, const MAX: usize> Default for BoardMemo<K, V, MAX> {
 /// [`crate::mesbg::plan::DrawnFights`], shared by the threads, the first time a thread
 /// meets them): `None` for a fight fought die by die. Kept by final board and fight, so
 /// within a slot a [`FightKey`] is told apart by the rest of it ([`LocalFightKey`]).
-type LocalFights = BoardMemo<LocalFightKey, Option<Arc<DrawnFight>>, MAX_DRAWN_FIGHTS>;
+type LocalFights = BoardMemo<LocalFightKey, Option<DrawnFight>, MAX_DRAWN_FIGHTS>;
 
 /// What tells apart the [`FightKey`]s of one slot of [`LocalFights`] (the same final
 /// board and fight), in two words compared at once: the enemies' packed states, and the
@@ -190,7 +189,7 @@ fn drawn_fight<'a>(
                 worked_out
             })
         })
-        .as_deref()
+        .as_ref()
 }
 
 /// The exact distribution of a turn's fight of one chariot (see [`drawn_fight`]).
@@ -200,7 +199,7 @@ fn work_out_fight(
     cannot_back_away: &[usize],
     survivors: &[Survivor],
     state: ChariotState,
-) -> Option<Arc<DrawnFight>> {
+) -> Option<DrawnFight> {
     let enemies: Vec<Combatant> = survivors
         .iter()
         .filter(|sv| sv.left > 0 || sv.mount_left > 0)
@@ -216,7 +215,7 @@ fn work_out_fight(
     let rules = fight_rules(&cp.rules);
     let outcomes =
         mesbg_fight::fight_distribution_by_target(&chariot, &enemies, rules, cp.chariot.hero_in_fight(), support);
-    Some(Arc::new(DrawnFight::new(outcomes)))
+    Some(DrawnFight::new(outcomes))
 }
 
 /// The models a won fight's Strikes slew, from the bits of its targets (the survivors
