@@ -1275,17 +1275,7 @@ mod tests {
 
     #[test]
     fn a_drawn_fight_draws_what_its_cumulative_table_draws_from_the_same_word() {
-        let outcome = |kills: u8| FightOutcome {
-            won: kills > 0,
-            kills,
-            wounds_lost: 0,
-            might_spent: 0,
-            fate_spent: 0,
-            foe_chariot_slain: false,
-            foe_might_spent: 0,
-            foe_fate_spent: 0,
-            foe_heroes_slain: 0,
-        };
+        let outcome = |kills: u8| FightOutcome { won: kills > 0, kills, ..FightOutcome::default() };
         // Ties in probability, a zero one, and one far likelier than the rest.
         let probabilities = [0.05, 0.6, 0.0, 0.05, 0.2, 0.1];
         let outcomes: Vec<((FightOutcome, u32), f64)> =

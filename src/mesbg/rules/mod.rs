@@ -329,8 +329,9 @@ pub fn our_chariot_backs_away(ours_larger: Option<bool>, our_side: Side, dice: &
     }
 }
 
-/// What a fight after the charge came to, from the chariot's side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+/// What a fight after the charge came to, from the chariot's side (the default: lost,
+/// nothing slain, nothing spent, no Wound lost).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct FightOutcome {
     /// The chariot won the duel.
     pub won: bool,

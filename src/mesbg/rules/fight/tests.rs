@@ -125,19 +125,7 @@ fn fight_distribution_of_a_single_warrior() {
         let d = fight_distribution(&chariot, &[warrior], rules, HeroInFight::NONE, &FoeSupport::NONE);
         let get = |won, kills, wounds_lost| {
             d.iter()
-                .find(|(o, _)| {
-                    *o == FightOutcome {
-                        won,
-                        kills,
-                        wounds_lost,
-                        might_spent: 0,
-                        fate_spent: 0,
-                        foe_chariot_slain: false,
-                        foe_might_spent: 0,
-                        foe_fate_spent: 0,
-                        foe_heroes_slain: 0,
-                    }
-                })
+                .find(|(o, _)| *o == FightOutcome { won, kills, wounds_lost, ..FightOutcome::default() })
                 .map_or(0.0, |x| x.1)
         };
         let win = 143.0 / 216.0;
