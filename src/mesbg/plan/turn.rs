@@ -221,6 +221,8 @@ pub struct FlatImpact {
 struct FlatStates {
     /// Its first table.
     first: u32,
+    /// The model's Wounds.
+    wounds: u8,
     /// Its mount's Wounds ([`ImpactStates::index`]).
     mount: u8,
     /// Its Fate.
@@ -237,6 +239,7 @@ impl FlatImpact {
             for (states, &hero) in per_model.iter().zip(heroes) {
                 flat.states.push(FlatStates {
                     first: flat.tables.len() as u32,
+                    wounds: states.wounds,
                     mount: states.mount,
                     fate: states.fate,
                     hero,
@@ -249,6 +252,14 @@ impl FlatImpact {
             }
         }
         flat
+    }
+
+    /// The state `model` is in when the turn begins, untouched: (Wounds, mount's Wounds,
+    /// Fate).
+    #[inline]
+    pub fn opening(&self, model: usize) -> (u8, u8, u8) {
+        let st = self.states[model];
+        (st.wounds, st.mount, st.fate)
     }
 
     /// Draws the outcome of chariot `chariot`'s Impact Hits on `model`, in the state it
@@ -1325,6 +1336,7 @@ mod tests {
         // Two chariots (the second's tables the same), so the chariot's offset counts too.
         let flat = FlatImpact::new(&[states.clone(), states.clone()], &heroes);
         for (m, st) in states.iter().enumerate() {
+            assert_eq!(flat.opening(m), (st.wounds, st.mount, st.fate), "model {m} untouched");
             for left in 1..=st.wounds {
                 for mount_left in 0..=st.mount {
                     for fate_left in 0..=st.fate {

@@ -44,12 +44,12 @@ impl SlainKey {
 /// Buffers a turn reuses from trial to trial.
 #[derive(Default)]
 pub struct TurnScratch {
-    /// Per model: the state it is in this trial (as the turn began, until touched).
-    now: Vec<Touched>,
-    /// Per model: the state it is in when the turn begins.
-    fresh: Vec<Touched>,
-    /// The models touched this trial (their `now` is set back before the next).
-    touched: Vec<usize>,
+    /// Per model: the trial (its `generation`) that last touched it, and the state that
+    /// left it in. An entry of an earlier trial means untouched: the model is as the turn
+    /// began ([`crate::mesbg::plan::FlatImpact::opening`]), whatever plan set it.
+    now: Vec<(u32, Touched)>,
+    /// This trial's number among those the scratch has played (never 0).
+    generation: u32,
     states: Vec<ChariotState>,
     values: Vec<u16>,
     used: Vec<usize>,
@@ -282,40 +282,34 @@ impl TurnScratch {
 
     /// The state model `m` is in.
     #[inline]
-    fn state(&self, m: usize) -> Touched {
-        self.now[m]
+    fn state(&self, plan: &TurnPlan, m: usize) -> Touched {
+        match self.now[m] {
+            (touched_in, t) if touched_in == self.generation => t,
+            _ => {
+                let (left, mount_left, fate_left) = plan.flat_impact.opening(m);
+                Touched { model: m, left, mount_left, fate_left, prone: false, strikes: true }
+            }
+        }
     }
 
-    /// Sets the state of model `t.model` (touched: set back before the next trial).
+    /// Sets the state of model `t.model` for the rest of this trial.
     #[inline]
     fn set(&mut self, t: Touched) {
-        self.touched.push(t.model);
-        self.now[t.model] = t;
+        self.now[t.model] = (self.generation, t);
     }
 
-    /// Sets every model back to its state as the turn begins (worked out the first time).
+    /// Starts a trial: every model untouched.
     fn begin(&mut self, plan: &TurnPlan) {
-        if self.fresh.len() != plan.models {
-            self.fresh = (0..plan.models)
-                .map(|m| {
-                    let model = &plan.plans[0].models[m];
-                    Touched {
-                        model: m,
-                        left: model.wounds,
-                        mount_left: model.mount.map_or(0, |_| plan.impact[0][m].mount),
-                        fate_left: model.hero.map_or(0, |h| h.fate),
-                        prone: false,
-                        strikes: true,
-                    }
-                })
-                .collect();
-            self.now.clone_from(&self.fresh);
-            self.touched.clear();
+        if self.generation == u32::MAX {
+            // Numbers would come round again: forget every entry instead.
+            self.now.clear();
+            self.generation = 0;
         }
-        for &m in &self.touched {
-            self.now[m] = self.fresh[m];
+        self.generation += 1;
+        if self.now.len() < plan.models {
+            let untouched = Touched { model: 0, left: 0, mount_left: 0, fate_left: 0, prone: false, strikes: true };
+            self.now.resize(plan.models, (0, untouched));
         }
-        self.touched.clear();
     }
 }
 
@@ -378,8 +372,8 @@ pub fn play_turn<'s, O: Observer>(
         }
         s.inner.survivors.clear();
         for &m in &fight.models {
-            let t = s.state(m);
-            let full_fate = s.fresh[m].fate_left;
+            let t = s.state(plan, m);
+            let full_fate = plan.flat_impact.opening(m).2;
             s.inner.survivors.push(Survivor {
                 model: m,
                 left: t.left,
@@ -507,7 +501,7 @@ fn charge<O: Observer>(
         }
         let mut survivors = 0u32;
         for (i, &m) in group.models.iter().enumerate() {
-            let mut t = s.state(m);
+            let mut t = s.state(plan, m);
             let (outcome, hero) = plan.flat_impact.sample((c, m), (t.left, t.mount_left, t.fate_left), dice);
             t.left = outcome.left;
             t.mount_left = outcome.mount_left;
