@@ -216,6 +216,15 @@ pub struct FlatImpact {
     rows: Vec<(u64, ContactOutcome)>,
 }
 
+/// The index among a model's Impact Hits tables of the state (Wounds left, mount's
+/// Wounds left, Fate left), for a model whose mount has `mount` Wounds and who has `fate`
+/// Fate: Wounds first, then the mount's, then Fate ([`ImpactStates::compile`]'s order).
+#[inline]
+fn state_index((mount, fate): (u8, u8), (left, mount_left, fate_left): (u8, u8, u8)) -> usize {
+    let (m, f) = (usize::from(mount) + 1, usize::from(fate) + 1);
+    ((usize::from(left.max(1)) - 1) * m + usize::from(mount_left.min(mount))) * f + usize::from(fate_left.min(fate))
+}
+
 /// Where one chariot's tables on one model are in a [`FlatImpact`].
 #[derive(Clone, Copy, Debug, Default)]
 struct FlatStates {
@@ -272,9 +281,7 @@ impl FlatImpact {
         dice: &mut Dice,
     ) -> (ContactOutcome, bool) {
         let st = self.states[chariot * self.models + model];
-        let (m, f) = (usize::from(st.mount) + 1, usize::from(st.fate) + 1);
-        let index = ((usize::from(left.max(1)) - 1) * m + usize::from(mount_left.min(st.mount))) * f
-            + usize::from(fate_left.min(st.fate));
+        let index = state_index((st.mount, st.fate), (left, mount_left, fate_left));
         let (first, count) = self.tables[st.first as usize + index];
         let rows = &self.rows[first as usize..(first + count) as usize];
         let u = dice.word();
@@ -504,9 +511,7 @@ impl ImpactStates {
     /// The index of a state.
     #[inline]
     pub fn index(&self, left: u8, mount_left: u8, fate_left: u8) -> usize {
-        let (m, f) = (usize::from(self.mount) + 1, usize::from(self.fate) + 1);
-        ((usize::from(left.max(1)) - 1) * m + usize::from(mount_left.min(self.mount))) * f
-            + usize::from(fate_left.min(self.fate))
+        state_index((self.mount, self.fate), (left, mount_left, fate_left))
     }
 
     /// The table for a model in this state.
@@ -1337,10 +1342,13 @@ mod tests {
         let flat = FlatImpact::new(&[states.clone(), states.clone()], &heroes);
         for (m, st) in states.iter().enumerate() {
             assert_eq!(flat.opening(m), (st.wounds, st.mount, st.fate), "model {m} untouched");
+            // The tables in the order `ImpactStates::compile` makes them, counted here rather
+            // than indexed by the formula the flat tables share.
+            let mut compiled = st.tables.iter();
             for left in 1..=st.wounds {
                 for mount_left in 0..=st.mount {
                     for fate_left in 0..=st.fate {
-                        let table = st.table(left, mount_left, fate_left);
+                        let table = compiled.next().expect("a table per state");
                         let (mut a, mut b) =
                             (trial_dice(5, m as u64, 0, Phase::Charge), trial_dice(5, m as u64, 0, Phase::Charge));
                         for _ in 0..500 {
@@ -1351,6 +1359,7 @@ mod tests {
                     }
                 }
             }
+            assert!(compiled.next().is_none(), "no table left over");
         }
     }
 
