@@ -216,7 +216,10 @@ impl Jobs {
                 ),
             ));
         }
-        if book.waiting.len() >= self.limits.queued {
+        // Those in line ahead that a free slot is waiting for are about to start (their
+        // tasks take the slot a moment later): only the rest wait, and only they fill the
+        // queue. Counting them too refused a page while the server sat idle.
+        if book.waiting.len() >= book.free.len() + self.limits.queued {
             return Err(ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,
                 format!(
@@ -516,4 +519,26 @@ fn compare_of<S: System>(
     keep_report(job, &dir, written, &[(&facts_a.name, &texts[0]), (&facts_b.name, &texts[1])])
         .inspect_err(|_| drop(std::fs::remove_dir_all(&dir)))?;
     Ok(run.to_json())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_admitted_but_not_yet_started_does_not_fill_the_queue() {
+        let jobs = Jobs::new(Limits { running: 1, queued: 1, abandon_after: Duration::from_secs(60) });
+        // Admitted, its task not yet in its slot: the slot is free, so it is about to play.
+        let first = jobs.start("page-1".into(), JobKind::Run, 10, false).expect("the first is admitted");
+        let second = jobs.start("page-2".into(), JobKind::Run, 10, false).expect("the second may wait in line");
+        // One about to play and one waiting: the queue is full now.
+        let third = jobs.start("page-3".into(), JobKind::Run, 10, false).expect_err("the third is refused");
+        assert_eq!(third.status, StatusCode::TOO_MANY_REQUESTS);
+        assert!(third.error.contains("0 runs playing and 2 waiting"), "{}", third.error);
+        // The first takes its slot: still full, and now said as one playing, one waiting.
+        assert_eq!(jobs.try_begin(&first), Some(0));
+        assert_eq!(jobs.try_begin(&second), None, "no slot for the second yet");
+        let fourth = jobs.start("page-4".into(), JobKind::Run, 10, false).expect_err("the fourth is refused");
+        assert!(fourth.error.contains("1 run playing and 1 waiting"), "{}", fourth.error);
+    }
 }
