@@ -69,7 +69,11 @@ pub struct Interrupted {
 /// tallied by `block` (with per-thread scratch), the tallies merged by `merge`. The blocks
 /// do not depend on the thread count, so neither does the result when `merge` is exact.
 /// Shared by every rule system's runs.
-pub fn run_in_blocks<T: Send, S: Default>(
+///
+/// Each thread keeps one scratch for the whole run (not one per piece of work rayon
+/// splits off), so what a scratch learns of the plan (a turn's compiled chain, its memos)
+/// is learnt once per thread and run.
+pub fn run_in_blocks<T: Send, S: Default + Send>(
     range: TrialRange,
     progress: &(dyn Fn(u64) + Sync),
     cancel: &AtomicBool,
@@ -79,15 +83,22 @@ pub fn run_in_blocks<T: Send, S: Default>(
     trials_of: impl Fn(&T) -> u64,
 ) -> Result<T, Interrupted> {
     let blocks = range.count.div_ceil(BLOCK);
+    let scratches: Vec<std::sync::Mutex<S>> =
+        (0..rayon::current_num_threads().max(1)).map(|_| std::sync::Mutex::new(S::default())).collect();
     let tally = (0..blocks)
         .into_par_iter()
-        .map_init(S::default, |scratch, b| {
+        .map(|b| {
             if cancel.load(Ordering::Relaxed) {
                 return None;
             }
             let start = range.first + b * BLOCK;
             let end = (start + BLOCK).min(range.first + range.count);
-            let tally = block(scratch, start..end);
+            // A thread's own scratch: never contended (a poisoned one only held a
+            // panicking block's buffers, which every block resets).
+            let thread = rayon::current_thread_index().unwrap_or(0) % scratches.len();
+            let mut scratch = scratches[thread].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let tally = block(&mut scratch, start..end);
+            drop(scratch);
             progress(end - start);
             Some(tally)
         })
