@@ -563,36 +563,59 @@ fn means_and_slain(plan: &TurnPlan, seed: u64, trials: u64) -> (Vec<(String, f64
     (means(plan, seed, trials), slain)
 }
 
+/// The three boards the drawn tables are checked on: a Captain with Might and Fate among
+/// spears and a banner; a pike block; a banner bearer whose fall in one fight takes the
+/// banner from the next.
+fn boards_for_tables() -> Vec<(&'static str, String, Vec<usize>)> {
+    let three = std::fs::read_to_string("scenarios/mesbg/turn-three-khandish-into-shield-wall.toml").expect("reads");
+    let pikes = std::fs::read_to_string("scenarios/mesbg/turn-two-iron-hills-into-pike-block.toml").expect("reads");
+    let banner = BANNER_PAIR.replace("facing = 180\n", "facing = 180\nbanner = true\nbanner_at = [1, 2]\n");
+    vec![("three", three, vec![0, 1, 2]), ("pikes", pikes, vec![0, 1]), ("banner", banner, vec![0, 1])]
+}
+
+/// Asserts that `drawn` and `rolled` agree, within 5 standard errors, on every metric's
+/// mean and each model's chance to be slain, over 300,000 turns each.
+fn agree(name: &str, drawn: &TurnPlan, rolled: &TurnPlan) {
+    let trials = 300_000;
+    let (a, slain_a) = means_and_slain(drawn, 5, trials);
+    let (b, slain_b) = means_and_slain(rolled, 6, trials);
+    for ((metric, ma, sa), (_, mb, sb)) in a.iter().zip(&b) {
+        let bound = 5.0 * (sa * sa + sb * sb).sqrt().max(1e-4);
+        assert!((ma - mb).abs() <= bound, "{name} {metric}: drawn {ma:.5}, die by die {mb:.5} (5 se = {bound:.5})");
+    }
+    for (m, (pa, pb)) in slain_a.iter().zip(&slain_b).enumerate() {
+        let se = ((pa * (1.0 - pa) + pb * (1.0 - pb)) / trials as f64).sqrt();
+        let bound = 5.0 * se.max(1e-4);
+        assert!((pa - pb).abs() <= bound, "{name} model {m} slain: drawn {pa:.5}, die by die {pb:.5}");
+    }
+}
+
 #[test]
 fn a_turns_fights_drawn_in_one_go_are_its_fights_fought_die_by_die() {
     // A fight of one chariot whose help is fixed is drawn from its exact distribution
     // (outcome and the models slain); the same turns with every fight rolled die by die
-    // must agree on every metric and on each model's chance to be slain. Three boards: a
-    // Captain with Might and Fate among spears and a banner; a pike block; a banner
-    // bearer whose fall in one fight takes the banner from the next.
-    let three = std::fs::read_to_string("scenarios/mesbg/turn-three-khandish-into-shield-wall.toml").expect("reads");
-    let pikes = std::fs::read_to_string("scenarios/mesbg/turn-two-iron-hills-into-pike-block.toml").expect("reads");
-    let banner = BANNER_PAIR.replace("facing = 180\n", "facing = 180\nbanner = true\nbanner_at = [1, 2]\n");
-    for (name, text, order) in
-        [("three", three, vec![0, 1, 2]), ("pikes", pikes, vec![0, 1]), ("banner", banner, vec![0, 1])]
-    {
+    // must agree on every metric and on each model's chance to be slain.
+    for (name, text, order) in boards_for_tables() {
         let drawn = plan_of(&text, order);
         let mut rolled = drawn.clone();
         rolled.fights_from_tables = false;
         rolled.drawn = Default::default();
-        let trials = 300_000;
-        let (a, slain_a) = means_and_slain(&drawn, 5, trials);
-        let (b, slain_b) = means_and_slain(&rolled, 6, trials);
+        agree(name, &drawn, &rolled);
         assert!(!drawn.drawn.is_empty(), "{name}: some fights were drawn in one go");
         assert!(rolled.drawn.is_empty(), "{name}: no fight was drawn with the tables off");
-        for ((metric, ma, sa), (_, mb, sb)) in a.iter().zip(&b) {
-            let bound = 5.0 * (sa * sa + sb * sb).sqrt().max(1e-4);
-            assert!((ma - mb).abs() <= bound, "{name} {metric}: drawn {ma:.5}, die by die {mb:.5} (5 se = {bound:.5})");
-        }
-        for (m, (pa, pb)) in slain_a.iter().zip(&slain_b).enumerate() {
-            let se = ((pa * (1.0 - pa) + pb * (1.0 - pb)) / trials as f64).sqrt();
-            let bound = 5.0 * se.max(1e-4);
-            assert!((pa - pb).abs() <= bound, "{name} model {m} slain: drawn {pa:.5}, die by die {pb:.5}");
-        }
+    }
+}
+
+#[test]
+fn a_turns_drives_drawn_whole_are_its_drives_rolled_contact_by_contact() {
+    // A drive without difficult terrain or an obstacle is drawn whole from the product of
+    // its contacts' tables, merged by what each did to its model; the same turns rolled
+    // contact by contact must agree on every metric and each model's chance to be slain.
+    for (name, text, order) in boards_for_tables() {
+        let drawn = plan_of(&text, order);
+        let mut rolled = drawn.clone();
+        rolled.drives_from_tables = false;
+        rolled.drawn = Default::default();
+        agree(name, &drawn, &rolled);
     }
 }

@@ -271,6 +271,12 @@ impl FlatImpact {
         (st.wounds, st.mount, st.fate)
     }
 
+    /// Whether `model` is a Hero (its fall counts among the enemy Heroes slain).
+    #[inline]
+    pub fn is_hero(&self, model: usize) -> bool {
+        self.states[model].hero
+    }
+
     /// Draws the outcome of chariot `chariot`'s Impact Hits on `model`, in the state it
     /// is in, with one word of `dice`; and whether the model is a Hero.
     #[inline]
@@ -288,6 +294,105 @@ impl FlatImpact {
         // Counted as `sampled_index` counts: the thresholds at or below the word.
         let at: usize = rows[..rows.len().saturating_sub(1)].iter().map(|r| usize::from(r.0 <= u)).sum();
         (rows[at].1, st.hero)
+    }
+}
+
+/// What one contact's Impact Hits did to a model, as far as the rest of the turn can
+/// tell: the outcomes of a model's table that agree on it are one effect for a drive drawn
+/// whole ([`DrawnDrive`]); which of them it was (how many hits, which wounded) matters
+/// only to a replay, which draws it again given the effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ContactEffect {
+    /// Wounds the model (the rider) has left.
+    pub left: u8,
+    /// Wounds its mount has left.
+    pub mount_left: u8,
+    /// Fate it spent.
+    pub fate_spent: u8,
+    /// It lies Prone.
+    pub prone: bool,
+    /// It no longer Strikes (Prone, or a rider Rising from the Dust).
+    pub strikes_lost: bool,
+    /// It counts as a casualty.
+    pub casualty: bool,
+    /// The chariot drives on past it.
+    pub passed: bool,
+}
+
+impl ContactEffect {
+    /// The effect of a contact's outcome.
+    pub fn of(o: &ContactOutcome) -> Self {
+        Self {
+            left: o.left,
+            mount_left: o.mount_left,
+            fate_spent: o.fate_spent,
+            prone: o.prone,
+            strikes_lost: o.prone || matches!(o.thrown, Some(2..=5)),
+            casualty: o.casualty,
+            passed: o.passed,
+        }
+    }
+}
+
+/// One way a chariot's drive can end, drawn whole: the effect on each model it reached, in
+/// the order it reached them (group by group, each group's models in order), and what the
+/// drive came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DriveOutcome {
+    /// Per model reached, in order: the model and what its contact did.
+    pub effects: Vec<(usize, ContactEffect)>,
+    /// What the drive came to.
+    pub key: MoveKey,
+}
+
+/// A drive of a turn without difficult terrain or an obstacle, as an exact distribution
+/// drawn with one word: every model it can reach, from the state it is in, and where the
+/// drive stops. A drive's contacts are independent given the models' states, so the
+/// product of their tables (each merged by [`ContactEffect`]) is the drive's law; drawn in
+/// one go it costs a turn one word and one scan where contact by contact it cost a word,
+/// a table and a branch per model.
+#[derive(Clone, Debug)]
+pub struct DrawnDrive {
+    /// Per outcome, likeliest first: P(an outcome up to this one) scaled to 2^64 (the last
+    /// one's is not read) and the outcome.
+    entries: std::sync::Arc<[(u64, DriveOutcome)]>,
+}
+
+/// The effects of a drive's contacts so far, model by model.
+type Effects = Vec<(usize, ContactEffect)>;
+
+/// The most outcomes a drive drawn whole may have (past this it is rolled contact by
+/// contact).
+pub const MAX_DRIVE_OUTCOMES: usize = 4096;
+
+impl DrawnDrive {
+    /// Compiles an exact distribution of drive outcomes (the likeliest first, so a draw's
+    /// scan is short; equally likely ones keep their order).
+    pub fn new(mut outcomes: Vec<(DriveOutcome, f64)>) -> Self {
+        outcomes.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let probabilities: Vec<f64> = outcomes.iter().map(|o| o.1).collect();
+        let table = CumulativeTable::new(&probabilities);
+        let thresholds = table.thresholds().iter().copied().chain(std::iter::once(u64::MAX));
+        Self { entries: thresholds.zip(outcomes.into_iter().map(|o| o.0)).collect() }
+    }
+
+    /// Draws an outcome with one word of `dice` (the first whose threshold is above it).
+    #[inline]
+    pub fn draw(&self, dice: &mut Dice) -> &DriveOutcome {
+        let u = dice.word();
+        &self.entries[self.index_of(u)].1
+    }
+
+    /// The index of the outcome the word `u` draws.
+    #[inline]
+    pub fn index_of(&self, u: u64) -> usize {
+        let last = self.entries.len().saturating_sub(1);
+        self.entries[..last].iter().position(|e| u < e.0).unwrap_or(last)
+    }
+
+    /// Every outcome with its cumulative threshold, in the order drawn.
+    pub fn entries(&self) -> &[(u64, DriveOutcome)] {
+        &self.entries
     }
 }
 
@@ -325,9 +430,17 @@ pub struct TurnPlan {
     /// is drawn from its exact distribution (one draw, as a single charge's fight is)
     /// rather than die by die. Always on in a run; the check that both agree turns it off.
     pub fights_from_tables: bool,
+    /// Whether a drive without difficult terrain or an obstacle is drawn whole from its
+    /// exact distribution ([`DrawnDrive`], one word) rather than contact by contact. Always
+    /// on in a run; the check that both agree turns it off.
+    pub drives_from_tables: bool,
     /// The fights drawn in one go, worked out as trials first meet them and shared by the
     /// threads (see [`DrawnFights`]).
     pub drawn: std::sync::Arc<DrawnFights>,
+    /// What the resolver's threads compiled of this plan (a turn's chain of states) and
+    /// left for the next run of the same plan: a sweep, a comparison or a benchmark runs
+    /// one plan again and again. A clone starts with none of it.
+    pub compiled: ScratchPool,
 }
 
 /// Everything a turn's fight of one chariot depends on once its board and its help are
@@ -396,6 +509,12 @@ impl DrawnFight {
         let at = self.entries[..last].iter().position(|e| u < e.0).unwrap_or(last);
         self.entries[at].1
     }
+
+    /// Every outcome (and the targets it slew) with its cumulative threshold, in the order
+    /// drawn: what a compiled turn follows branch by branch.
+    pub fn entries(&self) -> &[(u64, (FightOutcome, u32))] {
+        &self.entries
+    }
 }
 
 /// The fights of a turn's plan worked out so far to be drawn in one go (`None`: fought
@@ -436,6 +555,59 @@ impl DrawnFights {
         {
             fights.entry(key).or_insert(fight);
         }
+    }
+}
+
+/// What a resolver's threads left of a plan for its next run, whatever its type (the plan
+/// does not know the resolver's): at most [`MAX_POOLED`] things. A handle
+/// ([`ScratchPool::handle`]) shares it; a clone is a new, empty pool.
+#[derive(Default)]
+pub struct ScratchPool {
+    held: std::sync::Arc<std::sync::Mutex<Vec<Box<dyn std::any::Any + Send>>>>,
+}
+
+/// The most things a [`ScratchPool`] keeps.
+pub const MAX_POOLED: usize = 16;
+
+impl ScratchPool {
+    /// Something of type `T` left here, if any.
+    pub fn take<T: 'static>(&self) -> Option<T> {
+        let mut held = self.held.lock().ok()?;
+        let at = held.iter().position(|b| b.is::<T>())?;
+        held.swap_remove(at).downcast::<T>().ok().map(|b| *b)
+    }
+
+    /// Leaves `thing` for the next run (dropped when the pool is full).
+    pub fn leave<T: Send + 'static>(&self, thing: T) {
+        if let Ok(mut held) = self.held.lock()
+            && held.len() < MAX_POOLED
+        {
+            held.push(Box::new(thing));
+        }
+    }
+
+    /// The same pool, to leave things in later.
+    pub fn handle(&self) -> ScratchPool {
+        ScratchPool { held: self.held.clone() }
+    }
+
+    /// Whether `other` is this pool.
+    pub fn is(&self, other: &ScratchPool) -> bool {
+        std::sync::Arc::ptr_eq(&self.held, &other.held)
+    }
+}
+
+impl Clone for ScratchPool {
+    /// A clone of a plan may be changed: it starts with nothing compiled.
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl std::fmt::Debug for ScratchPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let held = self.held.lock().map_or(0, |h| h.len());
+        write!(f, "ScratchPool({held} held)")
     }
 }
 
@@ -578,6 +750,80 @@ pub enum TurnError {
     },
 }
 
+impl TurnPlan {
+    /// The exact distribution of drive `node`'s outcomes when the models it can reach are
+    /// in `states` (Wounds, mount's Wounds, Fate left; one per model of its groups, in
+    /// order). `None` when it must be rolled contact by contact: difficult terrain or an
+    /// obstacle on it (the chariot's own dice, and its Hero's choices, come into it), a
+    /// model met twice, or more than [`MAX_DRIVE_OUTCOMES`] outcomes.
+    pub fn drive_distribution(&self, node: usize, states: &[(u8, u8, u8)]) -> Option<DrawnDrive> {
+        let mv = &self.nodes[node];
+        if mv.difficult_from.is_some() || mv.obstacle.is_some() || mv.groups.is_empty() {
+            return None;
+        }
+        let mut met: Vec<usize> = mv.groups.iter().flat_map(|g| g.models.iter().copied()).collect();
+        if met.len() != states.len() {
+            return None;
+        }
+        met.sort_unstable();
+        if met.windows(2).any(|w| w[0] == w[1]) {
+            return None;
+        }
+        let mut done: Vec<(DriveOutcome, f64)> = Vec::new();
+        // Branches that drove past every group so far.
+        let mut going: Vec<(Effects, f64)> = vec![(Vec::new(), 1.0)];
+        let mut at = 0;
+        for (g, group) in mv.groups.iter().enumerate() {
+            // Per branch: the effects so far, its chance, the group's survivors.
+            let mut reached: Vec<(Effects, f64, u32)> = going.drain(..).map(|(e, p)| (e, p, 0)).collect();
+            for (i, &m) in group.models.iter().enumerate() {
+                let (left, mount_left, fate_left) = states[at];
+                at += 1;
+                let effects = self.contact_effects(mv.chariot, m, (left, mount_left, fate_left));
+                let mut next = Vec::with_capacity(reached.len() * effects.len());
+                for (seq, p, survivors) in &reached {
+                    for &(effect, q) in &effects {
+                        let mut seq = seq.clone();
+                        seq.push((m, effect));
+                        next.push((seq, p * q, survivors | u32::from(!effect.passed) << i));
+                    }
+                }
+                if next.len() + done.len() > MAX_DRIVE_OUTCOMES {
+                    return None;
+                }
+                reached = next;
+            }
+            for (seq, p, survivors) in reached {
+                if survivors != 0 {
+                    let key = MoveKey { passed: g as u16, survivors, gone: false };
+                    done.push((DriveOutcome { effects: seq, key }, p));
+                } else {
+                    going.push((seq, p));
+                }
+            }
+        }
+        let all = MoveKey { passed: mv.groups.len() as u16, survivors: 0, gone: false };
+        done.extend(going.into_iter().map(|(effects, p)| (DriveOutcome { effects, key: all }, p)));
+        Some(DrawnDrive::new(done))
+    }
+
+    /// The effects chariot `chariot`'s Impact Hits can have on `model` in `state` (Wounds,
+    /// mount's Wounds, Fate left), each with its exact chance: the model's table merged by
+    /// [`ContactEffect`], in the order their first outcomes come in the table.
+    pub fn contact_effects(&self, chariot: usize, model: usize, state: (u8, u8, u8)) -> Vec<(ContactEffect, f64)> {
+        let table = self.impact[chariot][model].table(state.0, state.1, state.2);
+        let mut effects: Vec<(ContactEffect, f64)> = Vec::new();
+        for (o, &p) in table.outcomes.iter().zip(&table.probabilities).filter(|(_, p)| **p > 0.0) {
+            let effect = ContactEffect::of(o);
+            match effects.iter_mut().find(|(e, _)| *e == effect) {
+                Some((_, q)) => *q += p,
+                None => effects.push((effect, p)),
+            }
+        }
+        effects
+    }
+}
+
 /// Compiles a turn in the order the scenario asks for. For `order = "best"`, every order
 /// is compiled and played for [`BEST_ORDER_TRIALS`] trials by `play_mean` (the
 /// objective's mean over them), and the best is kept.
@@ -690,7 +936,9 @@ pub fn compile_order(scenario: &Scenario, order: Vec<usize>) -> Result<TurnPlan,
         models,
         lines: lines_of(&scenario.formations),
         fights_from_tables: true,
+        drives_from_tables: true,
         drawn: Default::default(),
+        compiled: Default::default(),
     })
 }
 

@@ -23,6 +23,7 @@ mod fight;
 #[cfg(test)]
 mod tests;
 mod turn;
+mod turn_chain;
 mod turn_exact;
 pub use turn::{TurnScratch, TurnTally, play_turn, replay_turn, tally_turns};
 pub use turn_exact::{MAX_TURN_BRANCHES, NotExactTurn, TurnExact, check_exact_turn, exact_turn};

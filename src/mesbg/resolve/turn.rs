@@ -9,7 +9,10 @@
 
 use super::fight::{FightBoard, fight_by_dice, pooled_fight};
 use super::*;
-use crate::mesbg::plan::{DrawnFight, FightKey, MoveKey, TurnPlan, corridor_through};
+use crate::dice::{CumulativeTable, TrialKey};
+use crate::mesbg::plan::{
+    ContactEffect, DrawnDrive, DrawnFight, DriveOutcome, FightKey, MoveKey, TurnPlan, corridor_through,
+};
 use crate::mesbg::rules::fight::{ChariotFighter, Combatant};
 
 /// What Impact Hits have done so far to a model touched in this turn.
@@ -59,7 +62,7 @@ pub struct TurnScratch {
     fought: Vec<bool>,
     won: Vec<bool>,
     /// The board the last trial's Move phase ended on.
-    last: usize,
+    pub(super) last: usize,
     /// The drives the last trial walked, in the order of the turn.
     walked: Vec<usize>,
     /// Whether a line is breached, by final board and the models slain in its fights
@@ -68,7 +71,116 @@ pub struct TurnScratch {
     blocked: Vec<bool>,
     /// Fights drawn in one go (see [`drawn_fight`]).
     drawn: LocalFights,
+    /// Drives drawn whole (see [`drawn_drive`]).
+    pub(super) drives: DriveMemo,
+    /// Enemy Heroes slain so far this trial.
+    pub(super) foe_heroes_slain: u16,
+    /// The turn compiled into a chain of states as trials meet them (see
+    /// [`super::turn_chain`]).
+    pub(super) chain: super::turn_chain::Chain,
     inner: Scratch,
+}
+
+/// A thread's drives drawn whole: per node, the states its models were met in (packed by
+/// [`pack_impact_state`], in the order of its groups) with the drive's distribution there
+/// (`None`: rolled contact by contact).
+#[derive(Default)]
+pub(super) struct DriveMemo {
+    nodes: Vec<Vec<DriveMet>>,
+    held: usize,
+    /// The key being looked up.
+    key: Vec<u32>,
+}
+
+/// A drive met: its models' states (packed) and its distribution there.
+type DriveMet = (Box<[u32]>, Option<DrawnDrive>);
+
+/// The most drives (node and states) a thread keeps at hand.
+const MAX_DRAWN_DRIVES: usize = 50_000;
+
+/// A model's state as far as Impact Hits tables tell it apart, in one word.
+#[inline]
+fn pack_impact_state(t: &Touched) -> u32 {
+    u32::from(t.left) | u32::from(t.mount_left) << 8 | u32::from(t.fate_left) << 16
+}
+
+/// Drive `node` as an exact distribution, for the states its models are in now: from this
+/// thread's memo, else worked out by the plan. `None` when it is rolled contact by contact
+/// ([`TurnPlan::drive_distribution`]), or the tables are off.
+pub(super) fn drawn_drive<'m>(
+    plan: &TurnPlan,
+    node: usize,
+    s: &TurnScratch,
+    memo: &'m mut DriveMemo,
+) -> Option<&'m DrawnDrive> {
+    let mv = &plan.nodes[node];
+    if !plan.drives_from_tables || mv.groups.is_empty() || mv.difficult_from.is_some() || mv.obstacle.is_some() {
+        return None;
+    }
+    memo.key.clear();
+    for group in &mv.groups {
+        for &m in &group.models {
+            memo.key.push(pack_impact_state(&s.state(plan, m)));
+        }
+    }
+    if memo.nodes.len() <= node {
+        memo.nodes.resize_with(node + 1, Vec::new);
+    }
+    let at = match memo.nodes[node].iter().position(|(k, _)| **k == *memo.key) {
+        Some(at) => at,
+        None => {
+            if memo.held >= MAX_DRAWN_DRIVES {
+                memo.nodes.iter_mut().for_each(Vec::clear);
+                memo.held = 0;
+            }
+            memo.held += 1;
+            let states: Vec<(u8, u8, u8)> =
+                memo.key.iter().map(|&w| (w as u8, (w >> 8) as u8, (w >> 16) as u8)).collect();
+            let drive = plan.drive_distribution(node, &states);
+            let key = memo.key.clone().into_boxed_slice();
+            memo.nodes[node].push((key, drive));
+            memo.nodes[node].len() - 1
+        }
+    };
+    memo.nodes[node][at].1.as_ref()
+}
+
+/// A model's state after a contact with `effect`.
+#[inline]
+fn touched_after(mut t: Touched, effect: ContactEffect) -> Touched {
+    t.left = effect.left;
+    t.mount_left = effect.mount_left;
+    t.fate_left -= effect.fate_spent.min(t.fate_left);
+    t.prone |= effect.prone;
+    t.strikes &= !effect.strikes_lost;
+    t
+}
+
+/// For a replay: one outcome of chariot `c`'s Impact Hits on model `m` (in state `before`)
+/// that has `effect`, drawn from the outcomes that do in proportion to their chances (the
+/// hits and wounds a drive drawn whole did not need to know).
+fn contact_given(
+    plan: &TurnPlan,
+    c: usize,
+    m: usize,
+    before: &Touched,
+    effect: ContactEffect,
+    trace: &mut Dice,
+) -> ContactOutcome {
+    let table = plan.impact[c][m].table(before.left, before.mount_left, before.fate_left);
+    let matching: Vec<(ContactOutcome, f64)> = table
+        .outcomes
+        .iter()
+        .zip(&table.probabilities)
+        .filter(|(o, _)| ContactEffect::of(o) == effect)
+        .map(|(o, &p)| (*o, p))
+        .collect();
+    let total: f64 = matching.iter().map(|o| o.1).sum();
+    let pmf: Vec<f64> = matching.iter().map(|o| o.1 / total).collect();
+    match matching.get(CumulativeTable::new(&pmf).sample(trace)) {
+        Some(o) => o.0,
+        None => table.outcomes[0],
+    }
 }
 
 /// The most fights a thread keeps at hand (past this, its memo starts again).
@@ -245,6 +357,11 @@ impl TurnScratch {
         &self.walked
     }
 
+    /// The models the last turn's fights slew, in the order they fell.
+    pub(super) fn fight_slain(&self) -> &[usize] {
+        &self.fight_slain
+    }
+
     /// The metric values the last turn (or [`TurnScratch::fill`]) came to.
     pub(super) fn values(&self) -> &[u16] {
         &self.values
@@ -298,6 +415,82 @@ impl TurnScratch {
         self.now[t.model] = (self.generation, t);
     }
 
+    /// Writes everything the rest of a trial can read of it (after the stage words
+    /// `stage`) into `out`, as words: the enemy Heroes slain, each chariot's state and
+    /// tallies, each model touched that a later drive or fight can meet and its state, the
+    /// models slain in fights (sorted). Two trials with the same words play on alike and
+    /// come to the same values.
+    pub(super) fn snapshot(&self, plan: &TurnPlan, stage: [u32; 3], out: &mut Vec<u32>) {
+        out.clear();
+        out.extend_from_slice(&stage);
+        out.push(u32::from(self.foe_heroes_slain));
+        for c in 0..plan.plans.len() {
+            let st = self.states[c];
+            out.push(
+                u32::from(st.wounds_left)
+                    | u32::from(st.might_left) << 8
+                    | u32::from(st.fate_left) << 16
+                    | u32::from(self.fought[c]) << 24
+                    | u32::from(self.won[c]) << 25
+                    | u32::from(self.blocked[c]) << 26,
+            );
+            out.push(u32::from(self.impact_kills[c]) | u32::from(self.fight_kills[c]) << 16);
+        }
+        // After the Move phase only the models of the fights still to come can matter.
+        let still_to_fight = |m: usize| match stage {
+            [super::turn_chain::DRIVE, ..] => true,
+            [super::turn_chain::FIGHT, last, i] => {
+                plan.finals[last as usize].fights[i as usize..].iter().any(|f| f.models.contains(&m))
+            }
+            _ => false,
+        };
+        for (m, &(touched_in, t)) in self.now.iter().enumerate().take(plan.models) {
+            if touched_in == self.generation && still_to_fight(m) {
+                out.push(m as u32);
+                out.push(pack_impact_state(&t) | u32::from(t.prone) << 24 | u32::from(t.strikes) << 25);
+            }
+        }
+        out.push(u32::MAX);
+        // As a set: what fights and values read of them is whether a model is among them.
+        let first = out.len();
+        out.extend(self.fight_slain.iter().map(|&m| m as u32));
+        out[first..].sort_unstable();
+    }
+
+    /// Sets the scratch to the trial [`TurnScratch::snapshot`] wrote into `words`; returns
+    /// its stage words.
+    pub(super) fn restore(&mut self, plan: &TurnPlan, words: &[u32]) -> [u32; 3] {
+        start_turn(plan, self);
+        let stage = [words[0], words[1], words[2]];
+        self.foe_heroes_slain = words[3] as u16;
+        let mut at = 4;
+        for c in 0..plan.plans.len() {
+            let (a, b) = (words[at], words[at + 1]);
+            at += 2;
+            self.states[c] =
+                ChariotState { wounds_left: a as u8, might_left: (a >> 8) as u8, fate_left: (a >> 16) as u8 };
+            self.fought[c] = a >> 24 & 1 == 1;
+            self.won[c] = a >> 25 & 1 == 1;
+            self.blocked[c] = a >> 26 & 1 == 1;
+            self.impact_kills[c] = b as u16;
+            self.fight_kills[c] = (b >> 16) as u16;
+        }
+        while words[at] != u32::MAX {
+            let (m, t) = (words[at] as usize, words[at + 1]);
+            at += 2;
+            self.set(Touched {
+                model: m,
+                left: t as u8,
+                mount_left: (t >> 8) as u8,
+                fate_left: (t >> 16) as u8,
+                prone: t >> 24 & 1 == 1,
+                strikes: t >> 25 & 1 == 1,
+            });
+        }
+        self.fight_slain.extend(words[at + 1..].iter().map(|&m| m as usize));
+        stage
+    }
+
     /// Starts a trial: every model untouched.
     fn begin(&mut self, plan: &TurnPlan) {
         if self.generation == u32::MAX {
@@ -322,9 +515,41 @@ pub fn play_turn<'s, O: Observer>(
     s: &'s mut TurnScratch,
     obs: &mut O,
 ) -> &'s [u16] {
-    let n = plan.plans.len();
     let key = streams.trial_key(trial);
     let mut dice = key.dice(Phase::Charge);
+    let mut trace: Option<Dice> = None;
+    start_turn(plan, s);
+    // The Move phase.
+    let mut node = 0;
+    let mut last = 0;
+    s.walked.clear();
+    for depth in 0..plan.order.len() {
+        s.walked.push(node);
+        let outcome = charge(plan, node, &mut dice, (key, &mut trace), s, obs);
+        let Some(next) = plan.nodes[node].child(outcome) else {
+            debug_assert!(false, "a drive's outcome {outcome:?} has no board");
+            break;
+        };
+        if depth + 1 < plan.order.len() {
+            node = next;
+        } else {
+            last = next;
+        }
+    }
+    // The Fight phase.
+    s.last = last;
+    let mut fight_dice = key.dice(Phase::Fight);
+    let mut trace_dice: Option<Dice> = None;
+    for i in 0..plan.finals[last].fights.len() {
+        fight(plan, last, i, &mut fight_dice, (key, &mut trace_dice), s, obs);
+    }
+    end_turn(plan, last, &mut fight_dice, s, obs);
+    &s.values
+}
+
+/// Starts a trial: every model untouched, every chariot fresh, nothing slain.
+pub(super) fn start_turn(plan: &TurnPlan, s: &mut TurnScratch) {
+    let n = plan.plans.len();
     s.begin(plan);
     s.states.clear();
     s.states.extend(plan.plans.iter().map(ChariotState::fresh));
@@ -336,157 +561,277 @@ pub fn play_turn<'s, O: Observer>(
         v.clear();
         v.resize(n, false);
     }
-    let mut foe_heroes_slain = 0u16;
-    // The Move phase.
-    let mut node = 0;
-    let mut last = 0;
-    s.walked.clear();
-    for depth in 0..plan.order.len() {
-        s.walked.push(node);
-        let key = charge(plan, node, &mut dice, s, &mut foe_heroes_slain, obs);
-        let mv = &plan.nodes[node];
-        let Some(next) = mv.child(key) else {
-            debug_assert!(false, "a drive's outcome {key:?} has no board");
-            break;
-        };
-        if depth + 1 < plan.order.len() {
-            node = next;
-        } else {
-            last = next;
-        }
-    }
-    // The Fight phase.
-    s.last = last;
-    let board = &plan.finals[last];
-    let mut fight_dice = key.dice(Phase::Fight);
-    let mut trace_dice: Option<Dice> = None;
+    s.foe_heroes_slain = 0;
     s.used.clear();
     s.fight_slain.clear();
-    let mut fights = 0u16;
-    for (i, fight) in board.fights.iter().enumerate() {
-        fights += 1;
-        if O::ENABLED {
-            let chariots = fight.chariots.iter().map(|c| c + 1).collect();
-            let models = fight.models.clone();
-            obs.note(|| Event::TurnFight { chariots, models });
-        }
-        s.inner.survivors.clear();
-        for &m in &fight.models {
-            let t = s.state(plan, m);
-            let full_fate = plan.flat_impact.opening(m).2;
-            s.inner.survivors.push(Survivor {
-                model: m,
-                left: t.left,
-                mount_left: t.mount_left,
-                prone: t.prone,
-                strikes: t.strikes,
-                fate_spent: full_fate - t.fate_left,
-            });
-        }
-        let fixed = board.fixed_support.get(i).and_then(Option::as_ref);
-        let fb = FightBoard {
-            support: &board.support,
-            group: &fight.models,
-            g: 1,
-            earlier: crate::mesbg::plan::support::EarlierFights { supporters: &s.used, slain: &s.fight_slain },
-            cannot_back_away: Some(&fight.cannot_back_away),
-            foe_heroes: fight.models.iter().any(|&m| plan.plans[0].models[m].hero.is_some()),
-            fixed: fixed.map(|f| f.given(&s.fight_slain)),
-        };
-        for &c in &fight.chariots {
-            s.fought[c] = true;
-        }
-        if let [c] = fight.chariots[..] {
-            let cp = &plan.plans[c];
-            let drawn = match (fb.fixed, fixed) {
-                (Some(help), Some(fixed)) => {
-                    let bearer_slain = !std::ptr::eq(help, &fixed.help);
-                    let at = (s.inner.survivors.as_slice(), s.states[c]);
-                    drawn_fight(plan, last, i, c, bearer_slain, help, &fight.cannot_back_away, at, &mut s.drawn)
-                        .map(|d| (d.draw(&mut fight_dice), help))
-                }
-                _ => None,
-            };
-            let (result, slew) = match drawn {
-                Some(((result, slew), help)) => {
-                    let before = s.states[c];
-                    if O::ENABLED {
-                        let trace_dice = trace_dice.get_or_insert_with(|| key.dice(Phase::TraceFight));
-                        let matches =
-                            |inner: &Scratch, r: FightOutcome| (r, slain_targets(inner, r.won)) == (result, slew);
-                        reconstruct_fight(cp, &fb, &mut s.inner, trace_dice, before, matches, obs);
-                    }
-                    let st = &mut s.states[c];
-                    st.wounds_left -= result.wounds_lost;
-                    st.might_left -= result.might_spent;
-                    st.fate_left -= result.fate_spent;
-                    s.inner.supporters_used.clear();
-                    s.inner.supporters_used.extend(help.supporters.iter().map(|sp| sp.model));
-                    (result, slew)
-                }
-                None => {
-                    let result = fight_by_dice(cp, &fb, &mut s.inner, &mut s.states[c], &mut fight_dice, obs);
-                    (result, slain_targets(&s.inner, result.won))
-                }
-            };
-            obs.note(|| Event::Fight { chariot_won: result.won, kills: result.kills, wounds_lost: result.wounds_lost });
-            s.won[c] = result.won;
-            s.fight_kills[c] += u16::from(result.kills);
-            foe_heroes_slain += u16::from(result.foe_heroes_slain);
-            push_slain(&s.inner.survivors, slew, &mut s.fight_slain);
-        } else {
-            let plans: PerChariot<&crate::mesbg::plan::Plan> = fight.chariots.iter().map(|&c| &plan.plans[c]).collect();
-            let numbers: PerChariot<usize> = fight.chariots.iter().map(|c| c + 1).collect();
-            let mut states: PerChariot<ChariotState> = fight.chariots.iter().map(|&c| s.states[c]).collect();
-            let result = pooled_fight(&plans, &fb, &mut s.inner, &mut states, &numbers, &mut fight_dice, obs);
-            for (k, &c) in fight.chariots.iter().enumerate() {
-                s.states[c] = states[k];
-                s.won[c] = result.won;
-                s.fight_kills[c] += u16::from(result.slew[k]);
-            }
-            if result.slain {
-                s.fight_slain.push(fight.models[0]);
-                if plan.plans[0].models[fight.models[0]].hero.is_some() {
-                    foe_heroes_slain += 1;
-                }
-            }
-            obs.note(|| Event::Fight { chariot_won: result.won, kills: u8::from(result.slain), wounds_lost: 0 });
-        }
-        s.used.extend_from_slice(&s.inner.supporters_used);
+    s.last = 0;
+}
+
+/// Sets up fight `i` of final board `last`: the survivors in it, as the moves left them, and
+/// its chariots marked as having fought.
+pub(super) fn begin_fight<O: Observer>(plan: &TurnPlan, last: usize, i: usize, s: &mut TurnScratch, obs: &mut O) {
+    let fight = &plan.finals[last].fights[i];
+    if O::ENABLED {
+        let chariots = fight.chariots.iter().map(|c| c + 1).collect();
+        let models = fight.models.clone();
+        obs.note(|| Event::TurnFight { chariots, models });
     }
-    // A chariot slain throws its Hero (a Strength 3 hit; his Fate may prevent it).
-    for c in 0..n {
+    s.inner.survivors.clear();
+    for &m in &fight.models {
+        let t = s.state(plan, m);
+        let full_fate = plan.flat_impact.opening(m).2;
+        s.inner.survivors.push(Survivor {
+            model: m,
+            left: t.left,
+            mount_left: t.mount_left,
+            prone: t.prone,
+            strikes: t.strikes,
+            fate_spent: full_fate - t.fate_left,
+        });
+    }
+    for &c in &fight.chariots {
+        s.fought[c] = true;
+    }
+}
+
+/// Fight `i` of final board `last` drawn in one go (with the help it has), when it is: one
+/// chariot, its help fixed by the plan, its table at hand ([`drawn_fight`]). Reads the
+/// survivors [`begin_fight`] set up.
+pub(super) fn fight_table<'p, 's>(
+    plan: &'p TurnPlan,
+    last: usize,
+    i: usize,
+    s: &'s mut TurnScratch,
+) -> Option<(&'s DrawnFight, &'p FoeSupport)> {
+    let board = &plan.finals[last];
+    let fight = &board.fights[i];
+    let [c] = fight.chariots[..] else {
+        return None;
+    };
+    let fixed = board.fixed_support.get(i).and_then(Option::as_ref)?;
+    let help = fixed.given(&s.fight_slain);
+    let bearer_slain = !std::ptr::eq(help, &fixed.help);
+    let at = (s.inner.survivors.as_slice(), s.states[c]);
+    drawn_fight(plan, last, i, c, bearer_slain, help, &fight.cannot_back_away, at, &mut s.drawn).map(|d| (d, help))
+}
+
+/// What a fight of one chariot `c` drawn in one go came to, applied: the chariot's
+/// Wounds, Might and Fate, the fight's tallies and the models it slew.
+pub(super) fn apply_drawn_fight<O: Observer>(
+    c: usize,
+    (result, slew): (FightOutcome, u32),
+    help: &FoeSupport,
+    s: &mut TurnScratch,
+    obs: &mut O,
+) {
+    let st = &mut s.states[c];
+    st.wounds_left -= result.wounds_lost;
+    st.might_left -= result.might_spent;
+    st.fate_left -= result.fate_spent;
+    s.inner.supporters_used.clear();
+    s.inner.supporters_used.extend(help.supporters.iter().map(|sp| sp.model));
+    end_fight_of_one(c, (result, slew), s, obs);
+}
+
+/// The tallies of a fight of one chariot `c`, however it was fought.
+fn end_fight_of_one<O: Observer>(c: usize, (result, slew): (FightOutcome, u32), s: &mut TurnScratch, obs: &mut O) {
+    obs.note(|| Event::Fight { chariot_won: result.won, kills: result.kills, wounds_lost: result.wounds_lost });
+    s.won[c] = result.won;
+    s.fight_kills[c] += u16::from(result.kills);
+    s.foe_heroes_slain += u16::from(result.foe_heroes_slain);
+    push_slain(&s.inner.survivors, slew, &mut s.fight_slain);
+    s.used.extend_from_slice(&s.inner.supporters_used);
+}
+
+/// Fight `i` of final board `last`: drawn in one go where it can be, else die by die.
+fn fight<O: Observer>(
+    plan: &TurnPlan,
+    last: usize,
+    i: usize,
+    fight_dice: &mut Dice,
+    (key, trace_dice): (TrialKey, &mut Option<Dice>),
+    s: &mut TurnScratch,
+    obs: &mut O,
+) {
+    begin_fight(plan, last, i, s, obs);
+    let board = &plan.finals[last];
+    let fight = &board.fights[i];
+    if let [c] = fight.chariots[..] {
+        let drawn = fight_table(plan, last, i, s).map(|(d, help)| (d.draw(fight_dice), help));
+        if let Some((drawn, help)) = drawn {
+            if O::ENABLED {
+                let fb = fight_board(plan, last, i, &s.used, &s.fight_slain);
+                let trace_dice = trace_dice.get_or_insert_with(|| key.dice(Phase::TraceFight));
+                let matches = |inner: &Scratch, r: FightOutcome| (r, slain_targets(inner, r.won)) == drawn;
+                let before = s.states[c];
+                reconstruct_fight(&plan.plans[c], &fb, &mut s.inner, trace_dice, before, matches, obs);
+            }
+            apply_drawn_fight(c, drawn, help, s, obs);
+            return;
+        }
+        let fb = fight_board(plan, last, i, &s.used, &s.fight_slain);
+        let result = fight_by_dice(&plan.plans[c], &fb, &mut s.inner, &mut s.states[c], fight_dice, obs);
+        let slew = slain_targets(&s.inner, result.won);
+        end_fight_of_one(c, (result, slew), s, obs);
+        return;
+    }
+    let fb = fight_board(plan, last, i, &s.used, &s.fight_slain);
+    let plans: PerChariot<&crate::mesbg::plan::Plan> = fight.chariots.iter().map(|&c| &plan.plans[c]).collect();
+    let numbers: PerChariot<usize> = fight.chariots.iter().map(|c| c + 1).collect();
+    let mut states: PerChariot<ChariotState> = fight.chariots.iter().map(|&c| s.states[c]).collect();
+    let result = pooled_fight(&plans, &fb, &mut s.inner, &mut states, &numbers, fight_dice, obs);
+    for (k, &c) in fight.chariots.iter().enumerate() {
+        s.states[c] = states[k];
+        s.won[c] = result.won;
+        s.fight_kills[c] += u16::from(result.slew[k]);
+    }
+    if result.slain {
+        s.fight_slain.push(fight.models[0]);
+        if plan.plans[0].models[fight.models[0]].hero.is_some() {
+            s.foe_heroes_slain += 1;
+        }
+    }
+    obs.note(|| Event::Fight { chariot_won: result.won, kills: u8::from(result.slain), wounds_lost: 0 });
+    s.used.extend_from_slice(&s.inner.supporters_used);
+}
+
+/// Where fight `i` of final board `last` is fought, given the supporters used and the
+/// models slain in the fights before it.
+fn fight_board<'a>(plan: &'a TurnPlan, last: usize, i: usize, used: &'a [usize], slain: &'a [usize]) -> FightBoard<'a> {
+    let board = &plan.finals[last];
+    let fight = &board.fights[i];
+    let fixed = board.fixed_support.get(i).and_then(Option::as_ref);
+    FightBoard {
+        support: &board.support,
+        group: &fight.models,
+        g: 1,
+        earlier: crate::mesbg::plan::support::EarlierFights { supporters: used, slain },
+        cannot_back_away: Some(&fight.cannot_back_away),
+        foe_heroes: fight.models.iter().any(|&m| plan.plans[0].models[m].hero.is_some()),
+        fixed: fixed.map(|f| f.given(slain)),
+    }
+}
+
+/// The end of the turn: a chariot slain throws its Hero (a Strength 3 hit; his Fate may
+/// prevent it); then the metric values are written.
+pub(super) fn end_turn<O: Observer>(
+    plan: &TurnPlan,
+    last: usize,
+    fight_dice: &mut Dice,
+    s: &mut TurnScratch,
+    obs: &mut O,
+) {
+    for c in 0..plan.plans.len() {
         let cp = &plan.plans[c];
         if let Some(hero) = cp.chariot.hero
             && s.states[c].wounds_left == 0
         {
             let mut hero_lost = 0;
-            if hero.thrown_hit.roll(&mut fight_dice) {
+            if hero.thrown_hit.roll(fight_dice) {
                 let on = WoundOn::Hero { wounds_left: hero.wounds };
-                hero_lost = u8::from(!s.states[c].prevent(cp, on, &mut fight_dice, obs));
+                hero_lost = u8::from(!s.states[c].prevent(cp, on, fight_dice, obs));
             }
             obs.note(|| Event::Thrown { wounds: hero_lost, slain: hero_lost >= hero.wounds });
         }
     }
-    write_values(plan, board, fights, foe_heroes_slain, s);
-    &s.values
+    let board = &plan.finals[last];
+    write_values(plan, board, board.fights.len() as u16, s.foe_heroes_slain, s);
 }
 
-/// One chariot's Chariot Charge down drive `node`: the difficult-terrain test on entering,
-/// each contact's Impact Hits from the state the model is in, stopping at a survivor, the
-/// obstacle at the end. Returns what it came to.
-fn charge<O: Observer>(
+/// Whether the end of the turn rolls dice (a slain chariot throws its Hero).
+pub(super) fn end_rolls(plan: &TurnPlan, s: &TurnScratch) -> bool {
+    plan.plans.iter().zip(&s.states).any(|(cp, st)| cp.chariot.hero.is_some() && st.wounds_left == 0)
+}
+
+/// One chariot's Chariot Charge down drive `node`: drawn whole where it can be
+/// ([`drawn_drive`]), else the difficult-terrain test on entering, each contact's Impact
+/// Hits from the state the model is in, stopping at a survivor, the obstacle at the end.
+/// Returns what it came to.
+pub(super) fn charge<O: Observer>(
+    plan: &TurnPlan,
+    node: usize,
+    dice: &mut Dice,
+    trace: (TrialKey, &mut Option<Dice>),
+    s: &mut TurnScratch,
+    obs: &mut O,
+) -> MoveKey {
+    let mv = &plan.nodes[node];
+    obs.note(|| Event::TurnCharge { chariot: mv.chariot + 1, order: mv.depth + 1 });
+    let mut memo = std::mem::take(&mut s.drives);
+    let drawn = drawn_drive(plan, node, s, &mut memo).map(|d| d.draw(dice));
+    let key = match drawn {
+        Some(outcome) => apply_drive(plan, node, outcome, trace, s, obs),
+        None => charge_by_dice(plan, node, dice, s, obs),
+    };
+    s.drives = memo;
+    key
+}
+
+/// Applies a drive drawn whole: each model's contact, where it stopped or that it drove on.
+pub(super) fn apply_drive<O: Observer>(
+    plan: &TurnPlan,
+    node: usize,
+    outcome: &DriveOutcome,
+    (key, trace): (TrialKey, &mut Option<Dice>),
+    s: &mut TurnScratch,
+    obs: &mut O,
+) -> MoveKey {
+    let mv = &plan.nodes[node];
+    let c = mv.chariot;
+    let mut effects = outcome.effects.iter();
+    for group in &mv.groups {
+        let Some(&(first, _)) = effects.as_slice().first() else {
+            break;
+        };
+        debug_assert_eq!(first, group.models[0], "a drive's effects follow its groups");
+        for _ in &group.models {
+            let Some(&(m, effect)) = effects.next() else {
+                break;
+            };
+            let before = s.state(plan, m);
+            s.set(touched_after(before, effect));
+            if effect.casualty {
+                s.impact_kills[c] += 1;
+                if plan.flat_impact.is_hero(m) {
+                    s.foe_heroes_slain += 1;
+                }
+            }
+            if O::ENABLED {
+                let trace = trace.get_or_insert_with(|| key.dice(Phase::Trace));
+                let outcome = contact_given(plan, c, m, &before, effect, trace);
+                obs.note(|| Event::Contact { distance: group.distance, model: m, outcome });
+            }
+        }
+    }
+    let k = outcome.key;
+    if k.survivors != 0 {
+        if O::ENABLED {
+            let group = &mv.groups[usize::from(k.passed)];
+            let by = group.models.iter().enumerate().filter(|(i, _)| k.survivors & (1 << i) != 0).map(|(_, &m)| m);
+            let by = by.collect();
+            obs.note(|| Event::Stopped { distance: group.distance, by });
+        }
+        return k;
+    }
+    if let Some((by, distance)) = mv.blocked_by {
+        s.blocked[c] = true;
+        obs.note(|| Event::Blocked { by: by + 1, distance });
+    }
+    obs.note(|| Event::DroveOn { breakthrough: mv.breakthrough_possible });
+    k
+}
+
+/// A drive rolled contact by contact (see [`charge`]).
+fn charge_by_dice<O: Observer>(
     plan: &TurnPlan,
     node: usize,
     dice: &mut Dice,
     s: &mut TurnScratch,
-    foe_heroes_slain: &mut u16,
     obs: &mut O,
 ) -> MoveKey {
     let mv = &plan.nodes[node];
     let c = mv.chariot;
     let cp = &plan.plans[c];
-    obs.note(|| Event::TurnCharge { chariot: c + 1, order: mv.depth + 1 });
     let mut out = Outcome::default();
     let mut state = s.states[c];
     let terrain = |g: usize| mv.difficult_from.is_some() && g == mv.terrain_group;
@@ -501,18 +846,13 @@ fn charge<O: Observer>(
         }
         let mut survivors = 0u32;
         for (i, &m) in group.models.iter().enumerate() {
-            let mut t = s.state(plan, m);
+            let t = s.state(plan, m);
             let (outcome, hero) = plan.flat_impact.sample((c, m), (t.left, t.mount_left, t.fate_left), dice);
-            t.left = outcome.left;
-            t.mount_left = outcome.mount_left;
-            t.fate_left -= outcome.fate_spent.min(t.fate_left);
-            t.prone |= outcome.prone;
-            t.strikes &= !outcome.prone && !matches!(outcome.thrown, Some(2..=5));
-            s.set(t);
+            s.set(touched_after(t, ContactEffect::of(&outcome)));
             if outcome.casualty {
                 s.impact_kills[c] += 1;
                 if hero {
-                    *foe_heroes_slain += 1;
+                    s.foe_heroes_slain += 1;
                 }
             }
             if !outcome.passed {
@@ -664,7 +1004,7 @@ impl TurnTally {
         Self { trials: 0, histograms: vec![vec![0; 2]; plan.metrics.len()], slain: vec![0; plan.models] }
     }
 
-    fn record(&mut self, values: &[u16]) {
+    pub(super) fn record(&mut self, values: &[u16]) {
         self.trials += 1;
         crate::engine::statistics::count_values(&mut self.histograms, values);
     }
@@ -677,16 +1017,26 @@ impl TurnTally {
     }
 }
 
-/// Plays and tallies `trials` of a turn on this thread.
+/// Plays and tallies `trials` of a turn on this thread: down the chain of states the
+/// thread has compiled ([`super::turn_chain`]), which draws every trial as
+/// [`play_turn`] does, word for word; a trial that reaches a stage rolled die by die is
+/// played by [`play_turn`] itself.
 pub fn tally_turns(plan: &TurnPlan, streams: Streams, trials: std::ops::Range<u64>, s: &mut TurnScratch) -> TurnTally {
     let mut tally = TurnTally::new(plan);
+    let mut chain = std::mem::take(&mut s.chain);
+    let chained = chain.prepare(plan, s);
     for t in trials {
+        if chained && chain.walk(plan, streams.trial_key(t), s) {
+            continue;
+        }
         play_turn(plan, streams, t, s, &mut Silent);
         tally.record(&s.values);
         for &m in plan.finals[s.last].slain_in_moves.iter().chain(&s.fight_slain) {
             tally.slain[m] += 1;
         }
     }
+    chain.flush(plan, s, &mut tally);
+    s.chain = chain;
     tally
 }
 
