@@ -93,12 +93,21 @@ pub fn run_in_blocks<T: Send, S: Default + Send>(
             }
             let start = range.first + b * BLOCK;
             let end = (start + BLOCK).min(range.first + range.count);
-            // A thread's own scratch: never contended (a poisoned one only held a
-            // panicking block's buffers, which every block resets).
+            // The thread's own scratch. Should the thread hold it already (a block that
+            // waited on rayon work and was handed another block of this run), or a thread
+            // outside the pool's numbering get here, a fresh one serves: scratches hold
+            // what a thread learnt, never what a block counts.
             let thread = rayon::current_thread_index().unwrap_or(0) % scratches.len();
-            let mut scratch = scratches[thread].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            let tally = block(&mut scratch, start..end);
-            drop(scratch);
+            let mut own = match scratches[thread].try_lock() {
+                Ok(scratch) => Some(scratch),
+                Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+                Err(std::sync::TryLockError::WouldBlock) => None,
+            };
+            let tally = match own.as_deref_mut() {
+                Some(scratch) => block(scratch, start..end),
+                None => block(&mut S::default(), start..end),
+            };
+            drop(own);
             progress(end - start);
             Some(tally)
         })
