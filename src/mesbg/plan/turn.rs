@@ -430,9 +430,10 @@ pub struct TurnPlan {
     /// is drawn from its exact distribution (one draw, as a single charge's fight is)
     /// rather than die by die. Always on in a run; the check that both agree turns it off.
     pub fights_from_tables: bool,
-    /// Whether a drive without difficult terrain or an obstacle is drawn whole from its
-    /// exact distribution ([`DrawnDrive`], one word) rather than contact by contact. Always
-    /// on in a run; the check that both agree turns it off.
+    /// Whether a drive without difficult terrain or an obstacle, in a turn of several
+    /// chariots, is drawn whole from its exact distribution ([`DrawnDrive`], one word)
+    /// rather than contact by contact. Always on in a run; the check that both agree turns
+    /// it off.
     pub drives_from_tables: bool,
     /// The fights drawn in one go, worked out as trials first meet them and shared by the
     /// threads (see [`DrawnFights`]).

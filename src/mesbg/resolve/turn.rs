@@ -114,7 +114,7 @@ pub(super) fn drawn_drive<'m>(
     memo: &'m mut DriveMemo,
 ) -> Option<&'m DrawnDrive> {
     let mv = &plan.nodes[node];
-    if !plan.drives_from_tables || mv.groups.is_empty() || mv.difficult_from.is_some() || mv.obstacle.is_some() {
+    if !drives_drawn_whole(plan) || mv.groups.is_empty() || mv.difficult_from.is_some() || mv.obstacle.is_some() {
         return None;
     }
     memo.key.clear();
@@ -143,6 +143,14 @@ pub(super) fn drawn_drive<'m>(
         }
     };
     memo.nodes[node][at].1.as_ref()
+}
+
+/// Whether `plan`'s drives are drawn whole: the tables are on and the turn has several
+/// chariots. A turn of one chariot (a piece placed in front of a line by `balance
+/// --matchups`) rolls contact by contact, as it always has, so that its draws and the
+/// prices quoted from them stay what they were.
+pub(super) fn drives_drawn_whole(plan: &TurnPlan) -> bool {
+    plan.drives_from_tables && plan.order.len() > 1
 }
 
 /// A model's state after a contact with `effect`.

@@ -16,8 +16,8 @@
 //! result: its states are the trial's facts and its tables the plan's.
 
 use super::turn::{
-    TurnScratch, TurnTally, apply_drawn_fight, apply_drive, begin_fight, charge, drawn_drive, end_rolls, end_turn,
-    fight_table, start_turn,
+    TurnScratch, TurnTally, apply_drawn_fight, apply_drive, begin_fight, charge, drawn_drive, drives_drawn_whole,
+    end_rolls, end_turn, fight_table, start_turn,
 };
 use super::*;
 use crate::dice::TrialKey;
@@ -100,11 +100,11 @@ fn drawn(entries: &[(u64, u32)], u: u64) -> u32 {
 
 impl Chain {
     /// Gets ready to play `plan`'s trials: whether the chain can follow them (the tables
-    /// are on). A chain of another plan goes back to that plan's pool, and this plan's
+    /// are on, drives drawn whole among them). A chain of another plan goes back to that plan's pool, and this plan's
     /// is taken from its own (compiled by an earlier run) or started; one grown past its
     /// bound starts again.
     pub fn prepare(&mut self, plan: &TurnPlan, s: &mut TurnScratch) -> bool {
-        if !plan.fights_from_tables || !plan.drives_from_tables {
+        if !plan.fights_from_tables || !drives_drawn_whole(plan) {
             return false;
         }
         if !self.home.as_ref().is_some_and(|home| home.is(&plan.compiled)) {
