@@ -188,7 +188,7 @@ fn turns(c: &mut Criterion) {
         ("two_iron_hills_into_pike_block", "scenarios/mesbg/turn-two-iron-hills-into-pike-block.toml"),
     ] {
         let scenario = load(Path::new(file)).expect("turn scenario");
-        let plan = charioteer::mesbg::plan::compile_order(&scenario, (0..=scenario.more.len()).collect())
+        let plan = charioteer::mesbg::turn::compile_order(&scenario, (0..=scenario.more.len()).collect())
             .expect("the turn plans");
         let streams = Streams::new(1, scenario.hash());
         group.bench_function(name, |b| {

@@ -3,9 +3,10 @@
 //! round plays every example once, one after the other, so the machine's swings fall on all
 //! alike; the median of the rounds is printed.
 use charioteer::battlesystem;
-use charioteer::mesbg::plan::{compile, compile_order};
+use charioteer::mesbg::plan::compile;
 use charioteer::mesbg::resolve::{self, Streams, TrialRange};
 use charioteer::mesbg::scenario::load;
+use charioteer::mesbg::turn::compile_order;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 

@@ -389,6 +389,46 @@ pub fn binomial_pmf(n: usize, p: f64) -> Vec<f64> {
     pmf
 }
 
+/// Every sequence of D6 faces that `settle` reads, with the result it settles to and its
+/// probability (6^-length). `settle` must read its dice one at a time and decide from the
+/// faces read so far whether to read another (every rule here does), so the sequences it
+/// reads are exactly the ones enumerated.
+pub fn enumerate_d6<R>(mut settle: impl FnMut(&mut dyn FnMut() -> u8) -> R) -> Vec<(R, f64)> {
+    let mut out = Vec::new();
+    let mut pending: Vec<Vec<u8>> = vec![Vec::new()];
+    while let Some(prefix) = pending.pop() {
+        let mut read = 0;
+        let mut wanted_more = false;
+        let result = settle(&mut || {
+            let face = prefix.get(read).copied().unwrap_or_else(|| {
+                wanted_more = true;
+                1
+            });
+            read += 1;
+            face
+        });
+        if wanted_more {
+            for face in 1..=6 {
+                let mut longer = prefix.clone();
+                longer.push(face);
+                pending.push(longer);
+            }
+        } else {
+            out.push((result, 6f64.powi(-(prefix.len() as i32))));
+        }
+    }
+    out
+}
+
+/// Adds up the probabilities of equal results (sorted by result).
+pub fn merge_equal<R: Ord>(pairs: Vec<(R, f64)>) -> Vec<(R, f64)> {
+    let mut merged: std::collections::BTreeMap<R, f64> = std::collections::BTreeMap::new();
+    for (r, p) in pairs {
+        *merged.entry(r).or_default() += p;
+    }
+    merged.into_iter().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

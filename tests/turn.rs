@@ -6,8 +6,8 @@
 
 use charioteer::engine::{RuleSystem, Streams, TrialRange};
 use charioteer::geometry::{Disc, Vec2};
-use charioteer::mesbg::plan::{TurnPlan, compile_order, corridor_through};
 use charioteer::mesbg::scenario::parse;
+use charioteer::mesbg::turn::{TurnPlan, compile_order, corridor_through};
 use std::sync::atomic::AtomicBool;
 
 const TRIALS: u64 = 400_000;
@@ -243,7 +243,7 @@ facing = 180
 profile = "Warrior of Minas Tirith"
 "#;
     let scenario = parse(text, "lines.toml").expect("reads");
-    assert_eq!(charioteer::mesbg::plan::lines_of(&scenario.formations), vec![vec![0, 1], vec![2]]);
+    assert_eq!(charioteer::mesbg::turn::lines_of(&scenario.formations), vec![vec![0, 1], vec![2]]);
     let (shields, spears) = (&scenario.formations[0], &scenario.formations[1]);
     let all: Vec<Disc> = shields.centres.iter().chain(&spears.centres).map(|c| shields.disc_at(*c)).collect();
     let without = |gone: &[usize]| -> Vec<Disc> {
@@ -324,7 +324,7 @@ fn a_turn_of_one_chariot_is_the_single_charge() {
 }
 
 /// The exact engine's mean of metric `name` for `plan`.
-fn exact_mean(exact: &charioteer::mesbg::resolve::TurnExact, plan: &TurnPlan, name: &str) -> f64 {
+fn exact_mean(exact: &charioteer::mesbg::turn::TurnExact, plan: &TurnPlan, name: &str) -> f64 {
     let index = plan.metrics.index(name).unwrap_or_else(|| panic!("no metric {name}"));
     exact.joint.mean_sd(index).0
 }
@@ -336,7 +336,7 @@ fn close(got: f64, expected: f64, name: &str) {
 #[test]
 fn the_exact_engine_gives_the_hand_derived_values_of_two_chariots_into_one_warrior() {
     let plan = plan_of(ONE_WARRIOR, vec![0, 1]);
-    let exact = charioteer::mesbg::resolve::exact_turn(&plan).expect("a turn of two chariots into one model is exact");
+    let exact = charioteer::mesbg::turn::exact_turn(&plan).expect("a turn of two chariots into one model is exact");
     let total: f64 = exact.joint.outcomes.iter().map(|(_, p)| p).sum();
     close(total, 1.0, "probabilities");
     let slain = 5.0 / 9.0;
@@ -365,7 +365,7 @@ fn the_exact_engine_gives_the_hand_derived_values_of_two_chariots_into_one_warri
         "profile = { fight = 4, strength = 3, defence = 5, attacks = 1, wounds = 2, courage = \"7+\" }",
     );
     let plan = plan_of(&text, vec![0, 1]);
-    let exact = charioteer::mesbg::resolve::exact_turn(&plan).expect("exact");
+    let exact = charioteer::mesbg::turn::exact_turn(&plan).expect("exact");
     let (none, one, two) = (4.0 / 9.0, 4.0 / 9.0, 1.0 / 9.0);
     close(exact_mean(&exact, &plan, "chariot1.impact_kills"), two, "chariot1.impact_kills");
     close(exact_mean(&exact, &plan, "chariot2.impact_kills"), none * two + one * (5.0 / 9.0), "chariot2.impact_kills");
@@ -374,7 +374,7 @@ fn the_exact_engine_gives_the_hand_derived_values_of_two_chariots_into_one_warri
 /// Every metric's Monte Carlo mean within 5 standard errors of the exact mean.
 fn agrees_with_monte_carlo(text: &str, seed: u64) {
     let plan = plan_of(text, vec![0, 1]);
-    let exact = charioteer::mesbg::resolve::exact_turn(&plan).expect("exact");
+    let exact = charioteer::mesbg::turn::exact_turn(&plan).expect("exact");
     let all = means(&plan, seed, TRIALS);
     for (i, (name, mean, se)) in all.iter().enumerate() {
         let (want, sd) = exact.joint.mean_sd(i);
@@ -431,12 +431,12 @@ fn the_exact_engine_refuses_by_name_what_it_does_not_follow() {
     let three = std::fs::read_to_string("scenarios/mesbg/turn-three-khandish-into-shield-wall.toml").expect("reads");
     let scenario = parse(&three, "three.toml").expect("reads");
     let plan = compile_order(&scenario, vec![0, 1, 2]).expect("plans");
-    let err = charioteer::mesbg::resolve::exact_turn(&plan).expect_err("three chariots are not exact");
+    let err = charioteer::mesbg::turn::exact_turn(&plan).expect_err("three chariots are not exact");
     assert!(err.to_string().contains("a turn of 3 chariots"), "{err}");
     let pikes = std::fs::read_to_string("scenarios/mesbg/turn-two-iron-hills-into-pike-block.toml").expect("reads");
     let scenario = parse(&pikes, "pikes.toml").expect("reads");
     let plan = compile_order(&scenario, vec![0, 1]).expect("plans");
-    let err = charioteer::mesbg::resolve::exact_turn(&plan).expect_err("pikes are not exact");
+    let err = charioteer::mesbg::turn::exact_turn(&plan).expect_err("pikes are not exact");
     assert!(!err.to_string().is_empty());
 }
 
@@ -478,7 +478,7 @@ struct FightSeen {
 
 fn fights_seen(plan: &TurnPlan, streams: Streams, trial: u64) -> Vec<FightSeen> {
     use charioteer::mesbg::resolve::Event;
-    let (_, events) = charioteer::mesbg::resolve::replay_turn(plan, streams, trial);
+    let (_, events) = charioteer::mesbg::turn::replay_turn(plan, streams, trial);
     let mut fights: Vec<FightSeen> = Vec::new();
     for e in events {
         match e {

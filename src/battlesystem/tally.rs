@@ -109,6 +109,15 @@ impl OutcomeCounter {
     }
 }
 
+impl crate::engine::Tallied for BattlesystemTally {
+    fn merge(&mut self, other: &Self) {
+        BattlesystemTally::merge(self, other);
+    }
+    fn trials(&self) -> u64 {
+        self.trials
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -645,7 +645,7 @@ fn placed_piece(
     k: usize,
     price: Option<&str>,
     model: crate::tools::balance::ValueModel,
-) -> Result<(Scenario, crate::mesbg::plan::TurnPlan, Pricing)> {
+) -> Result<(Scenario, crate::mesbg::turn::TurnPlan, Pricing)> {
     use crate::tools::matchups;
     let name = file.display().to_string();
     let placed = matchups::place(text, &name, set, k).map_err(|e| UnsupportedRequest(e.to_string()))?;

@@ -154,9 +154,9 @@ fn joint_computed(
 /// `exact` for a turn of several chariots: the joint distribution of every metric where
 /// the turn is small enough for the exact engine, else the reason it is not.
 pub(super) fn exact_turn(scenario: &Scenario, output: &OutputOptions) -> Result<()> {
-    let plan = super::turn::compile_turn(scenario).map_err(|e| anyhow::anyhow!("{}: {e}", scenario.file))?;
+    let plan = crate::mesbg::turn::compile(scenario).map_err(|e| anyhow::anyhow!("{}: {e}", scenario.file))?;
     let started = Instant::now();
-    let result = crate::mesbg::resolve::exact_turn(&plan);
+    let result = crate::mesbg::turn::exact_turn(&plan);
     let elapsed_s = started.elapsed().as_secs_f64();
     let exact = match result {
         Ok(exact) => exact,

@@ -11,6 +11,18 @@ macro_rules! out {
     };
 }
 
+/// Calls the generic command function `$f::<S>(scenario, args...)` with `S` the loaded
+/// scenario's rule system.
+macro_rules! on_system {
+    ($loaded:expr, $f:ident($($arg:expr),* $(,)?)) => {
+        match $loaded {
+            Loaded::Mesbg(s) => $f::<$crate::cli::system::Mesbg>(*s $(, $arg)*),
+            Loaded::Battlesystem(s) => $f::<$crate::cli::system::Battlesystem>(*s $(, $arg)*),
+            Loaded::Turn(s) => $f::<$crate::cli::turn::Turn>(*s $(, $arg)*),
+        }
+    };
+}
+
 mod balance;
 mod battlesystem;
 mod compare;
@@ -42,7 +54,7 @@ use std::time::Instant;
 use exact::exact;
 use replay::replay;
 use run::{merge, run};
-use system::{System, on_system};
+use system::System;
 use validate::validate;
 
 /// Odds for tabletop-wargame chariots by Monte Carlo simulation.

@@ -1,5 +1,5 @@
 //! The command line's view of a rule system. Every command is written once, generic over
-//! [`System`]; [`on_system!`] picks the system from the scenario file's `system` field,
+//! [`System`]; `on_system!` (in `cli/mod.rs`) picks the system from the scenario file's `system` field,
 //! the one place a command asks which system a file is. The engine's
 //! [`RuleSystem`](crate::engine::RuleSystem) plays the trials; this trait adds what only
 //! the edge needs: reading and compiling a scenario, its facts, its prices, its record and
@@ -103,19 +103,6 @@ pub(super) fn print_warnings(name: &str, warnings: &[crate::input::Problem], qui
         eprintln!("warning: {}", w.located(name));
     }
 }
-
-/// Calls the generic command function `$f::<S>(scenario, args...)` with `S` the loaded
-/// scenario's rule system.
-macro_rules! on_system {
-    ($loaded:expr, $f:ident($($arg:expr),* $(,)?)) => {
-        match $loaded {
-            Loaded::Mesbg(s) => $f::<$crate::cli::system::Mesbg>(*s $(, $arg)*),
-            Loaded::Battlesystem(s) => $f::<$crate::cli::system::Battlesystem>(*s $(, $arg)*),
-            Loaded::Turn(s) => $f::<$crate::cli::turn::Turn>(*s $(, $arg)*),
-        }
-    };
-}
-pub(super) use on_system;
 
 /// Middle-earth Strategy Battle Game.
 pub(super) struct Mesbg;

@@ -4,8 +4,7 @@
 
 use super::system::Facts;
 use super::*;
-use crate::engine::RuleSystem;
-use crate::mesbg::plan::{TurnError, TurnPlan};
+use crate::mesbg::turn::TurnPlan;
 use crate::report::ComparedRun;
 use crate::report::turn::TurnRecord;
 use crate::tools::balance::{BalanceError, Pricing, SplitKind, ValueModel};
@@ -13,39 +12,12 @@ use crate::tools::balance::{BalanceError, Pricing, SplitKind, ValueModel};
 /// A turn of several MESBG chariots.
 pub(super) struct Turn;
 
-/// Compiles a turn, playing each order when `[turn] order = "best"` asks for the best.
-pub(crate) fn compile_turn(scenario: &Scenario) -> Result<TurnPlan, TurnError> {
-    let play_mean = |plan: &TurnPlan, metric: &str| {
-        // Each order on streams of its own (keyed by the order), the same on any threads.
-        let order_key = plan.order.iter().fold(0xc0ffee_u64, |k, &c| crate::dice::mix64(k ^ c as u64));
-        let streams = Streams::new(scenario.seed ^ order_key, scenario.hash());
-        let range = TrialRange { first: 0, count: crate::mesbg::plan::BEST_ORDER_TRIALS };
-        let never = AtomicBool::new(false);
-        let Ok(tally) = crate::engine::run(plan, streams, range, &|_| {}, &never) else { return 0.0 };
-        let Some(index) = plan.metrics.index(metric) else { return 0.0 };
-        let hist = plan.histogram(&tally, index);
-        let n = tally.trials.max(1) as f64;
-        hist.iter().enumerate().map(|(v, &c)| v as f64 * c as f64).sum::<f64>() / n
-    };
-    crate::mesbg::plan::compile_turn(scenario, &play_mean)
-}
-
 /// The scenario refused when its turn cannot be planned, naming the field.
 pub(super) fn check_turn(scenario: &Scenario) -> Result<(), ScenarioError> {
-    let orders = match &scenario.turn {
-        scenario::TurnOrder::Best(_) => crate::mesbg::plan::permutations(scenario.more.len() + 1),
-        scenario::TurnOrder::Given(order) => vec![order.clone()],
-        scenario::TurnOrder::Listed => vec![(0..=scenario.more.len()).collect()],
-    };
-    for order in orders {
-        if let Err(e) = crate::mesbg::plan::compile_order(scenario, order) {
-            return Err(ScenarioError::Invalid {
-                file: scenario.file.clone(),
-                problems: vec![scenario::Problem { field: "chariots".into(), line: None, message: e.to_string() }],
-            });
-        }
-    }
-    Ok(())
+    crate::mesbg::turn::check(scenario).map_err(|e| ScenarioError::Invalid {
+        file: scenario.file.clone(),
+        problems: vec![scenario::Problem { field: "chariots".into(), line: None, message: e.to_string() }],
+    })
 }
 
 impl System for Turn {
@@ -76,9 +48,9 @@ impl System for Turn {
     }
     fn compile(scenario: &Scenario) -> TurnPlan {
         // Checked when the file was read (`check_turn`): every order plans.
-        match compile_turn(scenario) {
+        match crate::mesbg::turn::compile(scenario) {
             Ok(plan) => plan,
-            Err(_) => match crate::mesbg::plan::compile_order(scenario, (0..=scenario.more.len()).collect()) {
+            Err(_) => match crate::mesbg::turn::compile_order(scenario, (0..=scenario.more.len()).collect()) {
                 Ok(plan) => plan,
                 Err(e) => panic!("a turn that was checked failed to plan: {e}"),
             },
@@ -105,14 +77,14 @@ impl System for Turn {
     fn record(
         s: &Scenario,
         plan: &TurnPlan,
-        played: run::Played<crate::mesbg::resolve::TurnTally>,
+        played: run::Played<crate::mesbg::turn::TurnTally>,
         threads: usize,
     ) -> TurnRecord {
         let mut record = TurnRecord::new(plan, &played.tally, (played.seed, threads, played.elapsed_s), played.command);
         let exact = if played.exact {
-            crate::mesbg::resolve::exact_turn(plan)
+            crate::mesbg::turn::exact_turn(plan)
         } else {
-            Err(crate::mesbg::resolve::NotExactTurn::Skipped)
+            Err(crate::mesbg::turn::NotExactTurn::Skipped)
         };
         record.with_exact(exact.as_ref().map_err(ToString::to_string));
         record.precision = played.precision;
@@ -216,7 +188,7 @@ impl System for Turn {
         let seed = seed.unwrap_or(s.seed);
         let plan = Self::compile(s);
         let streams = Streams::new(seed, s.hash());
-        let (values, events) = crate::mesbg::resolve::replay_turn(&plan, streams, trial);
+        let (values, events) = crate::mesbg::turn::replay_turn(&plan, streams, trial);
         let metrics: serde_json::Map<String, serde_json::Value> =
             plan.metrics.defs.iter().zip(&values).map(|(d, v)| (d.name.clone(), (*v).into())).collect();
         let value = serde_json::json!({

@@ -15,8 +15,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 pub use system::{
-    MetricDef, MetricKind, MetricSet, OUTCOME_CHUNK, Precision, Reached, RuleSystem, ValueSink, for_each_chunk, run,
-    run_to_precision, summaries, worst_half_width,
+    MetricDef, MetricKind, MetricSet, OUTCOME_CHUNK, Precision, Reached, RuleSystem, Tallied, ValueSink,
+    for_each_chunk, run, run_to_precision, summaries, worst_half_width,
 };
 
 /// Trials per block: the unit of parallel work, progress and cancellation.

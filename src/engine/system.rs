@@ -135,6 +135,14 @@ impl MetricSet {
     }
 }
 
+/// A tally of trials: integer counts that add up exactly, whatever the order.
+pub trait Tallied {
+    /// Adds `other` (a tally of the same plan) into this one.
+    fn merge(&mut self, other: &Self);
+    /// The number of trials counted.
+    fn trials(&self) -> u64;
+}
+
 /// A compiled scenario of one rule system, as the shared tools see it: it names its
 /// metrics, plays trial `t` of a run's streams into metric values, and tallies blocks of
 /// trials into mergeable tallies. MESBG's and BATTLESYSTEM's plans implement it; nothing
@@ -144,7 +152,7 @@ pub trait RuleSystem: Sync {
     type Metric: MetricKind;
     /// The tally of a set of trials: exact integer counts, so merging in any order gives
     /// the same result.
-    type Tally: Clone + Send + Sync + Serialize + DeserializeOwned + PartialEq + std::fmt::Debug;
+    type Tally: Tallied + Clone + Send + Sync + Serialize + DeserializeOwned + PartialEq + std::fmt::Debug;
     /// Per-thread buffers reused from trial to trial.
     type Scratch: Default + Send;
 
@@ -158,9 +166,13 @@ pub trait RuleSystem: Sync {
     /// Plays and tallies `trials` on this thread.
     fn tally_block(&self, streams: Streams, trials: std::ops::Range<u64>, scratch: &mut Self::Scratch) -> Self::Tally;
     /// Adds `other` (of the same plan) into `into`.
-    fn merge_tally(into: &mut Self::Tally, other: &Self::Tally);
+    fn merge_tally(into: &mut Self::Tally, other: &Self::Tally) {
+        into.merge(other);
+    }
     /// The number of trials a tally counts.
-    fn trials_in(tally: &Self::Tally) -> u64;
+    fn trials_in(tally: &Self::Tally) -> u64 {
+        tally.trials()
+    }
     /// The histogram of metric `index` (of [`RuleSystem::metrics`]) in `tally`.
     fn histogram<'t>(&self, tally: &'t Self::Tally, index: usize) -> &'t [u64];
     /// Plays trial `trial` and writes its metric values, in [`RuleSystem::metrics`] order,

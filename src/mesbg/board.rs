@@ -432,17 +432,17 @@ impl TurnCounts {
 /// The picture of a turn: every chariot's path (the one it drove most often in the counted
 /// trials, numbered as listed), where the chariots ended, and each model's chance to be
 /// slain in the turn, from the first `trials` trials of the run with `seed`.
-pub fn turn_picture(plan: &crate::mesbg::plan::TurnPlan, seed: u64, trials: u64) -> BoardPicture {
+pub fn turn_picture(plan: &crate::mesbg::turn::TurnPlan, seed: u64, trials: u64) -> BoardPicture {
     let scenario = &plan.scenario;
     let streams = Streams::new(seed, scenario.hash());
     let chunk = 4096u64;
     let count = |range: std::ops::Range<u64>| {
         let mut counts =
             TurnCounts { slain: vec![0; plan.models], visits: vec![0; plan.nodes.len()], ends: BTreeMap::new() };
-        let mut scratch = resolve::TurnScratch::default();
+        let mut scratch = crate::mesbg::turn::TurnTrial::default();
         for t in range {
             let mut watch = TurnWatch { slain: vec![false; plan.models], chariot: 0, ends: Vec::new() };
-            resolve::play_turn(plan, streams, t, &mut scratch, &mut watch);
+            crate::mesbg::turn::play(plan, streams, t, &mut scratch, &mut watch);
             counts.slain.iter_mut().zip(&watch.slain).for_each(|(c, s)| *c += u64::from(*s));
             let walked = scratch.walked();
             for &node in walked {
@@ -455,7 +455,7 @@ pub fn turn_picture(plan: &crate::mesbg::plan::TurnPlan, seed: u64, trials: u64)
                 let at = if milli == i64::MIN {
                     plan.nodes[node].end.centre
                 } else {
-                    crate::mesbg::plan::pose_on_legs(&plan.nodes[node].legs, distance)
+                    crate::mesbg::turn::pose_on_legs(&plan.nodes[node].legs, distance)
                         .map_or(plan.nodes[node].end.centre, |p| p.centre)
                 };
                 // One mark per chariot, kind and place to the tenth of an inch the report
@@ -502,7 +502,7 @@ pub fn turn_picture(plan: &crate::mesbg::plan::TurnPlan, seed: u64, trials: u64)
         let footprint = plan.scenario.entries()[c].chariot.base.footprint();
         let length: f64 = mv.legs.iter().map(|l| l.length).sum();
         let steps = (length / 0.5).ceil() as usize;
-        let along = |d: f64| crate::mesbg::plan::pose_on_legs(&mv.legs, d).unwrap_or(mv.end);
+        let along = |d: f64| crate::mesbg::turn::pose_on_legs(&mv.legs, d).unwrap_or(mv.end);
         let mut centre_line: Vec<Point> = mv.legs.iter().map(|l| (l.start.centre.x, l.start.centre.y)).collect();
         centre_line.push((mv.end.centre.x, mv.end.centre.y));
         let start = mv.legs.first().map_or(plan.scenario.entries()[c].chariot.start, |l| l.start);

@@ -11,3 +11,4 @@ pub mod resolve;
 pub mod rules;
 pub mod scenario;
 pub mod tally;
+pub mod turn;

@@ -499,6 +499,15 @@ impl crate::engine::MetricKind for Metric {
     }
 }
 
+impl crate::engine::Tallied for Tally {
+    fn merge(&mut self, other: &Self) {
+        Tally::merge(self, other);
+    }
+    fn trials(&self) -> u64 {
+        self.trials
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

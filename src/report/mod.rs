@@ -9,6 +9,7 @@ pub mod document;
 pub mod joint;
 pub mod record;
 pub mod turn;
+pub mod words;
 
 use crate::mesbg::analysis::{self, DistributionRow, MetricSummary};
 use crate::mesbg::exact;

@@ -270,7 +270,7 @@ impl RunRecord {
     /// Where the trials ran, in words: "2 threads", or "merged shards" for a merge
     /// (`threads` 0).
     pub fn played_on(&self) -> String {
-        crate::report::document::played_on(self.threads)
+        crate::report::words::played_on(self.threads)
     }
 
     /// Trials per second of wall-clock time.

@@ -5,9 +5,9 @@
 use crate::engine::statistics::{self as analysis, DistributionRow, MetricSummary};
 use crate::engine::{MetricSet, RuleSystem};
 use crate::input::RuleOption;
-use crate::mesbg::plan::TurnPlan;
-use crate::mesbg::resolve::TurnTally;
 use crate::mesbg::scenario::{PathChoice, Scenario, TurnOrder};
+use crate::mesbg::turn::TurnPlan;
+use crate::mesbg::turn::TurnTally;
 use crate::report::charts as chart;
 use crate::report::document::{Figure, group_digits, percent};
 use crate::report::{
@@ -79,7 +79,7 @@ pub const NO_EXACT_TURN: &str = "not computed";
 
 impl TurnRecord {
     /// Sets the exact values from the exact engine's answer for this turn.
-    pub fn with_exact(&mut self, exact: Result<&crate::mesbg::resolve::TurnExact, String>) {
+    pub fn with_exact(&mut self, exact: Result<&crate::mesbg::turn::TurnExact, String>) {
         self.exact = exact.map(|e| {
             let trials = self.trials;
             self.summary
@@ -146,7 +146,7 @@ pub fn turn_ruleset(scenario: &Scenario, plan: &TurnPlan) -> Vec<RuleOption> {
             format!("best ({})", objective.metric()),
             format!(
                 "every order was tried on {} trials of streams of its own and the one with the highest {} was played: [{}]",
-                group_digits(crate::mesbg::plan::BEST_ORDER_TRIALS),
+                group_digits(crate::mesbg::turn::BEST_ORDER_TRIALS),
                 objective.metric(),
                 numbers(&plan.order)
             ),

@@ -776,7 +776,7 @@ impl CostCurve {
 /// board), and with [`ValueModel::Net`] each chariot's Wounds lost cost its points per Wound.
 pub fn turn_pricing(
     scenario: &Scenario,
-    plan: &crate::mesbg::plan::TurnPlan,
+    plan: &crate::mesbg::turn::TurnPlan,
     field: &str,
     model: ValueModel,
 ) -> Result<Pricing, BalanceError> {

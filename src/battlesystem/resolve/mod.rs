@@ -618,12 +618,6 @@ impl crate::engine::RuleSystem for BattlesystemPlan {
     fn tally_block(&self, streams: Streams, trials: std::ops::Range<u64>, scratch: &mut Scratch) -> BattlesystemTally {
         tally_trials(self, streams, trials, scratch)
     }
-    fn merge_tally(into: &mut BattlesystemTally, other: &BattlesystemTally) {
-        into.merge(other);
-    }
-    fn trials_in(tally: &BattlesystemTally) -> u64 {
-        tally.trials
-    }
     fn histogram<'t>(&self, tally: &'t BattlesystemTally, index: usize) -> &'t [u64] {
         tally.histogram(index)
     }

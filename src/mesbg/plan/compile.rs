@@ -193,6 +193,32 @@ fn mark_blocked_monsters(
     }
 }
 
+/// The Impact Hits tables of a chariot's `impact` on a model of profile `p` (its Wounds
+/// and its mount's as they stand: a mount with no Wounds left is gone) with `fate` Fate
+/// left: a cavalry model's rider and mount, a Hero's Fate against each Wound, or plain
+/// Wounds. The one chooser of the single charge and of every state of a turn.
+pub fn impact_tables(
+    impact: &crate::mesbg::scenario::Impact,
+    p: &Profile,
+    fate: u8,
+    rules: &MesbgRules,
+) -> ImpactTables {
+    match (p.mount.filter(|m| m.wounds > 0), p.hero) {
+        (Some(mount), _) => ImpactTables::cavalry(
+            impact.hits,
+            impact.strength,
+            p,
+            &mount,
+            rules.cavalry_passed_when,
+            rules.cavalry_impact_hits,
+        ),
+        (None, Some(h)) => {
+            ImpactTables::heroic(impact.hits, impact.strength, p.defence, p.wounds, fate, foe_saves(&h, rules))
+        }
+        (None, None) => ImpactTables::new(impact.hits, impact.strength, p.defence, p.wounds),
+    }
+}
+
 /// Compiles a validated scenario.
 pub fn compile(scenario: &Scenario) -> Plan {
     let c = &scenario.chariot;
@@ -223,25 +249,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
     let mut models = Vec::new();
     let mut discs = Vec::new();
     for (fi, f) in scenario.formations.iter().enumerate() {
-        let impact_of = |p: &Profile| match (&p.mount, p.hero) {
-            (Some(mount), _) => ImpactTables::cavalry(
-                c.impact.hits,
-                c.impact.strength,
-                p,
-                mount,
-                scenario.rules.cavalry_passed_when,
-                scenario.rules.cavalry_impact_hits,
-            ),
-            (None, Some(h)) => ImpactTables::heroic(
-                c.impact.hits,
-                c.impact.strength,
-                p.defence,
-                p.wounds,
-                h.fate,
-                foe_saves(&h, &scenario.rules),
-            ),
-            (None, None) => ImpactTables::new(c.impact.hits, c.impact.strength, p.defence, p.wounds),
-        };
+        let impact_of = |p: &Profile| impact_tables(&c.impact, p, p.hero.map_or(0, |h| h.fate), &scenario.rules);
         let warriors_impact = impact_of(&f.profile);
         for (mi, centre) in f.centres.iter().enumerate() {
             let p = f.profile_of(mi);

@@ -23,8 +23,6 @@ use std::collections::BTreeMap;
 
 mod compile;
 pub use compile::*;
-mod turn;
-pub use turn::*;
 
 /// Hits an obstacle and a chariot driving into it inflict on each other.
 pub const OBSTACLE_HITS: u8 = 3;
@@ -53,7 +51,7 @@ pub const SAME_TIME_MM: f64 = 0.01;
 pub const SAME_TIME_INCHES: f64 = SAME_TIME_MM / geometry::MM_PER_INCH;
 
 mod fast;
-mod path;
+pub(crate) mod path;
 pub mod support;
 mod tables;
 #[cfg(test)]
@@ -62,6 +60,7 @@ mod tests;
 pub use fast::{FastCharge, FastGroup, FastModel, FightRow, ImpactRow, Table};
 use path::*;
 pub use path::{BEST_PATH_CANDIDATES, BEST_PATH_CANDIDATES_PUSHING, MAX_PIVOT, distance_for_move};
+pub(crate) use path::{PathPolicy, Standing, best_pivots, breaks_through, can_back_away, drive, pose_at};
 pub use tables::{ContactOutcome, FightTable, ImpactTables};
 
 use support::{Polearm, Presence, SupportMap};

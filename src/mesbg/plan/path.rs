@@ -27,7 +27,7 @@ pub fn distance_for_move(budget: f64, stretches: &[(f64, f64)]) -> f64 {
 }
 
 /// Merges overlapping stretches into sorted disjoint ones.
-pub(super) fn merge_stretches(mut stretches: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+pub(crate) fn merge_stretches(mut stretches: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
     stretches.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut merged: Vec<(f64, f64)> = Vec::with_capacity(stretches.len());
     for (from, to) in stretches {
@@ -41,7 +41,7 @@ pub(super) fn merge_stretches(mut stretches: Vec<(f64, f64)>) -> Vec<(f64, f64)>
 
 /// Which way the chariot turns at each chance to pivot.
 #[derive(Clone, Debug)]
-pub(super) enum PathPolicy {
+pub(crate) enum PathPolicy {
     /// The pivots as listed (missing ones are 0).
     Pivots(Vec<f64>),
     /// Towards a point, by up to 45 degrees at each chance, while it lies ahead.
@@ -51,7 +51,7 @@ pub(super) enum PathPolicy {
 }
 
 impl PathPolicy {
-    pub(super) fn of(scenario: &Scenario) -> Self {
+    pub(crate) fn of(scenario: &Scenario) -> Self {
         match &scenario.charge.path {
             PathChoice::Pivots(p) => PathPolicy::Pivots(p.clone()),
             PathChoice::AimAt(point) => PathPolicy::Aim(*point),
@@ -65,7 +65,7 @@ impl PathPolicy {
         }
     }
 
-    pub(super) fn pivot(&self, chance: usize, pose: &Pose, searched: &[f64]) -> f64 {
+    pub(crate) fn pivot(&self, chance: usize, pose: &Pose, searched: &[f64]) -> f64 {
         match self {
             PathPolicy::Pivots(p) => p.get(chance).copied().unwrap_or(0.0),
             PathPolicy::Aim(target) => {
@@ -90,33 +90,33 @@ pub const MAX_PIVOT: f64 = 45.0;
 /// standing (`None`: all), and the chariots of its own side standing where they stopped,
 /// which its drive ends short of (models cannot move through friendly models).
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Standing<'a> {
-    pub(super) present: Option<&'a [bool]>,
-    pub(super) friends: &'a [(Footprint, Pose)],
+pub(crate) struct Standing<'a> {
+    pub(crate) present: Option<&'a [bool]>,
+    pub(crate) friends: &'a [(Footprint, Pose)],
 }
 
 /// The path driven and what it meets, before any dice.
-pub(super) struct Drive {
-    pub(super) groups: Vec<ContactGroup>,
-    pub(super) pushes: Vec<Push>,
-    pub(super) moved_off_obstacles: Vec<Push>,
-    pub(super) legs: Vec<Leg>,
-    pub(super) end: Pose,
-    pub(super) driven: f64,
-    pub(super) spent: f64,
-    pub(super) difficult_from: Option<f64>,
-    pub(super) obstacle: Option<ObstacleContact>,
-    pub(super) discs: Vec<Disc>,
-    pub(super) pivots_used: Vec<f64>,
+pub(crate) struct Drive {
+    pub(crate) groups: Vec<ContactGroup>,
+    pub(crate) pushes: Vec<Push>,
+    pub(crate) moved_off_obstacles: Vec<Push>,
+    pub(crate) legs: Vec<Leg>,
+    pub(crate) end: Pose,
+    pub(crate) driven: f64,
+    pub(crate) spent: f64,
+    pub(crate) difficult_from: Option<f64>,
+    pub(crate) obstacle: Option<ObstacleContact>,
+    pub(crate) discs: Vec<Disc>,
+    pub(crate) pivots_used: Vec<f64>,
     /// The friendly chariot (index into [`Standing::friends`]) the drive ended short of,
     /// and how far it had driven then.
-    pub(super) blocked: Option<(usize, f64)>,
+    pub(crate) blocked: Option<(usize, f64)>,
 }
 
 /// Drives the full Move, or stops after `stop_at` inches driven: pivots (asked of
 /// `pivot_for` at each chance), pushes, difficult stretches, obstacles and the ordered
 /// contacts.
-pub(super) fn drive(
+pub(crate) fn drive(
     scenario: &Scenario,
     footprint: &Footprint,
     mut discs: Vec<Disc>,
@@ -278,7 +278,7 @@ pub(super) fn drive(
 }
 
 /// The exact value of an objective for a drive, from its contact list alone.
-pub(super) fn objective_value(
+pub(crate) fn objective_value(
     drive: &Drive,
     models: &[PlannedModel],
     scenario: &Scenario,
@@ -305,7 +305,7 @@ pub(super) fn objective_value(
 }
 
 /// The formations (by index, ascending) with a model on the path.
-pub(super) fn formations_on_path(groups: &[ContactGroup], models: &[PlannedModel]) -> Vec<usize> {
+pub(crate) fn formations_on_path(groups: &[ContactGroup], models: &[PlannedModel]) -> Vec<usize> {
     let mut on_path: Vec<usize> = groups.iter().flat_map(|g| g.models.iter().map(|&m| models[m].formation)).collect();
     on_path.sort_unstable();
     on_path.dedup();
@@ -314,7 +314,7 @@ pub(super) fn formations_on_path(groups: &[ContactGroup], models: &[PlannedModel
 
 /// Whether the end of the full path lies wholly past the last rank of every formation it
 /// touched (and it touched one).
-pub(super) fn breaks_through(
+pub(crate) fn breaks_through(
     groups: &[ContactGroup],
     models: &[PlannedModel],
     scenario: &Scenario,
@@ -353,7 +353,7 @@ fn p_reaches(drive: &Drive, models: &[PlannedModel], distance: f64) -> f64 {
 /// The Wounds a drive's hazards are expected to cost the chariot: the obstacle's three
 /// Strength 6 hits and the difficult-terrain test's 1 in 6, each weighed by the chance the
 /// chariot gets there (Fate and Might are not counted).
-pub(super) fn hazard_wounds(drive: &Drive, models: &[PlannedModel], scenario: &Scenario) -> f64 {
+pub(crate) fn hazard_wounds(drive: &Drive, models: &[PlannedModel], scenario: &Scenario) -> f64 {
     let mut wounds = 0.0;
     if let Some(o) = &drive.obstacle {
         let per_hit = mesbg::to_wound(OBSTACLE_STRENGTH, scenario.chariot.defence).probability();
@@ -370,7 +370,7 @@ pub const STOP_SHORT_INCHES: f64 = 0.01;
 
 /// The distances at which a drive could stop short of its hazards: just before the
 /// obstacle it drives into and just before it first enters difficult terrain.
-pub(super) fn stops_short_of_hazards(drive: &Drive) -> Vec<f64> {
+pub(crate) fn stops_short_of_hazards(drive: &Drive) -> Vec<f64> {
     let mut stops: Vec<f64> = drive.obstacle.iter().map(|o| o.distance).chain(drive.difficult_from).collect();
     stops.retain(|&d| d > STOP_SHORT_INCHES);
     stops.iter().map(|d| d - STOP_SHORT_INCHES).collect()
@@ -379,16 +379,16 @@ pub(super) fn stops_short_of_hazards(drive: &Drive) -> Vec<f64> {
 thread_local! {
     /// Whether the best-path search reuses the drives of candidates that begin with the
     /// same pivots (always, but for the test that proves it chooses as the plain search).
-    pub(super) static REUSE_DRIVES: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+    pub(crate) static REUSE_DRIVES: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
 }
 
 /// What the best-path search chose: the pivots, and where to stop short (`None`: drive the
 /// full Move).
-pub(super) struct BestPath {
-    pub(super) pivots: Vec<f64>,
-    pub(super) stop_at: Option<f64>,
+pub(crate) struct BestPath {
+    pub(crate) pivots: Vec<f64>,
+    pub(crate) stop_at: Option<f64>,
     /// The objective's value on the path chosen (0: no path reaches it).
-    pub(super) value: f64,
+    pub(crate) value: f64,
 }
 
 /// Searches pivot sequences for the one that maximises `objective`: every sequence on the
@@ -398,7 +398,7 @@ pub(super) struct BestPath {
 /// Then, since a chariot charges "up to its Move", it stops just short of the obstacle or
 /// the difficult terrain on its path when that loses nothing of the objective and saves
 /// Wounds. `stop_at` is a distance the scenario fixed (then no stop is searched).
-pub(super) fn best_pivots(
+pub(crate) fn best_pivots(
     scenario: &Scenario,
     footprint: &Footprint,
     discs: &[Disc],
@@ -524,7 +524,7 @@ const BASE_HAIR: f64 = 1e-4;
 pub const BACK_AWAY_INCHES: f64 = 1.0;
 
 /// The chariot's pose after `distance` inches along its legs.
-pub(super) fn pose_at(legs: &[Leg], distance: f64) -> Option<Pose> {
+pub(crate) fn pose_at(legs: &[Leg], distance: f64) -> Option<Pose> {
     legs.iter()
         .find(|l| distance <= l.from_distance + l.length + geometry::EPSILON)
         .or(legs.last())
@@ -535,7 +535,7 @@ pub(super) fn pose_at(legs: &[Leg], distance: f64) -> Option<Pose> {
 /// the line from the chariot's centre `chariot` through its own) without its base crossing
 /// another model's (`others`, the standing models) or an obstacle (`walls`). Checked every
 /// 1/32" along the way, finer than any base.
-pub(super) fn can_back_away(disc: &Disc, chariot: Vec2, others: &[Disc], walls: &[(Vec2, Vec2)]) -> bool {
+pub(crate) fn can_back_away(disc: &Disc, chariot: Vec2, others: &[Disc], walls: &[(Vec2, Vec2)]) -> bool {
     let away = disc.centre - chariot;
     if away.length() < 1e-9 {
         return true;

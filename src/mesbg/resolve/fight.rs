@@ -11,7 +11,7 @@ use crate::mesbg::rules::duel::{HeroDice, PerHero};
 /// the dice shown follow their exact distribution given the outcome). A single charge
 /// matches the outcome; a turn's fight also the models slain.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn reconstruct_fight<O: Observer>(
+pub(crate) fn reconstruct_fight<O: Observer>(
     plan: &Plan,
     board: &FightBoard,
     scratch: &mut Scratch,
@@ -325,7 +325,7 @@ impl FoeHeroes {
 
 /// The fight after the charge against the survivors in `scratch`, die by die, with the
 /// Hero's Might (by his policy) and Fate, and cavalry (rider and mount).
-pub(super) fn fight_by_dice<O: Observer>(
+pub(crate) fn fight_by_dice<O: Observer>(
     plan: &Plan,
     board: &FightBoard,
     scratch: &mut Scratch,
@@ -570,7 +570,7 @@ pub(super) fn fight_by_dice<O: Observer>(
 
 /// What a fight of several chariots against one model came to.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(super) struct PooledOutcome {
+pub(crate) struct PooledOutcome {
     /// The chariots won the duel.
     pub won: bool,
     /// The model was slain (a casualty: its rider, or the model on foot).
@@ -591,7 +591,7 @@ pub(super) struct PooledOutcome {
 /// strike the chariot it can most hurt, the one with the fewest Wounds left (the first of
 /// them in the turn's order), then the next once that one is slain.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn pooled_fight<O: Observer>(
+pub(crate) fn pooled_fight<O: Observer>(
     plans: &[&Plan],
     board: &FightBoard,
     scratch: &mut Scratch,

@@ -22,15 +22,9 @@ mod fast;
 mod fight;
 #[cfg(test)]
 mod tests;
-mod turn;
-mod turn_chain;
-mod turn_exact;
-pub use turn::{TurnScratch, TurnTally, play_turn, replay_turn, tally_turns};
-pub use turn_exact::{MAX_TURN_BRANCHES, NotExactTurn, TurnExact, check_exact_turn, exact_turn};
 
 pub use event::{Event, Observer, Silent, Trace};
-pub(crate) use fight::FightBoard;
-use fight::{fight_by_dice, reconstruct_fight};
+pub(crate) use fight::{FightBoard, fight_by_dice, pooled_fight, reconstruct_fight};
 
 /// The most declared splits a thread keeps (a scenario meets a handful; past this many,
 /// the list starts again rather than grow or slow its search).
@@ -39,9 +33,9 @@ const MAX_CACHED_SPLITS: usize = 64;
 /// Buffers a trial reuses, so the hot loop does not allocate.
 #[derive(Default)]
 pub struct Scratch {
-    survivors: Vec<Survivor>,
-    targets: Vec<StrikeTarget>,
-    target_is_rider: Vec<bool>,
+    pub(crate) survivors: Vec<Survivor>,
+    pub(crate) targets: Vec<StrikeTarget>,
+    pub(crate) target_is_rider: Vec<bool>,
     at_start: Vec<u8>,
     order: Vec<usize>,
     /// Declared splits already worked out on this thread, by what decides them (the
@@ -54,7 +48,7 @@ pub struct Scratch {
     /// The contact group the chariot stopped at (for the fight's supporters).
     group: usize,
     /// The supporters of the last fight of a turn (a supporter helps one fight).
-    supporters_used: Vec<usize>,
+    pub(crate) supporters_used: Vec<usize>,
 }
 
 impl Scratch {
@@ -362,6 +356,13 @@ fn obstacle<O: Observer>(plan: &Plan, state: &mut ChariotState, dice: &mut Dice,
         return;
     }
     out.set(Metric::ObstacleStruck, 1);
+    obstacle_hits(plan, state, dice, obs);
+}
+
+/// The obstacle's three Strength 6 hits on the chariot of `plan` (its Hero's Fate may
+/// prevent each Wound; a chariot slain takes no more): the rule of a single charge and of
+/// every drive of a turn that ends at an obstacle.
+pub(crate) fn obstacle_hits<O: Observer>(plan: &Plan, state: &mut ChariotState, dice: &mut Dice, obs: &mut O) {
     let mut wounding_hits = 0;
     for _ in 0..crate::mesbg::plan::OBSTACLE_HITS {
         if state.wounds_left == 0 {
@@ -377,18 +378,22 @@ fn obstacle<O: Observer>(plan: &Plan, state: &mut ChariotState, dice: &mut Dice,
 
 /// A list with one entry per chariot in a fight of a turn (a few), kept inline: a fight
 /// allocates nothing.
-type PerChariot<T> = smallvec::SmallVec<[T; 4]>;
+pub(crate) type PerChariot<T> = smallvec::SmallVec<[T; 4]>;
 
 /// What the chariot and its Hero have left during a trial.
-#[derive(Clone, Copy, Debug)]
-struct ChariotState {
-    wounds_left: u8,
-    might_left: u8,
-    fate_left: u8,
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChariotState {
+    /// The chariot's Wounds left.
+    pub wounds_left: u8,
+    /// Its Hero's Might left.
+    pub might_left: u8,
+    /// Its Hero's Fate left.
+    pub fate_left: u8,
 }
 
 impl ChariotState {
-    fn fresh(plan: &Plan) -> Self {
+    /// The chariot of `plan` before its charge: every Wound, Might and Fate.
+    pub fn fresh(plan: &Plan) -> Self {
         let hero = plan.chariot.hero;
         Self {
             wounds_left: plan.chariot.wounds,
@@ -408,7 +413,7 @@ impl ChariotState {
 
     /// The difficult-terrain test: a D6, a 1 costing the chariot a Wound at once, unless the
     /// Hero's Might turns it into a 2.
-    fn terrain_test<O: Observer>(&mut self, plan: &Plan, dice: &mut Dice, out: &mut Outcome, obs: &mut O) {
+    pub(crate) fn terrain_test<O: Observer>(&mut self, plan: &Plan, dice: &mut Dice, out: &mut Outcome, obs: &mut O) {
         let roll = dice.d6();
         let might = u8::from(roll == 1 && plan.chariot.saves.might_on_terrain && self.might_left > 0);
         obs.note(|| Event::TerrainTest { roll, might });
@@ -421,7 +426,7 @@ impl ChariotState {
 
     /// The chariot suffers one Wound, unless the Hero's Fate (with Might on the Fate roll)
     /// prevents it. Returns whether the Wound was suffered.
-    fn suffer_wound<O: Observer>(&mut self, plan: &Plan, dice: &mut Dice, obs: &mut O) -> bool {
+    pub(crate) fn suffer_wound<O: Observer>(&mut self, plan: &Plan, dice: &mut Dice, obs: &mut O) -> bool {
         let on = WoundOn::Chariot { wounds_left: self.wounds_left };
         if self.prevent(plan, on, dice, obs) {
             return false;
@@ -432,7 +437,7 @@ impl ChariotState {
 
     /// Spends the Hero's Fate (and Might on the Fate roll) on one Wound by his policy.
     /// Returns whether it was prevented.
-    fn prevent<O: Observer>(&mut self, plan: &Plan, on: WoundOn, dice: &mut Dice, obs: &mut O) -> bool {
+    pub(crate) fn prevent<O: Observer>(&mut self, plan: &Plan, on: WoundOn, dice: &mut Dice, obs: &mut O) -> bool {
         if self.fate_left == 0 {
             return false;
         }
@@ -620,12 +625,6 @@ impl crate::engine::RuleSystem for Plan {
     }
     fn tally_block(&self, streams: Streams, trials: std::ops::Range<u64>, scratch: &mut Scratch) -> Tally {
         tally_trials(self, streams, trials, scratch)
-    }
-    fn merge_tally(into: &mut Tally, other: &Tally) {
-        into.merge(other);
-    }
-    fn trials_in(tally: &Tally) -> u64 {
-        tally.trials
     }
     fn histogram<'t>(&self, tally: &'t Tally, index: usize) -> &'t [u64] {
         tally.histogram(self.metrics[index])

@@ -7,6 +7,7 @@
 
 pub mod duel;
 pub mod fight;
+pub mod saves;
 
 use crate::dice::{Dice, DiceExpr};
 use fight::highest_d6_probability;

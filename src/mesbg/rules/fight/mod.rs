@@ -8,6 +8,7 @@
 //! follow one reading by construction. Whether that reading is the game's is checked
 //! elsewhere, by an oracle that shares none of this code (`tests/oracle/`).
 
+pub use super::duel::{DefenderDice, Tie, banner_rerolls};
 use super::duel::{
     FoeDuelDice, FoeHero, HeroDice, HeroStanding, foe_highs_distribution, settle_duel_might, wounds_on_foe_hero,
 };
@@ -15,7 +16,6 @@ use super::{
     DuelSide, FightOutcome, Side, StrikeAllocation, StrikeTarget, WoundRoll, binomial_pmf, pick_target,
     settle_wound_with_might,
 };
-use crate::dice::Dice;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
@@ -27,32 +27,9 @@ pub use distribution::{
 };
 
 mod duel_dice;
+pub use super::saves::*;
+pub use crate::dice::{enumerate_d6, merge_equal};
 pub use duel_dice::*;
-
-/// Whether a failed Fate roll may be followed by another Fate point on the same Wound.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FateRule {
-    /// Spend Fate on the same Wound until it is prevented or Fate runs out (the rules
-    /// reference, corrected 2026-12-01).
-    #[default]
-    Retry,
-    /// One Fate point per Wound (the earlier reading).
-    Once,
-}
-
-/// Which Wounds the riding Hero spends Fate on.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FatePolicy {
-    /// Every Wound on the chariot as it comes, then what is left on his own hit when thrown.
-    #[default]
-    ChariotThenHero,
-    /// Only a Wound that would slay the chariot (its last) or the Hero (his last).
-    LethalOnly,
-    /// Never on the chariot: all of it kept for his own hit when thrown.
-    HeroOnly,
-}
 
 /// How a winner facing several models (or rider and mount) aims its Strikes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -67,157 +44,9 @@ pub enum StrikeSplit {
     OneAtATime,
 }
 
-/// What the riding Hero may spend to prevent a Wound, and when.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Saves {
-    /// Fate retried or once per Wound.
-    pub fate_rule: FateRule,
-    /// Which Wounds get Fate.
-    pub fate_policy: FatePolicy,
-    /// Might may raise the last failed Fate roll of a Wound to a 4 (the rules allow it and
-    /// the Hero's policy spends it).
-    pub might_on_fate: bool,
-    /// Might may turn a 1 on the difficult-terrain D6 into a 2.
-    pub might_on_terrain: bool,
-}
-
-/// Whose Wound is being prevented, with the Wounds they have left before it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WoundOn {
-    /// The chariot.
-    Chariot {
-        /// Its Wounds left before this one.
-        wounds_left: u8,
-    },
-    /// The Hero himself (his hit when thrown).
-    Hero {
-        /// His Wounds left before this one.
-        wounds_left: u8,
-    },
-}
-
-/// What an attempt to prevent one Wound came to.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Prevention {
-    /// The Wound was prevented.
-    pub prevented: bool,
-    /// Fate points spent on it.
-    pub fate_spent: u8,
-    /// Might points spent on its Fate roll.
-    pub might_spent: u8,
-}
-
-/// Whether the Fate policy spends Fate on this Wound.
-pub fn fate_allowed(policy: FatePolicy, on: WoundOn) -> bool {
-    match (policy, on) {
-        (FatePolicy::ChariotThenHero, _) => true,
-        (FatePolicy::LethalOnly, WoundOn::Chariot { wounds_left } | WoundOn::Hero { wounds_left }) => wounds_left <= 1,
-        (FatePolicy::HeroOnly, WoundOn::Hero { .. }) => true,
-        (FatePolicy::HeroOnly, WoundOn::Chariot { .. }) => false,
-    }
-}
-
-/// The score a Fate roll needs to prevent the Wound.
-pub const FATE_NEEDS: u8 = 4;
-
-/// Settles one Wound's prevention from the Fate rolls `d6` gives: a Fate point and a D6 at
-/// a time, 4+ preventing it; after a failure another point ([`FateRule::Retry`]) while any
-/// are left; Might raises the last failed roll to a 4 when it is enough (Fate first, Might
-/// last: Might is also the duel's and the Strikes' resource, Fate is not).
-pub fn settle_prevention(saves: Saves, on: WoundOn, fate: u8, might: u8, mut d6: impl FnMut() -> u8) -> Prevention {
-    if fate == 0 || !fate_allowed(saves.fate_policy, on) {
-        return Prevention::default();
-    }
-    let mut spent = 0;
-    let mut last = 0;
-    while spent < fate {
-        spent += 1;
-        last = d6();
-        if last >= FATE_NEEDS {
-            return Prevention { prevented: true, fate_spent: spent, might_spent: 0 };
-        }
-        if saves.fate_rule == FateRule::Once {
-            break;
-        }
-    }
-    let short = FATE_NEEDS - last;
-    if saves.might_on_fate && short <= might {
-        return Prevention { prevented: true, fate_spent: spent, might_spent: short };
-    }
-    Prevention { prevented: false, fate_spent: spent, might_spent: 0 }
-}
-
-/// Rolls the prevention of one Wound.
-pub fn prevent_wound(saves: Saves, on: WoundOn, fate: u8, might: u8, dice: &mut Dice) -> Prevention {
-    settle_prevention(saves, on, fate, might, || dice.d6())
-}
-
-/// A Wound's prevention: (whether it was prevented, Fate spent, Might spent) by chance.
-type PreventionOutcomes = Vec<(Prevention, f64)>;
-
-/// Prevention distributions by (saves, whose Wound, their Wounds left, Fate, Might).
-type PreventionCache = HashMap<(Saves, u8, u8, u8, u8), PreventionOutcomes>;
-
 thread_local! {
-    static PREVENTIONS: std::cell::RefCell<PreventionCache> = std::cell::RefCell::new(HashMap::new());
     static STRIKES: std::cell::RefCell<HashMap<(WoundRoll, bool, u8, u8), StrikeOutcomes>> =
         std::cell::RefCell::new(HashMap::new());
-}
-
-/// The exact distribution of one Wound's prevention (enumerated once per thread for each
-/// set of arguments: it is a pure function of them).
-pub fn prevention_distribution(saves: Saves, on: WoundOn, fate: u8, might: u8) -> PreventionOutcomes {
-    let (whose, left) = match on {
-        WoundOn::Chariot { wounds_left } => (0, wounds_left),
-        WoundOn::Hero { wounds_left } => (1, wounds_left),
-    };
-    PREVENTIONS.with(|cache| {
-        cache
-            .borrow_mut()
-            .entry((saves, whose, left, fate, might))
-            .or_insert_with(|| merge(enumerate_d6(|d6| settle_prevention(saves, on, fate, might, d6))))
-            .clone()
-    })
-}
-
-/// Every sequence of D6 faces that `settle` reads, with the result it settles to and its
-/// probability (6^-length). `settle` must read its dice one at a time and decide from the
-/// faces read so far whether to read another (every rule here does), so the sequences it
-/// reads are exactly the ones enumerated.
-pub fn enumerate_d6<R>(mut settle: impl FnMut(&mut dyn FnMut() -> u8) -> R) -> Vec<(R, f64)> {
-    let mut out = Vec::new();
-    let mut pending: Vec<Vec<u8>> = vec![Vec::new()];
-    while let Some(prefix) = pending.pop() {
-        let mut read = 0;
-        let mut wanted_more = false;
-        let result = settle(&mut || {
-            let face = prefix.get(read).copied().unwrap_or_else(|| {
-                wanted_more = true;
-                1
-            });
-            read += 1;
-            face
-        });
-        if wanted_more {
-            for face in 1..=6 {
-                let mut longer = prefix.clone();
-                longer.push(face);
-                pending.push(longer);
-            }
-        } else {
-            out.push((result, 6f64.powi(-(prefix.len() as i32))));
-        }
-    }
-    out
-}
-
-/// Adds up the probabilities of equal results.
-fn merge<R: Ord>(pairs: Vec<(R, f64)>) -> Vec<(R, f64)> {
-    let mut merged: BTreeMap<R, f64> = BTreeMap::new();
-    for (r, p) in pairs {
-        *merged.entry(r).or_default() += p;
-    }
-    merged.into_iter().collect()
 }
 
 /// Settles one Strike of the chariot from the dice `d6` gives: one To Wound roll, two
@@ -300,7 +129,7 @@ pub fn strike_distribution(roll: WoundRoll, trapped: bool, wounds_left: u8, migh
         cache
             .borrow_mut()
             .entry((roll, trapped, wounds_left, might))
-            .or_insert_with(|| merge(enumerate_d6(|d6| settle_strike(roll, trapped, wounds_left, might, d6))))
+            .or_insert_with(|| merge_equal(enumerate_d6(|d6| settle_strike(roll, trapped, wounds_left, might, d6))))
             .clone()
     })
 }

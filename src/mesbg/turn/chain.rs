@@ -1,34 +1,31 @@
 //! A turn compiled, as trials meet it, into a chain of states: what a trial's dice have
-//! done so far ([`TurnScratch::snapshot`]) and the stage it is at (a chariot's drive, a
+//! done so far ([`TurnTrial::snapshot`]) and the stage it is at (a chariot's drive, a
 //! fight, the end). From each state, the drive or fight drawn in one go leads, entry by
 //! entry of its table, to the state that entry leaves; so a trial is one word and one
 //! scan per stage, and its end state is counted. At the end of a block each end state's
 //! metric values, worked out once, are added as many times as trials ended there.
 //!
-//! Each table is the one [`play_turn`](super::turn::play_turn) draws from, with the same
+//! Each table is the one [`play`](super::play::play) draws from, with the same
 //! thresholds in the same order, and each stage takes its word from the stream
-//! `play_turn` takes it from; so the chain plays every trial as `play_turn` does, word for
-//! word, and a replay shows the trial a run counted. A stage `play_turn` rolls die by die
+//! `play` takes it from; so the chain plays every trial as `play` does, word for
+//! word, and a replay shows the trial a run counted. A stage `play` rolls die by die
 //! (difficult terrain, an obstacle, a fight of two chariots or with help that depends on
-//! who stands, a thrown Hero) is not followed: the trial is handed to `play_turn`.
+//! who stands, a thrown Hero) is not followed: the trial is handed to `play`.
 //!
 //! The chain is a thread's own and depends on nothing but the plan, so it changes no
 //! result: its states are the trial's facts and its tables the plan's.
 
-use super::turn::{
-    TurnScratch, TurnTally, apply_drawn_fight, apply_drive, begin_fight, charge, drawn_drive, drives_drawn_whole,
-    end_rolls, end_turn, fight_table, start_turn,
-};
-use super::*;
-use crate::dice::TrialKey;
-use crate::mesbg::plan::TurnPlan;
+use super::fight_phase::{apply_drawn_fight, begin_fight, fight_table};
+use super::move_phase::{apply_drive, charge, drawn_drive, drives_drawn_whole};
+use super::plan::TurnPlan;
+use super::play::{end_rolls, end_turn};
+use super::pool::ScratchPool;
+use super::scratch::TurnTrial;
+use super::state::Stage;
+use super::tally::TurnTally;
+use crate::dice::{Dice, Phase, TrialKey};
+use crate::mesbg::resolve::Silent;
 use std::collections::HashMap;
-
-/// A stage of a turn, as the first words of a state: `[DRIVE, node, 0]`,
-/// `[FIGHT, final board, fight]` or `[END, final board, 0]`.
-pub(super) const DRIVE: u32 = 0;
-pub(super) const FIGHT: u32 = 1;
-pub(super) const END: u32 = 2;
 
 /// The most states a thread's chain holds before it starts again (between blocks).
 const MAX_CHAIN_STATES: usize = 1 << 18;
@@ -38,7 +35,7 @@ const MAX_CHAIN_STATES: usize = 1 << 18;
 enum Step {
     /// Not worked out yet.
     Unknown,
-    /// Rolled die by die: the trial is played by `play_turn`.
+    /// Rolled die by die: the trial is played by `play`.
     Rolled,
     /// No dice: the next state.
     Go(u32),
@@ -63,7 +60,7 @@ struct EndRow {
 pub struct Chain {
     /// The pool of the plan it was compiled for, where it goes when dropped (`None`: a
     /// chain held in a pool, or none yet).
-    home: Option<crate::mesbg::plan::ScratchPool>,
+    home: Option<ScratchPool>,
     /// Each state's words, and the index of each.
     words: Vec<Box<[u32]>>,
     index: HashMap<Box<[u32]>, u32>,
@@ -103,7 +100,7 @@ impl Chain {
     /// are on, drives drawn whole among them). A chain of another plan goes back to that plan's pool, and this plan's
     /// is taken from its own (compiled by an earlier run) or started; one grown past its
     /// bound starts again.
-    pub fn prepare(&mut self, plan: &TurnPlan, s: &mut TurnScratch) -> bool {
+    pub fn prepare(&mut self, plan: &TurnPlan, s: &mut TurnTrial) -> bool {
         if !plan.fights_from_tables || !drives_drawn_whole(plan) {
             return false;
         }
@@ -115,14 +112,14 @@ impl Chain {
             let home = self.home.take();
             *self = Chain::default();
             self.home = home;
-            start_turn(plan, s);
-            self.state_now(plan, s, [DRIVE, 0, 0]);
+            s.start(plan);
+            self.state_now(plan, s, Stage::Drive { node: 0 });
         }
         true
     }
 
     /// The state the scratch is in at `stage`, interned.
-    fn state_now(&mut self, plan: &TurnPlan, s: &TurnScratch, stage: [u32; 3]) -> u32 {
+    fn state_now(&mut self, plan: &TurnPlan, s: &TurnTrial, stage: Stage) -> u32 {
         let mut words = std::mem::take(&mut self.buffer);
         s.snapshot(plan, stage, &mut words);
         let id = match self.index.get(words.as_slice()) {
@@ -145,7 +142,7 @@ impl Chain {
     /// Plays the trial of `key` down the chain and counts its end state; `false` (nothing
     /// counted) when it reaches a stage rolled die by die.
     #[inline]
-    pub fn walk(&mut self, plan: &TurnPlan, key: TrialKey, s: &mut TurnScratch) -> bool {
+    pub fn walk(&mut self, plan: &TurnPlan, key: TrialKey, s: &mut TurnTrial) -> bool {
         let mut charge_dice = key.dice(Phase::Charge);
         let mut fight_dice: Option<Dice> = None;
         let mut id = 0u32;
@@ -172,31 +169,32 @@ impl Chain {
 
     /// The stage after `stage` once it is played: the next drive, the first fight of the
     /// final board the drive's outcome `child` names, the next fight, or the end.
-    fn next_stage(plan: &TurnPlan, stage: [u32; 3], child: Option<usize>) -> [u32; 3] {
-        match (stage[0], child) {
-            (DRIVE, Some(child)) => {
-                if plan.nodes[stage[1] as usize].depth + 1 < plan.order.len() {
-                    [DRIVE, child as u32, 0]
+    fn next_stage(plan: &TurnPlan, stage: Stage, child: Option<usize>) -> Stage {
+        match (stage, child) {
+            (Stage::Drive { node }, Some(child)) => {
+                if plan.nodes[node].depth + 1 < plan.order.len() {
+                    Stage::Drive { node: child }
                 } else if plan.finals[child].fights.is_empty() {
-                    [END, child as u32, 0]
+                    Stage::End { board: child }
                 } else {
-                    [FIGHT, child as u32, 0]
+                    Stage::Fight { board: child, fight: 0 }
                 }
             }
-            (FIGHT, _) if (stage[2] as usize) + 1 < plan.finals[stage[1] as usize].fights.len() => {
-                [FIGHT, stage[1], stage[2] + 1]
+            (Stage::Fight { board, fight }, _) if fight + 1 < plan.finals[board].fights.len() => {
+                Stage::Fight { board, fight: fight + 1 }
             }
-            _ => [END, stage[1], 0],
+            (Stage::Fight { board, .. } | Stage::End { board }, _) => Stage::End { board },
+            // A drive with no board after it (never compiled so): the end of the first board.
+            (Stage::Drive { .. }, None) => Stage::End { board: 0 },
         }
     }
 
-    /// What state `id` leads to, worked out with the functions `play_turn` plays it with.
-    fn work_out(&mut self, plan: &TurnPlan, id: u32, s: &mut TurnScratch) -> Step {
+    /// What state `id` leads to, worked out with the functions `play` plays it with.
+    fn work_out(&mut self, plan: &TurnPlan, id: u32, s: &mut TurnTrial) -> Step {
         let words = self.words[id as usize].clone();
         let stage = s.restore(plan, &words);
-        match stage[0] {
-            DRIVE => {
-                let node = stage[1] as usize;
+        match stage {
+            Stage::Drive { node } => {
                 let mv = &plan.nodes[node];
                 let mut memo = std::mem::take(&mut s.drives);
                 let drive = drawn_drive(plan, node, s, &mut memo).cloned();
@@ -222,8 +220,7 @@ impl Chain {
                     None => Step::Rolled,
                 }
             }
-            FIGHT => {
-                let (last, i) = (stage[1] as usize, stage[2] as usize);
+            Stage::Fight { board: last, fight: i } => {
                 s.last = last;
                 begin_fight(plan, last, i, s, &mut Silent);
                 let Some((table, help)) = fight_table(plan, last, i, s).map(|(d, h)| (d.clone(), h)) else {
@@ -236,14 +233,13 @@ impl Chain {
                 let mut entries = Vec::with_capacity(table.entries().len());
                 for &(threshold, result) in table.entries() {
                     s.restore(plan, &words);
-                    s.last = last;
                     begin_fight(plan, last, i, s, &mut Silent);
                     apply_drawn_fight(c, result, help, s, &mut Silent);
                     entries.push((threshold, self.at(plan, s, next)));
                 }
                 Step::Fight(entries.into())
             }
-            _ => {
+            Stage::End { .. } => {
                 if end_rolls(plan, s) {
                     Step::Rolled
                 } else {
@@ -254,23 +250,23 @@ impl Chain {
     }
 
     /// The state the scratch is in at `stage` (a final board's stage sets its board).
-    fn at(&mut self, plan: &TurnPlan, s: &mut TurnScratch, stage: [u32; 3]) -> u32 {
-        if stage[0] != DRIVE {
-            s.last = stage[1] as usize;
+    fn at(&mut self, plan: &TurnPlan, s: &mut TurnTrial, stage: Stage) -> u32 {
+        if let Some(board) = stage.board() {
+            s.last = board;
         }
         self.state_now(plan, s, stage)
     }
 
     /// Adds the trials counted in this block to `tally`, each end state's values once per
     /// trial that ended there, and clears the counts.
-    pub fn flush(&mut self, plan: &TurnPlan, s: &mut TurnScratch, tally: &mut TurnTally) {
+    pub fn flush(&mut self, plan: &TurnPlan, s: &mut TurnTrial, tally: &mut TurnTally) {
         for id in std::mem::take(&mut self.met) {
             let i = id as usize;
             let count = std::mem::take(&mut self.counts[i]);
             if self.ends[i].is_none() {
                 let words = self.words[i].clone();
                 let stage = s.restore(plan, &words);
-                let last = stage[1] as usize;
+                let last = stage.board().unwrap_or(0);
                 s.last = last;
                 let mut no_dice = unseen().dice(Phase::Fight);
                 end_turn(plan, last, &mut no_dice, s, &mut Silent);
@@ -293,61 +289,24 @@ impl Chain {
     }
 }
 
+impl Chain {
+    /// How many states the chain holds.
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Whether the chain holds no state.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// Whether the chain knows the pool it goes back to (a chain held in a pool does not).
+    pub fn has_home(&self) -> bool {
+        self.home.is_some()
+    }
+}
+
 /// A trial key for stages that roll no dice (and trace nothing: the chain is silent).
 fn unseen() -> TrialKey {
     crate::dice::RunKey::new(0, 0).trial(0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::turn::{TurnScratch, TurnTally, play_turn, tally_turns};
-    use super::*;
-    use crate::mesbg::plan::compile_order;
-
-    fn plan_of(file: &str) -> TurnPlan {
-        let scenario = crate::mesbg::scenario::load(std::path::Path::new(file)).expect("the example loads");
-        let order = (0..=scenario.more.len()).collect();
-        compile_order(&scenario, order).expect("the example compiles")
-    }
-
-    /// The tally of `trials` as `play_turn` plays them one by one, without the chain.
-    fn played(plan: &TurnPlan, streams: Streams, trials: std::ops::Range<u64>) -> TurnTally {
-        let mut s = TurnScratch::default();
-        let mut tally = TurnTally::new(plan);
-        for t in trials {
-            play_turn(plan, streams, t, &mut s, &mut Silent);
-            tally.record(s.values());
-            for &m in plan.finals[s.last].slain_in_moves.iter().chain(s.fight_slain()) {
-                tally.slain[m] += 1;
-            }
-        }
-        tally
-    }
-
-    #[test]
-    fn the_chain_tallies_every_trial_as_play_turn_plays_it() {
-        for file in [
-            "scenarios/mesbg/turn-three-khandish-into-shield-wall.toml",
-            "scenarios/mesbg/turn-two-iron-hills-into-pike-block.toml",
-        ] {
-            let plan = plan_of(file);
-            let streams = Streams::new(7, plan.scenario.hash());
-            let mut s = TurnScratch::default();
-            // Two blocks on one scratch: the second starts from the chain the first left.
-            let mut chained = tally_turns(&plan, streams, 0..30_000, &mut s);
-            chained.merge(&tally_turns(&plan, streams, 30_000..60_000, &mut s));
-            assert!(s.chain.words.len() > 1, "{file}: the chain was followed");
-            println!("{file}: {} states in the chain after 60,000 turns", s.chain.words.len());
-            let by_play = played(&plan, streams, 0..60_000);
-            assert_eq!(chained, by_play, "{file}: the chain and play_turn tally alike");
-            // The scratch gone, its chain waits in the plan for the next run; a clone of
-            // the plan (which may be changed) has none.
-            let states = s.chain.words.len();
-            drop(s);
-            assert!(plan.clone().compiled.take::<Chain>().is_none(), "{file}: a clone starts empty");
-            let kept = plan.compiled.take::<Chain>().expect("the chain was left in the plan");
-            assert_eq!(kept.words.len(), states);
-            assert!(kept.home.is_none(), "a pooled chain holds no handle to its pool");
-        }
-    }
 }

@@ -1,6 +1,6 @@
 //! The exact engine for a small turn: the distribution of every metric of a turn of one
 //! or two chariots, computed down the same compiled tree of boards the resolver walks
-//! ([`crate::mesbg::plan::TurnPlan`]) instead of sampled.
+//! ([`TurnPlan`]) instead of sampled.
 //!
 //! Each chariot's drive branches on the difficult-terrain test, every Impact Hit outcome
 //! of every model it meets (from the table of the state an earlier chariot left it in) and
@@ -16,9 +16,15 @@
 //! banners, and a fight of one chariot against several models (which of them fall decides
 //! whether the line is breached, and the fight tables count kills, not names).
 
-use super::turn::{TurnScratch, write_values};
+use super::drive::MoveKey;
+use super::pairing::TurnFight;
+use super::plan::TurnPlan;
+use super::scratch::TurnTrial;
+use super::state::{ChariotTurn, ImpactState};
+use super::values::write_values;
 use crate::engine::statistics::JointDistribution;
-use crate::mesbg::plan::{MoveKey, TurnPlan, fight_rules};
+use crate::mesbg::plan::{Plan, fight_rules};
+use crate::mesbg::resolve::ChariotState;
 use crate::mesbg::rules::fight::{self as mesbg_fight, ChariotFighter, FoeSupport};
 use crate::mesbg::rules::{self as mesbg, DuelSide};
 use std::collections::BTreeMap;
@@ -196,7 +202,7 @@ pub fn exact_turn(plan: &TurnPlan) -> Result<TurnExact, NotExactTurn> {
     // The Fight phase on each final board, then the metrics.
     let mut outcomes: BTreeMap<Vec<u16>, f64> = BTreeMap::new();
     let mut slain = vec![0.0; plan.models];
-    let mut scratch = TurnScratch::default();
+    let mut scratch = TurnTrial::default();
     for (moved, p) in states {
         let board = &plan.finals[moved.at];
         let mut fights: BTreeMap<FightState, f64> = BTreeMap::new();
@@ -223,16 +229,15 @@ pub fn exact_turn(plan: &TurnPlan) -> Result<TurnExact, NotExactTurn> {
             if q <= 0.0 {
                 continue;
             }
-            scratch.fill(
-                moved.at,
-                &f.wounds,
-                &moved.impact_kills,
-                &f.fight_kills,
-                &f.fought,
-                &f.won,
-                &moved.blocked,
-                &f.slain,
-            );
+            let chariots = (0..n).map(|c| ChariotTurn {
+                state: ChariotState { wounds_left: f.wounds[c], might_left: 0, fate_left: 0 },
+                fought: f.fought[c],
+                won: f.won[c],
+                blocked: moved.blocked[c],
+                impact_kills: moved.impact_kills[c],
+                fight_kills: f.fight_kills[c],
+            });
+            scratch.fill(moved.at, chariots, &f.slain);
             write_values(plan, board, board.fights.len() as u16, 0, &mut scratch);
             *outcomes.entry(scratch.values().to_vec()).or_default() += q;
             for &m in board.slain_in_moves.iter().chain(&f.slain) {
@@ -274,7 +279,8 @@ fn drive(
             combos = combos
                 .into_iter()
                 .flat_map(|(st, mask, q)| {
-                    let table = plan.impact[c][m].table(st.left(plan, m), 0, 0);
+                    let table =
+                        plan.impact[c][m].table(ImpactState { left: st.left(plan, m), mount_left: 0, fate_left: 0 });
                     table
                         .outcomes
                         .iter()
@@ -326,12 +332,7 @@ fn drive(
 }
 
 /// One fight of a final board, fought from `state`: every way it can end.
-fn fight_once(
-    plan: &TurnPlan,
-    fight: &crate::mesbg::plan::TurnFight,
-    moved: &MoveState,
-    mut state: FightState,
-) -> Vec<(FightState, f64)> {
+fn fight_once(plan: &TurnPlan, fight: &TurnFight, moved: &MoveState, mut state: FightState) -> Vec<(FightState, f64)> {
     let m = fight.models[0];
     let left = moved.left(plan, m);
     for &c in &fight.chariots {
@@ -369,7 +370,7 @@ fn fight_once(
         .collect();
     }
     // Several chariots against one model: one pooled duel.
-    let plans: Vec<&crate::mesbg::plan::Plan> = fight.chariots.iter().map(|&c| &plan.plans[c]).collect();
+    let plans: Vec<&Plan> = fight.chariots.iter().map(|&c| &plan.plans[c]).collect();
     let model = &plans[0].models[m];
     let attacker = DuelSide {
         dice: plans.iter().map(|p| u32::from(p.chariot.attacks)).sum(),

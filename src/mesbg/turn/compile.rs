@@ -1,0 +1,278 @@
+//! Compiling a turn: the tree of boards of the Move phase. A later chariot's path depends
+//! on the dice only through what the earlier charges did to the board, and that is told by
+//! a few discrete facts per chariot ([`MoveKey`]): how many of its contact groups it drove
+//! past, which models of the group it stopped at survived, whether it was slain on the
+//! way. So each node is one chariot's drive on one board, each of its keys leads to the
+//! next chariot's node, and after the last to a [`FinalBoard`]. Every drive, push, friendly
+//! chariot in the way, corridor and support map is worked out once here; a trial walks the
+//! tree rolling dice.
+
+use super::drive::{MoveKey, TurnGroup, TurnMove};
+use super::final_board::{FinalBoard, MovingBoard, TurnSetting, final_board};
+use super::impact::{FlatImpact, ImpactStates};
+use super::measure::lines_of;
+use super::metrics::turn_metrics;
+use super::plan::{MAX_SIMULTANEOUS_IN_TURN, MAX_TURN_BOARDS, TurnError, TurnPlan};
+use crate::geometry::{self, Footprint, Pose, Vec2};
+use crate::mesbg::plan::{
+    Leg, PathPolicy, Plan, SAME_TIME_INCHES, Standing, best_pivots, breaks_through, compile, drive, pose_at,
+};
+use crate::mesbg::scenario::{Scenario, TurnOrder};
+
+/// Compiles a turn in the order the scenario asks for. For `order = "best"`, every order
+/// is compiled and played for [`BEST_ORDER_TRIALS`] trials by `play_mean` (the
+/// objective's mean over them), and the best is kept.
+pub fn compile_turn(scenario: &Scenario, play_mean: &dyn Fn(&TurnPlan, &str) -> f64) -> Result<TurnPlan, TurnError> {
+    let n = scenario.more.len() + 1;
+    match &scenario.turn {
+        TurnOrder::Listed => compile_order(scenario, (0..n).collect()),
+        TurnOrder::Given(order) => compile_order(scenario, order.clone()),
+        TurnOrder::Best(objective) => {
+            let mut best: Option<(TurnPlan, f64)> = None;
+            let mut tried = Vec::new();
+            for order in permutations(n) {
+                let plan = compile_order(scenario, order.clone())?;
+                let value = play_mean(&plan, objective.metric());
+                tried.push((order, value));
+                if best.as_ref().is_none_or(|(_, b)| value > *b + 1e-12) {
+                    best = Some((plan, value));
+                }
+            }
+            let mut plan = best.map(|(p, _)| p).ok_or(TurnError::TooManyBoards)?;
+            plan.orders_tried = tried;
+            Ok(plan)
+        }
+    }
+}
+
+/// The pose after `distance` inches along `legs` (the last leg's end beyond them).
+pub fn pose_on_legs(legs: &[Leg], distance: f64) -> Option<Pose> {
+    pose_at(legs, distance)
+}
+
+/// Every order of `n` items, the listed order first, in lexicographic order.
+pub fn permutations(n: usize) -> Vec<Vec<usize>> {
+    fn go(prefix: &mut Vec<usize>, n: usize, out: &mut Vec<Vec<usize>>) {
+        if prefix.len() == n {
+            out.push(prefix.clone());
+            return;
+        }
+        for i in 0..n {
+            if !prefix.contains(&i) {
+                prefix.push(i);
+                go(prefix, n, out);
+                prefix.pop();
+            }
+        }
+    }
+    let mut out = Vec::new();
+    go(&mut Vec::new(), n, &mut out);
+    out
+}
+
+/// Compiles the turn in `order`.
+pub fn compile_order(scenario: &Scenario, order: Vec<usize>) -> Result<TurnPlan, TurnError> {
+    let entries = scenario.entries();
+    let plans: Vec<Plan> = (0..entries.len()).map(|i| compile(&scenario.view(i))).collect();
+    let mut impact = Vec::with_capacity(entries.len());
+    for entry in &entries {
+        let mut per_model = Vec::new();
+        for f in &scenario.formations {
+            let warriors = std::sync::Arc::new(ImpactStates::compile(entry, &f.profile, &scenario.rules));
+            for mi in 0..f.centres.len() {
+                per_model.push(match &f.hero {
+                    Some(h) if h.index == mi => {
+                        std::sync::Arc::new(ImpactStates::compile(entry, &h.profile, &scenario.rules))
+                    }
+                    _ => warriors.clone(),
+                });
+            }
+        }
+        impact.push(per_model);
+    }
+    let centres: Vec<Vec2> = scenario.formations.iter().flat_map(|f| f.centres.iter().copied()).collect();
+    let models = centres.len();
+    let setting = TurnSetting { scenario, entries: &entries, plans: &plans, order: &order };
+    let mut compiler = Compiler { setting, nodes: Vec::new(), finals: Vec::new() };
+    let start = MovingBoard {
+        present: vec![true; models],
+        centres,
+        standing: Vec::new(),
+        stopped_at: vec![Vec::new(); entries.len()],
+        through: vec![false; entries.len()],
+    };
+    compiler.node(0, start)?;
+    let Compiler { nodes, finals, .. } = compiler;
+    let (metrics, at) = turn_metrics(scenario, &plans, &nodes);
+    let heroes: Vec<bool> = plans[0].models.iter().map(|m| m.hero.is_some()).collect();
+    let flat_impact = FlatImpact::new(&impact, &heroes);
+    Ok(TurnPlan {
+        scenario: scenario.clone(),
+        order,
+        orders_tried: Vec::new(),
+        plans,
+        flat_impact,
+        impact,
+        nodes,
+        finals,
+        metrics,
+        at,
+        models,
+        lines: lines_of(&scenario.formations),
+        fights_from_tables: true,
+        drives_from_tables: true,
+        drawn: Default::default(),
+        compiled: Default::default(),
+    })
+}
+
+/// The tree being compiled: the nodes and final boards so far.
+struct Compiler<'a> {
+    setting: TurnSetting<'a>,
+    nodes: Vec<TurnMove>,
+    finals: Vec<FinalBoard>,
+}
+
+impl Compiler<'_> {
+    fn boards(&self) -> usize {
+        self.nodes.len() + self.finals.len()
+    }
+
+    /// Compiles the drive of the chariot at `depth` on `board`, and every board after it.
+    fn node(&mut self, depth: usize, board: MovingBoard) -> Result<usize, TurnError> {
+        if self.boards() >= MAX_TURN_BOARDS {
+            return Err(TurnError::TooManyBoards);
+        }
+        let c = self.setting.order[depth];
+        let view = self.setting.scenario.view(c);
+        let footprint = view.chariot.base.footprint();
+        let discs = self.setting.discs(&board.centres);
+        let friends: Vec<(Footprint, Pose)> =
+            board.standing.iter().map(|&(k, pose)| (self.setting.entries[k].chariot.base.footprint(), pose)).collect();
+        let standing = Standing { present: Some(&board.present), friends: &friends };
+        let policy = PathPolicy::of(&view);
+        let (pivots, stop_at) = match &policy {
+            PathPolicy::Best(objective) => {
+                let best = best_pivots(
+                    &view,
+                    &footprint,
+                    &discs,
+                    &self.setting.plans[c].models,
+                    *objective,
+                    view.charge.distance,
+                    standing,
+                );
+                (best.pivots, best.stop_at)
+            }
+            _ => (Vec::new(), view.charge.distance),
+        };
+        let d = drive(&view, &footprint, discs, stop_at, standing, |chance, pose| policy.pivot(chance, pose, &pivots));
+        let groups: Vec<TurnGroup> =
+            d.groups.iter().map(|g| TurnGroup { distance: g.distance, models: g.models.clone() }).collect();
+        if let Some(big) = groups.iter().find(|g| g.models.len() > MAX_SIMULTANEOUS_IN_TURN) {
+            return Err(TurnError::TooManyAtOnce { chariot: c + 1, models: big.models.len() });
+        }
+        let terrain_group = d.difficult_from.map_or(groups.len(), |from| {
+            groups.iter().position(|g| g.distance >= from - SAME_TIME_INCHES).unwrap_or(groups.len())
+        });
+        let breakthrough_possible = breaks_through(&d.groups, &self.setting.plans[c].models, &view, &footprint, &d.end);
+        let index = self.nodes.len();
+        self.nodes.push(TurnMove {
+            chariot: c,
+            depth,
+            centres: board.centres.clone(),
+            present: board.present.clone(),
+            standing: board.standing.clone(),
+            groups,
+            legs: d.legs,
+            end: d.end,
+            pushes: d.pushes,
+            obstacle: d.obstacle,
+            difficult_from: d.difficult_from,
+            terrain_group,
+            blocked_by: d.blocked.map(|(k, at)| (board.standing[k].0, at)),
+            breakthrough_possible,
+            children: Vec::new(),
+            child_words: Vec::new(),
+        });
+        let keys = self.keys(index);
+        let mut children = Vec::with_capacity(keys.len());
+        for key in keys {
+            let next = self.after(index, key, &board);
+            let child =
+                if depth + 1 < self.setting.order.len() { self.node(depth + 1, next)? } else { self.last(next)? };
+            children.push((key, child));
+        }
+        self.nodes[index].set_children(children);
+        Ok(index)
+    }
+
+    /// Every outcome a drive can come to.
+    fn keys(&self, index: usize) -> Vec<MoveKey> {
+        let mv = &self.nodes[index];
+        let mut keys = Vec::new();
+        for (g, group) in mv.groups.iter().enumerate() {
+            if mv.difficult_from.is_some() && g == mv.terrain_group {
+                keys.push(MoveKey { passed: g as u16, survivors: 0, gone: true });
+            }
+            for mask in 1..(1u32 << group.models.len()) {
+                keys.push(MoveKey { passed: g as u16, survivors: mask, gone: false });
+            }
+        }
+        let all = mv.groups.len() as u16;
+        if mv.difficult_from.is_some() && mv.terrain_group == mv.groups.len() {
+            keys.push(MoveKey { passed: all, survivors: 0, gone: true });
+        }
+        keys.push(MoveKey { passed: all, survivors: 0, gone: false });
+        if mv.obstacle.is_some() && !keys.contains(&MoveKey { passed: all, survivors: 0, gone: true }) {
+            keys.push(MoveKey { passed: all, survivors: 0, gone: true });
+        }
+        keys
+    }
+
+    /// The board after drive `index` came to `key`.
+    fn after(&self, index: usize, key: MoveKey, board: &MovingBoard) -> MovingBoard {
+        let mv = &self.nodes[index];
+        let mut present = board.present.clone();
+        for g in &mv.groups[..usize::from(key.passed).min(mv.groups.len())] {
+            for &m in &g.models {
+                present[m] = false;
+            }
+        }
+        if key.survivors != 0
+            && let Some(g) = mv.groups.get(usize::from(key.passed))
+        {
+            for (i, &m) in g.models.iter().enumerate() {
+                present[m] = key.survivors & (1 << i) != 0;
+            }
+        }
+        let reached = mv.reached(key);
+        let mut centres = board.centres.clone();
+        for p in mv.pushes.iter().filter(|p| p.at_distance <= reached + geometry::EPSILON) {
+            centres[p.model] = p.to;
+        }
+        let mut standing = board.standing.clone();
+        if let Some(pose) = mv.pose_after(key) {
+            standing.push((mv.chariot, pose));
+        }
+        let mut stopped_at = board.stopped_at.clone();
+        if key.survivors != 0
+            && let Some(g) = mv.groups.get(usize::from(key.passed))
+        {
+            stopped_at[mv.chariot] =
+                g.models.iter().enumerate().filter(|(i, _)| key.survivors & (1 << i) != 0).map(|(_, &m)| m).collect();
+        }
+        let mut through = board.through.clone();
+        through[mv.chariot] = !key.gone && key.survivors == 0 && mv.breakthrough_possible;
+        MovingBoard { centres, present, standing, stopped_at, through }
+    }
+
+    /// The board after the last move: its fights and measurements ([`final_board`]).
+    fn last(&mut self, board: MovingBoard) -> Result<usize, TurnError> {
+        if self.boards() >= MAX_TURN_BOARDS {
+            return Err(TurnError::TooManyBoards);
+        }
+        self.finals.push(final_board(&self.setting, board));
+        Ok(self.finals.len() - 1)
+    }
+}
