@@ -417,13 +417,15 @@ fn every_problem_of_a_file_is_reported_at_once() {
 
 #[test]
 fn a_best_path_for_breakthrough_that_no_path_reaches_says_so_and_hits_hardest() {
-    // Twelve ranks of one warrior each, 25 mm bases (12 x 0.98" deep), ahead and 4" to the
-    // right, so driving straight misses it: a Move of 10" cannot end wholly past the last
-    // rank, so no path breaks through. Asked for breakthrough, the search used to keep the
-    // straight path (nothing lost, least turning), into empty ground; now it turns to
-    // where the Impact Hits kill the most and says why.
-    let column = "[[formations]]\nname = \"Column\"\ncount = 12\nranks = 12\nbase = { round_mm = 25 }\n\
-                  front_centre = [4.0, 5.0]\nfacing = 180\n\
+    // A block twelve ranks deep and twelve files wide, 25 mm bases (11.8" each way), its
+    // nearest file 4" to the right, so driving straight misses it: a Move of 10" can end
+    // wholly past neither its last rank nor, driving along it, its far end, so no path
+    // breaks through (a column one file wide no longer serves: since 2026-12-07 a chariot
+    // that cuts across it from its flank drives through it). Asked for breakthrough, the
+    // search used to keep the straight path (nothing lost, least turning), into empty
+    // ground; now it turns to where the Impact Hits kill the most and says why.
+    let column = "[[formations]]\nname = \"Column\"\ncount = 144\nranks = 12\nbase = { round_mm = 25 }\n\
+                  front_centre = [9.41, 5.0]\nfacing = 180\n\
                   profile = { fight = 3, strength = 3, defence = 3, attacks = 1, wounds = 1, courage = \"7+\" }\n";
     let strong = |charge: &str| {
         scenario(charge, column)
@@ -444,7 +446,8 @@ fn a_best_path_for_breakthrough_that_no_path_reaches_says_so_and_hits_hardest() 
     // Where a path can break through, the objective is kept and nothing is said: one
     // warrior alone is driven through (killed by a 3+ or pushed aside).
     let lone = strong("plan = \"best\"\nobjective = \"breakthrough\"")
-        .replace("count = 12\nranks = 12", "count = 1\nranks = 1");
+        .replace("count = 144\nranks = 12", "count = 1\nranks = 1")
+        .replace("front_centre = [9.41, 5.0]", "front_centre = [4.0, 5.0]");
     let s = parse(&lone, "t.toml").unwrap_or_else(|e| panic!("{e}"));
     let plan = compile(&s);
     assert!(!plan.breakthrough_unreachable);

@@ -187,16 +187,16 @@ fn standing(f: &charioteer::mesbg::scenario::Formation, gone: &[usize]) -> Vec<D
 fn a_corridor_needs_a_gap_one_base_wide_through_every_rank_between_standing_models() {
     // One rank of six, touching: whole, no corridor.
     let one = line(6, 1);
-    assert!(!corridor_through(&[&one], &standing(&one, &[])));
+    assert!(!corridor_through(&[&one], &standing(&one, &[]), None));
     // A model gone from the middle leaves a gap exactly one base wide.
-    assert!(corridor_through(&[&one], &standing(&one, &[2])));
+    assert!(corridor_through(&[&one], &standing(&one, &[2]), None));
     // A model gone from the end only shortens the line.
-    assert!(!corridor_through(&[&one], &standing(&one, &[0])));
-    assert!(!corridor_through(&[&one], &standing(&one, &[5])));
+    assert!(!corridor_through(&[&one], &standing(&one, &[0]), None));
+    assert!(!corridor_through(&[&one], &standing(&one, &[5]), None));
     // Every model gone: the line is no more, and breached.
-    assert!(corridor_through(&[&one], &standing(&one, &[0, 1, 2, 3, 4, 5])));
+    assert!(corridor_through(&[&one], &standing(&one, &[0, 1, 2, 3, 4, 5]), None));
     // One left at the end: a line of one, shortened, not breached.
-    assert!(!corridor_through(&[&one], &standing(&one, &[0, 1, 2, 3, 4])));
+    assert!(!corridor_through(&[&one], &standing(&one, &[0, 1, 2, 3, 4]), None));
     // Two ranks of six (models 0-5 the front, 6-11 the rear, file by file): the front
     // model gone with the one behind it standing is no corridor; both gone is.
     let two = line(12, 2);
@@ -204,14 +204,14 @@ fn a_corridor_needs_a_gap_one_base_wide_through_every_rank_between_standing_mode
         let c = two.centres[i];
         (6..12).find(|&j| (two.centres[j].x - c.x).abs() < 1e-6).expect("a model behind")
     };
-    assert!(!corridor_through(&[&two], &standing(&two, &[2])));
-    assert!(corridor_through(&[&two], &standing(&two, &[2, behind(2)])));
+    assert!(!corridor_through(&[&two], &standing(&two, &[2]), None));
+    assert!(corridor_through(&[&two], &standing(&two, &[2, behind(2)]), None));
     // Gone from neighbouring files, front in one and rear in the other: no straight gap.
-    assert!(!corridor_through(&[&two], &standing(&two, &[2, behind(3)])));
+    assert!(!corridor_through(&[&two], &standing(&two, &[2, behind(3)]), None));
     // A model of the line pushed half a base aside into the gap closes it.
     let mut pushed = standing(&one, &[2]);
     pushed.push(Disc::round(Vec2::new(one.centres[2].x + 0.25, one.centres[2].y), one.radius()));
-    assert!(!corridor_through(&[&one], &pushed));
+    assert!(!corridor_through(&[&one], &pushed, None));
     // Shields with a separate formation of spears touching behind them are one line: a
     // shield gone with the spear behind it standing is no corridor.
     let text = r#"title = "two formations"
@@ -250,8 +250,8 @@ profile = "Warrior of Minas Tirith"
         all.iter().enumerate().filter(|(i, _)| !gone.contains(i)).map(|(_, d)| *d).collect()
     };
     let spear_behind = 6 + (0..6).find(|&j| (spears.centres[j].x - shields.centres[2].x).abs() < 1e-6).expect("behind");
-    assert!(!corridor_through(&[shields, spears], &without(&[2])));
-    assert!(corridor_through(&[shields, spears], &without(&[2, spear_behind])));
+    assert!(!corridor_through(&[shields, spears], &without(&[2]), None));
+    assert!(corridor_through(&[shields, spears], &without(&[2, spear_behind]), None));
 }
 
 #[test]
@@ -618,4 +618,217 @@ fn a_turns_drives_drawn_whole_are_its_drives_rolled_contact_by_contact() {
         rolled.drawn = Default::default();
         agree(name, &drawn, &rolled);
     }
+}
+
+/// P(the highest of `ours` dice beats the highest of `theirs`), ties going to them (their
+/// Fight is higher): enumerated over every face.
+fn duel_won_ties_lost(ours: u32, theirs: u32) -> f64 {
+    let n = ours + theirs;
+    let mut won = 0u64;
+    for code in 0..6u32.pow(n) {
+        let faces: Vec<u32> = (0..n).map(|i| code / 6u32.pow(i) % 6 + 1).collect();
+        let a = faces[..ours as usize].iter().max().copied().unwrap_or(0);
+        let b = faces[ours as usize..].iter().max().copied().unwrap_or(0);
+        won += u64::from(a > b);
+    }
+    won as f64 / 6f64.powi(n as i32)
+}
+
+/// P(Binomial(n, p) >= k), summed term by term.
+fn at_least(n: u32, p: f64, k: u32) -> f64 {
+    let choose = |n: u32, k: u32| (0..k).fold(1.0, |c, i| c * f64::from(n - i) / f64::from(i + 1));
+    (k..=n).map(|j| choose(n, j) * p.powi(j as i32) * (1.0 - p).powi((n - j) as i32)).sum()
+}
+
+#[test]
+fn a_chariot_still_to_charge_blocks_the_one_charging_now() {
+    // Chariot 1 drives north at a warrior at (0, 5); chariot 2 waits at (0, 9) facing east,
+    // to charge after it. When the warrior falls to chariot 1's Impact Hits (5/9) chariot 1
+    // drives on and its drive ends short of chariot 2, which has not moved yet; when he
+    // survives, it stops at him.
+    let text = r#"title = "a friend waiting"
+system = "mesbg"
+seed = 3
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [0.0, 0.0]
+facing = 0
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [0.0, 9.0]
+facing = 90
+[[formations]]
+name = "Warrior"
+count = 1
+base = { round_mm = 25 }
+front_centre = [0.0, 5.0]
+facing = 180
+profile = "Warrior of Minas Tirith"
+"#;
+    let plan = plan_of(text, vec![0, 1]);
+    let all = means(&plan, 3, TRIALS);
+    let slain = 5.0 / 9.0;
+    check(&all, "chariot1.blocked", slain);
+    check(&all, "chariot1.fight_fought", 1.0 - slain);
+    check(&all, "chariot2.blocked", 0.0);
+    // Every chariot reports whether it was blocked, whether or not it can be.
+    assert!(plan.metrics.index("chariot2.blocked").is_some());
+}
+
+#[test]
+fn a_monster_beaten_by_chariots_on_both_sides_is_trapped() {
+    // A Monster (F6 S6 D6 A3 W5, 50 mm) at (0, 6): chariot 1 charges it from the south,
+    // chariot 2 from the north. Neither's Impact Hits (2 at Strength 4, 5+ against Defence
+    // 6) can slay it (4 Wounds at most), so both stop against it: one fight, the chariots'
+    // 4 dice against its 3, its higher Fight winning ties. Won, it is not knocked down (a
+    // Monster), but it cannot Back Away from either chariot without running into the
+    // other: Trapped, each of the chariots' 4 Strikes (Strength 3 against Defence 6, 6+) is
+    // two rolls, 8 rolls in all.
+    let text = r#"title = "a troll between two chariots"
+system = "mesbg"
+seed = 4
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [0.0, 0.0]
+facing = 0
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [0.0, 14.0]
+facing = 180
+[[formations]]
+name = "Troll"
+count = 1
+base = { round_mm = 50 }
+front_centre = [0.0, 6.0]
+facing = 90
+profile = { fight = 6, strength = 6, defence = 6, attacks = 3, wounds = 5, courage = "6+", monster = true }
+"#;
+    let plan = plan_of(text, vec![0, 1]);
+    let all = means(&plan, 4, TRIALS);
+    let win = duel_won_ties_lost(4, 3);
+    let hit = |a: u32| [4.0 / 9.0, 4.0 / 9.0, 1.0 / 9.0][a as usize]; // Binomial(2, 1/3)
+    let mut slain = 0.0;
+    for a in 0..=2 {
+        for b in 0..=2 {
+            slain += hit(a) * hit(b) * win * at_least(8, 1.0 / 6.0, 5 - a - b);
+        }
+    }
+    check(&all, "impact_kills", 0.0);
+    check(&all, "fights", 1.0);
+    check(&all, "chariot1.fight_won", win);
+    check(&all, "fight_kills", slain);
+}
+
+#[test]
+fn a_line_is_measured_by_its_own_models() {
+    // Line A: six warriors facing south, the third gone. Line B: one warrior facing east (a
+    // line of its own: it faces another way), pushed into that gap. The gap through A is a
+    // corridor: B's model is not part of line A.
+    let text = r#"title = "two lines"
+system = "mesbg"
+[chariot]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [0.0, -20.0]
+facing = 0
+[[formations]]
+name = "A"
+count = 6
+base = { round_mm = 25 }
+front_centre = [0.0, 6.0]
+facing = 180
+profile = "Warrior of Minas Tirith"
+[[formations]]
+name = "B"
+count = 1
+base = { round_mm = 25 }
+front_centre = [0.0, 12.0]
+facing = 90
+profile = "Warrior of Minas Tirith"
+"#;
+    let scenario = parse(text, "lines.toml").expect("reads");
+    let lines = charioteer::mesbg::turn::lines_of(&scenario.formations);
+    assert_eq!(lines, vec![vec![0], vec![1]], "apart and facing apart: two lines");
+    let a = &scenario.formations[0];
+    let gone = 2;
+    let centres: Vec<Vec2> = a.centres.iter().copied().chain(std::iter::once(a.centres[gone])).collect();
+    let breached =
+        charioteer::mesbg::turn::measure::breached_lines(&scenario.formations, &lines, &centres, |m| m != gone, None);
+    assert_eq!(breached, vec![true, false], "A breached though B's model stands in the gap; B whole");
+    // Half of a line is half of all its formations' models: six shields with six spears
+    // touching behind them are one line of 12; three shields lost is a quarter of it.
+    let two = r#"title = "shields and spears"
+system = "mesbg"
+[chariot]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [0.0, -20.0]
+facing = 0
+[[formations]]
+name = "Shields"
+count = 6
+base = { round_mm = 25 }
+front_centre = [0.0, 6.0]
+facing = 180
+profile = "Warrior of Minas Tirith"
+[[formations]]
+name = "Spears"
+count = 6
+base = { round_mm = 25 }
+front_centre = [0.0, 6.984252]
+facing = 180
+profile = "Warrior of Minas Tirith with spear and shield"
+"#;
+    let scenario = parse(two, "line.toml").expect("reads");
+    let lines = charioteer::mesbg::turn::lines_of(&scenario.formations);
+    assert_eq!(lines, vec![vec![0, 1]], "one line");
+    let halved = |lost: &[usize]| charioteer::mesbg::turn::measure::halved_lines(&scenario.formations, &lines, lost);
+    assert_eq!(halved(&[3, 0]), vec![false], "3 of 12");
+    assert_eq!(halved(&[4, 2]), vec![true], "6 of 12");
+}
+
+#[test]
+fn a_charge_that_drives_clean_through_from_behind_or_the_flank_breaks_through() {
+    // Chariot 1 charges a warrior (facing south) from behind: from (0, 14) southwards, 10"
+    // to (0, 4), wholly past him when he falls (5/9). Chariot 2 charges a line of three
+    // (facing south) along it from the east: from (6, -20) westwards it must slay all three
+    // in turn, (5/9)^3, to end wholly past the line's far end.
+    let text = r#"title = "from behind and from the flank"
+system = "mesbg"
+seed = 6
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [0.0, 14.0]
+facing = 180
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [6.0, -20.0]
+facing = 270
+[[formations]]
+name = "Alone"
+count = 1
+base = { round_mm = 25 }
+front_centre = [0.0, 6.0]
+facing = 180
+profile = "Warrior of Minas Tirith"
+[[formations]]
+name = "Three"
+count = 3
+base = { round_mm = 25 }
+front_centre = [0.0, -20.0]
+facing = 180
+profile = "Warrior of Minas Tirith"
+"#;
+    let plan = plan_of(text, vec![0, 1]);
+    let all = means(&plan, 6, TRIALS);
+    let slain = 5.0 / 9.0;
+    check(&all, "chariot1.breakthrough", slain);
+    check(&all, "chariot2.breakthrough", slain.powi(3));
+    check(&all, "breakthrough_any", 1.0 - (1.0 - slain) * (1.0 - slain.powi(3)));
 }

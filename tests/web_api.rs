@@ -618,12 +618,13 @@ fn the_page_hears_when_no_path_breaks_through_and_when_a_path_only_grazes() {
         assert_eq!(answer.status, 200, "{}", String::from_utf8_lossy(&answer.body));
         answer.json()["warnings"].as_array().expect("warnings").clone()
     };
-    // Best path for breakthrough into a column ten ranks deep, 4" aside: no path breaks
-    // through, and the page is told so by field.
+    // Best path for breakthrough into a block ten ranks deep and twelve files wide, its near
+    // file 4" aside: no path breaks through (neither past its last rank nor, along it, past
+    // its far end), and the page is told so by field.
     let deep = "title = \"deep\"\nsystem = \"mesbg\"\n[chariot]\nprofile = \"Khandish Charioteer\"\nside = \"evil\"\n\
                 at = [0.0, 0.0]\nfacing = 0\n[charge]\nplan = \"best\"\nobjective = \"breakthrough\"\n[[formations]]\n\
-                name = \"Deep block\"\nprofile = \"Warrior of Minas Tirith\"\ncount = 40\nranks = 10\n\
-                front_centre = [4.0, 5.0]\nfacing = 180\n";
+                name = \"Deep block\"\nprofile = \"Warrior of Minas Tirith\"\ncount = 120\nranks = 10\n\
+                front_centre = [9.41, 5.0]\nfacing = 180\n";
     let said = warnings_of(deep);
     assert!(
         said.iter().any(|w| w["field"] == "charge.objective"

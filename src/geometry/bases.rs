@@ -48,6 +48,11 @@ impl Disc {
         }
     }
 
+    /// How far the base reaches from its centre along the unit world direction `dir`.
+    pub fn reach(&self, dir: Vec2) -> f64 {
+        (self.support_fn())(dir)
+    }
+
     /// How far the base reaches from its centre along a unit world direction, with the
     /// oval's axes worked out once for the many directions asked.
     fn support_fn(&self) -> impl Fn(Vec2) -> f64 + use<> {

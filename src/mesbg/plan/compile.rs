@@ -188,7 +188,7 @@ fn mark_blocked_monsters(
                 .filter(|&o| o != m && (touched_by[o] == usize::MAX || touched_by[o] > g))
                 .map(|o| discs[o])
                 .collect();
-            models[m].cannot_back_away = !can_back_away(&discs[m], pose.centre, &others, &walls);
+            models[m].cannot_back_away = !can_back_away(&discs[m], pose.centre, &others, &[], &walls);
         }
     }
 }
@@ -383,7 +383,8 @@ pub fn compile(scenario: &Scenario) -> Plan {
     }
 
     let on_path = formations_on_path(&groups, &models);
-    let breakthrough_possible = breaks_through(&groups, &models, scenario, &footprint, &pose);
+    let start = legs.first().map_or(pose, |l| l.start);
+    let breakthrough_possible = breaks_through(&groups, &models, scenario, &footprint, (&start, &pose));
 
     let mut plan = Plan {
         models,

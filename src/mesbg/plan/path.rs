@@ -113,6 +113,13 @@ pub(crate) struct Drive {
     pub(crate) blocked: Option<(usize, f64)>,
 }
 
+impl Drive {
+    /// Where the chariot stood before it moved (after its first pivot).
+    pub(crate) fn start(&self) -> Pose {
+        self.legs.first().map_or(self.end, |l| l.start)
+    }
+}
+
 /// Drives the full Move, or stops after `stop_at` inches driven: pivots (asked of
 /// `pivot_for` at each chance), pushes, difficult stretches, obstacles and the ordered
 /// contacts.
@@ -232,6 +239,8 @@ pub(crate) fn drive(
             .filter_map(|(i, d)| geometry::first_contact(&footprint, &pose, length, d).map(|s| (driven + s, i)))
             .collect();
         hits.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        // The groups this stretch touches (the last one may go on from the stretch before).
+        let touched_from = groups.len().saturating_sub(1);
         for (s, i) in hits {
             alive[i] = false;
             match groups.last_mut() {
@@ -248,6 +257,15 @@ pub(crate) fn drive(
                     wounded_fights: Vec::new(),
                 }),
             }
+        }
+        // Models touched at one instant, left to right as the chariot sees them: an order
+        // the board's own, whichever way it lies and however the file lists them (their
+        // distances along the drive differ only by rounding).
+        let right = Vec2::heading(pose.facing).right();
+        for g in &mut groups[touched_from..] {
+            g.models.sort_by(|&a, &b| {
+                (discs[a].centre - pose.centre).dot(right).total_cmp(&(discs[b].centre - pose.centre).dot(right))
+            });
         }
         pose = pose.advanced(length);
         driven += length;
@@ -295,7 +313,7 @@ pub(crate) fn objective_value(
     match objective {
         Objective::ExpectedImpactKills => kills,
         Objective::Breakthrough => {
-            if breaks_through(&drive.groups, models, scenario, footprint, &drive.end) {
+            if breaks_through(&drive.groups, models, scenario, footprint, (&drive.start(), &drive.end)) {
                 reach
             } else {
                 0.0
@@ -312,22 +330,41 @@ pub(crate) fn formations_on_path(groups: &[ContactGroup], models: &[PlannedModel
     on_path
 }
 
-/// Whether the end of the full path lies wholly past the last rank of every formation it
-/// touched (and it touched one).
+/// Whether the chariot, starting at `start` and ending at `end`, drove clean through every
+/// formation it touched, judged along its travel (the way it faces at the end): through a
+/// formation from the side its travel enters by (its front, its back, or one of its ends,
+/// whichever of the formation's own axes the travel runs most along), starting wholly short
+/// of the formation's near side and ending wholly beyond its far side. A charge straight at
+/// a line's front must end past its last rank (as before 2026-12-07); one from behind, past
+/// its front rank; one along it from a flank, past its far end. Grazing a corner of a deep
+/// block is not driving through it.
 pub(crate) fn breaks_through(
     groups: &[ContactGroup],
     models: &[PlannedModel],
     scenario: &Scenario,
     footprint: &Footprint,
-    end: &Pose,
+    (start, end): (&Pose, &Pose),
 ) -> bool {
     let on_path = formations_on_path(groups, models);
+    let travel = Vec2::heading(end.facing);
+    // How far the footprint at `pose` reaches along the world direction `dir`.
+    let reach = |pose: &Pose, dir: Vec2| {
+        let forward = Vec2::heading(pose.facing);
+        footprint.support(Vec2::new(dir.dot(forward.right()), dir.dot(forward)))
+    };
     !on_path.is_empty()
         && on_path.iter().all(|&fi| {
             let f = &scenario.formations[fi];
-            let back = Vec2::heading(f.facing).scale(-1.0);
-            let rear = f.front_centre + back.scale(f.spacing() * (f.ranks as f64 - 1.0));
-            geometry::wholly_beyond(footprint, end, rear, back, f.depth())
+            let (front, right) = (Vec2::heading(f.facing), Vec2::heading(f.facing).right());
+            let (into, across) = (-travel.dot(front), travel.dot(right));
+            // The formation's own axis the travel runs most along, pointing the way it goes.
+            let axis =
+                if into.abs() >= across.abs() { front.scale(-into.signum()) } else { right.scale(across.signum()) };
+            let along = |c: Vec2, sign: f64| c.dot(axis) + sign * f.disc_at(c).reach(axis);
+            let far = f.centres.iter().map(|&c| along(c, 1.0)).fold(f64::NEG_INFINITY, f64::max);
+            let near = f.centres.iter().map(|&c| along(c, -1.0)).fold(f64::INFINITY, f64::min);
+            start.centre.dot(axis) + reach(start, axis) <= near + geometry::EPSILON
+                && end.centre.dot(axis) - reach(end, axis.scale(-1.0)) >= far - geometry::EPSILON
         })
 }
 
@@ -533,9 +570,16 @@ pub(crate) fn pose_at(legs: &[Leg], distance: f64) -> Option<Pose> {
 
 /// Whether the base `disc` can Back Away: move 1" directly away from the chariot (along
 /// the line from the chariot's centre `chariot` through its own) without its base crossing
-/// another model's (`others`, the standing models) or an obstacle (`walls`). Checked every
-/// 1/32" along the way, finer than any base.
-pub(crate) fn can_back_away(disc: &Disc, chariot: Vec2, others: &[Disc], walls: &[(Vec2, Vec2)]) -> bool {
+/// another model's (`others`, the standing models), a chariot's (`chariots`, their
+/// footprints where they stand) or an obstacle (`walls`). Checked every 1/32" along the
+/// way, finer than any base.
+pub(crate) fn can_back_away(
+    disc: &Disc,
+    chariot: Vec2,
+    others: &[Disc],
+    chariots: &[(Footprint, Pose)],
+    walls: &[(Vec2, Vec2)],
+) -> bool {
     let away = disc.centre - chariot;
     if away.length() < 1e-9 {
         return true;
@@ -544,7 +588,8 @@ pub(crate) fn can_back_away(disc: &Disc, chariot: Vec2, others: &[Disc], walls: 
     const STEPS: usize = 32;
     (1..=STEPS).all(|k| {
         let moved = Disc { centre: disc.centre + dir.scale(BACK_AWAY_INCHES * k as f64 / STEPS as f64), ..*disc };
-        let clear_of_models = others.iter().all(|o| moved.distance_to(o) >= -geometry::EPSILON);
+        let clear_of_models = others.iter().all(|o| moved.distance_to(o) >= -geometry::EPSILON)
+            && chariots.iter().all(|(f, p)| moved.distance_from(f, p) >= -geometry::EPSILON);
         // The footprint distance is 0 for touching and overlapping alike: a base shrunk by a
         // hair that still meets the wall overlaps it (touching it is allowed).
         let shrunk_mm = |inches: f64| 2.0 * (inches - BASE_HAIR) * geometry::MM_PER_INCH;

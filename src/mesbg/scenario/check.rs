@@ -225,6 +225,9 @@ impl Checker<'_> {
             charge: charge?,
             more: more.into_iter().collect::<Option<Vec<_>>>()?,
             turn,
+            turn_rules: TurnRules {
+                corridor_width: raw.turn.as_ref().and_then(|t| t.corridor_width).unwrap_or_default(),
+            },
             formations,
             rules,
             army,

@@ -314,6 +314,40 @@ impl TurnOrder {
     }
 }
 
+/// How a turn reads what the rules leave open, and measures what they do not define
+/// (`[turn]`). Each field at its default is left out of the scenario hash, so files written
+/// before it stand.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TurnRules {
+    /// How wide a gap through a line must be to count as a corridor (`line_breached`).
+    #[serde(skip_serializing_if = "CorridorWidth::is_default")]
+    pub corridor_width: CorridorWidth,
+}
+
+impl TurnRules {
+    fn is_default(&self) -> bool {
+        *self == TurnRules::default()
+    }
+}
+
+/// How wide a corridor through a line must be (`[turn] corridor_width`): the project's
+/// measure, not a rule of the game.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CorridorWidth {
+    /// One of the line's own bases (its widest): a model could walk through.
+    #[default]
+    LineBase,
+    /// The narrowest chariot of the turn, across its facing: a chariot could drive through.
+    NarrowestChariot,
+}
+
+impl CorridorWidth {
+    fn is_default(&self) -> bool {
+        *self == CorridorWidth::default()
+    }
+}
+
 /// What `[turn] order = "best"` maximises: a turn metric's mean.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -463,6 +497,8 @@ pub struct Scenario {
     pub more: Vec<TurnEntry>,
     /// The order a turn's chariots charge in.
     pub turn: TurnOrder,
+    /// How a turn reads what the rules leave open (`[turn]`).
+    pub turn_rules: TurnRules,
     /// The models on the board.
     pub formations: Vec<Formation>,
     /// Ruleset options.
@@ -483,6 +519,9 @@ impl Scenario {
     pub fn ruleset(&self) -> Vec<RuleOption> {
         let mut all = self.rules.options();
         all.push(self.charge.distance_option());
+        if self.is_turn() {
+            all.extend(self.turn_rules.options());
+        }
         if let Some(hero) = &self.chariot.hero {
             all.extend(hero.policies(&self.rules));
         }
@@ -511,6 +550,8 @@ impl Scenario {
             more: &'a [TurnEntry],
             #[serde(skip_serializing_if = "TurnOrder::is_default")]
             turn: &'a TurnOrder,
+            #[serde(skip_serializing_if = "TurnRules::is_default")]
+            turn_rules: &'a TurnRules,
             formations: &'a [Formation],
             rules: &'a MesbgRules,
             army: &'a Option<Army>,
@@ -523,6 +564,7 @@ impl Scenario {
             charge: &self.charge,
             more: &self.more,
             turn: &self.turn,
+            turn_rules: &self.turn_rules,
             formations: &self.formations,
             rules: &self.rules,
             army: &self.army,

@@ -234,3 +234,23 @@ impl Hero {
         ]
     }
 }
+
+impl TurnRules {
+    /// The turn's options with what they mean, for reports.
+    pub fn options(&self) -> Vec<RuleOption> {
+        let d = TurnRules::default();
+        vec![RuleOption::of(
+            "turn.corridor_width",
+            &self.corridor_width,
+            &d.corridor_width,
+            match self.corridor_width {
+                CorridorWidth::LineBase => {
+                    "a line is breached when a gap as wide as one of its own bases runs through every rank, between its standing models"
+                }
+                CorridorWidth::NarrowestChariot => {
+                    "a line is breached when a gap as wide as the narrowest chariot of the turn runs through every rank, between its standing models"
+                }
+            },
+        )]
+    }
+}

@@ -124,6 +124,8 @@ pub(super) struct RawTurn {
     pub(super) order: Option<toml::Value>,
     #[serde(default)]
     pub(super) objective: Option<String>,
+    #[serde(default)]
+    pub(super) corridor_width: Option<super::CorridorWidth>,
 }
 
 #[derive(Deserialize)]

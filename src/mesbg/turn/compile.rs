@@ -17,7 +17,7 @@ use crate::geometry::{self, Footprint, Pose, Vec2};
 use crate::mesbg::plan::{
     Leg, PathPolicy, Plan, SAME_TIME_INCHES, Standing, best_pivots, breaks_through, compile, drive, pose_at,
 };
-use crate::mesbg::scenario::{Scenario, TurnOrder};
+use crate::mesbg::scenario::{CorridorWidth, Scenario, TurnOrder};
 
 /// Compiles a turn in the order the scenario asks for. For `order = "best"`, every order
 /// is compiled and played for [`BEST_ORDER_TRIALS`] trials by `play_mean` (the
@@ -92,7 +92,13 @@ pub fn compile_order(scenario: &Scenario, order: Vec<usize>) -> Result<TurnPlan,
     }
     let centres: Vec<Vec2> = scenario.formations.iter().flat_map(|f| f.centres.iter().copied()).collect();
     let models = centres.len();
-    let setting = TurnSetting { scenario, entries: &entries, plans: &plans, order: &order };
+    let corridor_width = match scenario.turn_rules.corridor_width {
+        CorridorWidth::LineBase => None,
+        CorridorWidth::NarrowestChariot => {
+            entries.iter().map(|e| 2.0 * e.chariot.base.footprint().support(Vec2::new(1.0, 0.0))).reduce(f64::min)
+        }
+    };
+    let setting = TurnSetting { scenario, entries: &entries, plans: &plans, order: &order, corridor_width };
     let mut compiler = Compiler { setting, nodes: Vec::new(), finals: Vec::new() };
     let start = MovingBoard {
         present: vec![true; models],
@@ -103,7 +109,7 @@ pub fn compile_order(scenario: &Scenario, order: Vec<usize>) -> Result<TurnPlan,
     };
     compiler.node(0, start)?;
     let Compiler { nodes, finals, .. } = compiler;
-    let (metrics, at) = turn_metrics(scenario, &plans, &nodes);
+    let (metrics, at) = turn_metrics(scenario, &plans, &lines_of(&scenario.formations));
     let heroes: Vec<bool> = plans[0].models.iter().map(|m| m.hero.is_some()).collect();
     let flat_impact = FlatImpact::new(&impact, &heroes);
     Ok(TurnPlan {
@@ -119,6 +125,7 @@ pub fn compile_order(scenario: &Scenario, order: Vec<usize>) -> Result<TurnPlan,
         at,
         models,
         lines: lines_of(&scenario.formations),
+        corridor_width,
         fights_from_tables: true,
         drives_from_tables: true,
         drawn: Default::default(),
@@ -147,8 +154,12 @@ impl Compiler<'_> {
         let view = self.setting.scenario.view(c);
         let footprint = view.chariot.base.footprint();
         let discs = self.setting.discs(&board.centres);
+        // Every friendly chariot on the board blocks: those that charged, where they stand,
+        // and those still to charge, where they wait.
+        let waiting = self.setting.order[depth + 1..].iter().map(|&k| (k, self.setting.entries[k].chariot.start));
+        let friend_at: Vec<(usize, Pose)> = board.standing.iter().copied().chain(waiting).collect();
         let friends: Vec<(Footprint, Pose)> =
-            board.standing.iter().map(|&(k, pose)| (self.setting.entries[k].chariot.base.footprint(), pose)).collect();
+            friend_at.iter().map(|&(k, pose)| (self.setting.entries[k].chariot.base.footprint(), pose)).collect();
         let standing = Standing { present: Some(&board.present), friends: &friends };
         let policy = PathPolicy::of(&view);
         let (pivots, stop_at) = match &policy {
@@ -175,7 +186,8 @@ impl Compiler<'_> {
         let terrain_group = d.difficult_from.map_or(groups.len(), |from| {
             groups.iter().position(|g| g.distance >= from - SAME_TIME_INCHES).unwrap_or(groups.len())
         });
-        let breakthrough_possible = breaks_through(&d.groups, &self.setting.plans[c].models, &view, &footprint, &d.end);
+        let models = &self.setting.plans[c].models;
+        let breakthrough_possible = breaks_through(&d.groups, models, &view, &footprint, (&d.start(), &d.end));
         let index = self.nodes.len();
         self.nodes.push(TurnMove {
             chariot: c,
@@ -190,7 +202,7 @@ impl Compiler<'_> {
             obstacle: d.obstacle,
             difficult_from: d.difficult_from,
             terrain_group,
-            blocked_by: d.blocked.map(|(k, at)| (board.standing[k].0, at)),
+            blocked_by: d.blocked.map(|(k, at)| (friend_at[k].0, at)),
             breakthrough_possible,
             children: Vec::new(),
             child_words: Vec::new(),

@@ -1,12 +1,12 @@
 //! The board after every chariot has moved: who fights whom, the help each fight has, and
 //! what the project measures of the line before any fight.
 
-use super::measure::{corridor_through, lines_of, standing_discs};
+use super::measure::{breached_lines, lines_of};
 use super::pairing::{TurnFight, legal_splits, promised_kills};
-use crate::geometry::{Disc, Pose, Vec2};
+use crate::geometry::{Disc, Footprint, Pose, Vec2};
 use crate::mesbg::plan::{Plan, can_back_away, support};
 use crate::mesbg::rules::fight as mesbg_fight;
-use crate::mesbg::scenario::{Formation, Scenario, Terrain, TurnEntry};
+use crate::mesbg::scenario::{Scenario, Terrain, TurnEntry};
 
 /// What every board of a turn shares: the scenario, its chariots, each one's single charge
 /// compiled on the starting board, and the order they charge in.
@@ -19,6 +19,8 @@ pub struct TurnSetting<'a> {
     pub plans: &'a [Plan],
     /// The order of the turn (listed indices).
     pub order: &'a [usize],
+    /// How wide a corridor through a line must be (`None`: one of the line's bases).
+    pub corridor_width: Option<f64>,
 }
 
 impl TurnSetting<'_> {
@@ -171,14 +173,13 @@ pub fn final_board(setting: &TurnSetting, board: MovingBoard) -> FinalBoard {
         used.extend(help.supporters.iter().map(|s| s.model));
         fixed_support.push(Some(FixedSupport { help, bearer_slain }));
     }
-    let standing = standing_discs(&discs, &board.present);
-    let breached = lines_of(&setting.scenario.formations)
-        .iter()
-        .map(|line| {
-            let line: Vec<&Formation> = line.iter().map(|&f| &setting.scenario.formations[f]).collect();
-            corridor_through(&line, &standing)
-        })
-        .collect();
+    let breached = breached_lines(
+        &setting.scenario.formations,
+        &lines_of(&setting.scenario.formations),
+        &board.centres,
+        |m| board.present[m],
+        setting.corridor_width,
+    );
     let slain_in_moves: Vec<usize> = (0..board.present.len()).filter(|&m| !board.present[m]).collect();
     let mut lost_in_moves = vec![0; setting.scenario.formations.len()];
     for &model in &slain_in_moves {
@@ -215,6 +216,12 @@ fn blocked_monsters(
         .filter_map(|t| if let Terrain::Obstacle { from, to, .. } = t { Some((*from, *to)) } else { None })
         .collect();
     let models = &setting.plans[0].models;
+    // Every chariot standing on the board is in the way, those fought included.
+    let chariots: Vec<(Footprint, Pose)> = poses
+        .iter()
+        .enumerate()
+        .filter_map(|(k, pose)| pose.map(|p| (setting.entries[k].chariot.base.footprint(), p)))
+        .collect();
     fight
         .models
         .iter()
@@ -223,13 +230,11 @@ fn blocked_monsters(
         .filter(|&m| {
             let others: Vec<Disc> =
                 (0..discs.len()).filter(|&o| o != m && board.present[o]).map(|o| discs[o]).collect();
-            // Backing away from each chariot it fights (several: from the first).
-            fight
-                .chariots
-                .iter()
-                .filter_map(|&c| poses[c])
-                .take(1)
-                .any(|pose| !can_back_away(&discs[m], pose.centre, &others, &walls))
+            // Trapped when it can Back Away from none of the chariots it fought: directly
+            // away from each, some model, chariot or obstacle is in the way.
+            let fought: Vec<Pose> = fight.chariots.iter().filter_map(|&c| poses[c]).collect();
+            !fought.is_empty()
+                && fought.iter().all(|pose| !can_back_away(&discs[m], pose.centre, &others, &chariots, &walls))
         })
         .collect()
 }

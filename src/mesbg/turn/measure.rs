@@ -5,11 +5,6 @@ use crate::geometry::{self, Disc, Vec2};
 use crate::mesbg::plan::support;
 use crate::mesbg::scenario::Formation;
 
-/// The standing models' bases.
-pub fn standing_discs(discs: &[Disc], present: &[bool]) -> Vec<Disc> {
-    discs.iter().zip(present).filter(|(_, p)| **p).map(|(d, _)| *d).collect()
-}
-
 /// The lines of a board: formations facing the same way whose models touch one another
 /// (shields with spears behind them) form one line, each a list of formation indices.
 pub fn lines_of(formations: &[Formation]) -> Vec<Vec<usize>> {
@@ -55,21 +50,22 @@ pub fn lines_of(formations: &[Formation]) -> Vec<Vec<usize>> {
 /// `standing` models' bases (any formation's): a gap at least one base wide between two
 /// standing models across the line, over its whole depth. A gap at either end of the line
 /// is not a breach: the line is only shorter. A line of which no model stands is breached.
-pub fn corridor_through(line: &[&Formation], standing: &[Disc]) -> bool {
+pub fn corridor_through(line: &[&Formation], standing: &[Disc], width: Option<f64>) -> bool {
     let Some(first) = line.first() else { return false };
     let forward = Vec2::heading(first.facing);
     let right = forward.right();
     let across = |c: Vec2| (c - first.front_centre).dot(right);
     let along = |c: Vec2| (c - first.front_centre).dot(forward);
-    let (mut back, mut front, mut width) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
+    let (mut back, mut front, mut widest) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
     for f in line {
         let half = f.oval_mm.map_or(f.radius(), |[w, _]| w / geometry::MM_PER_INCH / 2.0);
-        width = width.max(2.0 * half);
+        widest = widest.max(2.0 * half);
         for c in &f.centres {
             back = back.min(along(*c) - f.depth());
             front = front.max(along(*c) + f.depth());
         }
     }
+    let width = width.unwrap_or(widest);
     let reach = |d: &Disc, dir: Vec2| match d.oval {
         Some(o) => {
             let fwd = Vec2::heading(o.facing);
@@ -102,4 +98,48 @@ pub fn corridor_through(line: &[&Formation], standing: &[Disc]) -> bool {
         covered = covered.max(hi);
     }
     false
+}
+
+/// Per line (`lines`, formation indices): whether a corridor `width` wide (`None`: one of
+/// the line's own bases) runs through it between its own models that stand (`standing(m)`
+/// for model `m`, placed at `centres[m]`). Only the line's models close a gap: a model of
+/// another line standing in it is not part of this one.
+pub fn breached_lines(
+    formations: &[Formation],
+    lines: &[Vec<usize>],
+    centres: &[Vec2],
+    standing: impl Fn(usize) -> bool,
+    width: Option<f64>,
+) -> Vec<bool> {
+    let mut first = Vec::with_capacity(formations.len());
+    let mut at = 0;
+    for f in formations {
+        first.push(at);
+        at += f.centres.len();
+    }
+    lines
+        .iter()
+        .map(|line| {
+            let members: Vec<&Formation> = line.iter().map(|&f| &formations[f]).collect();
+            let mut discs = Vec::new();
+            for &f in line {
+                let models = first[f]..first[f] + formations[f].centres.len();
+                discs.extend(models.filter(|&m| standing(m)).map(|m| formations[f].disc_at(centres[m])));
+            }
+            corridor_through(&members, &discs, width)
+        })
+        .collect()
+}
+
+/// Per line: whether it has lost half or more of its models, given each formation's
+/// losses (`lost`, in the file's order).
+pub fn halved_lines(formations: &[Formation], lines: &[Vec<usize>], lost: &[usize]) -> Vec<bool> {
+    lines
+        .iter()
+        .map(|line| {
+            let size: usize = line.iter().map(|&f| formations[f].centres.len()).sum();
+            let gone: usize = line.iter().map(|&f| lost[f]).sum();
+            2 * gone >= size
+        })
+        .collect()
 }

@@ -1,7 +1,6 @@
 //! A turn's metrics: what broke, the turn's totals, then each chariot's own, and where each
 //! is in the plan's metric set.
 
-use super::drive::TurnMove;
 use crate::engine::MetricSet;
 use crate::mesbg::plan::Plan;
 use crate::mesbg::scenario::Scenario;
@@ -13,6 +12,8 @@ pub struct TurnMetrics {
     pub line_breached: usize,
     /// `line_halved`.
     pub line_halved: usize,
+    /// Per line, when the board has several: `lineN.breached` and `lineN.halved`.
+    pub lines: Vec<(usize, usize)>,
     /// `army_broken`, when the army is given.
     pub army_broken: Option<usize>,
     /// `breakthrough_any`.
@@ -53,24 +54,49 @@ pub struct ChariotMetrics {
     pub slain: usize,
     /// `chariotN.breakthrough`.
     pub breakthrough: usize,
-    /// `chariotN.blocked`, when its drive can end short of a friendly chariot.
-    pub blocked: Option<usize>,
+    /// `chariotN.blocked`: its drive ended short of a friendly chariot.
+    pub blocked: usize,
     /// `chariotN.might_spent` and `chariotN.fate_spent`, when a Hero rides it.
     pub hero: Option<(usize, usize)>,
 }
 
 /// The metrics of a turn: what broke, the turn's totals, then each chariot's own.
-pub fn turn_metrics(scenario: &Scenario, plans: &[Plan], nodes: &[TurnMove]) -> (MetricSet, TurnMetrics) {
+pub fn turn_metrics(scenario: &Scenario, plans: &[Plan], lines: &[Vec<usize>]) -> (MetricSet, TurnMetrics) {
     let mut set = MetricSet::default();
     let mut at = TurnMetrics {
         line_breached: set.add(
             "line_breached",
-            "after the turn, a corridor one base wide runs through every rank of some line (formations touching, facing one way), between standing models, free of them",
+            "after the turn, a corridor runs through every rank of some line (formations touching, facing one way), between two of its own standing models, free of them (as wide as turn.corridor_width says)",
             true,
         ),
-        line_halved: set.add("line_halved", "after the turn, some formation has lost half or more of its models", true),
+        line_halved: set.add(
+            "line_halved",
+            "after the turn, some line (formations touching, facing one way) has lost half or more of its models",
+            true,
+        ),
         ..TurnMetrics::default()
     };
+    if lines.len() > 1 {
+        for (l, line) in lines.iter().enumerate() {
+            let names: Vec<&str> = line.iter().map(|&f| scenario.formations[f].name.as_str()).collect();
+            let k = l + 1;
+            let what = format!("line {k} ({})", names.join(", "));
+            at.lines.push((
+                set.add(
+                    format!("line{k}.breached"),
+                    format!(
+                        "after the turn, a corridor runs through every rank of {what}, between its standing models"
+                    ),
+                    true,
+                ),
+                set.add(
+                    format!("line{k}.halved"),
+                    format!("after the turn, {what} has lost half or more of its models"),
+                    true,
+                ),
+            ));
+        }
+    }
     if scenario.army.is_some() {
         at.army_broken = Some(set.add(
             "army_broken",
@@ -102,7 +128,6 @@ pub fn turn_metrics(scenario: &Scenario, plans: &[Plan], nodes: &[TurnMove]) -> 
     for (i, plan) in plans.iter().enumerate() {
         let k = i + 1;
         let name = |what: &str| format!("chariot{k}.{what}");
-        let may_be_blocked = nodes.iter().any(|n| n.chariot == i && n.blocked_by.is_some());
         at.chariot.push(ChariotMetrics {
             impact_kills: set.add(name("impact_kills"), format!("models chariot {k} slew with Impact Hits"), false),
             fight_fought: set.add(name("fight_fought"), format!("chariot {k} ended its charge in a fight"), true),
@@ -115,9 +140,7 @@ pub fn turn_metrics(scenario: &Scenario, plans: &[Plan], nodes: &[TurnMove]) -> 
                 format!("chariot {k} drove through every formation on its path"),
                 true,
             ),
-            blocked: may_be_blocked.then(|| {
-                set.add(name("blocked"), format!("chariot {k}'s drive ended short of a friendly chariot"), true)
-            }),
+            blocked: set.add(name("blocked"), format!("chariot {k}'s drive ended short of a friendly chariot"), true),
             hero: plan.chariot.hero.map(|_| {
                 (
                     set.add(name("might_spent"), format!("Might the Hero on chariot {k} spent"), false),

@@ -53,6 +53,9 @@ pub struct TurnPlan {
     /// The lines of the board ([`lines_of`]): formations touching one another, facing one
     /// way, are one line for `line_breached`.
     pub lines: Vec<Vec<usize>>,
+    /// How wide a corridor through a line must be (`None`: one of the line's own bases;
+    /// `[turn] corridor_width`).
+    pub corridor_width: Option<f64>,
     /// Whether a fight of one chariot whose help is fixed ([`FinalBoard::fixed_support`])
     /// is drawn from its exact distribution (one draw, as a single charge's fight is)
     /// rather than die by die. Always on in a run; the check that both agree turns it off.

@@ -136,7 +136,7 @@ pub struct TurnTrial {
     pub walked: Vec<usize>,
     /// Whether a line is breached, by final board and the models slain in its fights
     /// (sorted): the same few recur in every trial, and the corridor is a sort and a sweep.
-    pub breached: BoardMemo<SlainKey, bool, MAX_CORRIDORS>,
+    pub breached: BoardMemo<SlainKey, Vec<bool>, MAX_CORRIDORS>,
     /// Fights drawn in one go.
     pub drawn: LocalFights,
     /// Drives drawn whole.

@@ -2,11 +2,9 @@
 //! own.
 
 use super::final_board::FinalBoard;
-use super::measure::corridor_through;
+use super::measure::{breached_lines, halved_lines};
 use super::plan::TurnPlan;
 use super::scratch::{SlainKey, TurnTrial};
-use crate::geometry::Disc;
-use crate::mesbg::scenario::Formation;
 
 /// The turn's metric values: what broke, the totals, each chariot's own.
 pub fn write_values(plan: &TurnPlan, board: &FinalBoard, fights: u16, foe_heroes_slain: u16, s: &mut TurnTrial) {
@@ -16,36 +14,34 @@ pub fn write_values(plan: &TurnPlan, board: &FinalBoard, fights: u16, foe_heroes
     let models = &plan.plans[0].models;
     let impact_kills: u16 = s.chariots.iter().map(|c| c.impact_kills).sum();
     let fight_kills = s.fight_slain.len() as u16;
-    // Per formation: lost, and whether a corridor runs through it.
+    // Per line: whether it lost half its models, and whether a corridor runs through it.
     let formations = &plan.scenario.formations;
-    let mut halved = false;
-    let mut first = 0;
-    for (f, lost_in_moves) in formations.iter().zip(&board.lost_in_moves) {
-        let range = first..first + f.centres.len();
-        first += f.centres.len();
-        let lost = *lost_in_moves as usize + s.fight_slain.iter().filter(|m| range.contains(m)).count();
-        halved |= 2 * lost >= f.centres.len();
+    let mut lost: Vec<usize> = board.lost_in_moves.iter().map(|&l| l as usize).collect();
+    for &m in &s.fight_slain {
+        lost[models[m].formation] += 1;
     }
-    let breached = if s.fight_slain.is_empty() {
-        board.breached.iter().any(|&b| b)
+    let halved = halved_lines(formations, &plan.lines, &lost);
+    let breached: Vec<bool> = if s.fight_slain.is_empty() {
+        board.breached.clone()
     } else {
         s.fight_slain.sort_unstable();
         // Kept by how many the fights slew, so that each slot holds few sets.
         let slot = s.fight_slain.len().min(15);
-        *s.breached.get_or_insert_with((s.last, slot), SlainKey::of(&s.fight_slain), || {
-            let standing: Vec<Disc> = (0..board.present.len())
-                .filter(|m| board.present[*m] && s.fight_slain.binary_search(m).is_err())
-                .map(|m| formations[models[m].formation].disc_at(board.centres[m]))
-                .collect();
-            plan.lines.iter().any(|line| {
-                let line: Vec<&Formation> = line.iter().map(|&f| &formations[f]).collect();
-                corridor_through(&line, &standing)
+        let slain = &s.fight_slain;
+        s.breached
+            .get_or_insert_with((s.last, slot), SlainKey::of(slain), || {
+                let standing = |m: usize| board.present[m] && slain.binary_search(&m).is_err();
+                breached_lines(formations, &plan.lines, &board.centres, standing, plan.corridor_width)
             })
-        })
+            .clone()
     };
     let v = &mut s.values;
-    v[at.line_breached] = u16::from(breached);
-    v[at.line_halved] = u16::from(halved);
+    v[at.line_breached] = u16::from(breached.iter().any(|&b| b));
+    v[at.line_halved] = u16::from(halved.iter().any(|&h| h));
+    for (l, &(b, h)) in at.lines.iter().enumerate() {
+        v[b] = u16::from(breached[l]);
+        v[h] = u16::from(halved[l]);
+    }
     let kills = impact_kills + fight_kills;
     if let (Some(i), Some(army)) = (at.army_broken, plan.scenario.army) {
         let casualties = u64::from(army.casualties) + u64::from(kills);
@@ -76,9 +72,7 @@ pub fn write_values(plan: &TurnPlan, board: &FinalBoard, fights: u16, foe_heroes
         v[m.wounds_lost] = u16::from(cp.chariot.wounds - st.wounds_left);
         v[m.slain] = u16::from(st.wounds_left == 0);
         v[m.breakthrough] = u16::from(board.through[c]);
-        if let Some(i) = m.blocked {
-            v[i] = u16::from(ch.blocked);
-        }
+        v[m.blocked] = u16::from(ch.blocked);
         if let (Some((might, fate)), Some(hero)) = (m.hero, cp.chariot.hero) {
             v[might] = u16::from(hero.might - st.might_left);
             v[fate] = u16::from(hero.fate - st.fate_left);
