@@ -168,3 +168,60 @@ fn a_handful_of_trials_of_a_rare_outcome_is_not_called_a_disagreement() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("WARNING"), "{err}");
 }
+
+/// The warnings the MESBG reader gives for `text`, as (field, message).
+fn reader_warnings(text: &str) -> (charioteer::mesbg::scenario::Scenario, Vec<(String, String)>) {
+    let s = charioteer::mesbg::scenario::parse(text, "w.toml").unwrap_or_else(|e| panic!("{e}"));
+    let w = s.warnings.iter().map(|w| (w.field.clone(), w.message.clone())).collect();
+    (s, w)
+}
+
+#[test]
+fn a_facing_left_out_turns_towards_the_other_side_and_says_so() {
+    // A line left without `facing`, due north of the chariot: it faces the chariot (180),
+    // not north (which would turn its back on the charge); a chariot left without one faces
+    // the nearest formation. Both are said.
+    let text = "title = \"no facing\"\nsystem = \"mesbg\"\n[chariot]\nprofile = \"Khandish Charioteer\"\nside = \"evil\"\n\
+                at = [3.0, 0.0]\n[[formations]]\nname = \"Line\"\ncount = 6\nprofile = \"Warrior of Minas Tirith\"\n\
+                front_centre = [3.0, 8.0]\n";
+    let (s, w) = reader_warnings(text);
+    assert!((s.formations[0].facing - 180.0).abs() < 1e-9, "faces the chariot: {}", s.formations[0].facing);
+    assert!(s.chariot.start.facing.abs() < 1e-9, "faces the line: {}", s.chariot.start.facing);
+    assert!(w.iter().any(|(f, m)| f == "formations[0].facing" && m.contains("nearest chariot")), "{w:?}");
+    assert!(w.iter().any(|(f, m)| f == "chariot.facing" && m.contains("nearest formation")), "{w:?}");
+    // Turned: the same board a quarter turn round faces the same way relative to itself.
+    let turned = text
+        .replace("at = [3.0, 0.0]", "at = [0.0, -3.0]")
+        .replace("front_centre = [3.0, 8.0]", "front_centre = [8.0, -3.0]");
+    let (s, _) = reader_warnings(&turned);
+    assert!((s.formations[0].facing - 270.0).abs() < 1e-9, "{}", s.formations[0].facing);
+    assert!((s.chariot.start.facing - 90.0).abs() < 1e-9, "{}", s.chariot.start.facing);
+}
+
+#[test]
+fn a_formation_facing_away_and_ranks_a_hair_apart_are_warned_of() {
+    let base = "title = \"w\"\nsystem = \"mesbg\"\n[chariot]\nprofile = \"Khandish Charioteer\"\nside = \"evil\"\n\
+                at = [0.0, 0.0]\nfacing = 0\n";
+    let away = format!(
+        "{base}[[formations]]\nname = \"Backs\"\ncount = 6\nprofile = \"Warrior of Minas Tirith\"\nfront_centre = [0.0, 8.0]\nfacing = 0\n"
+    );
+    let (_, w) = reader_warnings(&away);
+    assert!(w.iter().any(|(f, m)| f == "formations[0].facing" && m.contains("faces away from every chariot")), "{w:?}");
+    let facing = away.replace("facing = 0\n", "facing = 180\n").replacen("facing = 180\n", "facing = 0\n", 1);
+    let (_, w) = reader_warnings(&facing);
+    assert!(w.iter().all(|(_, m)| !m.contains("faces away")), "{w:?}");
+    // Shields, and spears behind them 0.2" off: two lines as written.
+    let apart = format!(
+        "{base}[[formations]]\nname = \"Shields\"\ncount = 6\nprofile = \"Warrior of Minas Tirith\"\nfront_centre = [0.0, 8.0]\nfacing = 180\n\
+         [[formations]]\nname = \"Spears\"\ncount = 6\nprofile = \"Warrior of Minas Tirith with spear and shield\"\nfront_centre = [0.0, 9.184252]\nfacing = 180\n"
+    );
+    let (_, w) = reader_warnings(&apart);
+    assert!(
+        w.iter()
+            .any(|(f, m)| f == "formations[1].front_centre" && m.contains("0.20\" apart") && m.contains("two lines")),
+        "{w:?}"
+    );
+    // Touching: one line, nothing said.
+    let (_, w) = reader_warnings(&apart.replace("9.184252", "8.984252"));
+    assert!(w.iter().all(|(_, m)| !m.contains("apart, one behind")), "{w:?}");
+}

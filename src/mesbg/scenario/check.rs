@@ -182,6 +182,8 @@ impl Checker<'_> {
             header_fields(self.text, &mut self.problems, &raw.title, raw.question.as_deref(), raw.trials, raw.seed);
         let terrain: Vec<Terrain> = raw.terrain.iter().enumerate().filter_map(|(i, t)| self.terrain(i, t)).collect();
         let army = raw.army.as_ref().map(|a| self.army(a));
+        self.chariot_starts = raw.chariot.iter().map(|c| c.at).chain(raw.chariots.iter().map(|c| c.at)).collect();
+        self.formation_fronts = raw.formations.iter().map(|f| f.front_centre).collect();
         let mut entries = self.chariots(&raw);
         let (chariot, charge) = match entries.first_mut() {
             Some(first) => (first.0.take(), first.1.take()),
@@ -243,8 +245,92 @@ impl Checker<'_> {
             self.chariots_apart(&scenario);
             self.turn_supported(&scenario);
             self.supporters_touch(&scenario);
+            let explicit: Vec<bool> = raw.formations.iter().map(|f| f.facing.is_some()).collect();
+            self.facing_away(&scenario, &explicit);
+            self.ranks_apart(&scenario);
         }
         Some(scenario)
+    }
+
+    /// The facing of a chariot or formation the file left without one: towards the nearest
+    /// of `targets` (where the formations or the chariots stand), said in a warning. Never
+    /// a fixed compass direction: a board turned round keeps its meaning.
+    fn facing_towards(&mut self, field: &str, from: [f64; 2], targets: &[[f64; 2]], towards: &str) -> f64 {
+        let distance = |t: &[f64; 2]| (t[0] - from[0]).hypot(t[1] - from[1]);
+        let nearest = targets.iter().filter(|t| distance(t) > 1e-9).min_by(|a, b| distance(a).total_cmp(&distance(b)));
+        let Some(t) = nearest else { return 0.0 };
+        let facing = (t[0] - from[0]).atan2(t[1] - from[1]).to_degrees().rem_euclid(360.0);
+        let field = self.renamed(field);
+        self.warnings.push(Problem {
+            line: locate(self.text, &field),
+            field,
+            message: format!(
+                "`facing` is not given: it faces {towards}, {facing:.1} degrees (clockwise from +y); give `facing` to say which way it faces"
+            ),
+        });
+        facing
+    }
+
+    /// A formation whose facing was given but turns its back on every chariot: probably not
+    /// what a player means (a charge would meet its rear rank first).
+    fn facing_away(&mut self, scenario: &Scenario, explicit: &[bool]) {
+        let starts: Vec<Vec2> = scenario.entries().iter().map(|e| e.chariot.start.centre).collect();
+        for (i, f) in scenario.formations.iter().enumerate() {
+            if !explicit.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            let front = Vec2::heading(f.facing);
+            if starts.iter().all(|&c| front.dot(c - f.front_centre) < 0.0) {
+                let field = format!("formations[{i}].facing");
+                self.warnings.push(Problem {
+                    line: locate(self.text, &field),
+                    field,
+                    message: format!(
+                        "\"{}\" faces away from every chariot (facing {:.0} degrees, its back to them): a charge meets its rear rank first and reads its ranks backwards; if it should face them, turn it round",
+                        f.name, f.facing
+                    ),
+                });
+            }
+        }
+    }
+
+    /// Two formations facing one way, one behind the other, close but not touching: ranks
+    /// of one line written as two formations that a hair keeps apart (they are two lines for
+    /// `line_breached`, and a spear behind does not support).
+    fn ranks_apart(&mut self, scenario: &Scenario) {
+        let tolerance = crate::mesbg::plan::support::BASE_CONTACT_MM / geometry::MM_PER_INCH;
+        let f = &scenario.formations;
+        for a in 0..f.len() {
+            for b in a + 1..f.len() {
+                let same = ((f[a].facing - f[b].facing).rem_euclid(360.0))
+                    .min((f[b].facing - f[a].facing).rem_euclid(360.0))
+                    < 1e-6;
+                if !same {
+                    continue;
+                }
+                let gap = f[a]
+                    .centres
+                    .iter()
+                    .flat_map(|&ca| f[b].centres.iter().map(move |&cb| (ca, cb)))
+                    .map(|(ca, cb)| f[a].disc_at(ca).distance_to(&f[b].disc_at(cb)))
+                    .fold(f64::INFINITY, f64::min);
+                // One behind the other: their fronts apart along the facing more than across.
+                let d = f[b].front_centre - f[a].front_centre;
+                let forward = Vec2::heading(f[a].facing);
+                let behind = d.dot(forward).abs() > d.dot(forward.right()).abs();
+                if gap > tolerance && gap <= 1.0 && behind {
+                    let field = format!("formations[{b}].front_centre");
+                    self.warnings.push(Problem {
+                        line: locate(self.text, &field),
+                        field,
+                        message: format!(
+                            "\"{}\" and \"{}\" face the same way {gap:.2}\" apart, one behind the other: as written they are two lines for line_breached (a line's ranks must touch) and a spear behind does not support; move \"{}\" to touch \"{}\" if they are one line",
+                            f[a].name, f[b].name, f[b].name, f[a].name
+                        ),
+                    });
+                }
+            }
+        }
     }
 
     /// The chariots and their charges: `[chariot]` and `[charge]` for one, or each
@@ -541,7 +627,13 @@ impl Checker<'_> {
         };
         let start = Pose {
             centre: self.point("chariot.at", raw.at),
-            facing: self.float("chariot.facing", raw.facing, -360.0, 360.0, "the facing (degrees)"),
+            facing: match raw.facing {
+                Some(f) => self.float("chariot.facing", f, -360.0, 360.0, "the facing (degrees)"),
+                None => {
+                    let fronts = self.formation_fronts.clone();
+                    self.facing_towards("chariot.facing", raw.at, &fronts, "the nearest formation")
+                }
+            },
         };
         let hero = raw.hero.as_ref().and_then(|h| self.hero(h));
         Some(Chariot {

@@ -623,8 +623,15 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
     let reading = crate::input::read_all_problems::<RawScenario>(text);
     let mut problems = reading.problems.clone();
     if let Some(raw) = reading.raw {
-        let mut check =
-            Checker { text, entry: None, problems: Vec::new(), warnings: Vec::new(), library: bundled_library() };
+        let mut check = Checker {
+            text,
+            entry: None,
+            problems: Vec::new(),
+            warnings: Vec::new(),
+            library: bundled_library(),
+            chariot_starts: Vec::new(),
+            formation_fronts: Vec::new(),
+        };
         let scenario = check.scenario(raw, file);
         if problems.is_empty()
             && check.problems.is_empty()
@@ -650,6 +657,10 @@ struct Checker<'a> {
     problems: Vec<Problem>,
     warnings: Vec<Problem>,
     library: RawLibrary,
+    /// Where the chariots start and where the formations' fronts stand, as written: what a
+    /// facing left out turns towards.
+    chariot_starts: Vec<[f64; 2]>,
+    formation_fronts: Vec<[f64; 2]>,
 }
 
 /// Why the MESBG reader refuses a BATTLESYSTEM scenario (the library's callers may mix them up).

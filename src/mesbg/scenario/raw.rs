@@ -66,7 +66,7 @@ pub(super) struct RawChariotEntry {
     pub(super) base: Option<RawBase>,
     pub(super) at: [f64; 2],
     #[serde(default)]
-    pub(super) facing: f64,
+    pub(super) facing: Option<f64>,
     #[serde(default)]
     pub(super) points: Option<i64>,
     #[serde(default)]
@@ -194,7 +194,7 @@ pub(super) struct RawChariot {
     pub(super) base: Option<RawBase>,
     pub(super) at: [f64; 2],
     #[serde(default)]
-    pub(super) facing: f64,
+    pub(super) facing: Option<f64>,
     #[serde(default)]
     pub(super) points: Option<i64>,
     #[serde(default)]
@@ -351,7 +351,7 @@ pub(super) struct RawFormation {
     pub(super) gap_mm: f64,
     pub(super) front_centre: [f64; 2],
     #[serde(default)]
-    pub(super) facing: f64,
+    pub(super) facing: Option<f64>,
     /// A profile name (a string) or the statistics (a table).
     pub(super) profile: toml::Value,
     #[serde(default)]

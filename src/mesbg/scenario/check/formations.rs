@@ -12,7 +12,13 @@ impl Checker<'_> {
         let ranks = self.whole(&at("ranks"), raw.ranks, 1, count.max(1) as i64, "ranks");
         let gap_mm = self.float(&at("gap_mm"), raw.gap_mm, 0.0, 200.0, "gap_mm");
         let front_centre = self.point(&at("front_centre"), raw.front_centre);
-        let facing = self.float(&at("facing"), raw.facing, -360.0, 360.0, "the facing (degrees)");
+        let facing = match raw.facing {
+            Some(f) => self.float(&at("facing"), f, -360.0, 360.0, "the facing (degrees)"),
+            None => {
+                let starts = self.chariot_starts.clone();
+                self.facing_towards(&at("facing"), raw.front_centre, &starts, "the nearest chariot")
+            }
+        };
         let (profile, base_mm) = self.model_profile(&at("profile"), &raw.profile)?;
         let side = raw.side.unwrap_or(enemy);
         if side != enemy {
