@@ -30,6 +30,7 @@ courage = "7+"
 impact = {{ hits = "1", strength = 1 }}
 base = {{ round_mm = 25 }}
 at = [0.0, 0.0]
+facing = 0
 [charge]
 {charge}
 {rest}

@@ -143,6 +143,7 @@ system = "mesbg"
 profile = "Khandish Charioteer"
 side = "evil"
 at = [0.0, 0.0]
+facing = 0
 [charge]
 {path}
 [[formations]]
