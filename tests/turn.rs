@@ -474,6 +474,7 @@ struct FightSeen {
     models: Vec<usize>,
     banner: bool,
     kills: u8,
+    won: bool,
 }
 
 fn fights_seen(plan: &TurnPlan, streams: Streams, trial: u64) -> Vec<FightSeen> {
@@ -482,9 +483,12 @@ fn fights_seen(plan: &TurnPlan, streams: Streams, trial: u64) -> Vec<FightSeen> 
     let mut fights: Vec<FightSeen> = Vec::new();
     for e in events {
         match e {
-            Event::TurnFight { models, .. } => fights.push(FightSeen { models, banner: false, kills: 0 }),
+            Event::TurnFight { models, .. } => fights.push(FightSeen { models, banner: false, kills: 0, won: false }),
             Event::Support { banner, .. } => fights.last_mut().expect("support inside a fight").banner |= banner,
-            Event::Fight { kills, .. } => fights.last_mut().expect("a result inside a fight").kills = kills,
+            Event::Fight { kills, chariot_won, .. } => {
+                let fight = fights.last_mut().expect("a result inside a fight");
+                (fight.kills, fight.won) = (kills, chariot_won);
+            }
             _ => {}
         }
     }
@@ -494,7 +498,8 @@ fn fights_seen(plan: &TurnPlan, streams: Streams, trial: u64) -> Vec<FightSeen> 
 #[test]
 fn a_banner_bearer_slain_in_an_earlier_fight_helps_no_later_one() {
     // The bearer is file 2, in chariot 1's fight, fought first; file 1's fight, 0.98"
-    // away, has his banner only while he stands.
+    // away, has his banner only while he stands: a chariot that won his fight slew him or
+    // knocked him Prone, and a Prone bearer gives no banner either.
     let text = BANNER_PAIR.replace("facing = 180\n", "facing = 180\nbanner = true\nbanner_at = [1, 2]\n");
     let plan = plan_of(&text, vec![0, 1]);
     let bearer = plan.plans[0].support.bearers[0];
@@ -507,11 +512,11 @@ fn a_banner_bearer_slain_in_an_earlier_fight_helps_no_later_one() {
             if f.models == [bearer] {
                 // His own fight: the banner is his, standing in it.
                 assert!(f.banner, "trial {trial}: the bearer's own fight has his banner");
-                bearer_slain = f.kills > 0;
+                bearer_slain = f.won;
             } else if fights.iter().any(|g| g.models == [bearer]) {
                 assert_eq!(
                     f.banner, !bearer_slain,
-                    "trial {trial}: the bearer slain before this fight: {bearer_slain}"
+                    "trial {trial}: the bearer slain or knocked Prone before this fight: {bearer_slain}"
                 );
                 if bearer_slain {
                     fell_first += 1;
@@ -831,4 +836,83 @@ profile = "Warrior of Minas Tirith"
     check(&all, "chariot1.breakthrough", slain);
     check(&all, "chariot2.breakthrough", slain.powi(3));
     check(&all, "breakthrough_any", 1.0 - (1.0 - slain) * (1.0 - slain.powi(3)));
+}
+
+/// P(a chariot's `dice` dice beat one enemy die, equal Fight, the roll-off even), the
+/// enemy's die at -1 (a banner bearer's own) or not, and re-rolled by a banner as the
+/// default policy reads it (when losing, or on a tie when the re-roll wins more than the
+/// roll-off's half): enumerated face by face.
+fn chariot_beats_one_die(dice: u32, minus_one: bool, banner: bool) -> f64 {
+    let value = |d: u32| if minus_one { d.saturating_sub(1).max(1) } else { d };
+    let foe_wins = |e: u32, h: u32| {
+        if e > h {
+            1.0
+        } else if e == h {
+            0.5
+        } else {
+            0.0
+        }
+    };
+    let mut won = 0.0;
+    let cases = 6u32.pow(dice);
+    for code in 0..cases {
+        let h = (0..dice).map(|i| code / 6u32.pow(i) % 6 + 1).max().unwrap_or(0);
+        for d in 1..=6 {
+            let e = value(d);
+            let after: f64 = (1..=6).map(|d2| foe_wins(value(d2), h)).sum::<f64>() / 6.0;
+            let reroll = banner && (e < h || (e == h && after > 0.5));
+            let foe = if reroll { after } else { foe_wins(e, h) };
+            won += (1.0 - foe) / f64::from(cases) / 6.0;
+        }
+    }
+    won
+}
+
+#[test]
+fn the_charging_player_fights_first_the_fight_that_knocks_the_banner_down() {
+    // Chariot 1 charges warrior X, chariot 2 the banner bearer B, 3.5" to X's left (his
+    // banner reaches X). Defence 10 and 3 Wounds: Impact Hits (Strength 4, "6 then 5")
+    // cannot slay either, so both fights happen; what the duels come to does not depend on
+    // Wounds. Fought as charged, X fights with the banner's re-roll; the charging player
+    // fights B first instead, and when chariot 2 wins, B lies Prone and gives X nothing.
+    let text = r#"title = "banner first"
+system = "mesbg"
+seed = 8
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [2.0, 0.0]
+facing = 0
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [-1.5, 0.0]
+facing = 0
+[[formations]]
+name = "X"
+count = 1
+base = { round_mm = 25 }
+front_centre = [2.0, 6.0]
+facing = 180
+profile = { fight = 4, strength = 3, defence = 10, attacks = 1, wounds = 3, courage = "7+" }
+[[formations]]
+name = "Bearer"
+count = 1
+base = { round_mm = 25 }
+front_centre = [-1.5, 6.0]
+facing = 180
+banner = true
+profile = { fight = 4, strength = 3, defence = 10, attacks = 1, wounds = 3, courage = "7+" }
+"#;
+    let p_banner = chariot_beats_one_die(2, false, true);
+    let p_plain = chariot_beats_one_die(2, false, false);
+    let q = chariot_beats_one_die(2, true, true);
+    assert!((p_plain - pooled_duel(2, 1)).abs() < 1e-12, "the plain duel, two ways");
+    let first = means(&plan_of(text, vec![0, 1]), 8, TRIALS);
+    check(&first, "chariot2.fight_won", q);
+    check(&first, "chariot1.fight_won", q * p_plain + (1.0 - q) * p_banner);
+    let as_charged = text.replace("seed = 8\n", "seed = 8\n[turn]\nfight_order = \"as_charged\"\n");
+    let charged = means(&plan_of(&as_charged, vec![0, 1]), 8, TRIALS);
+    check(&charged, "chariot2.fight_won", q);
+    check(&charged, "chariot1.fight_won", p_banner);
 }

@@ -162,14 +162,7 @@ pub fn turn_ruleset(scenario: &Scenario, plan: &TurnPlan) -> Vec<RuleOption> {
                 dice against dice, times the Strikes' expected kills)"
             .into(),
     });
-    all.push(RuleOption {
-        name: "turn.fight_order".into(),
-        value: "as_charged".into(),
-        default: "as_charged".into(),
-        reads: "fights are fought in the order their first chariot charged; a spear or pike that supported in one \
-                fight supports in no later one"
-            .into(),
-    });
+    all.extend(scenario.turn_rules.options());
     for (i, entry) in scenario.entries().iter().enumerate() {
         let mut distance = entry.charge.distance_option();
         distance.name = format!("chariots[{i}].distance").into();

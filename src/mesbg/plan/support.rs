@@ -58,19 +58,22 @@ impl SupportMap {
 }
 
 /// What the fights fought earlier in a turn change for a later fight's help: each
-/// supporter supports once a turn, and a model slain in an earlier fight no longer stands
-/// (a slain banner bearer gives no re-roll). Nothing, for a single charge.
+/// supporter supports once a turn, a model slain in an earlier fight no longer stands, and
+/// a banner bearer knocked Prone in one (his side lost to a chariot) gives no re-roll.
+/// Nothing, for a single charge.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct EarlierFights<'a> {
     /// Supporters already used.
     pub supporters: &'a [usize],
     /// Models slain in those fights.
     pub slain: &'a [usize],
+    /// Models knocked Prone in those fights.
+    pub prone: &'a [usize],
 }
 
 impl EarlierFights<'_> {
     /// No fight fought before this one.
-    pub const NONE: EarlierFights<'static> = EarlierFights { supporters: &[], slain: &[] };
+    pub const NONE: EarlierFights<'static> = EarlierFights { supporters: &[], slain: &[], prone: &[] };
 }
 
 /// One model of the contact group the chariot stopped at, as the support rules see it.
@@ -166,7 +169,7 @@ pub fn foe_support(
     for &b in &map.bearers {
         let bearer_stands = match in_group(b) {
             Some(i) => presence[i].rider && !presence[i].prone,
-            None => standing(b),
+            None => standing(b) && !earlier.prone.contains(&b),
         };
         if !bearer_stands {
             continue;

@@ -322,6 +322,29 @@ pub struct TurnRules {
     /// How wide a gap through a line must be to count as a corridor (`line_breached`).
     #[serde(skip_serializing_if = "CorridorWidth::is_default")]
     pub corridor_width: CorridorWidth,
+    /// The order the charging player fights the Fight phase's fights in.
+    #[serde(skip_serializing_if = "FightOrder::is_default")]
+    pub fight_order: FightOrder,
+}
+
+/// The order the Fight phase's fights are fought in (`[turn] fight_order`): the player with
+/// Priority chooses it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FightOrder {
+    /// As a sensible charging player picks it: first the fights that hold a banner bearer
+    /// whose banner reaches a model of another fight (winning there knocks him Prone or
+    /// slays him, so the later fight has no re-roll); otherwise as the chariots charged.
+    #[default]
+    HelpersFirst,
+    /// In the order the chariots charged (the first chariot of each fight).
+    AsCharged,
+}
+
+impl FightOrder {
+    fn is_default(&self) -> bool {
+        *self == FightOrder::default()
+    }
 }
 
 impl TurnRules {
@@ -519,9 +542,6 @@ impl Scenario {
     pub fn ruleset(&self) -> Vec<RuleOption> {
         let mut all = self.rules.options();
         all.push(self.charge.distance_option());
-        if self.is_turn() {
-            all.extend(self.turn_rules.options());
-        }
         if let Some(hero) = &self.chariot.hero {
             all.extend(hero.policies(&self.rules));
         }

@@ -239,18 +239,31 @@ impl TurnRules {
     /// The turn's options with what they mean, for reports.
     pub fn options(&self) -> Vec<RuleOption> {
         let d = TurnRules::default();
-        vec![RuleOption::of(
-            "turn.corridor_width",
-            &self.corridor_width,
-            &d.corridor_width,
-            match self.corridor_width {
-                CorridorWidth::LineBase => {
-                    "a line is breached when a gap as wide as one of its own bases runs through every rank, between its standing models"
-                }
-                CorridorWidth::NarrowestChariot => {
-                    "a line is breached when a gap as wide as the narrowest chariot of the turn runs through every rank, between its standing models"
-                }
-            },
-        )]
+        vec![
+            RuleOption::of(
+                "turn.fight_order",
+                &self.fight_order,
+                &d.fight_order,
+                match self.fight_order {
+                    FightOrder::HelpersFirst => {
+                        "the charging player fights first the fights that hold a banner bearer whose banner reaches another fight (won, the bearer is Prone or slain and the later fight has no re-roll); the rest as the chariots charged"
+                    }
+                    FightOrder::AsCharged => "the fights are fought in the order their first chariots charged",
+                },
+            ),
+            RuleOption::of(
+                "turn.corridor_width",
+                &self.corridor_width,
+                &d.corridor_width,
+                match self.corridor_width {
+                    CorridorWidth::LineBase => {
+                        "a line is breached when a gap as wide as one of its own bases runs through every rank, between its standing models"
+                    }
+                    CorridorWidth::NarrowestChariot => {
+                        "a line is breached when a gap as wide as the narrowest chariot of the turn runs through every rank, between its standing models"
+                    }
+                },
+            ),
+        ]
     }
 }

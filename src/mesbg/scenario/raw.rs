@@ -126,6 +126,8 @@ pub(super) struct RawTurn {
     pub(super) objective: Option<String>,
     #[serde(default)]
     pub(super) corridor_width: Option<super::CorridorWidth>,
+    #[serde(default)]
+    pub(super) fight_order: Option<super::FightOrder>,
 }
 
 #[derive(Deserialize)]

@@ -234,7 +234,7 @@ impl Chain {
                 for &(threshold, result) in table.entries() {
                     s.restore(plan, &words);
                     begin_fight(plan, last, i, s, &mut Silent);
-                    apply_drawn_fight(c, result, help, s, &mut Silent);
+                    apply_drawn_fight(plan, (last, i), c, result, help, s, &mut Silent);
                     entries.push((threshold, self.at(plan, s, next)));
                 }
                 Step::Fight(entries.into())

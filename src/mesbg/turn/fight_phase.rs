@@ -143,15 +143,19 @@ pub fn fight_table<'p, 's>(
         return None;
     };
     let fixed = board.fixed_support.get(i).and_then(Option::as_ref)?;
-    let help = fixed.given(&s.fight_slain);
+    let help = fixed.given(&s.fight_slain, &s.fight_prone);
     let bearer_slain = !std::ptr::eq(help, &fixed.help);
     let at = (s.inner.survivors.as_slice(), s.chariots[c].state);
     drawn_fight(plan, last, i, c, bearer_slain, help, &fight.cannot_back_away, at, &mut s.drawn).map(|d| (d, help))
 }
 
-/// What a fight of one chariot `c` drawn in one go came to, applied: the chariot's
-/// Wounds, Might and Fate, the fight's tallies and the models it slew.
+/// What fight `i` of final board `last`, of one chariot `c`, drawn in one go came to,
+/// applied: the chariot's Wounds, Might and Fate, the fight's tallies and the models it
+/// slew or knocked down.
+#[allow(clippy::too_many_arguments)]
 pub fn apply_drawn_fight<O: Observer>(
+    plan: &TurnPlan,
+    (last, i): (usize, usize),
     c: usize,
     (result, slew): (FightOutcome, u32),
     help: &FoeSupport,
@@ -164,17 +168,43 @@ pub fn apply_drawn_fight<O: Observer>(
     st.fate_left -= result.fate_spent;
     s.inner.supporters_used.clear();
     s.inner.supporters_used.extend(help.supporters.iter().map(|sp| sp.model));
-    end_fight_of_one(c, (result, slew), s, obs);
+    end_fight_of_one(plan, (last, i), c, (result, slew), s, obs);
 }
 
-/// The tallies of a fight of one chariot `c`, however it was fought.
-fn end_fight_of_one<O: Observer>(c: usize, (result, slew): (FightOutcome, u32), s: &mut TurnTrial, obs: &mut O) {
+/// The tallies of fight `i` of final board `last`, of one chariot `c`, however it was
+/// fought.
+fn end_fight_of_one<O: Observer>(
+    plan: &TurnPlan,
+    (last, i): (usize, usize),
+    c: usize,
+    (result, slew): (FightOutcome, u32),
+    s: &mut TurnTrial,
+    obs: &mut O,
+) {
     obs.note(|| Event::Fight { chariot_won: result.won, kills: result.kills, wounds_lost: result.wounds_lost });
     s.chariots[c].won = result.won;
     s.chariots[c].fight_kills += u16::from(result.kills);
     s.foe_heroes_slain += u16::from(result.foe_heroes_slain);
     push_slain(&s.inner.survivors, slew, &mut s.fight_slain);
     s.used.extend_from_slice(&s.inner.supporters_used);
+    knock_down_bearers(plan, (last, i), result.won, s);
+}
+
+/// A chariot that wins knocks every Infantry or Cavalry model of the fight that is not a
+/// Monster Prone: a banner bearer among them, not slain, is down for the fights after this
+/// one (a Prone bearer gives no banner). Only bearers are kept: nothing else of a Prone
+/// model matters to a later fight.
+fn knock_down_bearers(plan: &TurnPlan, (last, i): (usize, usize), won: bool, s: &mut TurnTrial) {
+    if !won {
+        return;
+    }
+    let board = &plan.finals[last];
+    for &m in &board.fights[i].models {
+        let model = &plan.plans[0].models[m];
+        if board.support.bearers.contains(&m) && !model.monster && !s.fight_slain.contains(&m) {
+            s.fight_prone.push(m);
+        }
+    }
 }
 
 /// Fight `i` of final board `last`: drawn in one go where it can be, else die by die.
@@ -194,22 +224,22 @@ pub fn fight<O: Observer>(
         let drawn = fight_table(plan, last, i, s).map(|(d, help)| (d.draw(fight_dice), help));
         if let Some((drawn, help)) = drawn {
             if O::ENABLED {
-                let fb = fight_board(plan, last, i, &s.used, &s.fight_slain);
+                let fb = fight_board(plan, last, i, &s.used, (&s.fight_slain, &s.fight_prone));
                 let trace_dice = trace_dice.get_or_insert_with(|| key.dice(Phase::TraceFight));
                 let matches = |inner: &Scratch, r: FightOutcome| (r, slain_targets(inner, r.won)) == drawn;
                 let before = s.chariots[c].state;
                 reconstruct_fight(&plan.plans[c], &fb, &mut s.inner, trace_dice, before, matches, obs);
             }
-            apply_drawn_fight(c, drawn, help, s, obs);
+            apply_drawn_fight(plan, (last, i), c, drawn, help, s, obs);
             return;
         }
-        let fb = fight_board(plan, last, i, &s.used, &s.fight_slain);
+        let fb = fight_board(plan, last, i, &s.used, (&s.fight_slain, &s.fight_prone));
         let result = fight_by_dice(&plan.plans[c], &fb, &mut s.inner, &mut s.chariots[c].state, fight_dice, obs);
         let slew = slain_targets(&s.inner, result.won);
-        end_fight_of_one(c, (result, slew), s, obs);
+        end_fight_of_one(plan, (last, i), c, (result, slew), s, obs);
         return;
     }
-    let fb = fight_board(plan, last, i, &s.used, &s.fight_slain);
+    let fb = fight_board(plan, last, i, &s.used, (&s.fight_slain, &s.fight_prone));
     let plans: PerChariot<&Plan> = fight.chariots.iter().map(|&c| &plan.plans[c]).collect();
     let numbers: PerChariot<usize> = fight.chariots.iter().map(|c| c + 1).collect();
     let mut states: PerChariot<ChariotState> = fight.chariots.iter().map(|&c| s.chariots[c].state).collect();
@@ -227,11 +257,18 @@ pub fn fight<O: Observer>(
     }
     obs.note(|| Event::Fight { chariot_won: result.won, kills: u8::from(result.slain), wounds_lost: 0 });
     s.used.extend_from_slice(&s.inner.supporters_used);
+    knock_down_bearers(plan, (last, i), result.won, s);
 }
 
 /// Where fight `i` of final board `last` is fought, given the supporters used and the
-/// models slain in the fights before it.
-fn fight_board<'a>(plan: &'a TurnPlan, last: usize, i: usize, used: &'a [usize], slain: &'a [usize]) -> FightBoard<'a> {
+/// models slain and knocked Prone in the fights before it.
+fn fight_board<'a>(
+    plan: &'a TurnPlan,
+    last: usize,
+    i: usize,
+    used: &'a [usize],
+    (slain, prone): (&'a [usize], &'a [usize]),
+) -> FightBoard<'a> {
     let board = &plan.finals[last];
     let fight = &board.fights[i];
     let fixed = board.fixed_support.get(i).and_then(Option::as_ref);
@@ -239,9 +276,9 @@ fn fight_board<'a>(plan: &'a TurnPlan, last: usize, i: usize, used: &'a [usize],
         support: &board.support,
         group: &fight.models,
         g: 1,
-        earlier: support::EarlierFights { supporters: used, slain },
+        earlier: support::EarlierFights { supporters: used, slain, prone },
         cannot_back_away: Some(&fight.cannot_back_away),
         foe_heroes: fight.models.iter().any(|&m| plan.plans[0].models[m].hero.is_some()),
-        fixed: fixed.map(|f| f.given(slain)),
+        fixed: fixed.map(|f| f.given(slain, prone)),
     }
 }

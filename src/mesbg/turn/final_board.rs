@@ -6,7 +6,7 @@ use super::pairing::{TurnFight, legal_splits, promised_kills};
 use crate::geometry::{Disc, Footprint, Pose, Vec2};
 use crate::mesbg::plan::{Plan, can_back_away, support};
 use crate::mesbg::rules::fight as mesbg_fight;
-use crate::mesbg::scenario::{Scenario, Terrain, TurnEntry};
+use crate::mesbg::scenario::{FightOrder, Scenario, Terrain, TurnEntry};
 
 /// What every board of a turn shares: the scenario, its chariots, each one's single charge
 /// compiled on the starting board, and the order they charge in.
@@ -94,16 +94,18 @@ pub struct FinalBoard {
 pub struct FixedSupport {
     /// Every model fought earlier still standing.
     pub help: mesbg_fight::FoeSupport,
-    /// The bearer fought earlier, and the help once he was slain.
+    /// The bearer fought earlier, and the help once he is down there (slain, or knocked
+    /// Prone by a chariot that won).
     pub bearer_slain: Option<(usize, mesbg_fight::FoeSupport)>,
 }
 
 impl FixedSupport {
-    /// The help, given the models slain in the fights fought before this one.
+    /// The help, given the models slain and knocked Prone in the fights fought before this
+    /// one (a bearer down either way gives no banner).
     #[inline]
-    pub fn given(&self, slain_earlier: &[usize]) -> &mesbg_fight::FoeSupport {
+    pub fn given(&self, slain_earlier: &[usize], prone_earlier: &[usize]) -> &mesbg_fight::FoeSupport {
         match &self.bearer_slain {
-            Some((bearer, help)) if slain_earlier.contains(bearer) => help,
+            Some((bearer, help)) if slain_earlier.contains(bearer) || prone_earlier.contains(bearer) => help,
             _ => &self.help,
         }
     }
@@ -141,13 +143,28 @@ pub fn final_board(setting: &TurnSetting, board: MovingBoard) -> FinalBoard {
             }
         }
     }
-    let fights: Vec<TurnFight> = fights
+    let mut fights: Vec<TurnFight> = fights
         .into_iter()
         .map(|mut f| {
             f.cannot_back_away = blocked_monsters(setting, &f, &board, &poses, &discs);
             f
         })
         .collect();
+    if setting.scenario.turn_rules.fight_order == FightOrder::HelpersFirst && support.any() {
+        // First the fights whose banner bearer helps another fight (a stable order: the
+        // rest as the chariots charged).
+        let helps = |f: &TurnFight| {
+            f.models
+                .iter()
+                .filter(|m| support.bearers.contains(m))
+                .any(|&b| fights_reached_by_banner(&fights, &discs, b).into_iter().any(|g| !std::ptr::eq(g, f)))
+        };
+        let helpers: Vec<bool> = fights.iter().map(helps).collect();
+        let mut order: Vec<usize> = (0..fights.len()).collect();
+        order.sort_by_key(|&i| !helpers[i]);
+        let mut taken: Vec<Option<TurnFight>> = fights.into_iter().map(Some).collect();
+        fights = order.into_iter().filter_map(|i| taken[i].take()).collect();
+    }
     let models = &setting.plans[0].models;
     let mut fixed_support = Vec::with_capacity(fights.len());
     let mut used: Vec<usize> = Vec::new();
@@ -165,7 +182,7 @@ pub fn final_board(setting: &TurnSetting, board: MovingBoard) -> FinalBoard {
         let presence = vec![support::Presence { in_fight: true, rider: true, prone: false }; f.models.len()];
         let rules = &setting.scenario.rules;
         let help_given = |slain: &[usize]| {
-            let earlier = support::EarlierFights { supporters: &used, slain };
+            let earlier = support::EarlierFights { supporters: &used, slain, prone: &[] };
             support::foe_support(models, &support, &f.models, 1, &presence, rules, earlier)
         };
         let help = help_given(&[]);
@@ -198,6 +215,13 @@ pub fn final_board(setting: &TurnSetting, board: MovingBoard) -> FinalBoard {
         breached,
         split_choice,
     }
+}
+
+/// The fights a banner borne by model `b` reaches: those with a model within the banner's
+/// range of him.
+fn fights_reached_by_banner<'f>(fights: &'f [TurnFight], discs: &[Disc], b: usize) -> Vec<&'f TurnFight> {
+    let range = support::BANNER_RANGE_INCHES + 1e-9;
+    fights.iter().filter(|g| g.models.iter().any(|&m| m == b || discs[m].distance_to(&discs[b]) <= range)).collect()
 }
 
 /// The Monsters of a fight that cannot Back Away from the chariot(s) they fight: the

@@ -130,6 +130,8 @@ pub struct TurnTrial {
     pub used: Vec<usize>,
     /// The models the fights slew, in the order they fell.
     pub fight_slain: Vec<usize>,
+    /// The banner bearers fights knocked Prone (and did not slay), in the order they fell.
+    pub fight_prone: Vec<usize>,
     /// The final board the Move phase ended on.
     pub last: usize,
     /// The drives the trial walked, in the order of the turn.
@@ -195,6 +197,7 @@ impl TurnTrial {
         self.foe_heroes_slain = 0;
         self.used.clear();
         self.fight_slain.clear();
+        self.fight_prone.clear();
         self.last = 0;
     }
 
@@ -212,8 +215,9 @@ impl TurnTrial {
     /// Writes everything the rest of a trial can read of it at `stage` into `out`, as
     /// words: the stage, the enemy Heroes slain, each chariot ([`ChariotTurn::words`]),
     /// each model touched that a later drive or fight can meet with its state
-    /// ([`ModelState::word`]), the models slain in fights (sorted). Two trials with the
-    /// same words play on alike and come to the same values.
+    /// ([`ModelState::word`]), the bearers knocked Prone in fights and the models slain in
+    /// fights (each sorted). Two trials with the same words play on alike and come to the
+    /// same values.
     pub fn snapshot(&self, plan: &TurnPlan, stage: Stage, out: &mut Vec<u32>) {
         out.clear();
         out.extend_from_slice(&stage.words());
@@ -234,7 +238,11 @@ impl TurnTrial {
             }
         }
         out.push(u32::MAX);
-        // As a set: what fights and values read of them is whether a model is among them.
+        // As sets: what fights and values read of them is whether a model is among them.
+        let first = out.len();
+        out.extend(self.fight_prone.iter().map(|&m| m as u32));
+        out[first..].sort_unstable();
+        out.push(u32::MAX);
         let first = out.len();
         out.extend(self.fight_slain.iter().map(|&m| m as u32));
         out[first..].sort_unstable();
@@ -254,6 +262,11 @@ impl TurnTrial {
         while words[at] != u32::MAX {
             self.set(words[at] as usize, ModelState::from_word(words[at + 1]));
             at += 2;
+        }
+        at += 1;
+        while words[at] != u32::MAX {
+            self.fight_prone.push(words[at] as usize);
+            at += 1;
         }
         self.fight_slain.extend(words[at + 1..].iter().map(|&m| m as usize));
         if let Some(board) = stage.board() {
