@@ -916,3 +916,54 @@ profile = { fight = 4, strength = 3, defence = 10, attacks = 1, wounds = 3, cour
     check(&charged, "chariot2.fight_won", q);
     check(&charged, "chariot1.fight_won", p_banner);
 }
+
+#[test]
+fn a_chariot_that_pivots_into_a_friend_is_moved_away_just_enough() {
+    // An Iron Hills chariot (an oval 105 x 170 mm: 2.07" x 3.35" half-axes) charges first
+    // with a 45 degree pivot towards a Khandish chariot waiting 0.1" off its right side
+    // (centre 3.348" east). Turned 45 degrees, the oval reaches sqrt((2.07^2 + 3.35^2) / 2)
+    // = 2.78" east, past the Khandish's left edge at 3.348 - 1.181 = 2.17": the pivot would
+    // overlap it. A chariot is never moved by another's pivot (Immovable Object), so the
+    // pivoting one is moved away, west along the line between their centres, until they
+    // just touch.
+    let text = r#"title = "a pivot into a friend"
+system = "mesbg"
+seed = 9
+[turn]
+order = [2, 1]
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "good"
+at = [3.348, 0.0]
+facing = 0
+[[chariots]]
+profile = "Iron Hills Chariot"
+side = "good"
+at = [0.0, 0.0]
+facing = 0
+pivots = [45]
+[[formations]]
+name = "Far"
+count = 1
+base = { round_mm = 25 }
+front_centre = [0.0, 30.0]
+facing = 180
+profile = "Mordor Orc Warrior"
+"#;
+    let plan = plan_of(text, vec![1, 0]);
+    let first = &plan.nodes[0];
+    assert_eq!(first.chariot, 1, "the Iron Hills chariot charges first");
+    let start = first.legs[0].start;
+    let oval = plan.scenario.entries()[1].chariot.base.footprint();
+    let khandish = plan.scenario.entries()[0].chariot.base.footprint();
+    let waiting = plan.scenario.entries()[0].chariot.start;
+    let unmoved = charioteer::geometry::Pose { centre: Vec2::new(0.0, 0.0), facing: 45.0 };
+    assert!(
+        charioteer::geometry::footprint_gap(&oval, &unmoved, &khandish, &waiting) < -0.3,
+        "turned in place it overlaps"
+    );
+    assert!((start.facing - 45.0).abs() < 1e-9);
+    assert!(start.centre.x < 0.0 && start.centre.y.abs() < 1e-9, "moved west only: {:?}", start.centre);
+    let gap = charioteer::geometry::footprint_gap(&oval, &start, &khandish, &waiting);
+    assert!((0.0..1e-3).contains(&gap), "just touching after: gap {gap}");
+}

@@ -180,6 +180,35 @@ pub(crate) fn drive(
                     pose.centre = centre;
                 }
             }
+            // Touching a friendly chariot while pivoting: it is never moved (Immovable
+            // Object), so the pivoting chariot is moved away just enough, as from terrain:
+            // at each degree of the pivot, along the line from the friend's centre.
+            for &(friend, at) in board.friends {
+                if (pose.centre - at.centre).length() > footprint.circumradius() + friend.circumradius() {
+                    continue;
+                }
+                let before = pose.centre;
+                let steps = (pivot.abs().ceil() as usize).max(1);
+                for k in 1..=steps {
+                    let facing = pose.facing + pivot * k as f64 / steps as f64;
+                    for _ in 0..64 {
+                        let gap = geometry::footprint_gap(&footprint, &Pose { facing, ..pose }, &friend, &at);
+                        if gap >= 0.0 {
+                            break;
+                        }
+                        let away = pose.centre - at.centre;
+                        pose.centre = pose.centre + away.scale((1e-6 - gap) / away.length().max(1e-12));
+                    }
+                }
+                if pose.centre != before {
+                    moved_off_obstacles.push(Push {
+                        at_distance: driven,
+                        model: usize::MAX,
+                        from: before,
+                        to: pose.centre,
+                    });
+                }
+            }
             for (i, disc) in discs.iter_mut().enumerate() {
                 if !alive[i] {
                     continue;
