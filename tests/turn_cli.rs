@@ -230,7 +230,7 @@ fn the_best_order_is_the_one_whose_objective_came_out_highest() {
         .map(|l| {
             let (order, value) = l.split_once(" -> ").expect("arrow");
             let order = order.split_once(": ").expect("colon").1.trim_matches(['[', ']']).to_string();
-            (order, value.trim().parse().expect("value"))
+            (order, value.split_whitespace().next().expect("a value").parse().expect("value"))
         })
         .collect();
     assert_eq!(tried.len(), 2, "both orders of two chariots tried: {t}");
@@ -375,4 +375,92 @@ profile = {{ fight = 5, strength = 4, defence = 6, attacks = 2, wounds = 2, cour
     assert!((price - want).abs() < 5.0 * se, "mixed: fair price {price:.3}, derived {want:.3}");
     let per_100 = json["fair"]["scenario"]["kills_per_100_points"].as_f64().unwrap();
     assert!((per_100 - 100.0 * kills / 80.0).abs() < 0.05, "models, not points, per 100 points: {per_100}");
+}
+
+/// `order = "best"` on a turn the exact engine answers weighs each order by its exact mean:
+/// both orders of [`SMALL_TURN`] slay the Warrior with the chance derived by hand.
+#[test]
+fn the_best_order_of_a_small_turn_is_weighed_exactly() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("best.toml");
+    std::fs::write(&file, format!("{SMALL_TURN}\n[turn]\norder = \"best\"\nobjective = \"kills\"\n")).expect("write");
+    let o = charioteer(&["validate", file.to_str().unwrap()], root());
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    // As in `balance_prices_a_turn_and_one_more_chariot_in_it`: either order, the same chance.
+    let (slain, miss4) = (5.0 / 9.0, (2.0f64 / 3.0).powi(4));
+    let both = (1.0 - slain) * (1.0 - slain);
+    let kills = slain + (1.0 - slain) * slain + both * duel(4, 1) * (1.0 - miss4 * miss4);
+    let tried: Vec<&str> = t.lines().filter_map(|l| l.trim().strip_prefix("order tried ")).collect();
+    assert_eq!(tried.len(), 2, "{t}");
+    for line in tried {
+        assert!(line.ends_with("(exact)"), "weighed exactly: {line}");
+        let value: f64 = line.split(" -> ").nth(1).and_then(|v| v.split_whitespace().next()).unwrap().parse().unwrap();
+        assert!((value - kills).abs() < 5e-5, "{line}: derived {kills:.6}");
+    }
+    // The report says how the orders were weighed, and that the order is fixed in advance.
+    let out = dir.path().join("r");
+    let r = charioteer(&["run", file.to_str().unwrap(), "--trials", "2000", "--out", out.to_str().unwrap()], root());
+    assert!(r.status.success(), "{}", text(&r));
+    let md = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    assert!(md.contains("Orders tried (objective's exact mean)"), "{md}");
+    assert!(md.contains("every order was weighed by its exact mean") && md.contains("adaptive"), "{md}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).expect("run.json")).expect("json");
+    let errors = schema::Schema::load("docs/turn.schema.json").errors(&json);
+    assert!(errors.is_empty(), "run.json breaks docs/turn.schema.json:\n{}", errors.join("\n"));
+    assert_eq!(json["turn"]["orders_weighed_by"], "exact");
+    let tried = json["turn"]["orders_tried"].as_array().expect("orders_tried");
+    for v in tried {
+        let value = v["objective"].as_f64().expect("a value");
+        assert!((value - kills).abs() < 1e-9, "run.json: {value} against {kills}");
+    }
+}
+
+/// Choosing the next chariot after seeing the last one's result is refused by name.
+#[test]
+fn an_adaptive_order_is_refused_by_name() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("adaptive.toml");
+    std::fs::write(&file, format!("{SMALL_TURN}\n[turn]\norder = \"adaptive\"\n")).expect("write");
+    let o = charioteer(&["validate", file.to_str().unwrap()], root());
+    assert!(!o.status.success());
+    let t = text(&o);
+    assert!(t.contains("turn.order") && t.contains("\"adaptive\"") && t.contains("not implemented"), "{t}");
+}
+
+/// Past the exact engine, `order = "best"` plays every order on the same dice (common random
+/// numbers): with a third chariot that reaches no one, every order of [`SMALL_TURN`] plays the
+/// same trials, so every order's mean is the same number, near the chance derived by hand.
+#[test]
+fn the_best_order_past_the_exact_engine_plays_every_order_on_the_same_dice() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("best3.toml");
+    let far = "[[chariots]]\nprofile = \"Khandish Charioteer\"\nside = \"evil\"\nat = [40.0, -20.0]\nfacing = 90\n\n[[formations]]";
+    let board = SMALL_TURN.replacen("[[formations]]", far, 1);
+    std::fs::write(&file, format!("{board}\n[turn]\norder = \"best\"\nobjective = \"kills\"\n")).expect("write");
+    let out = dir.path().join("r");
+    let r = charioteer(&["run", file.to_str().unwrap(), "--trials", "2000", "--out", out.to_str().unwrap()], root());
+    assert!(r.status.success(), "{}", text(&r));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).expect("run.json")).expect("json");
+    assert_eq!(json["turn"]["orders_weighed_by"], "common_random_numbers");
+    let values: Vec<f64> = json["turn"]["orders_tried"]
+        .as_array()
+        .expect("orders_tried")
+        .iter()
+        .map(|v| v["objective"].as_f64().expect("a value"))
+        .collect();
+    assert_eq!(values.len(), 6, "every order of three chariots");
+    assert!(values.iter().all(|v| *v == values[0]), "the same dice for every order: {values:?}");
+    let (slain, miss4) = (5.0 / 9.0, (2.0f64 / 3.0).powi(4));
+    let both = (1.0 - slain) * (1.0 - slain);
+    let kills = slain + (1.0 - slain) * slain + both * duel(4, 1) * (1.0 - miss4 * miss4);
+    let se = (kills * (1.0 - kills) / crate_trials()).sqrt();
+    assert!((values[0] - kills).abs() < 5.0 * se, "{} against {kills:.4} (se {se:.4})", values[0]);
+}
+
+/// The trials each order of `order = "best"` is weighed on (`BEST_ORDER_TRIALS`).
+fn crate_trials() -> f64 {
+    charioteer::mesbg::turn::BEST_ORDER_TRIALS as f64
 }

@@ -225,10 +225,11 @@ impl System for Turn {
             .push(format!("order: {}", plan.order.iter().map(|c| (c + 1).to_string()).collect::<Vec<_>>().join(", ")));
         for (k, (order, v)) in plan.orders_tried.iter().enumerate() {
             details.push(format!(
-                "order tried {}: [{}] -> {:.4}",
+                "order tried {}: [{}] -> {:.4}{}",
                 k + 1,
                 order.iter().map(|c| (c + 1).to_string()).collect::<Vec<_>>().join(", "),
-                v
+                v,
+                if plan.orders_by_exact { " (exact)" } else { " (mean on common random numbers)" }
             ));
         }
         for (depth, &c) in plan.order.iter().enumerate() {

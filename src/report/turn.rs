@@ -31,6 +31,8 @@ pub struct TurnRecord {
     pub order: Vec<usize>,
     /// For `order = "best"`: each order tried (1-based) and its objective's estimate.
     pub orders_tried: Vec<(Vec<usize>, f64)>,
+    /// Whether the orders tried were weighed by their exact means.
+    pub orders_by_exact: bool,
     /// Boards planned (drives and final boards).
     pub boards: usize,
     /// Seed.
@@ -145,8 +147,15 @@ pub fn turn_ruleset(scenario: &Scenario, plan: &TurnPlan) -> Vec<RuleOption> {
         TurnOrder::Best(objective) => (
             format!("best ({})", objective.metric()),
             format!(
-                "every order was tried on {} trials of streams of its own and the one with the highest {} was played: [{}]",
-                group_digits(crate::mesbg::turn::BEST_ORDER_TRIALS),
+                "the whole order is fixed before the first charge: every order was weighed by {}, and the one with the highest {} was played: [{}]; choosing the next chariot after seeing the last one's result (order = \"adaptive\") is not done",
+                if plan.orders_by_exact {
+                    "its exact mean".to_string()
+                } else {
+                    format!(
+                        "its mean over {} trials on the same dice for every order (common random numbers)",
+                        group_digits(crate::mesbg::turn::BEST_ORDER_TRIALS)
+                    )
+                },
                 objective.metric(),
                 numbers(&plan.order)
             ),
@@ -209,6 +218,7 @@ impl TurnRecord {
             scenario_file: plan.scenario.file.clone(),
             order: plan.order.iter().map(|c| c + 1).collect(),
             orders_tried: plan.orders_tried.iter().map(|(o, v)| (o.iter().map(|c| c + 1).collect(), *v)).collect(),
+            orders_by_exact: plan.orders_by_exact,
             boards: plan.nodes.len() + plan.finals.len(),
             seed,
             trials: tally.trials,
@@ -303,6 +313,7 @@ impl TurnRecord {
                 "chariots": chariots,
                 "order": self.order,
                 "orders_tried": self.orders_tried.iter().map(|(o, v)| json!({ "order": o, "objective": v })).collect::<Vec<_>>(),
+                "orders_weighed_by": if self.orders_by_exact { "exact" } else { "common_random_numbers" },
                 "boards_planned": self.boards,
                 "metrics": self.metrics.defs,
             },
@@ -562,7 +573,8 @@ pub fn markdown(record: &TurnRecord, figures: &[Figure], names: &[String]) -> St
             .iter()
             .map(|(o, v)| format!("[{}] {:.4}", o.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "), v))
             .collect();
-        let _ = writeln!(out, "Orders tried (objective's estimate): {}.", tried.join("; "));
+        let how = if record.orders_by_exact { "exact mean" } else { "mean on common random numbers" };
+        let _ = writeln!(out, "Orders tried (objective's {how}): {}.", tried.join("; "));
     }
     let _ = writeln!(
         out,

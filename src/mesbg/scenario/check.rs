@@ -439,6 +439,13 @@ impl Checker<'_> {
                 }
                 TurnOrder::Best(objective.unwrap_or_default())
             }
+            Some(toml::Value::String(s)) if s == "adaptive" => {
+                self.fail(
+                    "turn.order",
+                    "\"adaptive\" (choosing the next chariot after seeing the last one's result) is not implemented: use \"best\", which fixes the whole order before the first charge, or give the order as a list",
+                );
+                TurnOrder::Listed
+            }
             Some(toml::Value::Array(items)) => {
                 let numbers: Vec<Option<usize>> =
                     items.iter().map(|v| v.as_integer().and_then(|n| usize::try_from(n).ok())).collect();

@@ -19,27 +19,56 @@ use crate::mesbg::plan::{
 };
 use crate::mesbg::scenario::{CorridorWidth, Scenario, TurnOrder};
 
-/// Compiles a turn in the order the scenario asks for. For `order = "best"`, every order
-/// is compiled and played for [`BEST_ORDER_TRIALS`] trials by `play_mean` (the
-/// objective's mean over them), and the best is kept.
-pub fn compile_turn(scenario: &Scenario, play_mean: &dyn Fn(&TurnPlan, &str) -> f64) -> Result<TurnPlan, TurnError> {
+/// Compiles a turn in the order the scenario asks for. For `order = "best"`, every order is
+/// compiled and weighed by the objective's mean: by `exact_mean` when the exact engine
+/// answers for every order, else by `play_mean` (trials played on the same streams for
+/// every order: common random numbers); the best is kept, and every order's value.
+pub fn compile_turn(
+    scenario: &Scenario,
+    exact_mean: &dyn Fn(&TurnPlan, &str) -> Option<f64>,
+    play_mean: &dyn Fn(&TurnPlan, &str) -> f64,
+) -> Result<TurnPlan, TurnError> {
     let n = scenario.more.len() + 1;
     match &scenario.turn {
         TurnOrder::Listed => compile_order(scenario, (0..n).collect()),
         TurnOrder::Given(order) => compile_order(scenario, order.clone()),
         TurnOrder::Best(objective) => {
+            let metric = objective.metric();
+            let orders = permutations(n);
+            // Exact values where the exact engine answers every order (it follows at most
+            // two chariots, so at most two plans are held).
+            let mut exact: Vec<(TurnPlan, f64)> = Vec::new();
+            for order in &orders {
+                let plan = compile_order(scenario, order.clone())?;
+                match exact_mean(&plan, metric) {
+                    Some(value) => exact.push((plan, value)),
+                    None => {
+                        exact.clear();
+                        break;
+                    }
+                }
+            }
+            let by_exact = !exact.is_empty();
             let mut best: Option<(TurnPlan, f64)> = None;
             let mut tried = Vec::new();
-            for order in permutations(n) {
-                let plan = compile_order(scenario, order.clone())?;
-                let value = play_mean(&plan, objective.metric());
-                tried.push((order, value));
+            let mut weigh = |plan: TurnPlan, value: f64| {
+                tried.push((plan.order.clone(), value));
                 if best.as_ref().is_none_or(|(_, b)| value > *b + 1e-12) {
                     best = Some((plan, value));
+                }
+            };
+            if by_exact {
+                exact.into_iter().for_each(|(plan, value)| weigh(plan, value));
+            } else {
+                for order in orders {
+                    let plan = compile_order(scenario, order)?;
+                    let value = play_mean(&plan, metric);
+                    weigh(plan, value);
                 }
             }
             let mut plan = best.map(|(p, _)| p).ok_or(TurnError::TooManyBoards)?;
             plan.orders_tried = tried;
+            plan.orders_by_exact = by_exact;
             Ok(plan)
         }
     }
@@ -116,6 +145,7 @@ pub fn compile_order(scenario: &Scenario, order: Vec<usize>) -> Result<TurnPlan,
         scenario: scenario.clone(),
         order,
         orders_tried: Vec::new(),
+        orders_by_exact: false,
         plans,
         flat_impact,
         impact,

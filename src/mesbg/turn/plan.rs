@@ -32,6 +32,9 @@ pub struct TurnPlan {
     pub order: Vec<usize>,
     /// For `order = "best"`: every order tried and its objective's estimate.
     pub orders_tried: Vec<(Vec<usize>, f64)>,
+    /// Whether the orders were weighed by exact values (else by trials on common random
+    /// numbers).
+    pub orders_by_exact: bool,
     /// Per listed chariot: its single charge compiled on the starting board (its models'
     /// Impact Hits tables, its fight profile, the labels).
     pub plans: Vec<Plan>,
