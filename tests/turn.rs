@@ -967,3 +967,37 @@ profile = "Mordor Orc Warrior"
     let gap = charioteer::geometry::footprint_gap(&oval, &start, &khandish, &waiting);
     assert!((0.0..1e-3).contains(&gap), "just touching after: gap {gap}");
 }
+
+/// [`ONE_WARRIOR`] with a Hero on chariot 1 who adds no dice (Attacks 0) and has one Might
+/// to spend on his chariot's To Wound rolls; `strike_order` as given.
+fn hero_on_the_first(strike_order: &str) -> String {
+    let hero = "facing = 0\n\n[chariots.hero]\nname = \"Driver\"\nfight = 1\nstrength = 1\ndefence = 3\nattacks = 0\nwounds = 1\ncourage = \"6+\"\nmight = 1\nmight_policy = \"wound\"\n";
+    let text = ONE_WARRIOR.replacen("facing = 0\n", hero, 1);
+    format!("{text}\n[turn]\nstrike_order = \"{strike_order}\"\n")
+}
+
+#[test]
+fn in_a_fight_won_together_the_free_strikes_come_before_the_might() {
+    let slain = 5.0 / 9.0;
+    let both = (1.0 - slain) * (1.0 - slain);
+    let win = pooled_duel(4, 1);
+    // One Strike: two rolls at 5+ (the warrior is Trapped); it wounds with 1 - (2/3)^2 =
+    // 5/9; its best die is a 4 with (4/6)^2 - (3/6)^2 = 7/36 (one Might makes it a 5);
+    // both dice miss by more with 1/4.
+    let (wounds, fixable, hopeless): (f64, f64, f64) = (5.0 / 9.0, 7.0 / 36.0, 0.25);
+    // The Hero spends his Might on the first of his two Strikes that can use it.
+    let spends = fixable * (1.0 + hopeless);
+    // Free first: chariot 2's two free Strikes go first; Might only if both missed.
+    let plan = plan_of(&hero_on_the_first("free_first"), vec![0, 1]);
+    let all = means(&plan, 21, TRIALS);
+    check(&all, "chariot1.might_spent", both * win * (1.0 - wounds).powi(2) * spends);
+    check(&all, "chariot2.fight_kills", both * win * (1.0 - (1.0 - wounds).powi(2)));
+    // As charged: chariot 1 strikes first and spends at once.
+    let plan = plan_of(&hero_on_the_first("as_charged"), vec![0, 1]);
+    let all = means(&plan, 22, TRIALS);
+    check(&all, "chariot1.might_spent", both * win * spends);
+    // Either way the model dies as often: he survives the Hero's two Strikes only when both
+    // are hopeless (the Might fixes the first that is not), the other two with (4/9)^2.
+    let survives = hopeless * hopeless * (1.0 - wounds).powi(2);
+    check(&all, "fight_kills", both * win * (1.0 - survives));
+}

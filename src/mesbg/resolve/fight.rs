@@ -55,6 +55,8 @@ pub(crate) struct FightBoard<'a> {
     /// The help worked out with the plan, when it cannot change from trial to trial (a
     /// fight of a turn without cavalry: every model in it stands, none Prone).
     pub fixed: Option<&'a FoeSupport>,
+    /// The order the chariots of a fight of several roll their Strikes in.
+    pub strike_order: crate::mesbg::scenario::StrikeOrder,
 }
 
 impl<'a> FightBoard<'a> {
@@ -68,6 +70,7 @@ impl<'a> FightBoard<'a> {
             cannot_back_away: None,
             foe_heroes: !plan.foe_heroes.is_empty(),
             fixed: None,
+            strike_order: crate::mesbg::scenario::StrikeOrder::default(),
         }
     }
 
@@ -591,6 +594,22 @@ pub(crate) struct PooledOutcome {
 /// strike the chariot it can most hurt, the one with the fewest Wounds left (the first of
 /// them in the turn's order), then the next once that one is slain.
 #[allow(clippy::too_many_arguments)]
+/// The order the chariots of a fight they won strike in: as charged, or (free first) those
+/// whose Hero would spend Might on his Strikes after those whose Strikes cost nothing.
+fn strike_order(
+    plans: &[&Plan],
+    states: &[ChariotState],
+    order: crate::mesbg::scenario::StrikeOrder,
+) -> PerChariot<usize> {
+    let mut strikers: PerChariot<usize> = (0..plans.len()).collect();
+    if order == crate::mesbg::scenario::StrikeOrder::FreeFirst {
+        let spends =
+            |k: usize| plans[k].chariot.hero.is_some_and(|h| h.might_policy.on_wounds()) && states[k].might_left > 0;
+        strikers.sort_by_key(|&k| spends(k));
+    }
+    strikers
+}
+
 pub(crate) fn pooled_fight<O: Observer>(
     plans: &[&Plan],
     board: &FightBoard,
@@ -693,7 +712,9 @@ pub(crate) fn pooled_fight<O: Observer>(
         }
         let (mut rider, mut mount_left) = (left, if left > 0 { 0 } else { s.mount_left });
         let hero = foes.at(0).filter(|_| s.left > 0);
-        'chariots: for (k, plan) in plans.iter().enumerate() {
+        let strikers = strike_order(plans, states, board.strike_order);
+        'chariots: for k in strikers {
+            let plan = plans[k];
             if rider == 0 && mount_left == 0 {
                 break;
             }

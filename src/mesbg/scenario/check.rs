@@ -230,6 +230,7 @@ impl Checker<'_> {
             turn_rules: TurnRules {
                 corridor_width: raw.turn.as_ref().and_then(|t| t.corridor_width).unwrap_or_default(),
                 fight_order: raw.turn.as_ref().and_then(|t| t.fight_order).unwrap_or_default(),
+                strike_order: raw.turn.as_ref().and_then(|t| t.strike_order).unwrap_or_default(),
             },
             formations,
             rules,

@@ -325,6 +325,29 @@ pub struct TurnRules {
     /// The order the charging player fights the Fight phase's fights in.
     #[serde(skip_serializing_if = "FightOrder::is_default")]
     pub fight_order: FightOrder,
+    /// The order the chariots of one fight roll their Strikes in (and so spend Might).
+    #[serde(skip_serializing_if = "StrikeOrder::is_default")]
+    pub strike_order: StrikeOrder,
+}
+
+/// The order the chariots that won one fight together roll their Strikes in (`[turn]
+/// strike_order`): the charging player's choice, which decides whose Might is spent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StrikeOrder {
+    /// As a sensible player rolls them: first the chariots whose Strikes cost nothing (no
+    /// Hero who would spend Might on them), then those whose Hero would, so Might is spent
+    /// only when the free Strikes have not already slain the model; otherwise as charged.
+    #[default]
+    FreeFirst,
+    /// In the order the chariots charged, each spending Might as its Strikes come.
+    AsCharged,
+}
+
+impl StrikeOrder {
+    fn is_default(&self) -> bool {
+        *self == StrikeOrder::default()
+    }
 }
 
 /// The order the Fight phase's fights are fought in (`[turn] fight_order`): the player with

@@ -252,6 +252,19 @@ impl TurnRules {
                 },
             ),
             RuleOption::of(
+                "turn.strike_order",
+                &self.strike_order,
+                &d.strike_order,
+                match self.strike_order {
+                    StrikeOrder::FreeFirst => {
+                        "in a fight won by several chariots, those whose Strikes cost no Might strike first and a Hero spends Might on his only if the model still stands"
+                    }
+                    StrikeOrder::AsCharged => {
+                        "in a fight won by several chariots, they strike in the order they charged, each Hero spending Might as his Strikes come"
+                    }
+                },
+            ),
+            RuleOption::of(
                 "turn.corridor_width",
                 &self.corridor_width,
                 &d.corridor_width,

@@ -128,6 +128,8 @@ pub(super) struct RawTurn {
     pub(super) corridor_width: Option<super::CorridorWidth>,
     #[serde(default)]
     pub(super) fight_order: Option<super::FightOrder>,
+    #[serde(default)]
+    pub(super) strike_order: Option<super::StrikeOrder>,
 }
 
 #[derive(Deserialize)]

@@ -280,5 +280,6 @@ fn fight_board<'a>(
         cannot_back_away: Some(&fight.cannot_back_away),
         foe_heroes: fight.models.iter().any(|&m| plan.plans[0].models[m].hero.is_some()),
         fixed: fixed.map(|f| f.given(slain, prone)),
+        strike_order: plan.scenario.turn_rules.strike_order,
     }
 }
