@@ -1001,3 +1001,132 @@ fn in_a_fight_won_together_the_free_strikes_come_before_the_might() {
     let survives = hopeless * hopeless * (1.0 - wounds).powi(2);
     check(&all, "fight_kills", both * win * (1.0 - survives));
 }
+
+/// Two chariots, one from each side, both touching two models side by side: a Heavy one
+/// (Strength 6) and a Light one (Strength 2), no Impact Hits; X has Defence 8 and 3 Wounds,
+/// Y Defence 4 and 2 Wounds, both Fight 4, 1 Attack. Two splits are legal: Heavy on X and
+/// Light on Y, or Heavy on Y and Light on X.
+const TWO_BY_TWO: &str = r#"title = "two chariots, two models, a choice"
+system = "mesbg"
+seed = 5
+
+[[chariots]]
+name = "Heavy"
+profile = "Khandish Charioteer"
+strength = 6
+impact = { hits = "0", strength = 1 }
+side = "evil"
+at = [0.0, 0.0]
+facing = 0
+
+[[chariots]]
+name = "Light"
+profile = "Khandish Charioteer"
+strength = 2
+impact = { hits = "0", strength = 1 }
+side = "evil"
+at = [0.0, 8.0]
+facing = 180
+
+[[formations]]
+name = "X"
+count = 1
+base = { round_mm = 25 }
+front_centre = [-0.5, 4.0]
+facing = 180
+profile = { fight = 4, strength = 3, defence = 8, attacks = 1, wounds = 3, courage = "4+" }
+
+[[formations]]
+name = "Y"
+count = 1
+base = { round_mm = 25 }
+front_centre = [0.5, 4.0]
+facing = 180
+profile = { fight = 4, strength = 3, defence = 4, attacks = 1, wounds = 2, courage = "4+" }
+"#;
+
+/// P(at least `k` of `n` rolls succeed, each with `p`).
+fn binomial_at_least(n: u32, p: f64, k: u32) -> f64 {
+    (k..=n)
+        .map(|j| {
+            (1..=j).fold(1.0, |c, i| c * f64::from(n - j + i) / f64::from(i))
+                * p.powi(j as i32)
+                * (1.0 - p).powi((n - j) as i32)
+        })
+        .sum()
+}
+
+#[test]
+fn the_charging_player_pairs_for_the_most_expected_kills_from_each_fights_own_odds() {
+    // Each fight: two dice (1 Attack + 1 for charging) against one, Fight 4 each; won, the
+    // model is Trapped: two Strikes of two rolls each, and he falls when the Wounds of the
+    // four rolls reach his own. To Wound: Strength 6 on Defence 8 and Strength 2 on
+    // Defence 4 need 5+ (1/3); Strength 6 on Defence 4 needs 3+ (2/3); Strength 2 on
+    // Defence 8 a 6 then a 5+ (1/18).
+    let win = pooled_duel(2, 1);
+    let heavy_on_x = binomial_at_least(4, 1.0 / 3.0, 3);
+    let light_on_y = binomial_at_least(4, 1.0 / 3.0, 2);
+    let heavy_on_y = binomial_at_least(4, 2.0 / 3.0, 2);
+    let light_on_x = binomial_at_least(4, 1.0 / 18.0, 3);
+    // Heavy on Y and Light on X slays more (0.89 against 0.52 models when won), though
+    // Wounds spread and capped at one kill a model promise the other (1.11 against 1.07).
+    assert!(heavy_on_y + light_on_x > heavy_on_x + light_on_y + 0.3);
+    let capped = |p: f64, w: f64| (4.0 * p / w).min(1.0);
+    assert!(capped(1.0 / 3.0, 3.0) + capped(1.0 / 3.0, 2.0) > capped(2.0 / 3.0, 2.0) + capped(1.0 / 18.0, 3.0));
+    let plan = plan_of(TWO_BY_TWO, vec![0, 1]);
+    let all = means(&plan, 31, TRIALS);
+    check(&all, "chariot1.fight_fought", 1.0);
+    check(&all, "chariot2.fight_fought", 1.0);
+    check(&all, "chariot1.fight_kills", win * heavy_on_y);
+    check(&all, "chariot2.fight_kills", win * light_on_x);
+    check(&all, "fight_kills", win * (heavy_on_y + light_on_x));
+    // Listed the other way round, the same split.
+    let plan = plan_of(TWO_BY_TWO, vec![1, 0]);
+    let all = means(&plan, 32, TRIALS);
+    check(&all, "chariot1.fight_kills", win * heavy_on_y);
+}
+
+#[test]
+fn the_pairing_weighs_a_pooled_fight_by_its_own_odds() {
+    use charioteer::mesbg::turn::{TurnFight, expected_fight_kills};
+    let plan = plan_of(ONE_WARRIOR, vec![0, 1]);
+    let pooled = TurnFight { chariots: vec![0, 1], models: vec![0], cannot_back_away: Vec::new() };
+    let help = charioteer::mesbg::rules::fight::FoeSupport::default();
+    let order = charioteer::mesbg::scenario::StrikeOrder::FreeFirst;
+    let got = expected_fight_kills(&pooled, &plan.plans, &help, order, &|_| 0);
+    // Four dice against one, then four Strikes of two rolls at 5+ at a one-Wound warrior.
+    let want = pooled_duel(4, 1) * (1.0 - (2.0f64 / 3.0).powi(8));
+    assert!((got - want).abs() < 1e-12, "{got} against {want}");
+    // Alone, chariot 1: two dice against one, two Strikes.
+    let alone = TurnFight { chariots: vec![0], models: vec![0], cannot_back_away: Vec::new() };
+    let got = expected_fight_kills(&alone, &plan.plans, &help, order, &|_| 0);
+    let want = pooled_duel(2, 1) * (1.0 - (2.0f64 / 3.0).powi(4));
+    assert!((got - want).abs() < 1e-12, "{got} against {want}");
+}
+
+#[test]
+fn pairings_as_good_in_kills_are_broken_by_points() {
+    // [`TWO_BY_TWO`] with X and Y alike (Defence 4, 1 Wound) but for their points: either
+    // split slays as many, and the charging player sends the Heavy chariot (3+ to wound,
+    // against 5+) at the dearer model, whichever it is.
+    let win = pooled_duel(2, 1);
+    let heavy = 1.0 - (1.0f64 / 3.0).powi(4);
+    let light = 1.0 - (2.0f64 / 3.0).powi(4);
+    for (x_points, y_points) in [(50, 5), (5, 50)] {
+        let text = TWO_BY_TWO
+            .replace(
+                "defence = 8, attacks = 1, wounds = 3, courage = \"4+\" }",
+                &format!("defence = 4, attacks = 1, wounds = 1, courage = \"4+\", points = {x_points} }}"),
+            )
+            .replace(
+                "defence = 4, attacks = 1, wounds = 2, courage = \"4+\" }",
+                &format!("defence = 4, attacks = 1, wounds = 1, courage = \"4+\", points = {y_points} }}"),
+            );
+        for order in [vec![0, 1], vec![1, 0]] {
+            let plan = plan_of(&text, order);
+            let all = means(&plan, 33, TRIALS);
+            check(&all, "fight_kills", win * (heavy + light));
+            check(&all, "points_slain", win * (50.0 * heavy + 5.0 * light));
+        }
+    }
+}

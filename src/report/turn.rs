@@ -133,6 +133,28 @@ impl TurnRecord {
     }
 }
 
+/// What the turn's pairing did, in a player's words: how splits are weighed, and whether
+/// any board had too many contacts to weigh every split.
+fn pairing_reads(plan: &TurnPlan) -> String {
+    use crate::mesbg::turn::{MAX_EXHAUSTIVE_CONTACTS, SplitSearch};
+    let chosen: Vec<_> = plan.finals.iter().filter_map(|b| b.split_choice).collect();
+    let local = chosen.iter().filter(|c| c.search == SplitSearch::Local).count();
+    let mut reads = "models in base contact are split into fights so that none has several models on both sides; where \
+        there is a choice the charging player splits for the most expected models slain, each fight weighed by its own \
+        outcomes (the duel with its dice, help and Heroes' Might, the Strikes with each chariot's To Wound roll, Might and \
+        the model's Wounds and Fate; a chariot against more than four models by a rough estimate)"
+        .to_string();
+    reads.push_str(&match (chosen.len(), local) {
+        (0, _) => "; no board of this turn left a choice".to_string(),
+        (n, 0) => format!("; {n} board{} left a choice, and every legal split was weighed", if n == 1 { "" } else { "s" }),
+        (n, l) => format!(
+            "; {n} board{} left a choice; on {l} a group had more than {MAX_EXHAUSTIVE_CONTACTS} contacts, and a local search (a shared model to one chariot or pooled, one or two at a time) chose the split",
+            if n == 1 { "" } else { "s" }
+        ),
+    });
+    reads
+}
+
 /// Every rule option and player's choice a turn's report prints: the `[rules]` options, the
 /// order, how fights are paired and in what order they are fought, then each chariot's
 /// charge distance and its Hero's policies.
@@ -166,10 +188,7 @@ pub fn turn_ruleset(scenario: &Scenario, plan: &TurnPlan) -> Vec<RuleOption> {
         name: "turn.pairing".into(),
         value: "charging_player_most_kills".into(),
         default: "charging_player_most_kills".into(),
-        reads: "models in base contact are split into fights so that none has several models on both sides; where \
-                there is a choice the charging player splits for the most kills promised (the chance to win each duel, \
-                dice against dice, times the Strikes' expected kills)"
-            .into(),
+        reads: pairing_reads(plan).into(),
     });
     all.extend(scenario.turn_rules.options());
     for (i, entry) in scenario.entries().iter().enumerate() {

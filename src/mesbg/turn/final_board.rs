@@ -2,7 +2,7 @@
 //! what the project measures of the line before any fight.
 
 use super::measure::{breached_lines, lines_of};
-use super::pairing::{TurnFight, legal_splits, promised_kills};
+use super::pairing::{SplitChoice, TurnFight, best_split, fight_worth};
 use crate::geometry::{Disc, Footprint, Pose, Vec2};
 use crate::mesbg::plan::{Plan, can_back_away, support};
 use crate::mesbg::rules::fight as mesbg_fight;
@@ -83,7 +83,7 @@ pub struct FinalBoard {
     pub lost_in_moves: Vec<u32>,
     /// How the charging player split the models in contact into fights, when there was a
     /// choice: (legal splits weighed, the kills the chosen one promised).
-    pub split_choice: Option<(usize, f64)>,
+    pub split_choice: Option<SplitChoice>,
 }
 
 /// A fight's help worked out with the plan: as it stands when every model fought earlier
@@ -125,7 +125,6 @@ pub fn final_board(setting: &TurnSetting, board: MovingBoard) -> FinalBoard {
     let contacts: Vec<Vec<usize>> =
         board.stopped_at.iter().map(|models| models.iter().copied().filter(|&m| board.present[m]).collect()).collect();
     let through = board.through.clone();
-    let (fights, split_choice) = split(setting, &contacts);
     let discs = setting.discs(&board.centres);
     let mut support = support::SupportMap::default();
     if setting.plans[0].support.any() {
@@ -136,13 +135,13 @@ pub fn final_board(setting: &TurnSetting, board: MovingBoard) -> FinalBoard {
             support.touching = support::touching(&discs);
         }
         support.group_of = board.present.iter().map(|&p| if p { usize::MAX } else { 0 }).collect();
+        // Every model in base contact is in some fight, however they are split.
         support.engaged = vec![false; models.len()];
-        for f in &fights {
-            for &m in &f.models {
-                support.engaged[m] = true;
-            }
+        for &m in contacts.iter().flatten() {
+            support.engaged[m] = true;
         }
     }
+    let (fights, split_choice) = split(setting, &contacts, &support);
     let mut fights: Vec<TurnFight> = fights
         .into_iter()
         .map(|mut f| {
@@ -266,26 +265,32 @@ fn blocked_monsters(
 /// Splits the models in contact into fights, no fight with several models on both
 /// sides (2024 pairing). Where the contacts leave no choice (each chariot's models
 /// touch only it, or one model touches several chariots and they touch nothing else)
-/// that is the split. Otherwise every legal split is rehearsed and the one with the
-/// most kills promised ([`promised_kills`]) is fought: the charging player pairs for
-/// the most expected kills.
-fn split(setting: &TurnSetting, contacts: &[Vec<usize>]) -> (Vec<TurnFight>, Option<(usize, f64)>) {
+/// that is the split. Otherwise the charging player pairs for the most expected models
+/// slain ([`best_split`]), each fight weighed by its own outcome distribution
+/// ([`expected_fight_kills`]) with the help it would have if fought first.
+fn split(
+    setting: &TurnSetting,
+    contacts: &[Vec<usize>],
+    support: &support::SupportMap,
+) -> (Vec<TurnFight>, Option<SplitChoice>) {
     let edges: Vec<(usize, usize)> =
         setting.order.iter().flat_map(|&c| contacts[c].iter().map(move |&m| (c, m))).collect();
     if edges.is_empty() {
         return (Vec::new(), None);
     }
-    let splits = legal_splits(&edges, setting.order);
-    if splits.len() <= 1 {
-        return (splits.into_iter().next().unwrap_or_default(), None);
-    }
-    let scores: Vec<f64> = splits.iter().map(|s| promised_kills(s, setting.plans)).collect();
-    let mut best = 0;
-    for (i, &v) in scores.iter().enumerate() {
-        if v > scores[best] + 1e-12 {
-            best = i;
-        }
-    }
-    let tried = splits.len();
-    (splits.into_iter().nth(best).unwrap_or_default(), Some((tried, scores[best])))
+    let models = &setting.plans[0].models;
+    let rules = &setting.scenario.rules;
+    let strike_order = setting.scenario.turn_rules.strike_order;
+    let formations = &setting.scenario.formations;
+    let mount_wounds = |m: usize| formations[models[m].formation].profile.mount.map_or(0, |mt| mt.wounds);
+    let mut kills = |f: &TurnFight| {
+        let help = if support.any() {
+            let presence = vec![support::Presence { in_fight: true, rider: true, prone: false }; f.models.len()];
+            support::foe_support(models, support, &f.models, 1, &presence, rules, support::EarlierFights::NONE)
+        } else {
+            mesbg_fight::FoeSupport::default()
+        };
+        fight_worth(f, setting.plans, &help, strike_order, &mount_wounds)
+    };
+    best_split(&edges, setting.order, &mut kills)
 }

@@ -51,7 +51,10 @@ pub use final_board::{FinalBoard, FixedSupport};
 pub use impact::{FlatImpact, ImpactStates};
 pub use measure::{corridor_through, lines_of};
 pub use metrics::{ChariotMetrics, TurnMetrics};
-pub use pairing::{TurnFight, duel_win, legal_splits, promised_kills};
+pub use pairing::{
+    FightWorth, MAX_EXHAUSTIVE_CONTACTS, SplitChoice, SplitSearch, TurnFight, best_split, duel_win,
+    expected_fight_kills, fight_worth, legal_splits,
+};
 pub use plan::{BEST_ORDER_TRIALS, MAX_SIMULTANEOUS_IN_TURN, MAX_TURN_BOARDS, TurnError, TurnPlan};
 pub use play::play;
 pub use pool::{MAX_POOLED, ScratchPool};
