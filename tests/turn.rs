@@ -1130,3 +1130,32 @@ fn pairings_as_good_in_kills_are_broken_by_points() {
         }
     }
 }
+
+#[test]
+fn the_corridor_drawn_is_the_gap_between_the_standing_models_over_the_lines_depth() {
+    use charioteer::mesbg::turn::corridor;
+    // Two ranks of six facing south (models 0-5 the front, 6-11 the rear): the third file
+    // gone from both ranks leaves a band one file wide, from the rear rank's back to the
+    // front rank's front, between the second and fourth files' bases.
+    let two = line(12, 2);
+    let band = corridor(&[&two], &standing(&two, &[2, 8]), None).expect("a corridor");
+    let r = two.base_mm / 25.4 / 2.0;
+    let xs = |i: usize| two.centres[i].x;
+    let ys: Vec<f64> = two.centres.iter().map(|c| c.y).collect();
+    let (y_lo, y_hi) = (
+        ys.iter().cloned().fold(f64::INFINITY, f64::min) - r,
+        ys.iter().cloned().fold(f64::NEG_INFINITY, f64::max) + r,
+    );
+    let (x_a, x_b) = (xs(1), xs(3));
+    let (x_lo, x_hi) = (x_a.min(x_b) + r, x_a.max(x_b) - r);
+    for q in band {
+        let on_x = (q.x - x_lo).abs() < 1e-9 || (q.x - x_hi).abs() < 1e-9;
+        let on_y = (q.y - y_lo).abs() < 1e-9 || (q.y - y_hi).abs() < 1e-9;
+        assert!(on_x && on_y, "corner {q:?} of {band:?}: x {x_lo:.3}..{x_hi:.3}, y {y_lo:.3}..{y_hi:.3}");
+    }
+    let width = band.iter().map(|q| q.x).fold(f64::NEG_INFINITY, f64::max)
+        - band.iter().map(|q| q.x).fold(f64::INFINITY, f64::min);
+    assert!((width - 2.0 * r).abs() < 1e-9, "one base wide: {width}");
+    // No gap, no band.
+    assert!(corridor(&[&two], &standing(&two, &[2]), None).is_none());
+}

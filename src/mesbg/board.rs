@@ -114,6 +114,23 @@ pub struct StopMark {
     pub chariot: Option<usize>,
 }
 
+/// Where a corridor ran through a line after a turn (`line_breached`): the band between
+/// the two standing models either side of the gap, over the line's depth, at its commonest
+/// place in the counted trials.
+#[derive(Clone, Debug, Serialize)]
+pub struct DrawnCorridor {
+    /// The line's number (1-based, as `lineN.*` counts them).
+    pub line: usize,
+    /// The formations that make the line.
+    pub names: String,
+    /// The band's corners.
+    pub points: Vec<Point>,
+    /// Share of the counted trials in which a corridor ran through the line anywhere.
+    pub p_any: f64,
+    /// Share in which it ran here.
+    pub p_here: f64,
+}
+
 /// Another chariot's path in a turn.
 #[derive(Clone, Debug, Serialize)]
 pub struct DrawnPath {
@@ -161,6 +178,10 @@ pub struct BoardPicture {
     /// The other chariots of a turn.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub more: Vec<DrawnPath>,
+    /// In a turn: per line that a corridor ran through in some counted trial, the place it
+    /// ran most often.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub corridors: Vec<DrawnCorridor>,
     /// Trials counted for the chances.
     pub trials: u64,
     /// The smallest box holding everything drawn, with a margin: (x0, y0, x1, y1).
@@ -373,6 +394,7 @@ pub fn picture(scenario: &Scenario, plan: &Plan, seed: u64, trials: u64) -> Boar
         stops,
         number: None,
         more: Vec::new(),
+        corridors: Vec::new(),
         trials,
         bounds: (x0 - margin, y0 - margin, x1 + margin, y1 + margin),
     }
@@ -413,6 +435,10 @@ struct TurnCounts {
     slain: Vec<u64>,
     visits: Vec<u64>,
     ends: BTreeMap<(usize, i64, i64, &'static str), (u64, f64)>,
+    /// Per line, the trials a corridor ran through it; per (line, band rounded to the tenth
+    /// of an inch), the trials it ran there, with the band.
+    breached: Vec<u64>,
+    corridors: BTreeMap<(usize, [i64; 8]), (u64, [crate::geometry::Vec2; 4])>,
 }
 
 impl TurnCounts {
@@ -424,6 +450,10 @@ impl TurnCounts {
         self.visits.iter_mut().zip(other.visits).for_each(|(a, b)| *a += b);
         for (k, (n, d)) in other.ends {
             self.ends.entry(k).or_insert((0, d)).0 += n;
+        }
+        self.breached.iter_mut().zip(other.breached).for_each(|(a, b)| *a += b);
+        for (k, (n, band)) in other.corridors {
+            self.corridors.entry(k).or_insert((0, band)).0 += n;
         }
         self
     }
@@ -437,13 +467,41 @@ pub fn turn_picture(plan: &crate::mesbg::turn::TurnPlan, seed: u64, trials: u64)
     let streams = Streams::new(seed, scenario.hash());
     let chunk = 4096u64;
     let count = |range: std::ops::Range<u64>| {
-        let mut counts =
-            TurnCounts { slain: vec![0; plan.models], visits: vec![0; plan.nodes.len()], ends: BTreeMap::new() };
+        let mut counts = TurnCounts {
+            slain: vec![0; plan.models],
+            visits: vec![0; plan.nodes.len()],
+            ends: BTreeMap::new(),
+            breached: vec![0; plan.lines.len()],
+            corridors: BTreeMap::new(),
+        };
         let mut scratch = crate::mesbg::turn::TurnTrial::default();
         for t in range {
             let mut watch = TurnWatch { slain: vec![false; plan.models], chariot: 0, ends: Vec::new() };
             crate::mesbg::turn::play(plan, streams, t, &mut scratch, &mut watch);
             counts.slain.iter_mut().zip(&watch.slain).for_each(|(c, s)| *c += u64::from(*s));
+            // Where a corridor runs through each line after the turn, as `line_breached`
+            // measures it.
+            if let Some(board) = plan.finals.get(scratch.last) {
+                let slain = scratch.fight_slain();
+                let standing = |m: usize| board.present[m] && !slain.contains(&m);
+                let bands = crate::mesbg::turn::line_corridors(
+                    &scenario.formations,
+                    &plan.lines,
+                    &board.centres,
+                    standing,
+                    plan.corridor_width,
+                );
+                for (l, band) in bands.into_iter().enumerate() {
+                    let Some(band) = band else { continue };
+                    counts.breached[l] += 1;
+                    let mut key = [0i64; 8];
+                    for (k, q) in band.iter().enumerate() {
+                        key[2 * k] = (q.x * 10.0).round() as i64;
+                        key[2 * k + 1] = (q.y * 10.0).round() as i64;
+                    }
+                    counts.corridors.entry((l, key)).or_insert((0, band)).0 += 1;
+                }
+            }
             let walked = scratch.walked();
             for &node in walked {
                 counts.visits[node] += 1;
@@ -525,6 +583,19 @@ pub fn turn_picture(plan: &crate::mesbg::turn::TurnPlan, seed: u64, trials: u64)
         }
     }
     picture.more = more;
+    // Each line's commonest corridor (the first of equals, in the order of their corners).
+    for (l, line) in plan.lines.iter().enumerate() {
+        let here =
+            counts.corridors.iter().filter(|((k, _), _)| *k == l).max_by(|a, b| a.1.0.cmp(&b.1.0).then(b.0.cmp(a.0)));
+        let Some((_, &(n, band))) = here else { continue };
+        picture.corridors.push(DrawnCorridor {
+            line: l + 1,
+            names: line.iter().map(|&f| scenario.formations[f].name.as_str()).collect::<Vec<_>>().join(", "),
+            points: band.iter().map(|q| (q.x, q.y)).collect(),
+            p_any: share(counts.breached[l]),
+            p_here: share(n),
+        });
+    }
     let everything = picture
         .bases
         .iter()

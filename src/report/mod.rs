@@ -453,6 +453,31 @@ pub fn board_counted(board: &crate::mesbg::board::BoardPicture, run_trials: u64)
     }
 }
 
+/// The caption's words for the corridors a turn's board picture draws ("" when none).
+pub(crate) fn corridor_words(board: &crate::mesbg::board::BoardPicture) -> String {
+    let pct = document::percent;
+    let each: Vec<String> = board
+        .corridors
+        .iter()
+        .map(|c| {
+            format!(
+                "line {} ({}): a corridor in {} of the trials, {} at the place drawn",
+                c.line,
+                c.names,
+                pct(c.p_any),
+                pct(c.p_here)
+            )
+        })
+        .collect();
+    if each.is_empty() {
+        return String::new();
+    }
+    format!(
+        " The green dashed band is where a corridor ran through a line after the turn most often (`line_breached`: a gap between two of the line's standing models, through every rank): {}.",
+        each.join("; ")
+    )
+}
+
 /// The board picture of a MESBG charge, with its caption and its words for a reader who
 /// cannot see it.
 pub fn board_figure(
@@ -471,7 +496,8 @@ pub fn board_figure(
          area its base sweeps over its full Move, triangles mark its pivots. Each model's base is shaded by \
          its chance to be slain (by Impact Hits or in the fight) and labelled rank.file, as `replay` names \
          it; a flag marks a banner bearer, a shaft a spear or pike, a gold ring an enemy Hero; grey discs \
-         show where charges ended, their area in proportion to the share. {}; `board.csv` lists every model.",
+         show where charges ended, their area in proportion to the share.{} {}; `board.csv` lists every model.",
+        corridor_words(board),
         board_counted(board, run_trials)
     );
     let mut likely: Vec<&crate::mesbg::board::DrawnBase> = board.bases.iter().filter(|b| b.p_slain > 0.0).collect();
@@ -485,10 +511,16 @@ pub fn board_figure(
             format!("{who}{} at {:.1} inches ({})", pct(s.p), s.distance, s.how)
         })
         .collect();
+    let corridors: Vec<String> = board
+        .corridors
+        .iter()
+        .map(|c| format!(" A corridor through line {} in {} of the trials.", c.line, pct(c.p_any)))
+        .collect();
     let alt = format!(
-        "Map of the board. Most likely slain: {}. Charges ended: {}.",
+        "Map of the board. Most likely slain: {}. Charges ended: {}.{}",
         if named.is_empty() { "nobody".to_string() } else { named.join(", ") },
-        ends.join("; ")
+        ends.join("; "),
+        corridors.concat()
     );
     Ok((rendered, caption, alt))
 }

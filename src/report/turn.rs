@@ -374,8 +374,9 @@ pub fn write_report(dir: &Path, record: &TurnRecord) -> Result<Vec<PathBuf>, Rep
                  the turn in brackets when the order differs); the pale bands are the areas their bases sweep, on the \
                  board each most often met. Each model is shaded by its chance to be slain in the turn (Impact Hits or \
                  fights); a flag marks a banner bearer, a shaft a spear or pike, a gold ring an enemy Hero; grey \
-                 discs show where the chariots ended, their area in proportion to the share. {}; `board.csv` lists \
-                 every model.",
+                 discs show where the chariots ended, their area in proportion to the share.{} {}; `board.csv` \
+                 lists every model.",
+                crate::report::corridor_words(board),
                 crate::report::board_counted(board, record.trials)
             ),
             alt,

@@ -51,18 +51,29 @@ pub fn lines_of(formations: &[Formation]) -> Vec<Vec<usize>> {
 /// standing models across the line, over its whole depth. A gap at either end of the line
 /// is not a breach: the line is only shorter. A line of which no model stands is breached.
 pub fn corridor_through(line: &[&Formation], standing: &[Disc], width: Option<f64>) -> bool {
-    let Some(first) = line.first() else { return false };
+    corridor(line, standing, width).is_some()
+}
+
+/// The corridor [`corridor_through`] finds (the first across the line, from its left), as
+/// the four corners of the band it runs along on the board: between the two standing
+/// models either side of the gap, from the line's back to its front. A line of which no
+/// model stands gives the whole line's band. `None`: no corridor.
+pub fn corridor(line: &[&Formation], standing: &[Disc], width: Option<f64>) -> Option<[Vec2; 4]> {
+    let first = line.first()?;
     let forward = Vec2::heading(first.facing);
     let right = forward.right();
     let across = |c: Vec2| (c - first.front_centre).dot(right);
     let along = |c: Vec2| (c - first.front_centre).dot(forward);
     let (mut back, mut front, mut widest) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
+    let (mut left_end, mut right_end) = (f64::INFINITY, f64::NEG_INFINITY);
     for f in line {
         let half = f.oval_mm.map_or(f.radius(), |[w, _]| w / geometry::MM_PER_INCH / 2.0);
         widest = widest.max(2.0 * half);
         for c in &f.centres {
             back = back.min(along(*c) - f.depth());
             front = front.max(along(*c) + f.depth());
+            left_end = left_end.min(across(*c) - half);
+            right_end = right_end.max(across(*c) + half);
         }
     }
     let width = width.unwrap_or(widest);
@@ -88,16 +99,20 @@ pub fn corridor_through(line: &[&Formation], standing: &[Disc], width: Option<f6
         })
         .collect();
     blocked.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let band = |lo: f64, hi: f64| {
+        let at = |x: f64, y: f64| first.front_centre + right.scale(x) + forward.scale(y);
+        Some([at(lo, back), at(hi, back), at(hi, front), at(lo, front)])
+    };
     // Not a model of the line stands: it is gone, and breached.
-    let Some(&(_, first_end)) = blocked.first() else { return true };
+    let Some(&(_, first_end)) = blocked.first() else { return band(left_end, right_end) };
     let mut covered = first_end;
     for &(lo, hi) in &blocked[1..] {
         if lo - covered >= width - eps {
-            return true;
+            return band(covered, lo);
         }
         covered = covered.max(hi);
     }
-    false
+    None
 }
 
 /// Per line (`lines`, formation indices): whether a corridor `width` wide (`None`: one of
@@ -111,6 +126,18 @@ pub fn breached_lines(
     standing: impl Fn(usize) -> bool,
     width: Option<f64>,
 ) -> Vec<bool> {
+    line_corridors(formations, lines, centres, standing, width).iter().map(Option::is_some).collect()
+}
+
+/// Per line, as [`breached_lines`] measures it: the corridor through it ([`corridor`]), if
+/// one runs.
+pub fn line_corridors(
+    formations: &[Formation],
+    lines: &[Vec<usize>],
+    centres: &[Vec2],
+    standing: impl Fn(usize) -> bool,
+    width: Option<f64>,
+) -> Vec<Option<[Vec2; 4]>> {
     let mut first = Vec::with_capacity(formations.len());
     let mut at = 0;
     for f in formations {
@@ -126,7 +153,7 @@ pub fn breached_lines(
                 let models = first[f]..first[f] + formations[f].centres.len();
                 discs.extend(models.filter(|&m| standing(m)).map(|m| formations[f].disc_at(centres[m])));
             }
-            corridor_through(&members, &discs, width)
+            corridor(&members, &discs, width)
         })
         .collect()
 }

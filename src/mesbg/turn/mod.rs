@@ -49,7 +49,7 @@ pub use drive::{DrawnDrive, DriveOutcome, MAX_DRIVE_OUTCOMES, MoveKey, TurnGroup
 pub use exact::{MAX_TURN_BRANCHES, NotExactTurn, TurnExact, check_exact_turn, exact_turn};
 pub use final_board::{FinalBoard, FixedSupport};
 pub use impact::{FlatImpact, ImpactStates};
-pub use measure::{corridor_through, lines_of};
+pub use measure::{corridor, corridor_through, line_corridors, lines_of};
 pub use metrics::{ChariotMetrics, TurnMetrics};
 pub use pairing::{
     FightWorth, MAX_EXHAUSTIVE_CONTACTS, SplitChoice, SplitSearch, TurnFight, best_split, duel_win,

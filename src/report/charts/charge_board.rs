@@ -21,6 +21,8 @@ const ROUGH_EDGE: RGBColor = RGBColor(110, 140, 80);
 const OBSTACLE: RGBColor = RGBColor(120, 80, 40);
 /// Stop marks.
 const STOP: RGBColor = RGBColor(40, 40, 40);
+/// A corridor through a line.
+const CORRIDOR: RGBColor = RGBColor(20, 130, 90);
 /// The edge of an enemy Hero's base.
 const HERO_EDGE: RGBColor = RGBColor(196, 150, 0);
 /// A banner's pennant.
@@ -180,6 +182,16 @@ impl Chart for ChargeBoardChart {
                 .draw_series(std::iter::once(Polygon::new(b.outline.clone(), slain_shade(b.p_slain).filled())))
                 .map_err(msg)?;
             chart.draw_series(std::iter::once(PathElement::new(closed(&b.outline), edge))).map_err(msg)?;
+        }
+        // Corridors through the lines after the turn: a band over the bases, where each ran
+        // most often, with its line's number at the front.
+        for c in &p.corridors {
+            chart
+                .draw_series(std::iter::once(Polygon::new(c.points.clone(), CORRIDOR.mix(0.16).filled())))
+                .map_err(msg)?;
+            chart
+                .draw_series(std::iter::once(DashedPathElement::new(closed(&c.points), 6, 4, CORRIDOR.stroke_width(2))))
+                .map_err(msg)?;
         }
         // What a model carries: a banner's flag at the base's right, a spear's or pike's
         // shaft across it (both in pixels, so they read at any board scale).
@@ -429,6 +441,17 @@ impl ChargeBoardChart {
                 line(&|y| shaft(&symbols, (21, y), 9), words)?;
             }
         }
+        if !self.picture.corridors.is_empty() {
+            line(
+                &|y| {
+                    symbols
+                        .draw(&Rectangle::new([(8, y - 8), (34, y + 8)], CORRIDOR.mix(0.16).filled()))
+                        .map_err(msg)?;
+                    symbols.draw(&Rectangle::new([(8, y - 8), (34, y + 8)], CORRIDOR.stroke_width(2))).map_err(msg)
+                },
+                "corridor, where most often",
+            )?;
+        }
         if self.picture.terrain.iter().any(|t| t.kind == "difficult") {
             line(
                 &|y| symbols.draw(&Rectangle::new([(8, y - 8), (34, y + 8)], ROUGH_FILL.filled())).map_err(msg),
@@ -442,6 +465,13 @@ impl ChargeBoardChart {
             )?;
         }
         let small = (FONT, 12).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
+        // Each corridor's chances: anywhere through its line, and at the place drawn.
+        for c in &self.picture.corridors {
+            let pct = super::super::document::percent;
+            let words = format!("line {}: corridor {}, {} here", c.line, pct(c.p_any), pct(c.p_here));
+            symbols.draw(&Text::new(words, (16, y), small.clone())).map_err(msg)?;
+            y += 18;
+        }
         y += 4;
         symbols.draw(&Text::new("Charges ended, commonest first:".to_string(), (8, y), text.clone())).map_err(msg)?;
         // Commonest first, so the ending a reader most needs is never the one cut.
