@@ -1159,3 +1159,50 @@ fn the_corridor_drawn_is_the_gap_between_the_standing_models_over_the_lines_dept
     // No gap, no band.
     assert!(corridor(&[&two], &standing(&two, &[2]), None).is_none());
 }
+
+/// Chariot 1 (round, 60 mm) stops at a warrior from the south; chariot 2 (a 50 x 100 mm
+/// box, facing north, east of him and a little south) pivots 45 degrees to the left at its
+/// start: its front sweeps across his place and pushes him aside, off chariot 1's base,
+/// and then drives into him. No Impact Hits, so he is never slain in the moves.
+const PUSHED_OFF: &str = r#"title = "a pivot pushes a model off the chariot that stopped at him"
+system = "mesbg"
+seed = 7
+
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [0.0, 0.0]
+facing = 0
+impact = { hits = "0", strength = 1 }
+
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+base = { rect_mm = [50, 100] }
+at = [2.25, 5.0]
+facing = 0
+pivots = [-45]
+impact = { hits = "0", strength = 1 }
+
+[[formations]]
+name = "Warrior"
+count = 1
+base = { round_mm = 25 }
+front_centre = [0.0, 6.0]
+facing = 180
+profile = "Warrior of Minas Tirith"
+"#;
+
+#[test]
+fn a_model_pushed_off_a_chariot_by_a_later_pivot_no_longer_fights_it() {
+    let plan = plan_of(PUSHED_OFF, vec![0, 1]);
+    let all = means(&plan, 41, TRIALS);
+    // Chariot 1 touches nobody when the moves end: no fight for it.
+    check(&all, "chariot1.fight_fought", 0.0);
+    check(&all, "chariot2.fight_fought", 1.0);
+    check(&all, "fights", 1.0);
+    // Chariot 2 fights him alone: two dice against one, not the pooled four.
+    let win = pooled_duel(2, 1);
+    check(&all, "chariot2.fight_won", win);
+    check(&all, "fight_kills", win * (1.0 - (2.0f64 / 3.0).powi(4)));
+}

@@ -298,6 +298,19 @@ impl Compiler<'_> {
             standing.push((mv.chariot, pose));
         }
         let mut stopped_at = board.stopped_at.clone();
+        // A model this drive's pivots pushed aside may no longer touch a chariot that
+        // stopped at it earlier: that contact ends, so the fights follow who still touches
+        // whom.
+        let pushed: Vec<usize> =
+            mv.pushes.iter().filter(|p| p.at_distance <= reached + geometry::EPSILON).map(|p| p.model).collect();
+        if !pushed.is_empty() {
+            let discs = self.setting.discs(&centres);
+            let contact = crate::mesbg::plan::support::BASE_CONTACT_MM / geometry::MM_PER_INCH;
+            for &(k, pose) in &board.standing {
+                let footprint = self.setting.entries[k].chariot.base.footprint();
+                stopped_at[k].retain(|&m| !pushed.contains(&m) || discs[m].distance_from(&footprint, &pose) <= contact);
+            }
+        }
         if key.survivors != 0
             && let Some(g) = mv.groups.get(usize::from(key.passed))
         {
