@@ -142,7 +142,8 @@ fn pairing_reads(plan: &TurnPlan) -> String {
     let mut reads = "models in base contact are split into fights so that none has several models on both sides; where \
         there is a choice the charging player splits for the most expected models slain, each fight weighed by its own \
         outcomes (the duel with its dice, help and Heroes' Might, the Strikes with each chariot's To Wound roll, Might and \
-        the model's Wounds and Fate; a chariot against more than four models by a rough estimate)"
+        the models' Wounds, and against one chariot their mounts and Fate too; a chariot against more than four models by \
+        a rough estimate)"
         .to_string();
     reads.push_str(&match (chosen.len(), local) {
         (0, _) => "; no board of this turn left a choice".to_string(),

@@ -304,8 +304,9 @@ fn local_split(
 /// distribution grows with each; past four the chance to win the duel times the Strikes'
 /// expected Wounds spread evenly, at most one kill per model); several chariots against
 /// one model: the chance to win the pooled duel (their dice and Heroes' duel Might pooled,
-/// the help included), times the chance the Strikes slay him, rolled in `strike_order` with
-/// each chariot's own To Wound roll and its Hero's Might on To Wound rolls.
+/// the help included), times the chance the Strikes slay his rider, rolled in `strike_order`
+/// with each chariot's own To Wound roll and its Hero's Might on To Wound rolls (an enemy
+/// Hero's Fate is left out of this weighing, not of the fight).
 pub fn expected_fight_kills(
     fight: &TurnFight,
     plans: &[Plan],
