@@ -374,3 +374,31 @@ fn a_charge_worked_by_hand() {
         assert_eq!(share(&plan, &tally, "platform_figures_lost", 1), 0.0);
     }
 }
+
+/// The dragon with its war tower, by hand, under each reading of what a charge doubles.
+/// The dragon (2d10, attacking on its own too) touches the knights with its 4" front; its
+/// four tower guards each roll a d8 plus the dragon's one 2d10 roll (the rider does not
+/// fight); the dragon also rolls its own 2d10. A charge doubles the guards' dice (crew),
+/// the dragon's own (platform), both, or neither. Each die's hits by the default table
+/// (floor((roll - 1) / 4)); each hit gets through the knights' AR 3 when the d10 is 3 or
+/// less (3 in 10). Expected hits through armour:
+/// 0.3 x (guards' dice x E[hits of d8 + 2d10] + own dice x E[hits of 2d10]).
+#[test]
+fn the_dragons_charge_rolls_the_dice_each_doubling_reading_says() {
+    // E[floor((roll - 1) / 4)] over a distribution of rolls, enumerated face by face.
+    let two_d10: Vec<u32> = (1..=10).flat_map(|a| (1..=10).map(move |b| a + b)).collect();
+    let hits = |roll: u32| f64::from((roll - 1) / 4);
+    let own = two_d10.iter().map(|&r| hits(r)).sum::<f64>() / 100.0;
+    let guard = (1..=8u32).flat_map(|d| two_d10.iter().map(move |&p| d + p)).map(hits).sum::<f64>() / 800.0;
+    let text = std::fs::read_to_string("scenarios/battlesystem/dragon-with-crew.toml").unwrap();
+    for (reading, guard_dice, own_dice) in
+        [("both", 8.0, 2.0), ("crew", 8.0, 1.0), ("platform", 4.0, 2.0), ("none", 4.0, 1.0)]
+    {
+        let file = text.replace("[rules]\n", &format!("[rules]\ncharge_doubles = \"{reading}\"\n"));
+        let plan = plan_from(&file);
+        let pmf = charge_hits_on_target(&plan).unwrap_or_else(|e| panic!("{reading}: {e}"));
+        let got = mean_of(&pmf);
+        let want = 0.3 * (guard_dice * guard + own_dice * own);
+        assert!((got - want).abs() < 1e-9, "{reading}: {got:.6} hits through armour, by hand {want:.6}");
+    }
+}

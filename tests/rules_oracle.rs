@@ -778,7 +778,7 @@ proptest! {
 // BATTLESYSTEM charges: volleys, the melee both ways and the target's morale, the oracle
 // (`oracle::battlesystem`) against the exact joint distribution.
 
-use oracle::battlesystem::{BsCharge, BsResult, BsRules, Crew};
+use oracle::battlesystem::{BsCharge, BsResult, BsRules, Crew, DRIVER, Doubles};
 
 /// A BATTLESYSTEM charge case: platforms 2" x 3" side by side (a quarter inch off the
 /// target's centre line) 10" from a single rank of 1" bases, so the archers shoot at 10"
@@ -790,6 +790,8 @@ struct BsCase {
     /// Fighters (count, die) and archers (count, die) per platform.
     fighters: (u32, u32),
     archers: (u32, u32),
+    /// Fighters' and archers' (AR, Hits).
+    crew_armour: (u32, u32),
     /// The target: figures (one rank), die, AR, Hits, ML.
     target: (u32, u32, u32, u32, u32),
     rules: BsRules,
@@ -801,22 +803,34 @@ impl BsCase {
     fn toml(&self) -> String {
         let (pd, par, ph) = self.platform;
         let (tf, td, tar, th, tml) = self.target;
-        let mut crew = vec!["{ name = \"Driver\", role = \"rider\", ad = \"d4\" }".to_string()];
+        let mut crew = vec![format!(
+            "{{ name = \"Driver\", role = \"rider\", ad = \"d4\", ar = {}, hits = {} }}",
+            DRIVER.0, DRIVER.1
+        )];
+        let (car, chits) = self.crew_armour;
         if self.fighters.0 > 0 {
             crew.push(format!(
-                "{{ name = \"Spears\", role = \"fighter\", count = {}, ad = \"d{}\" }}",
+                "{{ name = \"Spears\", role = \"fighter\", count = {}, ad = \"d{}\", ar = {car}, hits = {chits} }}",
                 self.fighters.0, self.fighters.1
             ));
         }
         if self.archers.0 > 0 {
             crew.push(format!(
-                "{{ name = \"Bows\", role = \"archer\", count = {}, ad = \"d{}\", range_bands = [[0, 7, 1.0], [7, 14, 0.5]] }}",
+                "{{ name = \"Bows\", role = \"archer\", count = {}, ad = \"d{}\", ar = {car}, hits = {chits}, range_bands = [[0, 7, 1.0], [7, 14, 0.5]] }}",
                 self.archers.0, self.archers.1
             ));
         }
+        let r = &self.rules;
+        let doubles = match r.doubles {
+            Doubles::Crew => "crew",
+            Doubles::Platform => "platform",
+            Doubles::Both => "both",
+            Doubles::Nothing => "none",
+        };
         format!(
             "title = \"oracle\"\nsystem = \"battlesystem\"\n[board]\nwidth = 48\ndepth = 48\n\
-             [rules]\narmour_roll = \"{}\"\nplatform_roll = \"{}\"\ncharge_doubles = \"{}\"\n\
+             [rules]\narmour_roll = \"{}\"\nplatform_roll = \"{}\"\ncharge_doubles = \"{doubles}\"\n\
+             platform_attacks_alone = {}\nplatform_hits = \"{}\"\nmelee_contact = \"{}\"\ndriver_only = \"{}\"\n\
              [[units]]\nname = \"Chariots\"\nside = \"a\"\nfigures = {p}\nfrontage = {p}\nat = [24.25, 10.0]\nfacing = 0\n\
              base = [2.0, 3.0]\nstats = {{ ad = \"d{pd}\", ar = {par}, hits = {ph}, ml = 14, mv = 12 }}\ncrew = [{}]\n\
              [[units]]\nname = \"Line\"\nside = \"b\"\nfigures = {tf}\nfrontage = {tf}\nat = [24.0, 22.0]\nfacing = 180\n\
@@ -824,7 +838,10 @@ impl BsCase {
              [charge]\nunit = \"Chariots\"\ntarget = \"Line\"\nvolleys = {}\n",
             if self.rules.armour_or_equal { "greater_or_equal" } else { "greater" },
             if self.rules.platform_per_die { "per_die" } else { "shared" },
-            if self.rules.doubles_crew { "both" } else { "none" },
+            r.platform_attacks_alone,
+            if r.crew_first { "crew_first" } else { "platform_first" },
+            if r.whole_front_rank { "whole_front_rank" } else { "figures_in_contact" },
+            if r.driver_only_refused { "refused" } else { "platform_ad" },
             crew.join(", "),
             if self.archers.0 > 0 { 2 } else { 0 },
             p = self.platforms,
@@ -841,12 +858,16 @@ impl BsCase {
         let half = f64::from(tf) / 2.0;
         let stretch = hi.min(24.0 + half) - lo.max(24.0 - half);
         let touching = (stretch - 1e-9).ceil() as u32;
+        // The charger's platforms (2" wide) it takes to cover the same stretch.
+        let platforms_touching = ((stretch - 1e-9) / 2.0).ceil() as u32;
+        let (ar, hits) = self.crew_armour;
         let mut crew = Vec::new();
         if self.fighters.0 > 0 {
-            crew.push(Crew { count: self.fighters.0, die: self.fighters.1, fights: true, bands: Vec::new() });
+            crew.push(Crew { count: self.fighters.0, die: self.fighters.1, fights: true, ar, hits, bands: Vec::new() });
         }
         if self.archers.0 > 0 {
-            crew.push(Crew { count: self.archers.0, die: self.archers.1, fights: true, bands: BS_BANDS.to_vec() });
+            let bands = BS_BANDS.to_vec();
+            crew.push(Crew { count: self.archers.0, die: self.archers.1, fights: true, ar, hits, bands });
         }
         BsCharge {
             platforms: self.platforms,
@@ -862,17 +883,17 @@ impl BsCase {
             volleys: if self.archers.0 > 0 { 2 } else { 0 },
             // The chariots' front at 11.5", the line's at 21.5".
             gap: 10.0,
-            platforms_in_contact: self.platforms,
+            platforms_in_contact: platforms_touching.min(self.platforms),
             target_in_contact: touching.min(tf),
             rules: self.rules,
         }
     }
 
-    fn engine(&self) -> BTreeMap<BsResult, f64> {
+    /// The engine's exact joint distribution, or its refusal's message.
+    fn engine(&self) -> Result<BTreeMap<BsResult, f64>, String> {
         let text = self.toml();
-        let plan = charioteer::battlesystem::resolve::compile(
-            &charioteer::battlesystem::scenario::parse(&text, "oracle.toml").unwrap_or_else(|e| panic!("{e}\n{text}")),
-        );
+        let scenario = charioteer::battlesystem::scenario::parse(&text, "oracle.toml").map_err(|e| e.to_string())?;
+        let plan = charioteer::battlesystem::resolve::compile(&scenario);
         let joint = charioteer::battlesystem::exact::charge_joint(&plan).unwrap_or_else(|e| panic!("{e}\n{text}"));
         let at = |name: &str| plan.metrics.index(name).unwrap_or_else(|| panic!("no metric {name}"));
         let names = [
@@ -903,11 +924,37 @@ impl BsCase {
             };
             *out.entry(r).or_default() += p;
         }
-        out
+        Ok(out)
+    }
+
+    /// The engine against the oracle: both refuse, or the distributions agree.
+    fn check(&self) -> Result<(), String> {
+        let oracle = self.oracle();
+        match (self.rules.refuses(&oracle), self.engine()) {
+            (Some(_), Err(_)) => Ok(()),
+            (Some(why), Ok(_)) => Err(format!("the engine ran a charge the rules refuse ({why})")),
+            (None, Err(e)) => Err(format!("the engine refused: {e}")),
+            (None, Ok(got)) => {
+                let expected = oracle::battlesystem::charge(&oracle);
+                let total: f64 = expected.values().sum();
+                if (total - 1.0).abs() > 1e-12 {
+                    return Err(format!("the oracle's total {total}"));
+                }
+                agree(&got, &expected, FLOAT_TOLERANCE)
+            }
+        }
     }
 }
 
-const BS_DEFAULT: BsRules = BsRules { armour_or_equal: false, platform_per_die: false, doubles_crew: true };
+const BS_DEFAULT: BsRules = BsRules {
+    armour_or_equal: false,
+    platform_per_die: false,
+    doubles: Doubles::Both,
+    platform_attacks_alone: false,
+    crew_first: false,
+    whole_front_rank: false,
+    driver_only_refused: false,
+};
 
 /// One chariot with a spearman and two bowmen charging eight spearmen, under the default
 /// rules: the case the others vary.
@@ -916,6 +963,7 @@ const ONE_CHARIOT: BsCase = BsCase {
     platform: (8, 6, 3),
     fighters: (1, 6),
     archers: (2, 6),
+    crew_armour: (6, 1),
     target: (8, 6, 7, 1, 12),
     rules: BS_DEFAULT,
 };
@@ -932,7 +980,35 @@ fn battlesystem_charges_agree_with_the_oracle() {
         ),
         (
             "a platform die per crew die, not doubled",
-            BsCase { rules: BsRules { platform_per_die: true, doubles_crew: false, ..BS_DEFAULT }, ..base.clone() },
+            BsCase {
+                rules: BsRules { platform_per_die: true, doubles: Doubles::Nothing, ..BS_DEFAULT },
+                ..base.clone()
+            },
+        ),
+        (
+            "the platform attacks on its own too, only its own dice doubled",
+            BsCase {
+                rules: BsRules { platform_attacks_alone: true, doubles: Doubles::Platform, ..BS_DEFAULT },
+                ..base.clone()
+            },
+        ),
+        (
+            "hits on the chariots fall on the crew first",
+            BsCase { crew_armour: (3, 2), rules: BsRules { crew_first: true, ..BS_DEFAULT }, ..base.clone() },
+        ),
+        (
+            "two chariots at a two-figure line: one in contact, or the whole front rank",
+            BsCase {
+                platforms: 2,
+                target: (2, 6, 5, 2, 12),
+                archers: (0, 6),
+                rules: BsRules { whole_front_rank: true, ..BS_DEFAULT },
+                ..base.clone()
+            },
+        ),
+        (
+            "only the driver aboard, the platform's own die doubled",
+            BsCase { fighters: (0, 6), archers: (0, 6), ..base.clone() },
         ),
         (
             "three archers (a half multiplier rounds 1.5 up)",
@@ -940,10 +1016,23 @@ fn battlesystem_charges_agree_with_the_oracle() {
         ),
     ];
     for (what, case) in cases {
-        let expected = oracle::battlesystem::charge(&case.oracle());
-        let total: f64 = expected.values().sum();
-        assert!((total - 1.0).abs() < 1e-12, "{what}: the oracle's total {total}");
-        agree(&case.engine(), &expected, FLOAT_TOLERANCE).unwrap_or_else(|e| panic!("{what}: {e}\n{}", case.toml()));
+        assert!(case.rules.refuses(&case.oracle()).is_none(), "{what}: a case the rules allow");
+        case.check().unwrap_or_else(|e| panic!("{what}: {e}\n{}", case.toml()));
+    }
+    // Refused by name: doubling a platform's own dice it does not roll, and a driver alone
+    // where that is refused.
+    let refused = [
+        BsCase { rules: BsRules { doubles: Doubles::Platform, ..BS_DEFAULT }, ..base.clone() },
+        BsCase {
+            fighters: (0, 6),
+            archers: (0, 6),
+            rules: BsRules { driver_only_refused: true, ..BS_DEFAULT },
+            ..base
+        },
+    ];
+    for case in refused {
+        assert!(case.rules.refuses(&case.oracle()).is_some());
+        case.check().unwrap_or_else(|e| panic!("{e}\n{}", case.toml()));
     }
 }
 
@@ -954,17 +1043,36 @@ fn any_bs_case() -> impl Strategy<Value = BsCase> {
         (die(&[4, 6, 8, 10, 12]), 3..=8u32, 1..=6u32),
         (0..=2u32, die(&[4, 6, 8])),
         (0..=3u32, die(&[6, 8])),
+        (3..=8u32, 1..=2u32),
     );
-    let target = (5..=10u32, die(&[4, 6, 8]), 3..=9u32, 1..=2u32, 6..=18u32);
-    let rules =
-        (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(armour_or_equal, platform_per_die, doubles_crew)| {
-            BsRules { armour_or_equal, platform_per_die, doubles_crew }
-        });
-    (charger, target, rules).prop_map(|((platforms, platform, fighters, archers), target, rules)| BsCase {
+    let target = (1..=10u32, die(&[4, 6, 8]), 3..=9u32, 1..=2u32, 6..=18u32);
+    let doubles = prop::sample::select(&[Doubles::Crew, Doubles::Platform, Doubles::Both, Doubles::Nothing][..]);
+    let rules = (any::<bool>(), any::<bool>(), doubles, any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>())
+        .prop_map(
+            |(
+                armour_or_equal,
+                platform_per_die,
+                doubles,
+                platform_attacks_alone,
+                crew_first,
+                whole_front_rank,
+                driver_only_refused,
+            )| BsRules {
+                armour_or_equal,
+                platform_per_die,
+                doubles,
+                platform_attacks_alone,
+                crew_first,
+                whole_front_rank,
+                driver_only_refused,
+            },
+        );
+    (charger, target, rules).prop_map(|((platforms, platform, fighters, archers, crew_armour), target, rules)| BsCase {
         platforms,
         platform,
         fighters,
         archers,
+        crew_armour,
         target,
         rules,
     })
@@ -978,9 +1086,7 @@ proptest! {
     /// two-Hit figures): the exact joint distribution equals the oracle's to 1e-10.
     #[test]
     fn random_battlesystem_charges_agree_with_the_oracle(case in any_bs_case()) {
-        let expected = oracle::battlesystem::charge(&case.oracle());
-        let got = case.engine();
-        let verdict = agree(&got, &expected, FLOAT_TOLERANCE);
+        let verdict = case.check();
         prop_assert!(verdict.is_ok(), "{:?}\n{}", verdict, case.toml());
     }
 }
@@ -1177,4 +1283,88 @@ fn a_battlesystem_price_across_a_matchup_set_follows_the_oracles_means() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("is a set of BATTLESYSTEM units"), "{err}");
+}
+
+/// The BATTLESYSTEM `[rules]` options the oracle's random charges draw
+/// (`random_battlesystem_charges_agree_with_the_oracle`), each written into every case's file.
+const BS_DRAWN: [&str; 7] = [
+    "armour_roll",
+    "platform_roll",
+    "platform_attacks_alone",
+    "charge_doubles",
+    "platform_hits",
+    "melee_contact",
+    "driver_only",
+];
+
+/// The BATTLESYSTEM options the oracle does not draw yet, each with why. A new option must
+/// join one of the two lists, so none is added without a word on its oracle.
+const BS_NOT_DRAWN: [(&str, &str); 9] = [
+    ("hits_table", "the oracle rolls the reference's default table only"),
+    ("morale_rout_margin", "the oracle checks morale at the reference's margin only"),
+    ("fall_back_inches", "a distance moved after the morale check, which the oracle's charge does not follow"),
+    ("rout_distance", "a rout's path: geometry the oracle does not follow"),
+    ("veer_degrees", "a rout's path: geometry the oracle does not follow"),
+    ("veer_step_degrees", "a rout's path: geometry the oracle does not follow"),
+    ("max_rerolls", "a rout's path: geometry the oracle does not follow"),
+    ("veer", "a rout's path: geometry the oracle does not follow"),
+    ("struck_unit_moves", "a rout's displacement: geometry the oracle does not follow"),
+];
+
+/// The MESBG `[rules]` options the oracle's random fights and charges draw
+/// (`random_fights_agree_with_the_oracle`, `random_helped_fights_agree_with_the_oracle`,
+/// `random_whole_charges_agree_with_the_oracle`).
+const MESBG_DRAWN: [&str; 7] = [
+    "fate",
+    "might_on_fate",
+    "strike_split",
+    "strike_allocation",
+    "prone_counts_as_trapped",
+    "break_point",
+    "supporter_fight_counts",
+];
+
+/// The MESBG options (`[rules]` and `[turn]`) the oracle does not draw yet, each with why.
+const MESBG_NOT_DRAWN: [(&str, &str); 7] = [
+    (
+        "cavalry_passed_when",
+        "the oracle's charges meet infantry columns; cavalry's passing is checked by hand in tests/choices.rs",
+    ),
+    ("difficult_terrain_measure", "the oracle's terrain band is crossed whole under either measure"),
+    ("banner_reroll", "the oracle's banner re-rolls by the default reading only"),
+    ("cavalry_impact_hits", "the oracle's charges meet no cavalry"),
+    ("turn.fight_order", "the oracle follows a single charge; turns are checked by hand in tests/turn.rs"),
+    ("turn.strike_order", "the oracle follows a single charge; turns are checked by hand in tests/turn.rs"),
+    ("turn.corridor_width", "the oracle follows a single charge; turns are checked by hand in tests/turn.rs"),
+];
+
+#[test]
+fn every_rule_option_is_drawn_by_the_oracle_or_named_as_not_yet() {
+    let check = |system: &str, names: Vec<String>, drawn: &[&str], not_drawn: &[(&str, &str)]| {
+        for name in &names {
+            let listed = drawn.contains(&name.as_str()) || not_drawn.iter().any(|(n, _)| n == name);
+            assert!(listed, "{system} option `{name}` is neither drawn by the oracle's generator nor named as not yet");
+        }
+        for name in drawn.iter().chain(not_drawn.iter().map(|(n, _)| n)) {
+            assert!(names.iter().any(|n| n == name), "{system}: `{name}` is listed but is no option: {names:?}");
+        }
+    };
+    let bs: Vec<String> = charioteer::battlesystem::scenario::BattlesystemRules::default()
+        .ruleset()
+        .into_iter()
+        .map(|o| o.name.to_string())
+        .collect();
+    check("BATTLESYSTEM", bs, &BS_DRAWN, &BS_NOT_DRAWN);
+    let mesbg: Vec<String> = charioteer::mesbg::scenario::MesbgRules::default()
+        .options()
+        .into_iter()
+        .chain(charioteer::mesbg::scenario::TurnRules::default().options())
+        .map(|o| o.name.to_string())
+        .collect();
+    check("MESBG", mesbg, &MESBG_DRAWN, &MESBG_NOT_DRAWN);
+    // Every option drawn for BATTLESYSTEM is written into a random case's file.
+    let toml = ONE_CHARIOT.toml();
+    for name in BS_DRAWN {
+        assert!(toml.contains(&format!("{name} = ")), "`{name}` is not written into the case:\n{toml}");
+    }
 }

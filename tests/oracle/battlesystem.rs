@@ -21,19 +21,69 @@ pub struct Crew {
     /// Sides of its attack die.
     pub die: u32,
     pub fights: bool,
+    /// Its own armour and Hits (hits fall on it first under `crew_first`).
+    pub ar: u32,
+    pub hits: u32,
     /// Archers: `(from, to, multiplier in hundredths)`, from inclusive, to exclusive.
     pub bands: Vec<(f64, f64, u32)>,
 }
 
-/// The readings in force (the reference's `[configurable]` points).
+/// What a charge doubles (the reference: "doubles the carried figures' dice, the
+/// platform's, or both; default both"; none is the what-if of a platform not counting as
+/// charging cavalry).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Doubles {
+    Crew,
+    Platform,
+    Both,
+    Nothing,
+}
+
+impl Doubles {
+    pub fn crew(self) -> bool {
+        matches!(self, Doubles::Crew | Doubles::Both)
+    }
+    pub fn platform(self) -> bool {
+        matches!(self, Doubles::Platform | Doubles::Both)
+    }
+}
+
+/// The readings in force (the reference's `[configurable]` points, and the project's
+/// decisions where the rules are silent: `docs/battlesystem.md`).
 #[derive(Clone, Copy, Debug)]
 pub struct BsRules {
     /// A d10 equal to the AR cancels too.
     pub armour_or_equal: bool,
     /// One platform die per crew die (else one per platform, shared).
     pub platform_per_die: bool,
-    /// The charge doubles the crew's dice.
-    pub doubles_crew: bool,
+    /// What the charge doubles.
+    pub doubles: Doubles,
+    /// The platform also attacks on its own: its own die per platform, besides the roll
+    /// added to its crew's dice.
+    pub platform_attacks_alone: bool,
+    /// Hits on the platform unit fall on its crew first (fighters and archers in the order
+    /// listed, the riders last), each group with its own AR and Hits, then on the
+    /// platforms.
+    pub crew_first: bool,
+    /// The charging unit attacks with its whole front rank, in contact or not.
+    pub whole_front_rank: bool,
+    /// A platform with only its driver aboard may not charge (else it attacks with the
+    /// platform's own die, doubled by the charge unless the charge doubles nothing).
+    pub driver_only_refused: bool,
+}
+
+impl BsRules {
+    /// Whether the rules refuse this charge (and why): doubling the platform's own dice
+    /// when it has none, or a driver alone charging where that is refused.
+    pub fn refuses(&self, c: &BsCharge) -> Option<&'static str> {
+        if self.doubles == Doubles::Platform && !self.platform_attacks_alone {
+            return Some("charge_doubles = platform without platform_attacks_alone");
+        }
+        if self.driver_only_refused && !c.crew.iter().any(|cr| cr.fights && cr.count > 0) {
+            return Some("only the driver aboard");
+        }
+        None
+    }
 }
 
 /// A charge: a unit of platforms with crew into a unit of plain figures.
@@ -51,7 +101,8 @@ pub struct BsCharge {
     pub target_ml: u32,
     pub volleys: u32,
     pub gap: f64,
-    /// The charger's platforms in contact, and the target's figures along the contact.
+    /// The charger's platforms in contact (its whole front rank, the platforms abreast,
+    /// attack under `whole_front_rank`), and the target's figures along the contact.
     pub platforms_in_contact: u32,
     pub target_in_contact: u32,
     pub rules: BsRules,
@@ -159,22 +210,25 @@ fn take(raw: &Pmf, start: Standing, ar: u32, hits: u32, or_equal: bool) -> BTree
     out
 }
 
-/// The raw melee hits of the charger's platforms in contact.
+/// The raw melee hits of the charger's attacking platforms: each adds its roll to its
+/// fighting crew's dice (doubled when the charge doubles the crew); one with only its driver
+/// aboard rolls its own die instead (doubled unless the charge doubles nothing), unless it
+/// attacks on its own anyway (`platform_attacks_alone`): then every platform also rolls its
+/// own die, doubled when the charge doubles the platform's dice.
 fn charger_melee(c: &BsCharge) -> Pmf {
-    let per_platform: u32 =
-        c.crew.iter().filter(|cr| cr.fights).map(|cr| cr.count * if c.rules.doubles_crew { 2 } else { 1 }).sum();
+    let crew_times = if c.rules.doubles.crew() { 2 } else { 1 };
     let sides: Vec<u32> = c
         .crew
         .iter()
         .filter(|cr| cr.fights)
-        .flat_map(|cr| std::iter::repeat_n(cr.die, (cr.count * if c.rules.doubles_crew { 2 } else { 1 }) as usize))
+        .flat_map(|cr| std::iter::repeat_n(cr.die, (cr.count * crew_times) as usize))
         .collect();
-    assert_eq!(sides.len() as u32, per_platform);
-    let mut one_platform = Pmf::new();
+    let mut one_platform = nothing();
     if sides.is_empty() {
-        // Only the driver aboard: the platform attacks with its own die, doubled by the charge.
-        let n = if c.rules.doubles_crew { 2 } else { 1 };
-        one_platform = dice_hits(n, c.platform_die, 0);
+        if !c.rules.platform_attacks_alone {
+            let n = if c.rules.doubles == Doubles::Nothing { 1 } else { 2 };
+            one_platform = dice_hits(n, c.platform_die, 0);
+        }
     } else if c.rules.platform_per_die {
         let mut out = nothing();
         for &s in &sides {
@@ -188,6 +242,7 @@ fn charger_melee(c: &BsCharge) -> Pmf {
         }
         one_platform = out;
     } else {
+        one_platform = Pmf::new();
         for r in 1..=c.platform_die {
             let mut out = nothing();
             for &s in &sides {
@@ -198,12 +253,87 @@ fn charger_melee(c: &BsCharge) -> Pmf {
             }
         }
     }
+    if c.rules.platform_attacks_alone {
+        let own = if c.rules.doubles.platform() { 2 } else { 1 };
+        one_platform = sum(&one_platform, &dice_hits(own, c.platform_die, 0));
+    }
+    let attacking = if c.rules.whole_front_rank { c.platforms } else { c.platforms_in_contact };
     let mut all = nothing();
-    for _ in 0..c.platforms_in_contact {
+    for _ in 0..attacking {
         all = sum(&all, &one_platform);
     }
     all
 }
+
+/// The charger's losses to `raw` hits: ((through, platforms removed, crew removed,
+/// platforms left), p). Platform first: each hit rolls against the platform's AR and the
+/// crew fall with their platform. Crew first: each hit falls on the first crew group still
+/// aboard (fighters and archers as listed, riders last; every platform's crew of a group
+/// together), rolling against that group's AR and filling its Hits, then on the platforms.
+fn charger_takes(c: &BsCharge, raw: &Pmf) -> BTreeMap<(u32, u32, u32, u32), f64> {
+    let or_equal = c.rules.armour_or_equal;
+    let crew_per_platform: u32 = 1 + c.crew.iter().map(|cr| cr.count).sum::<u32>();
+    let mut out = BTreeMap::new();
+    if !c.rules.crew_first {
+        let fresh = Standing { figures: c.platforms, carried: 0 };
+        for ((through, removed, after), p) in take(raw, fresh, c.platform_ar, c.platform_hits, or_equal) {
+            *out.entry((through, removed, removed * crew_per_platform, after.figures)).or_default() += p;
+        }
+        return out;
+    }
+    // (AR, Hits, figures) of each group in the order hits fall on them; the driver (one per
+    // platform, AR and Hits of `DRIVER`) last of the crew, then the platforms.
+    let mut order: Vec<(u32, u32, u32)> =
+        c.crew.iter().filter(|cr| cr.count > 0).map(|cr| (cr.ar, cr.hits, cr.count * c.platforms)).collect();
+    order.push((DRIVER.0, DRIVER.1, c.platforms));
+    let crew_groups = order.len();
+    order.push((c.platform_ar, c.platform_hits, c.platforms));
+    let cancels = |ar: u32| (1..=10u32).filter(|&d| if or_equal { d >= ar } else { d > ar }).count() as f64 / 10.0;
+    for (&n, &p) in raw {
+        // State: (group hit next, figures left in it, hits carried, through, crew lost).
+        let mut states: BTreeMap<(usize, u32, u32, u32, u32), f64> = BTreeMap::from([((0, order[0].2, 0, 0, 0), p)]);
+        for _ in 0..n {
+            let mut next = BTreeMap::new();
+            for (&(g, left, carried, through, lost), &q) in &states {
+                if g >= order.len() {
+                    *next.entry((g, left, carried, through, lost)).or_default() += q;
+                    continue;
+                }
+                let (ar, hits, _) = order[g];
+                let cancel = cancels(ar);
+                *next.entry((g, left, carried, through, lost)).or_default() += q * cancel;
+                let (mut g2, mut left2, mut carried2, mut lost2) = (g, left, carried + 1, lost);
+                if carried2 >= hits {
+                    carried2 = 0;
+                    left2 -= 1;
+                    if g < crew_groups {
+                        lost2 += 1;
+                    }
+                    if left2 == 0 {
+                        g2 = g + 1;
+                        left2 = order.get(g2).map_or(0, |o| o.2);
+                    }
+                }
+                *next.entry((g2, left2, carried2, through + 1, lost2)).or_default() += q * (1.0 - cancel);
+            }
+            states = next;
+        }
+        for ((g, left, _, through, lost), q) in states {
+            let platforms_left = if g < crew_groups {
+                c.platforms
+            } else if g == crew_groups {
+                left
+            } else {
+                0
+            };
+            *out.entry((through, c.platforms - platforms_left, lost, platforms_left)).or_default() += q;
+        }
+    }
+    out
+}
+
+/// The driver's AR and Hits in the cases the tests write (`ar = 5`, `hits = 1`).
+pub const DRIVER: (u32, u32) = (5, 1);
 
 /// The morale check: 0 held, 1 fell back, 2 routed.
 fn morale(ml: u32) -> [f64; 3] {
@@ -240,6 +370,11 @@ pub fn charge(c: &BsCharge) -> BTreeMap<BsResult, f64> {
         }
         let mut next = BTreeMap::new();
         for ((s, hits, kills), p) in stage {
+            // A unit with no figure left is no longer shot at.
+            if s.figures == 0 {
+                *next.entry((s, hits, kills)).or_default() += p;
+                continue;
+            }
             for ((through, removed, after), q) in take(&raw, s, c.target_ar, c.target_hits, or_equal) {
                 *next.entry((after, hits + through, kills + removed)).or_default() += p * q;
             }
@@ -247,8 +382,6 @@ pub fn charge(c: &BsCharge) -> BTreeMap<BsResult, f64> {
         stage = next;
     }
     let on_target = charger_melee(c);
-    let crew_per_platform: u32 = 1 + c.crew.iter().map(|cr| cr.count).sum::<u32>();
-    let charger_fresh = Standing { figures: c.platforms, carried: 0 };
     let odds = morale(c.target_ml);
     let mut out = BTreeMap::new();
     for ((s, volley_hits, volley_kills), p) in stage {
@@ -262,16 +395,16 @@ pub fn charge(c: &BsCharge) -> BTreeMap<BsResult, f64> {
         // Simultaneous: the target strikes back with every figure in contact it still has.
         let back = dice_hits(c.target_in_contact.min(s.figures), c.target_die, 0);
         let to_target = take(&on_target, s, c.target_ar, c.target_hits, or_equal);
-        let to_charger = take(&back, charger_fresh, c.platform_ar, c.platform_hits, or_equal);
+        let to_charger = charger_takes(c, &back);
         for (&(ht, ft, after_t), pt) in &to_target {
-            for (&(hc, fc, after_c), pc) in &to_charger {
+            for (&(hc, fc, crew, platforms_left), pc) in &to_charger {
                 let mut r = BsResult {
                     hits_on_target: ht,
                     target_figures_lost: volley_kills + ft,
                     hits_on_charger: hc,
                     platform_figures_lost: fc,
-                    crew_lost: fc * crew_per_platform,
-                    charger_destroyed: after_c.figures == 0,
+                    crew_lost: crew,
+                    charger_destroyed: platforms_left == 0,
                     ..r
                 };
                 if after_t.figures == 0 {
