@@ -8,6 +8,9 @@ use std::fmt;
 use std::path::Path;
 
 mod locate;
+mod nearest;
+
+pub use nearest::nearest_names;
 
 pub use locate::locate;
 pub(crate) use locate::{field_at, line_of};

@@ -99,7 +99,16 @@ impl Checker<'_> {
             Some(found) => Some(found.clone()),
             None => {
                 let known: Vec<String> = table.keys().map(|k| format!("\"{k}\"")).collect();
-                self.fail(field, format!("no {kind} profile is named \"{name}\"; known: {}", known.join(", ")));
+                let near = crate::input::nearest_names(name, table.keys().map(String::as_str));
+                let guess = match near.as_slice() {
+                    [] => String::new(),
+                    [one] => format!("; did you mean \"{one}\"?"),
+                    more => format!(
+                        "; did you mean {}?",
+                        more.iter().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(" or ")
+                    ),
+                };
+                self.fail(field, format!("no {kind} profile is named \"{name}\"{guess} (known: {})", known.join(", ")));
                 None
             }
         }

@@ -90,9 +90,12 @@ profile = "Warrior of Minas Tirith"
     assert!(
         err.contains("chariot.hero.profile")
             && err.contains("no hero profile is named")
-            && err.contains("Khandish King"),
+            && err.contains("did you mean \"Khandish King\"?"),
         "{err}"
     );
+    let err =
+        parse(&text.replace("\"Warrior of Minas Tirith\"", "\"warior of minas tirith\""), "t").unwrap_err().to_string();
+    assert!(err.contains("did you mean \"Warrior of Minas Tirith\"?"), "{err}");
     let err = parse(&text.replace("profile = \"Warrior of Minas Tirith\"", "profile = { fight = 4 }"), "t")
         .unwrap_err()
         .to_string();
