@@ -366,6 +366,14 @@ pub(super) struct RawFormation {
     /// A Hero standing among the warriors.
     #[serde(default)]
     pub(super) hero: Option<RawPlacedHero>,
+    /// Points per model, over the profile's (a library profile has none).
+    #[serde(default)]
+    pub(super) points: Option<i64>,
+    /// Spears or pikes, over the profile's wargear.
+    #[serde(default)]
+    pub(super) spear: Option<bool>,
+    #[serde(default)]
+    pub(super) pike: Option<bool>,
 }
 
 /// A Hero placed in a formation, as written.

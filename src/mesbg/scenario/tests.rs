@@ -96,6 +96,19 @@ profile = "Warrior of Minas Tirith"
     let err =
         parse(&text.replace("\"Warrior of Minas Tirith\"", "\"warior of minas tirith\""), "t").unwrap_err().to_string();
     assert!(err.contains("did you mean \"Warrior of Minas Tirith\"?"), "{err}");
+    // Points and wargear beside a library name override it.
+    let beside = text.replace(
+        "profile = \"Warrior of Minas Tirith\"",
+        "profile = \"Warrior of Minas Tirith\"\npoints = 10\nspear = true",
+    );
+    let s = parse(&beside, "t").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((s.formations[0].profile.points, s.formations[0].profile.spear), (10, true));
+    assert_eq!(s.formations[0].profile.defence, 5, "the library's own characteristics stand");
+    let both = beside.replace("spear = true", "spear = true\npike = true");
+    let err = parse(&both, "t").unwrap_err().to_string();
+    assert!(err.contains("formations[0].pike") && err.contains("not both"), "{err}");
+    let err = parse(&beside.replace("points = 10", "points = -1"), "t").unwrap_err().to_string();
+    assert!(err.contains("formations[0].points"), "{err}");
     let err = parse(&text.replace("profile = \"Warrior of Minas Tirith\"", "profile = { fight = 4 }"), "t")
         .unwrap_err()
         .to_string();

@@ -19,7 +19,20 @@ impl Checker<'_> {
                 self.facing_towards(&at("facing"), raw.front_centre, &starts, "the nearest chariot")
             }
         };
-        let (profile, base_mm) = self.model_profile(&at("profile"), &raw.profile)?;
+        let (mut profile, base_mm) = self.model_profile(&at("profile"), &raw.profile)?;
+        // Points and wargear written beside the profile (a library name) override it.
+        if let Some(points) = raw.points {
+            profile.points = self.points(&at("points"), points);
+        }
+        if let Some(spear) = raw.spear {
+            profile.spear = spear;
+        }
+        if let Some(pike) = raw.pike {
+            profile.pike = pike;
+        }
+        if (raw.spear.is_some() || raw.pike.is_some()) && profile.spear && profile.pike {
+            self.fail(&at("pike"), "a model carries a spear or a pike, not both: set one of them to false");
+        }
         let side = raw.side.unwrap_or(enemy);
         if side != enemy {
             self.fail(&at("side"), "friendly formations in the chariot's path are not supported yet; only the chariot's enemies may stand on the board");
