@@ -546,6 +546,12 @@ impl FightingChariot {
         ChariotFighter { fight: self.fight, attacks: self.attacks, wounds_left: self.wounds, side: self.side }
     }
 
+    /// Of its Hero's `might_left`, the Might he would spend on its To Wound rolls (none when
+    /// his policy keeps Might off them, or no Hero rides).
+    pub fn might_for_strikes(&self, might_left: u8) -> u8 {
+        if self.hero.is_some_and(|h| h.might_policy.on_wounds()) { might_left } else { 0 }
+    }
+
     /// What its Hero brings to a fight with all his Might and Fate.
     pub fn hero_in_fight(&self) -> HeroInFight {
         self.hero.map_or(HeroInFight::NONE, |h| HeroInFight {

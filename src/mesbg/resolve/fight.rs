@@ -593,23 +593,19 @@ pub(crate) struct PooledOutcome {
 /// own Strikes at it until it is slain; if they lose, the model (and its supporters)
 /// strike the chariot it can most hurt, the one with the fewest Wounds left (the first of
 /// them in the turn's order), then the next once that one is slain.
-#[allow(clippy::too_many_arguments)]
-/// The order the chariots of a fight they won strike in: as charged, or (free first) those
-/// whose Hero would spend Might on his Strikes after those whose Strikes cost nothing.
-fn strike_order(
-    plans: &[&Plan],
-    states: &[ChariotState],
-    order: crate::mesbg::scenario::StrikeOrder,
-) -> PerChariot<usize> {
-    let mut strikers: PerChariot<usize> = (0..plans.len()).collect();
+/// The order the chariots of a fight they won strike in (indices into `might_for_strikes`,
+/// each chariot's Might its Hero would spend on its To Wound rolls): as charged, or (free
+/// first) those whose Strikes cost Might after those whose Strikes cost nothing. The
+/// pairing weighs a pooled fight in this same order.
+pub(crate) fn strike_order(might_for_strikes: &[u8], order: crate::mesbg::scenario::StrikeOrder) -> PerChariot<usize> {
+    let mut strikers: PerChariot<usize> = (0..might_for_strikes.len()).collect();
     if order == crate::mesbg::scenario::StrikeOrder::FreeFirst {
-        let spends =
-            |k: usize| plans[k].chariot.hero.is_some_and(|h| h.might_policy.on_wounds()) && states[k].might_left > 0;
-        strikers.sort_by_key(|&k| spends(k));
+        strikers.sort_by_key(|&k| might_for_strikes[k] > 0);
     }
     strikers
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn pooled_fight<O: Observer>(
     plans: &[&Plan],
     board: &FightBoard,
@@ -712,7 +708,9 @@ pub(crate) fn pooled_fight<O: Observer>(
         }
         let (mut rider, mut mount_left) = (left, if left > 0 { 0 } else { s.mount_left });
         let hero = foes.at(0).filter(|_| s.left > 0);
-        let strikers = strike_order(plans, states, board.strike_order);
+        let might: PerChariot<u8> =
+            plans.iter().zip(states.iter()).map(|(p, st)| p.chariot.might_for_strikes(st.might_left)).collect();
+        let strikers = strike_order(&might, board.strike_order);
         'chariots: for k in strikers {
             let plan = plans[k];
             if rider == 0 && mount_left == 0 {
@@ -720,7 +718,6 @@ pub(crate) fn pooled_fight<O: Observer>(
             }
             let number = numbers[k];
             obs.note(|| Event::StrikesOf { chariot: number, striking: true });
-            let might_on_wounds = plan.chariot.hero.is_some_and(|h| h.might_policy.on_wounds());
             for _ in 0..plan.chariot.attacks {
                 let on_rider = rider > 0;
                 let (roll, wounds_left, strike_trapped) = if on_rider {
@@ -731,7 +728,7 @@ pub(crate) fn pooled_fight<O: Observer>(
                         None => break 'chariots,
                     }
                 };
-                let might = if might_on_wounds { states[k].might_left } else { 0 };
+                let might = plan.chariot.might_for_strikes(states[k].might_left);
                 let foe = hero.filter(|&h| on_rider && foes.heroes[h].fate_left > 0);
                 let counted = if foe.is_some() { wounds_left.max(2) } else { wounds_left };
                 let (wounds, spent) = mesbg_fight::settle_strike(roll, strike_trapped, counted, might, || dice.d6());

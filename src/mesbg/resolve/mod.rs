@@ -24,7 +24,7 @@ mod fight;
 mod tests;
 
 pub use event::{Event, Observer, Silent, Trace};
-pub(crate) use fight::{FightBoard, fight_by_dice, pooled_fight, reconstruct_fight};
+pub(crate) use fight::{FightBoard, fight_by_dice, pooled_fight, reconstruct_fight, strike_order};
 
 /// The most declared splits a thread keeps (a scenario meets a handful; past this many,
 /// the list starts again rather than grow or slow its search).

@@ -199,14 +199,14 @@ fn local_split(
     let touching = |m: usize| -> Vec<usize> { chariots.iter().copied().filter(|&c| edges.contains(&(c, m))).collect() };
     // Per model: `Some(c)` goes to chariot c, `None` to every chariot touching it, pooled.
     let mut owner: Vec<Option<usize>> = Vec::with_capacity(models.len());
+    // Models given so far, per chariot (by its place in `chariots`).
     let mut load = vec![0usize; chariots.len()];
     for &m in &models {
-        let by = touching(m);
-        let c = by.iter().copied().min_by_key(|c| load[chariots.iter().position(|x| x == c).unwrap_or(0)]);
-        if let Some(c) = c {
-            load[chariots.iter().position(|&x| x == c).unwrap_or(0)] += 1;
+        let least = (0..chariots.len()).filter(|&i| edges.contains(&(chariots[i], m))).min_by_key(|&i| load[i]);
+        if let Some(i) = least {
+            load[i] += 1;
         }
-        owner.push(c);
+        owner.push(least.map(|i| chariots[i]));
     }
     let chosen_of = |owner: &[Option<usize>]| -> Vec<(usize, usize)> {
         edges
@@ -417,13 +417,14 @@ pub fn fight_worth(
         .sum();
     // Won: the Strikes in order, each chariot's own roll and its Hero's Might on wounds.
     let trapped = target.trapped_when_beaten(rules);
-    let mut order: Vec<usize> = fight.chariots.clone();
-    if strike_order == crate::mesbg::scenario::StrikeOrder::FreeFirst {
-        order.sort_by_key(|&c| plans[c].chariot.hero.is_some_and(|h| h.might_policy.on_wounds() && h.might > 0));
-    }
+    let might: Vec<u8> = fight
+        .chariots
+        .iter()
+        .map(|&c| plans[c].chariot.might_for_strikes(plans[c].chariot.hero.map_or(0, |h| h.might)))
+        .collect();
     let mut left: Vec<(u8, f64)> = vec![(models[m].wounds, 1.0)];
-    for c in order {
-        let might = plans[c].chariot.hero.filter(|h| h.might_policy.on_wounds()).map_or(0, |h| h.might);
+    for k in crate::mesbg::resolve::strike_order(&might, strike_order) {
+        let (c, might) = (fight.chariots[k], might[k]);
         let roll = plans[c].models[m].struck_by_chariot;
         // (Wounds left, Might left) of this chariot's Hero, with its chance.
         let mut states: Vec<(u8, u8, f64)> = left.iter().map(|&(w, p)| (w, might, p)).collect();
