@@ -699,13 +699,13 @@ fn a_sweep_sets_impact_hits_to_a_constant_or_dice_and_errors_never_contradict_th
 
 #[test]
 fn set_on_a_field_a_profile_supplies_starts_from_the_profile() {
-    use charioteer::mesbg::scenario::{BUNDLED_PROFILES, parse};
+    use charioteer::mesbg::scenario::{bundled_profile_tables, parse};
     use charioteer::tools::sweep::{parse_set, points_of};
     // The Iron Hills Chariot (F4 S4 D8 A2 W4, Impact Hits 3 x S6 in the reference's
     // profile table) and the Mordor Orc Warrior (F3 S3 D4 A1 W1) are named by `profile`.
     let file = "scenarios/mesbg/iron-hills-vs-orcs-best.toml";
     let text = std::fs::read_to_string(file).unwrap();
-    let library: toml::Table = BUNDLED_PROFILES.parse().unwrap();
+    let library: toml::Table = bundled_profile_tables();
     let sets = [parse_set("chariot.impact.strength=5").unwrap(), parse_set("formations[0].profile.defence=6").unwrap()];
     let points = points_of(&text, file, &sets, &library, parse).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(points.len(), 1);

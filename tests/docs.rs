@@ -115,3 +115,64 @@ fn the_scenario_reference_names_every_field_the_readers_accept() {
         std::process::Command::new(env!("CARGO_BIN_EXE_charioteer")).args(["validate", "--help"]).output().unwrap();
     assert!(String::from_utf8_lossy(&help.stdout).contains("docs/scenario.md"));
 }
+
+/// The "Start here" files of docs/scenario.md are the files in docs/examples, in order, and
+/// what `charioteer new KIND` prints; each one runs (a few trials) as a new user would run
+/// it, the matchup set through `balance`.
+#[test]
+fn the_starting_files_are_shown_printed_by_new_and_each_runs() {
+    let doc = std::fs::read_to_string("docs/scenario.md").unwrap();
+    let start = doc.split_once("## Start here").expect("a Start here section").1;
+    let start = start.split_once("## MESBG").expect("the MESBG section follows").0;
+    let blocks: Vec<&str> =
+        start.split("```toml\n").skip(1).map(|b| b.split_once("```").expect("a closed block").0).collect();
+    let files = [
+        ("charge", "charge.toml"),
+        ("turn", "turn.toml"),
+        ("line", "captain-banner-spears.toml"),
+        ("battlesystem-charge", "battlesystem-charge.toml"),
+        ("rout", "battlesystem-rout.toml"),
+        ("matchups", "matchups.toml"),
+    ];
+    assert_eq!(blocks.len(), files.len(), "one block per starting file");
+    let dir = tempfile::tempdir().unwrap();
+    let charioteer = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_charioteer"))
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    for ((kind, file), block) in files.iter().zip(&blocks) {
+        let path = std::path::Path::new("docs/examples").join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text, *block, "docs/scenario.md shows {file} as it is");
+        let printed = charioteer(&["new", kind]);
+        assert!(printed.status.success());
+        assert_eq!(String::from_utf8_lossy(&printed.stdout), text, "charioteer new {kind}");
+        std::fs::write(dir.path().join(file), &text).unwrap();
+    }
+    for file in
+        ["charge.toml", "turn.toml", "captain-banner-spears.toml", "battlesystem-charge.toml", "battlesystem-rout.toml"]
+    {
+        let out =
+            charioteer(&["run", file, "--trials", "2000", "--quiet", "--no-exact", "--out", &format!("out-{file}")]);
+        assert!(out.status.success(), "{file}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = charioteer(&[
+        "balance",
+        "charge.toml",
+        "--against",
+        "charge.toml",
+        "--matchups",
+        "matchups.toml",
+        "--trials",
+        "2000",
+        "--quiet",
+        "--out",
+        "priced",
+    ]);
+    assert!(out.status.success(), "matchups: {}", String::from_utf8_lossy(&out.stderr));
+    let unknown = charioteer(&["new", "chariot-race"]);
+    assert!(!unknown.status.success() && String::from_utf8_lossy(&unknown.stderr).contains("choose one of"));
+}

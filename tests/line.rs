@@ -478,7 +478,9 @@ fn enemy_heroes_that_cannot_be_modelled_are_refused_by_field() {
         "profile.spear",
         "Hero",
     );
-    refused(&column("Shields", 2, 2, 3.0, 4, ", shield = true", ""), "formations[0].profile.shield", "pike");
+    // A shield in a profile table is carried as written (its Defence is the table's).
+    let shields = parse(&scenario(&column("Shields", 2, 2, 3.0, 4, ", shield = true", ""), ""), "t.toml").unwrap();
+    assert!(shields.formations[0].profile.shield && !shields.formations[0].profile.pike);
     refused(
         &column("Pikes", 2, 2, 3.0, 4, ", pike = true, shield = true", "banner = true"),
         "formations[0].banner",

@@ -293,13 +293,13 @@ fn no_edit_breaks_the_page() {
     browser.click("#board .formation[data-index='0'] .base");
     browser.wait_for("!document.getElementById('selected-card').hidden", 10);
     browser.eval(
-        "(() => { const s = [...document.querySelectorAll('#selected-fields select')].find((s) => [...s.options].some((o) => o.value === 'Iron Hills Dwarf'));
-                  s.value = 'Iron Hills Dwarf'; s.dispatchEvent(new Event('change')); })()",
+        "(() => { const s = [...document.querySelectorAll('#selected-fields select')].find((s) => [...s.options].some((o) => o.value === 'Iron Hills Warrior'));
+                  s.value = 'Iron Hills Warrior'; s.dispatchEvent(new Event('change')); })()",
     );
-    browser.wait_for(&format!("{ok} && state.scenario.formations[0].profile === 'Iron Hills Dwarf'"), 30);
+    browser.wait_for(&format!("{ok} && state.scenario.formations[0].profile === 'Iron Hills Warrior'"), 30);
     browser.click("#board .formation[data-index='0'] .base");
     browser.wait_for("!document.getElementById('selected-card').hidden", 10);
-    assert_eq!(browser.eval("document.querySelector('#selected-fields input[data-stat=defence]').value"), json!("7"));
+    assert_eq!(browser.eval("document.querySelector('#selected-fields input[data-stat=defence]').value"), json!("6"));
     browser.set_value("#selected-fields input[data-stat=defence]", "8");
     browser.wait_for(&format!("{ok} && state.scenario.formations[0].profile.defence === 8"), 30);
     assert_eq!(

@@ -171,6 +171,25 @@ pub enum Command {
     /// Serve a page for players on this machine: place the chariot and formations on a
     /// board, see the path, and run the odds with intervals in the browser.
     Serve(serve::ServeArgs),
+    /// Print a complete, commented scenario file to start from (the files of
+    /// docs/scenario.md's "Start here"): `charioteer new turn > my-turn.toml`.
+    New {
+        /// What to start from: `charge` (one chariot into a line), `turn` (two chariots),
+        /// `line` (a Captain, a banner and spears), `battlesystem-charge`, `rout`,
+        /// `matchups` (a set of lines for `balance --matchups`).
+        #[arg(default_value = "charge")]
+        kind: String,
+    },
+    /// List the bundled MESBG profiles a scenario can name (2024 characteristics, points,
+    /// options, what is modelled, source), one line each; with WORD, those whose name,
+    /// army, wargear or rules contain it.
+    Profiles {
+        /// A word to search for (case-insensitive), e.g. "minas tirith" or "shieldwall".
+        word: Option<String>,
+        /// Print the profiles as JSON instead.
+        #[arg(long)]
+        json: bool,
+    },
     /// Replay one trial of a run with every event it rolled.
     Replay {
         /// Scenario file (TOML); without it, the bundled default.
@@ -479,6 +498,79 @@ pub fn main_with(cli: Cli) -> Result<()> {
         Command::Balance(args) => split::play(split::Job::Balance(args)),
         Command::Sweep(args) => split::play(split::Job::Sweep(args)),
         Command::Serve(args) => serve::serve(args),
+        Command::Profiles { word, json } => profiles(word.as_deref(), json),
+        Command::New { kind } => new_file(&kind),
+    }
+}
+
+/// The starting files of `charioteer new`, by kind: the files docs/scenario.md shows.
+pub const STARTING_FILES: [(&str, &str); 6] = [
+    ("charge", include_str!("../../docs/examples/charge.toml")),
+    ("turn", include_str!("../../docs/examples/turn.toml")),
+    ("line", include_str!("../../docs/examples/captain-banner-spears.toml")),
+    ("battlesystem-charge", include_str!("../../docs/examples/battlesystem-charge.toml")),
+    ("rout", include_str!("../../docs/examples/battlesystem-rout.toml")),
+    ("matchups", include_str!("../../docs/examples/matchups.toml")),
+];
+
+/// `charioteer new [KIND]`: prints the starting file of that kind.
+fn new_file(kind: &str) -> anyhow::Result<()> {
+    let Some((_, text)) = STARTING_FILES.iter().find(|(k, _)| *k == kind) else {
+        let kinds: Vec<&str> = STARTING_FILES.iter().map(|(k, _)| *k).collect();
+        anyhow::bail!("no starting file is called \"{kind}\": choose one of {}", kinds.join(", "));
+    };
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
+}
+
+/// `charioteer profiles [WORD]`: the library, one line each, or the nearest names when
+/// nothing matches.
+fn profiles(word: Option<&str>, json: bool) -> anyhow::Result<()> {
+    let all = crate::mesbg::scenario::bundled_library_profiles();
+    let shown: Vec<_> = all.iter().filter(|p| word.is_none_or(|w| p.matches(w))).collect();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&shown)?);
+        return Ok(());
+    }
+    if shown.is_empty() {
+        let w = word.unwrap_or_default();
+        let near = crate::input::nearest_names(w, all.iter().map(|p| p.name.as_str()));
+        if near.is_empty() {
+            anyhow::bail!("no profile matches \"{w}\"; run `charioteer profiles` for all {} of them", all.len());
+        }
+        anyhow::bail!(
+            "no profile matches \"{w}\"; did you mean {}?",
+            near.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(" or ")
+        );
+    }
+    let mut text = String::new();
+    let mut kind = "";
+    for p in &shown {
+        if p.kind != kind {
+            kind = p.kind;
+            text += match kind {
+                "chariots" => "Chariots ([chariot] profile = ... or [[chariots]] profile = ...)\n",
+                "heroes" => "Chariot riders ([chariot.hero] profile = ...)\n",
+                _ => {
+                    "Models ([[formations]] profile = ...; shield, spear, pike, banner and points may be set beside the name)\n"
+                }
+            };
+        }
+        text += &format!("  {}\n", crate::mesbg::scenario::profile_line(p));
+    }
+    text += &format!(
+        "{} of {} profiles. Sources: scenarios/profiles/mesbg.toml; how to use them: docs/scenario.md.\n",
+        shown.len(),
+        all.len()
+    );
+    // A reader piping into `head` closes the pipe early: that is not an error.
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
     }
 }
 

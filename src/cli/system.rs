@@ -137,7 +137,7 @@ impl System for Mesbg {
         }
     }
     fn profile_library() -> toml::Table {
-        scenario::BUNDLED_PROFILES.parse().unwrap_or_default()
+        scenario::bundled_profile_tables()
     }
     fn pricing(s: &Scenario, plan: &Plan, field: Option<&str>, model: ValueModel) -> Result<Pricing, BalanceError> {
         crate::tools::balance::pricing(s, plan, field.unwrap_or("chariot.points"), model)

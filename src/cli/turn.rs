@@ -69,7 +69,7 @@ impl System for Turn {
         }
     }
     fn profile_library() -> toml::Table {
-        scenario::BUNDLED_PROFILES.parse().unwrap_or_default()
+        scenario::bundled_profile_tables()
     }
     fn pricing(s: &Scenario, plan: &TurnPlan, field: Option<&str>, model: ValueModel) -> Result<Pricing, BalanceError> {
         crate::tools::balance::turn_pricing(s, plan, field.unwrap_or("chariots.points"), model)

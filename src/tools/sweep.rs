@@ -294,7 +294,7 @@ pub fn value_text(value: &toml::Value) -> String {
 /// Fields of the bundled profiles can be set (`chariot.impact.strength` of a chariot
 /// named by `profile`).
 pub fn points(base_text: &str, file: &str, assignments: &[Assignment]) -> Result<Vec<Point>, SweepError> {
-    let library: toml::Table = scenario::BUNDLED_PROFILES.parse().unwrap_or_default();
+    let library: toml::Table = scenario::bundled_profile_tables();
     points_of(base_text, file, assignments, &library, scenario::parse)
 }
 

@@ -592,7 +592,7 @@ async fn on_check_pool<T: Send + 'static>(
 
 /// `GET /api/library`: the profile library (MESBG) and the bundled examples.
 async fn library() -> Json<Value> {
-    let profiles: toml::Table = scenario::BUNDLED_PROFILES.parse().unwrap_or_default();
+    let profiles: toml::Table = scenario::bundled_profile_tables();
     let examples: Vec<Value> = EXAMPLES
         .iter()
         .map(|(path, text)| {

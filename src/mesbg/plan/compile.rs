@@ -262,7 +262,8 @@ pub fn compile(scenario: &Scenario) -> Plan {
                 attacks: p.attacks,
                 wounds: p.wounds,
                 defence: p.defence,
-                points: p.points,
+                points: p.points
+                    + if f.banner == Some(mi) && std::ptr::eq(p, &f.profile) { f.bearer_points } else { 0 },
                 monster: p.monster,
                 mount: p.mount.map(|mount| MountInFight {
                     attacks: mount.attacks,

@@ -692,7 +692,7 @@ impl Checker<'_> {
             wounds: self.req_int(&f("wounds"), h.wounds, 1, 20, "wounds", hint),
             courage: self.req_target(&f("courage"), h.courage.as_ref(), hint),
             might: self.int(&f("might"), h.might.unwrap_or(0), 0, 6, "might"),
-            will: self.int(&f("will"), h.will.unwrap_or(0), 0, 6, "will"),
+            will: self.int(&f("will"), h.will.unwrap_or(0), 0, 30, "will"),
             fate: self.int(&f("fate"), h.fate.unwrap_or(0), 0, 6, "fate"),
             might_policy: h.might_policy.unwrap_or_default(),
             fate_policy: h.fate_policy.unwrap_or_default(),

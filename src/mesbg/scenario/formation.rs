@@ -35,8 +35,8 @@ pub struct Profile {
     /// (a line three deep).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pike: bool,
-    /// A pike carried with a shield: -1 on the model's own duel dice (meaningful with a
-    /// pike only).
+    /// Carries a shield (its Defence already counted, except with a pike): with a pike, -1
+    /// on the model's own duel dice.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub shield: bool,
     /// An enemy Hero: his Might, Will and Fate and how he spends them.
@@ -167,9 +167,17 @@ pub struct Formation {
     /// The banner bearer, if the formation has one: its index in `centres`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub banner: Option<usize>,
+    /// What the banner costs on top of its bearer's points (the list's banner option when
+    /// the profile is a library name; 0 otherwise). Not serialised when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub bearer_points: u32,
     /// A Hero standing among the warriors, if the formation has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hero: Option<PlacedHero>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Formation {

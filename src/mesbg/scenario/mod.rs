@@ -14,6 +14,7 @@ use std::fmt;
 use std::path::Path;
 
 mod check;
+mod library;
 mod options;
 mod raw;
 
@@ -24,8 +25,9 @@ mod tests;
 
 pub use crate::input::{MAX_FILE_BYTES, MAX_TRIALS, Problem, RuleOption, ScenarioError, fnv1a, locate, read};
 pub(crate) use crate::input::{checked_float, header_fields, plain_words, record};
+pub use library::{LibraryProfile, bundled_library_profiles, profile_line};
 use raw::*;
-pub use raw::{BUNDLED_PROFILES, bundled_profile_names};
+pub use raw::{BUNDLED_PROFILES, LIBRARY_ONLY_KEYS, bundled_profile_names, bundled_profile_tables};
 
 /// The largest number of models all formations together may hold.
 pub const MAX_MODELS: usize = 2_000;

@@ -168,6 +168,22 @@ pub(super) struct RawChariotStats {
     pub(super) impact: Option<RawImpact>,
     pub(super) base: Option<RawBase>,
     pub(super) points: Option<i64>,
+    /// Library bookkeeping: the standard wargear, the list's options with their points,
+    /// the special rules by name, the army list, a Legacies mark and where the numbers come
+    /// from. Shown by `charioteer profiles`; `options` prices the wargear chosen beside a
+    /// library name.
+    #[serde(default)]
+    pub(super) wargear: Vec<String>,
+    #[serde(default)]
+    pub(super) options: std::collections::BTreeMap<String, i64>,
+    #[serde(default)]
+    pub(super) rules: Vec<String>,
+    #[serde(default)]
+    pub(super) army: Option<String>,
+    #[serde(default)]
+    pub(super) legacy: Option<bool>,
+    #[serde(default)]
+    pub(super) source: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -219,6 +235,7 @@ impl RawChariot {
             impact: self.impact.clone().or(base.impact),
             base: self.base.clone().or(base.base),
             points: self.points.or(base.points),
+            ..base
         }
     }
 }
@@ -257,6 +274,22 @@ pub(super) struct RawHero {
     pub(super) might_on_saves: Option<bool>,
     #[serde(default)]
     pub(super) points: Option<i64>,
+    /// Library bookkeeping: the standard wargear, the list's options with their points,
+    /// the special rules by name, the army list, a Legacies mark and where the numbers come
+    /// from. Shown by `charioteer profiles`; `options` prices the wargear chosen beside a
+    /// library name.
+    #[serde(default)]
+    pub(super) wargear: Vec<String>,
+    #[serde(default)]
+    pub(super) options: std::collections::BTreeMap<String, i64>,
+    #[serde(default)]
+    pub(super) rules: Vec<String>,
+    #[serde(default)]
+    pub(super) army: Option<String>,
+    #[serde(default)]
+    pub(super) legacy: Option<bool>,
+    #[serde(default)]
+    pub(super) source: Option<String>,
 }
 
 impl RawHero {
@@ -277,6 +310,12 @@ impl RawHero {
             fate_policy: self.fate_policy.or(base.fate_policy),
             might_on_saves: self.might_on_saves.or(base.might_on_saves),
             points: self.points.or(base.points),
+            wargear: base.wargear,
+            options: base.options,
+            rules: base.rules,
+            army: base.army,
+            legacy: base.legacy,
+            source: base.source,
         }
     }
 }
@@ -374,6 +413,10 @@ pub(super) struct RawFormation {
     pub(super) spear: Option<bool>,
     #[serde(default)]
     pub(super) pike: Option<bool>,
+    /// A shield, over the profile's wargear: +1 Defence (not with a pike) and the list's
+    /// points for it.
+    #[serde(default)]
+    pub(super) shield: Option<bool>,
 }
 
 /// A Hero placed in a formation, as written.
@@ -432,6 +475,30 @@ pub(super) struct RawProfile {
     pub(super) fate_policy: Option<FoeFatePolicy>,
     #[serde(default)]
     pub(super) might_on_saves: Option<bool>,
+    /// Move in inches (shown by `charioteer profiles`; a formation does not move).
+    #[serde(default, rename = "move")]
+    pub(super) move_inches: Option<f64>,
+    /// Weapons the profile carries as standard (shown, not modelled yet).
+    #[serde(default)]
+    pub(super) two_handed: Option<bool>,
+    #[serde(default)]
+    pub(super) hand_and_a_half: Option<bool>,
+    /// Library bookkeeping: the standard wargear, the list's options with their points,
+    /// the special rules by name, the army list, a Legacies mark and where the numbers come
+    /// from. Shown by `charioteer profiles`; `options` prices the wargear chosen beside a
+    /// library name.
+    #[serde(default)]
+    pub(super) wargear: Vec<String>,
+    #[serde(default)]
+    pub(super) options: std::collections::BTreeMap<String, i64>,
+    #[serde(default)]
+    pub(super) rules: Vec<String>,
+    #[serde(default)]
+    pub(super) army: Option<String>,
+    #[serde(default)]
+    pub(super) legacy: Option<bool>,
+    #[serde(default)]
+    pub(super) source: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -493,6 +560,30 @@ pub(super) fn bundled_library() -> RawLibrary {
     // The bundled file is tested to parse; an error here is a build defect, so fall back
     // to an empty library (every profile name is then reported unknown) rather than panic.
     toml::from_str(BUNDLED_PROFILES).unwrap_or_default()
+}
+
+/// Keys of the library file that only `charioteer profiles` reads: a scenario's own tables
+/// refuse them, so they are taken out of a profile copied into a scenario.
+pub const LIBRARY_ONLY_KEYS: [&str; 9] =
+    ["wargear", "options", "rules", "army", "legacy", "source", "move", "two_handed", "hand_and_a_half"];
+
+/// The bundled library as TOML tables (`chariots`, `heroes`, `models`), each profile as a
+/// scenario may hold it inline: without the library's own bookkeeping ([`LIBRARY_ONLY_KEYS`];
+/// a chariot keeps its `move`).
+pub fn bundled_profile_tables() -> toml::Table {
+    let mut lib: toml::Table = BUNDLED_PROFILES.parse().unwrap_or_default();
+    for (kind, profiles) in lib.iter_mut() {
+        let Some(profiles) = profiles.as_table_mut() else { continue };
+        for (_, profile) in profiles.iter_mut() {
+            let Some(profile) = profile.as_table_mut() else { continue };
+            for key in LIBRARY_ONLY_KEYS {
+                if !(key == "move" && kind == "chariots") {
+                    profile.remove(key);
+                }
+            }
+        }
+    }
+    lib
 }
 
 /// Names of the bundled profiles, by kind (`chariots`, `heroes`, `models`).

@@ -47,9 +47,22 @@ fn every_model_of_the_library_fields_a_valid_formation_and_every_hero_stands_in_
     };
     let mut heroes = 0;
     for (name, profile) in &lib.models {
-        let s = parse(&scenario(&format!("profile = \"{name}\"")), "t").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let s = match parse(&scenario(&format!("profile = \"{name}\"")), "t") {
+            Ok(s) => s,
+            // A mounted enemy Hero is refused by name until built; nothing else may be.
+            Err(e)
+                if profile.mount.is_some()
+                    && profile.might.is_some()
+                    && e.to_string().contains("mounted enemy Hero") =>
+            {
+                continue;
+            }
+            Err(e) => panic!("{name}: {e}"),
+        };
         assert!(s.formations[0].profile.fight >= 1, "{name}");
-        if profile.might.is_some() {
+        // A Hero on a larger base than the line's 25 mm stands in a formation of his own
+        // (checked just above); the rest also stand among the warriors.
+        if profile.might.is_some() && profile.base_mm.is_none_or(|d| d <= 25.0) {
             let text = scenario(&format!("profile = \"Warrior of Minas Tirith\"\nhero = {{ profile = \"{name}\" }}"));
             parse(&text, "t").unwrap_or_else(|e| panic!("{name} as a Hero: {e}"));
             heroes += 1;

@@ -20,18 +20,15 @@ impl Checker<'_> {
             }
         };
         let (mut profile, base_mm) = self.model_profile(&at("profile"), &raw.profile)?;
-        // Points and wargear written beside the profile (a library name) override it.
+        // Wargear and points written beside the profile override it; beside a library name
+        // the wargear is priced from the list's options and a shield counts in Defence.
+        let entry = match &raw.profile {
+            toml::Value::String(name) => self.library.models.get(name).cloned().map(|e| (name.clone(), e)),
+            _ => None,
+        };
+        let bearer_points = self.choose_wargear(i, raw, &mut profile, entry.as_ref());
         if let Some(points) = raw.points {
             profile.points = self.points(&at("points"), points);
-        }
-        if let Some(spear) = raw.spear {
-            profile.spear = spear;
-        }
-        if let Some(pike) = raw.pike {
-            profile.pike = pike;
-        }
-        if (raw.spear.is_some() || raw.pike.is_some()) && profile.spear && profile.pike {
-            self.fail(&at("pike"), "a model carries a spear or a pike, not both: set one of them to false");
         }
         let side = raw.side.unwrap_or(enemy);
         if side != enemy {
@@ -85,8 +82,72 @@ impl Checker<'_> {
             gap_mm,
             profile,
             banner,
+            bearer_points: if banner.is_some() { bearer_points } else { 0 },
             hero,
         })
+    }
+
+    /// Applies `shield`, `spear` and `pike` written beside a profile. Beside a library name
+    /// each must be one of the list's options: its points are added and a shield adds 1 to
+    /// Defence unless the model carries a pike (and a pike takes a standard shield's point
+    /// away). Beside an inline table the flags are set as written (Defence as written).
+    /// Returns the banner's points for the bearer (the list's banner option, 0 inline).
+    fn choose_wargear(
+        &mut self,
+        i: usize,
+        raw: &RawFormation,
+        profile: &mut Profile,
+        entry: Option<&(String, RawProfile)>,
+    ) -> u32 {
+        let at = |name: &str| format!("formations[{i}].{name}");
+        let standard = (profile.shield, profile.spear, profile.pike);
+        let shield = raw.shield.unwrap_or(profile.shield);
+        let spear = raw.spear.unwrap_or(profile.spear);
+        let pike = raw.pike.unwrap_or(profile.pike);
+        if (raw.spear.is_some() || raw.pike.is_some() || raw.shield.is_some()) && spear && pike {
+            self.fail(&at("pike"), "a model carries a spear or a pike, not both: set one of them to false");
+        }
+        let mut banner_points = 0;
+        if let Some((name, e)) = entry {
+            let offered = || {
+                let mut all: Vec<String> = e.options.keys().map(|k| format!("\"{k}\"")).collect();
+                if all.is_empty() {
+                    all.push("none".into());
+                }
+                all.join(", ")
+            };
+            for (field, chosen, carried) in
+                [("shield", shield, standard.0), ("spear", spear, standard.1), ("pike", pike, standard.2)]
+            {
+                if !chosen || carried {
+                    continue;
+                }
+                match e.options.get(field) {
+                    Some(&cost) => profile.points += u32::try_from(cost.max(0)).unwrap_or(0),
+                    None => self.fail(
+                        &at(field),
+                        format!("\"{name}\" takes no {field} in its 2024 list (its options: {}): remove {field} = true, or write the profile out as a table", offered()),
+                    ),
+                }
+            }
+            if raw.banner.unwrap_or(false) {
+                match e.options.get("banner") {
+                    Some(&cost) => banner_points = u32::try_from(cost.max(0)).unwrap_or(0),
+                    None => self.fail(
+                        &at("banner"),
+                        format!("\"{name}\" has no banner option in its 2024 list (its options: {}): remove banner, or give the formation another profile", offered()),
+                    ),
+                }
+            }
+            // A shield counts in Defence unless a pike is carried with it.
+            let counted = |shield: bool, pike: bool| i32::from(shield && !pike);
+            let defence = i32::from(profile.defence) - counted(standard.0, standard.2) + counted(shield, pike);
+            profile.defence = u8::try_from(defence.clamp(1, 10)).unwrap_or(profile.defence);
+        }
+        profile.shield = shield;
+        profile.spear = spear;
+        profile.pike = pike;
+        banner_points
     }
 
     /// A model profile from a library name or an inline table at `field` (e.g.
@@ -100,13 +161,32 @@ impl Checker<'_> {
                 self.library.models = library;
                 (found?, true)
             }
-            toml::Value::Table(table) => match RawProfile::deserialize(toml::Value::Table(table.clone())) {
-                Ok(p) => (p, false),
-                Err(e) => {
-                    self.fail(field, plain_words(e.message()));
-                    return None;
+            toml::Value::Table(table) => {
+                match RawProfile::deserialize(toml::Value::Table(table.clone())) {
+                    Ok(p) => {
+                        for key in super::super::LIBRARY_ONLY_KEYS {
+                            let weapon = key == "two_handed" || key == "hand_and_a_half";
+                            match table.get(key) {
+                            None => {}
+                            Some(toml::Value::Boolean(false)) if weapon => {}
+                            Some(_) if weapon => self.fail(
+                                &pf(key),
+                                format!("a {} weapon on an enemy model {NOT_YET}: remove {key}", key.replace('_', "-")),
+                            ),
+                            Some(_) => self.fail(
+                                &pf(key),
+                                format!("{key} is read only in the library file (scenarios/profiles/mesbg.toml): remove it"),
+                            ),
+                        }
+                        }
+                        (p, false)
+                    }
+                    Err(e) => {
+                        self.fail(field, plain_words(e.message()));
+                        return None;
+                    }
                 }
-            },
+            }
             _ => {
                 self.fail(
                     field,
@@ -148,9 +228,6 @@ impl Checker<'_> {
             shield: p.shield.unwrap_or(false),
             hero: None,
         };
-        if profile.shield && !profile.pike {
-            self.fail(&pf("shield"), "shield = true only changes a pike's duel dice (-1); a shield's Defence is already in the profile: remove shield, or add pike = true");
-        }
         if profile.mount.is_some() && (profile.monster || profile.chariot) {
             self.fail(&pf("mount"), "a cavalry model cannot also be a monster or a chariot here");
         }
@@ -216,7 +293,7 @@ impl Checker<'_> {
         }
         Some(Heroism {
             might: self.int(&pf("might"), p.might.unwrap_or(0), 0, 6, "might"),
-            will: self.int(&pf("will"), p.will.unwrap_or(0), 0, 6, "will"),
+            will: self.int(&pf("will"), p.will.unwrap_or(0), 0, 30, "will"),
             fate: self.int(&pf("fate"), p.fate.unwrap_or(0), 0, 6, "fate"),
             might_policy: p.might_policy.unwrap_or_default(),
             fate_policy: p.fate_policy.unwrap_or_default(),
