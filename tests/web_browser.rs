@@ -289,7 +289,12 @@ fn no_edit_breaks_the_page() {
 
     // A player's own model: the library offers the main factions' profiles; one picked,
     // its numbers are shown and one is changed as a number.
-    assert!(browser.eval("document.querySelectorAll('#add-profile option').length").as_u64().unwrap_or(0) >= 60);
+    assert!(browser.eval("document.querySelectorAll('#add-profile option').length").as_u64().unwrap_or(0) >= 150);
+    assert_eq!(
+        browser.eval("document.querySelector('#add-profile option[value=\"Warrior of Minas Tirith\"]').textContent"),
+        json!("Warrior of Minas Tirith (8 pts)"),
+        "the page offers the library with its 2024 points"
+    );
     browser.click("#board .formation[data-index='0'] .base");
     browser.wait_for("!document.getElementById('selected-card').hidden", 10);
     browser.eval(

@@ -470,6 +470,11 @@ function select(selection) {
 }
 
 // ---------- the side panel ----------
+// A library profile as the lists show it: its name and its 2024 points.
+function withPoints(name, p) {
+  return p && p.points ? `${name} (${p.points} pts)` : name;
+}
+
 function option(select, value, text, selected) {
   const o = document.createElement("option");
   o.value = value; o.textContent = text; o.selected = !!selected;
@@ -566,7 +571,7 @@ function fillSelected() {
     }))));
     const profile = document.createElement("select");
     if (typeof f.profile !== "string") option(profile, "", "(as in the file)", true);
-    for (const name of Object.keys(state.library.profiles.models || {})) option(profile, name, name, f.profile === name);
+    for (const [name, p] of Object.entries(state.library.profiles.models || {})) option(profile, name, withPoints(name, p), f.profile === name);
     profile.addEventListener("change", () => { if (profile.value) set("profile")(profile.value); });
     box.appendChild(field("Profile", profile));
     // The profile's numbers, editable: a change writes the profile out as numbers (from
@@ -1161,7 +1166,7 @@ async function start() {
   state.library = answer;
   $("version").textContent = answer.version;
   answer.examples.forEach((e, i) => option($("examples"), i, `${e.system === "battlesystem" ? "BATTLESYSTEM: " : ""}${e.title}`, i === 0));
-  for (const name of Object.keys(answer.profiles.models || {})) option($("add-profile"), name, name, name === "Warrior of Minas Tirith");
+  for (const [name, p] of Object.entries(answer.profiles.models || {})) option($("add-profile"), name, withPoints(name, p), name === "Warrior of Minas Tirith");
   const run = rememberedRun();
   if (run.trials) $("trials").value = run.trials;
   if (run.a && run.a.scenario) { state.a = run.a; showA(); }
