@@ -34,6 +34,12 @@ impl Checker<'_> {
         metrics
     }
 
+    /// A warning on `field`: the scenario runs, and validate and the report say this.
+    fn warn(&mut self, field: &str, message: impl fmt::Display) {
+        let field = self.renamed(field);
+        self.warnings.push(Problem { line: locate(self.text, &field), field, message: message.to_string() });
+    }
+
     fn fail(&mut self, field: &str, message: impl fmt::Display) {
         let field = self.renamed(field);
         record(self.text, &mut self.problems, &field, message);

@@ -27,6 +27,16 @@ impl Checker<'_> {
             _ => None,
         };
         let bearer_points = self.choose_wargear(i, raw, &mut profile, entry.as_ref());
+        // Shieldwall is listed, not played yet: say so where it would change the numbers.
+        if let Some((name, e)) = &entry {
+            let shieldwall = e.rules.iter().any(|r| r.eq_ignore_ascii_case("shieldwall"));
+            if shieldwall && profile.shield && profile.mount.is_none() && raw.count >= 3 {
+                self.warn(
+                    &at("profile"),
+                    format!("\"{name}\" with shields has Shieldwall (+1 Defence touching two shielded friends with it), which is not modelled yet: these models fight at their Defence without it (docs/methods.md)"),
+                );
+            }
+        }
         if let Some(points) = raw.points {
             profile.points = self.points(&at("points"), points);
         }
