@@ -519,11 +519,8 @@ fn new_file(kind: &str) -> anyhow::Result<()> {
         let kinds: Vec<&str> = STARTING_FILES.iter().map(|(k, _)| *k).collect();
         anyhow::bail!("no starting file is called \"{kind}\": choose one of {}", kinds.join(", "));
     };
-    use std::io::Write;
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => Ok(other?),
-    }
+    emit(format_args!("{text}"));
+    Ok(())
 }
 
 /// `charioteer profiles [WORD]`: the library, one line each, or the nearest names when
@@ -532,7 +529,7 @@ fn profiles(word: Option<&str>, json: bool) -> anyhow::Result<()> {
     let all = crate::mesbg::scenario::bundled_library_profiles();
     let shown: Vec<_> = all.iter().filter(|p| word.is_none_or(|w| p.matches(w))).collect();
     if json {
-        println!("{}", serde_json::to_string_pretty(&shown)?);
+        out!("{}", serde_json::to_string_pretty(&shown)?);
         return Ok(());
     }
     if shown.is_empty() {
@@ -566,12 +563,8 @@ fn profiles(word: Option<&str>, json: bool) -> anyhow::Result<()> {
         shown.len(),
         all.len()
     );
-    // A reader piping into `head` closes the pipe early: that is not an error.
-    use std::io::Write;
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => Ok(other?),
-    }
+    emit(format_args!("{text}"));
+    Ok(())
 }
 
 /// A request this version cannot carry out for that scenario (an option its rule system

@@ -113,11 +113,59 @@ pub fn bundled_library_profiles() -> Vec<LibraryProfile> {
     rows(&bundled_library())
 }
 
+/// The library bookkeeping every kind of profile carries, borrowed.
+struct Book<'a> {
+    wargear: &'a [String],
+    options: &'a std::collections::BTreeMap<String, i64>,
+    rules: &'a [String],
+    army: &'a Option<String>,
+    legacy: Option<bool>,
+    source: &'a Option<String>,
+}
+
+/// The bookkeeping of a raw chariot, hero or model (their fields share these names).
+macro_rules! book {
+    ($p:expr) => {
+        Book {
+            wargear: &$p.wargear,
+            options: &$p.options,
+            rules: &$p.rules,
+            army: &$p.army,
+            legacy: $p.legacy,
+            source: &$p.source,
+        }
+    };
+}
+
+/// A row with its bookkeeping filled in (options, what is modelled, army, source); the
+/// caller fills in the characteristics.
+fn listed(kind: &'static str, name: &str, book: Book, hero: bool) -> LibraryProfile {
+    let options: Vec<(String, i64)> = book.options.iter().map(|(k, v)| (k.clone(), *v)).collect();
+    let (modelled, not_modelled) = sort_out(book.wargear, &options, book.rules, hero);
+    LibraryProfile {
+        kind,
+        name: name.to_string(),
+        move_inches: None,
+        fsdaw: [0; 5],
+        weapons: Vec::new(),
+        courage: String::new(),
+        mwf: None,
+        base: String::new(),
+        points: None,
+        options,
+        modelled,
+        not_modelled,
+        army: book.army.clone().unwrap_or_default(),
+        legacy: book.legacy.unwrap_or(false),
+        source: book.source.clone().unwrap_or_default(),
+        impact: None,
+        notes: Vec::new(),
+    }
+}
+
 fn rows(lib: &RawLibrary) -> Vec<LibraryProfile> {
     let mut out = Vec::new();
     for (name, c) in &lib.chariots {
-        let options: Vec<(String, i64)> = c.options.iter().map(|(k, v)| (k.clone(), *v)).collect();
-        let (modelled, not_modelled) = sort_out(&c.wargear, &options, &c.rules, false);
         let base = match &c.base {
             Some(b) => match (b.round_mm, b.oval_mm, b.rect_mm) {
                 (Some(d), _, _) => format!("{d} mm"),
@@ -128,51 +176,26 @@ fn rows(lib: &RawLibrary) -> Vec<LibraryProfile> {
             None => String::new(),
         };
         out.push(LibraryProfile {
-            kind: "chariots",
-            name: name.clone(),
             move_inches: c.move_inches,
-            weapons: Vec::new(),
             fsdaw: [c.fight, c.strength, c.defence, c.attacks, c.wounds].map(|v| v.unwrap_or(0)),
             courage: c.courage.clone().unwrap_or_default(),
-            mwf: None,
             base,
             points: c.points,
-            options,
-            modelled,
-            not_modelled,
-            army: c.army.clone().unwrap_or_default(),
-            legacy: c.legacy.unwrap_or(false),
-            source: c.source.clone().unwrap_or_default(),
             impact: c.impact.as_ref().map(|i| format!("{} x S{}", i.hits, i.strength)),
-            notes: Vec::new(),
+            ..listed("chariots", name, book!(c), false)
         });
     }
     for (name, h) in &lib.heroes {
-        let options: Vec<(String, i64)> = h.options.iter().map(|(k, v)| (k.clone(), *v)).collect();
-        let (modelled, not_modelled) = sort_out(&h.wargear, &options, &h.rules, false);
         out.push(LibraryProfile {
-            kind: "heroes",
-            name: name.clone(),
-            move_inches: None,
-            weapons: Vec::new(),
             fsdaw: [h.fight, h.strength, h.defence, h.attacks, h.wounds].map(|v| v.unwrap_or(0)),
             courage: h.courage.clone().unwrap_or_default(),
             mwf: Some([h.might, h.will, h.fate].map(|v| v.unwrap_or(0))),
-            base: String::new(),
             points: h.points,
-            options,
-            modelled,
-            not_modelled,
-            army: h.army.clone().unwrap_or_default(),
-            legacy: h.legacy.unwrap_or(false),
-            source: h.source.clone().unwrap_or_default(),
-            impact: None,
             notes: vec!["rides a chariot ([chariot.hero] or [[chariots]].hero)".into()],
+            ..listed("heroes", name, book!(h), false)
         });
     }
     for (name, m) in &lib.models {
-        let options: Vec<(String, i64)> = m.options.iter().map(|(k, v)| (k.clone(), *v)).collect();
-        let (modelled, not_modelled) = sort_out(&m.wargear, &options, &m.rules, m.might.is_some());
         let mut notes = Vec::new();
         if m.mount.is_some() {
             notes.push("cavalry".to_string());
@@ -185,8 +208,6 @@ fn rows(lib: &RawLibrary) -> Vec<LibraryProfile> {
             _ => None,
         };
         out.push(LibraryProfile {
-            kind: "models",
-            name: name.clone(),
             move_inches: m.move_inches,
             weapons: [(m.two_handed, "two-handed"), (m.hand_and_a_half, "hand-and-a-half")]
                 .into_iter()
@@ -197,14 +218,8 @@ fn rows(lib: &RawLibrary) -> Vec<LibraryProfile> {
             mwf,
             base: m.base_mm.map(|d| format!("{d} mm")).unwrap_or_default(),
             points: m.points,
-            options,
-            modelled,
-            not_modelled,
-            army: m.army.clone().unwrap_or_default(),
-            legacy: m.legacy.unwrap_or(false),
-            source: m.source.clone().unwrap_or_default(),
-            impact: None,
             notes,
+            ..listed("models", name, book!(m), m.might.is_some())
         });
     }
     out
