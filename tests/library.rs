@@ -207,19 +207,3 @@ fn three_profiles_per_army_match_the_source() {
     assert_eq!(find("Elrond").mwf, Some([3, 3, 3]));
     assert_eq!(find("Boromir, Captain of the White Tower").mwf, Some([6, 3, 3]));
 }
-
-/// Shieldwall is listed, not played yet: a line of shielded models with the rule is warned
-/// of by field, so no number is read as if it counted; without shields there is nothing to say.
-#[test]
-fn a_shielded_line_with_shieldwall_is_warned_that_the_rule_is_not_played_yet() {
-    let shielded = parse(&line("Warrior of Minas Tirith", "shield = true"), "t").unwrap();
-    let said: Vec<&str> = shielded.warnings.iter().map(|w| w.message.as_str()).collect();
-    assert!(
-        shielded.warnings.iter().any(|w| w.field == "formations[0].profile" && w.message.contains("Shieldwall")),
-        "{said:?}"
-    );
-    let plain = parse(&line("Warrior of Minas Tirith", ""), "t").unwrap();
-    assert!(!plain.warnings.iter().any(|w| w.message.contains("Shieldwall")));
-    let pikes = parse(&line("Uruk-hai Warrior with pike", ""), "t").unwrap();
-    assert!(!pikes.warnings.iter().any(|w| w.message.contains("Shieldwall")), "no shields, no Shieldwall");
-}

@@ -210,10 +210,11 @@ fn stopped_at(plan: &Plan, g: usize, b: Branch, finish: &mut impl FnMut(Branch))
         let mut config = 0;
         let mut survivors: Vec<Combatant> = Vec::new();
         let mut enemy_chariot = None;
+        let in_fight = |n: usize| group.models.iter().zip(&outcomes).any(|(&k, o)| k == n && !o.passed);
         for (i, (&m, o)) in group.models.iter().zip(&outcomes).enumerate() {
             if !o.passed {
                 config += group.config_part(i, o, &plan.models);
-                survivors.push(plan.models[m].combatant_after(o));
+                survivors.push(plan.models[m].combatant_braced(o, group.braced_in_fight(i, in_fight)));
                 enemy_chariot = enemy_chariot.or(plan.models[m].chariot);
             }
         }

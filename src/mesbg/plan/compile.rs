@@ -62,11 +62,15 @@ pub(super) fn compile_fights(
         (0..configs)
             .map(|index| {
                 let state = group.config_outcomes(index, models);
+                let in_fight = |n: usize| group.models.iter().zip(&state).any(|(&k, o)| k == n && o.is_some());
                 let survivors: Vec<Combatant> = group
                     .models
                     .iter()
                     .zip(&state)
-                    .filter_map(|(&m, o)| o.as_ref().map(|o| models[m].combatant_after(o)))
+                    .enumerate()
+                    .filter_map(|(i, (&m, o))| {
+                        o.as_ref().map(|o| models[m].combatant_braced(o, group.braced_in_fight(i, in_fight)))
+                    })
                     .collect();
                 let presence: Vec<Presence> = state
                     .iter()
@@ -254,6 +258,16 @@ pub fn compile(scenario: &Scenario) -> Plan {
         for (mi, centre) in f.centres.iter().enumerate() {
             let p = f.profile_of(mi);
             let impact = if std::ptr::eq(p, &f.profile) { warriors_impact.clone() } else { impact_of(p) };
+            // A model of a shield wall: its tables with the +1 Defence, used wherever it
+            // is braced.
+            let braced = (scenario.rules.shieldwall && p.in_shieldwall()).then(|| {
+                let wall = Profile { defence: p.defence.saturating_add(1).min(10), ..p.clone() };
+                shieldwall::Braced {
+                    defence: wall.defence,
+                    impact: impact_of(&wall),
+                    struck_by_chariot: mesbg::to_wound(chariot.strength, wall.defence),
+                }
+            });
             models.push(PlannedModel {
                 formation: fi,
                 number: mi + 1,
@@ -279,6 +293,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
                     if (ours - theirs).abs() < 1e-9 { None } else { Some(ours > theirs) }
                 }),
                 impact,
+                braced,
                 struck_by_chariot: mesbg::to_wound(chariot.strength, p.defence),
                 strikes_chariot: mesbg::to_wound(p.strength, c.defence),
                 hero: p.hero.map(|h| FoeHero {
@@ -343,6 +358,19 @@ pub fn compile(scenario: &Scenario) -> Plan {
         m.centre = d.centre;
     }
     mark_blocked_monsters(scenario, &mut models, &groups, &legs, &discs);
+    // Shieldwall: who braces whom at each contact; a model braced when touched takes its
+    // Impact Hits at the higher Defence.
+    let wall = shieldwall::wall_neighbours(&groups, &models, &discs, &pushes);
+    for (group, neighbours) in groups.iter_mut().zip(wall) {
+        group.wall_neighbours = neighbours;
+        for (i, &m) in group.models.iter().enumerate() {
+            if group.braced_on_contact(i)
+                && let Some(b) = &models[m].braced
+            {
+                models[m].impact = b.impact.clone();
+            }
+        }
+    }
     let chain = compile_chain(&mut groups, &models);
     let support = support_map(scenario, &models, &groups);
     // The test is rolled on entering; a model touched at the same point is touched after it.

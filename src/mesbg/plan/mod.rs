@@ -52,6 +52,7 @@ pub const SAME_TIME_INCHES: f64 = SAME_TIME_MM / geometry::MM_PER_INCH;
 
 mod fast;
 pub(crate) mod path;
+pub mod shieldwall;
 pub mod support;
 mod tables;
 #[cfg(test)]
@@ -97,8 +98,12 @@ pub struct PlannedModel {
     /// An enemy chariot: never Prone; `Some(true)` when our chariot's base is the larger,
     /// `Some(false)` when smaller, `None` when the same size.
     pub chariot: Option<Option<bool>>,
-    /// What Impact Hits do to it: outcomes and their exact distribution.
+    /// What Impact Hits do to it where the chariot's path touches it: outcomes and their
+    /// exact distribution (braced by its shield wall when it is then).
     pub impact: ImpactTables,
+    /// In a shield wall (Shieldwall played, the rule and a shield): what it has when
+    /// braced. `None` for every other model.
+    pub braced: Option<shieldwall::Braced>,
     /// What the chariot's Strikes need against it.
     pub struck_by_chariot: WoundRoll,
     /// What its Strikes need against the chariot.
@@ -166,6 +171,11 @@ pub struct ContactGroup {
     /// a 1 draws its fight from these instead of playing it die by die.
     #[serde(skip)]
     pub wounded_fights: Vec<Option<FightTable>>,
+    /// Per model in order: the models of its shield wall touching it that still stand when
+    /// the chariot touches the group (see [`shieldwall::wall_neighbours`]); empty lists when
+    /// no model of the group is in a wall.
+    #[serde(skip)]
+    pub wall_neighbours: Vec<Vec<usize>>,
 }
 
 impl ContactGroup {
@@ -590,6 +600,12 @@ impl PlannedModel {
     pub fn combatant_after(&self, outcome: &ContactOutcome) -> Combatant {
         let strikes = !outcome.prone && !matches!(outcome.thrown, Some(2..=5));
         self.combatant_standing(outcome.left, outcome.mount_left, outcome.prone, strikes, outcome.fate_spent)
+    }
+
+    /// [`Self::combatant_after`], at its braced Defence when its shield wall braces it.
+    pub fn combatant_braced(&self, outcome: &ContactOutcome, braced: bool) -> Combatant {
+        let (struck_by_chariot, defence) = self.struck(braced);
+        Combatant { struck_by_chariot, defence, ..self.combatant_after(outcome) }
     }
 
     /// The model as a fight sees it in the state the Impact Hits (of one chariot or of

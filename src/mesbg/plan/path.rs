@@ -284,6 +284,7 @@ pub(crate) fn drive(
                     cavalry_states: Vec::new(),
                     fights: Vec::new(),
                     wounded_fights: Vec::new(),
+                    wall_neighbours: Vec::new(),
                 }),
             }
         }
@@ -334,8 +335,7 @@ pub(crate) fn objective_value(
 ) -> f64 {
     let mut reach = 1.0;
     let mut kills = 0.0;
-    for g in &drive.groups {
-        let p: Vec<f64> = g.models.iter().map(|&m| models[m].impact.p_passed).collect();
+    for p in super::shieldwall::passed_chances(&drive.groups, models, &drive.discs, &drive.pushes) {
         kills += reach * p.iter().sum::<f64>();
         reach *= p.iter().product::<f64>();
     }
@@ -407,12 +407,13 @@ pub const BEST_PATH_CANDIDATES_PUSHING: usize = 1_000;
 /// The chance that the chariot gets `distance` inches along a drive: every model it
 /// touches before then slain.
 fn p_reaches(drive: &Drive, models: &[PlannedModel], distance: f64) -> f64 {
+    let chances = super::shieldwall::passed_chances(&drive.groups, models, &drive.discs, &drive.pushes);
     drive
         .groups
         .iter()
-        .take_while(|g| g.distance < distance - SAME_TIME_INCHES)
-        .flat_map(|g| &g.models)
-        .map(|&m| models[m].impact.p_passed)
+        .zip(&chances)
+        .take_while(|(g, _)| g.distance < distance - SAME_TIME_INCHES)
+        .flat_map(|(_, p)| p)
         .product()
 }
 

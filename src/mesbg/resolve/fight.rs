@@ -421,12 +421,8 @@ pub(crate) fn fight_by_dice<O: Observer>(
                 } else {
                     board.trapped(plan, s.model, left, rules)
                 };
-                scratch.targets.push(StrikeTarget {
-                    roll: m.struck_by_chariot,
-                    trapped,
-                    wounds_left: left,
-                    defence: m.defence,
-                });
+                let (roll, defence) = m.struck(s.braced);
+                scratch.targets.push(StrikeTarget { roll, trapped, wounds_left: left, defence });
                 scratch.target_is_rider.push(true);
             } else if let Some(mount) = m.mount.filter(|_| s.mount_left > 0) {
                 scratch.targets.push(StrikeTarget {
@@ -721,7 +717,7 @@ pub(crate) fn pooled_fight<O: Observer>(
             for _ in 0..plan.chariot.attacks {
                 let on_rider = rider > 0;
                 let (roll, wounds_left, strike_trapped) = if on_rider {
-                    (plan.models[s.model].struck_by_chariot, rider, trapped)
+                    (plan.models[s.model].struck(s.braced).0, rider, trapped)
                 } else {
                     match plan.models[s.model].mount {
                         Some(mt) => (mt.struck_by_chariot, mount_left, false),

@@ -99,6 +99,8 @@ pub struct Survivor {
     pub strikes: bool,
     /// Fate an enemy Hero spent against the Impact Hits.
     pub fate_spent: u8,
+    /// Braced by its shield wall in this fight (+1 Defence against the Strikes).
+    pub braced: bool,
 }
 
 impl Survivor {
@@ -111,6 +113,20 @@ impl Survivor {
             prone: outcome.prone,
             strikes: !outcome.prone && !matches!(outcome.thrown, Some(2..=5)),
             fate_spent: outcome.fate_spent,
+            braced: false,
+        }
+    }
+}
+
+/// Marks which of group `group`'s survivors their shield wall braces in the fight.
+pub(crate) fn brace_survivors(group: &crate::mesbg::plan::ContactGroup, survivors: &mut [Survivor]) {
+    if !group.has_wall() {
+        return;
+    }
+    let standing: Vec<usize> = survivors.iter().map(|s| s.model).collect();
+    for s in survivors.iter_mut() {
+        if let Some(i) = group.models.iter().position(|&m| m == s.model) {
+            s.braced = group.braced_in_fight(i, |n| standing.contains(&n));
         }
     }
 }
@@ -238,6 +254,7 @@ fn play<O: Observer>(plan: &Plan, streams: Streams, trial: u64, scratch: &mut Sc
         }
         obs.note(|| Event::Contact { distance: group.distance, model: m, outcome });
     }
+    brace_survivors(group, &mut scratch.survivors);
     out.set(Metric::ImpactKills, impact_kills);
     out.set(Metric::Contacts, (group.models_before + group.models.len()) as u16);
     obs.note(|| Event::Stopped { distance: group.distance, by: scratch.survivors.iter().map(|s| s.model).collect() });

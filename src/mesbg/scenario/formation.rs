@@ -39,6 +39,10 @@ pub struct Profile {
     /// on the model's own duel dice.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub shield: bool,
+    /// Has the Shieldwall special rule: with a shield (not with a pike), +1 Defence while
+    /// it touches two or more standing friends that also have it and carry shields.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub shieldwall: bool,
     /// An enemy Hero: his Might, Will and Fate and how he spends them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hero: Option<Heroism>,
@@ -48,6 +52,13 @@ impl Profile {
     /// A spear or a pike: the model can support a friend in a fight.
     pub fn supports(&self) -> bool {
         self.spear || self.pike
+    }
+
+    /// Whether the model stands in a shield wall: it has Shieldwall and uses a shield (not
+    /// with a pike, which takes the shield's use away), on foot (Cavalry neither get nor
+    /// give the bonus) and not a chariot.
+    pub fn in_shieldwall(&self) -> bool {
+        self.shieldwall && self.shield && !self.pike && self.mount.is_none() && !self.chariot
     }
 }
 

@@ -459,6 +459,11 @@ pub struct MesbgRules {
     /// default, so older scenario hashes stand).
     #[serde(skip_serializing_if = "CavalryImpactHits::is_default")]
     pub cavalry_impact_hits: CavalryImpactHits,
+    /// Whether the 2024 Shieldwall rule is played: a shielded model with the rule gets +1
+    /// Defence while it touches two or more standing shielded friends with it (not
+    /// serialised when played, the default, so older scenario hashes stand).
+    #[serde(skip_serializing_if = "is_true")]
+    pub shieldwall: bool,
 }
 
 /// How many Impact Hits a cavalry model's rider and mount take, when the profile's number is
@@ -514,6 +519,7 @@ impl Default for MesbgRules {
             supporter_fight_counts: true,
             banner_reroll: BannerReroll::default(),
             cavalry_impact_hits: CavalryImpactHits::default(),
+            shieldwall: true,
         }
     }
 }
@@ -676,6 +682,7 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
             library: bundled_library(),
             chariot_starts: Vec::new(),
             formation_fronts: Vec::new(),
+            rules_shieldwall: raw.rules.shieldwall.unwrap_or(true),
         };
         let scenario = check.scenario(raw, file);
         if problems.is_empty()
@@ -706,6 +713,9 @@ struct Checker<'a> {
     /// facing left out turns towards.
     chariot_starts: Vec<[f64; 2]>,
     formation_fronts: Vec<[f64; 2]>,
+    /// Whether the scenario plays Shieldwall (`[rules] shieldwall`), for the warnings that
+    /// only matter when it does.
+    rules_shieldwall: bool,
 }
 
 /// Why the MESBG reader refuses a BATTLESYSTEM scenario (the library's callers may mix them up).

@@ -166,6 +166,16 @@ impl MesbgRules {
                 },
             ),
             RuleOption::of(
+                "shieldwall",
+                &self.shieldwall,
+                &d.shieldwall,
+                if self.shieldwall {
+                    "Shieldwall is played: a shielded model with the rule has +1 Defence while it touches two or more standing shielded friends with it, against Impact Hits (as the wall stands when it is touched) and in the fight (as it stands before Backing Away)"
+                } else {
+                    "Shieldwall is not played: shielded models with the rule keep their profile's Defence"
+                },
+            ),
+            RuleOption::of(
                 "cavalry_impact_hits",
                 &self.cavalry_impact_hits,
                 &d.cavalry_impact_hits,

@@ -463,6 +463,9 @@ pub(super) struct RawProfile {
     pub(super) pike: Option<bool>,
     #[serde(default)]
     pub(super) shield: Option<bool>,
+    /// Has the Shieldwall special rule (a library profile has it when its `rules` list it).
+    #[serde(default)]
+    pub(super) shieldwall: Option<bool>,
     #[serde(default)]
     pub(super) might: Option<i64>,
     #[serde(default)]
@@ -526,6 +529,8 @@ pub(super) struct RawRules {
     pub(super) banner_reroll: Option<BannerReroll>,
     #[serde(default)]
     pub(super) cavalry_impact_hits: Option<CavalryImpactHits>,
+    #[serde(default)]
+    pub(super) shieldwall: Option<bool>,
 }
 
 #[derive(Deserialize, Clone)]
@@ -562,6 +567,11 @@ pub(super) fn bundled_library() -> RawLibrary {
     toml::from_str(BUNDLED_PROFILES).unwrap_or_default()
 }
 
+/// Whether a special rule's name is Shieldwall (as the library writes it, any case).
+pub fn is_shieldwall(rule: &str) -> bool {
+    rule.trim().eq_ignore_ascii_case("shieldwall")
+}
+
 /// Keys of the library file that only `charioteer profiles` reads: a scenario's own tables
 /// refuse them, so they are taken out of a profile copied into a scenario.
 pub const LIBRARY_ONLY_KEYS: [&str; 9] =
@@ -576,6 +586,14 @@ pub fn bundled_profile_tables() -> toml::Table {
         let Some(profiles) = profiles.as_table_mut() else { continue };
         for (_, profile) in profiles.iter_mut() {
             let Some(profile) = profile.as_table_mut() else { continue };
+            // The one special rule the engine reads by name travels as its own key.
+            let shieldwall = profile
+                .get("rules")
+                .and_then(toml::Value::as_array)
+                .is_some_and(|rules| rules.iter().any(|r| r.as_str().is_some_and(is_shieldwall)));
+            if shieldwall {
+                profile.insert("shieldwall".into(), toml::Value::Boolean(true));
+            }
             for key in LIBRARY_ONLY_KEYS {
                 if !(key == "move" && kind == "chariots") {
                     profile.remove(key);

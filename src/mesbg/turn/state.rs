@@ -95,6 +95,8 @@ impl ModelState {
             prone: self.prone,
             strikes: self.strikes,
             fate_spent: opening_fate - self.hurt.fate_left,
+            // A turn with a shield wall that can brace is refused (TurnError::Shieldwall).
+            braced: false,
         }
     }
 }
@@ -320,6 +322,7 @@ mod tests {
             prone,
             strikes,
             fate_spent,
+            braced: false,
         };
         let all: Vec<Survivor> = [0u8, 1, 15]
             .iter()

@@ -2,6 +2,10 @@
 
 use super::*;
 
+/// How close two bases stand to be in base contact for Shieldwall, mm (the plan's base
+/// contact tolerance, for spears and pikes too).
+pub const SHIELDWALL_CONTACT_MM: f64 = 1.0;
+
 impl Checker<'_> {
     pub(super) fn formation(&mut self, i: usize, raw: &RawFormation, enemy: Side) -> Option<Formation> {
         let at = |name: &str| format!("formations[{i}].{name}");
@@ -27,18 +31,18 @@ impl Checker<'_> {
             _ => None,
         };
         let bearer_points = self.choose_wargear(i, raw, &mut profile, entry.as_ref());
-        // Shieldwall is listed, not played yet: say so where it would change the numbers.
-        if let Some((name, e)) = &entry {
-            let shieldwall = e.rules.iter().any(|r| r.eq_ignore_ascii_case("shieldwall"));
-            if shieldwall && profile.shield && profile.mount.is_none() && raw.count >= 3 {
-                self.warn(
-                    &at("profile"),
-                    format!("\"{name}\" with shields has Shieldwall (+1 Defence touching two shielded friends with it), which is not modelled yet: these models fight at their Defence without it (docs/methods.md)"),
-                );
-            }
-        }
         if let Some(points) = raw.points {
             profile.points = self.points(&at("points"), points);
+        }
+        // Shieldwall needs base contact: a formation spaced apart gets nothing from it.
+        if self.rules_shieldwall && profile.in_shieldwall() && raw.count >= 2 && raw.gap_mm > SHIELDWALL_CONTACT_MM {
+            self.warn(
+                &at("gap_mm"),
+                format!(
+                    "\"{}\" has Shieldwall, but with gap_mm = {} its models do not touch (base contact is within {SHIELDWALL_CONTACT_MM} mm), so none gets the +1 Defence: set gap_mm = 0 for a shield wall",
+                    raw.name, raw.gap_mm
+                ),
+            );
         }
         let side = raw.side.unwrap_or(enemy);
         if side != enemy {
@@ -236,6 +240,7 @@ impl Checker<'_> {
             spear: p.spear.unwrap_or(false),
             pike: p.pike.unwrap_or(false),
             shield: p.shield.unwrap_or(false),
+            shieldwall: p.shieldwall.unwrap_or_else(|| p.rules.iter().any(|r| super::super::is_shieldwall(r))),
             hero: None,
         };
         if profile.mount.is_some() && (profile.monster || profile.chariot) {
