@@ -110,7 +110,7 @@ fn cavalry_charges_are_exact() {
         .replace("ranks = 2", "ranks = 1")
         .replace("base = { round_mm = 25 }", "base = { round_mm = 40 }")
         .replace(
-            "profile = { fight = 4, strength = 3, defence = 5, attacks = 1, wounds = 1, courage = \"7+\", points = 8 }",
+            "profile = { fight = 4, strength = 3, defence = 6, attacks = 1, wounds = 1, courage = \"7+\", points = 9, shield = true, shieldwall = true }",
             "profile = { fight = 3, strength = 3, defence = 5, attacks = 1, wounds = 1, courage = \"7+\", mount = { defence = 4, wounds = 1, attacks = 1 } }",
         );
     let plan = compile(&parse(&text, "rider").unwrap());

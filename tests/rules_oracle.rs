@@ -1325,7 +1325,7 @@ const MESBG_DRAWN: [&str; 7] = [
 ];
 
 /// The MESBG options (`[rules]` and `[turn]`) the oracle does not draw yet, each with why.
-const MESBG_NOT_DRAWN: [(&str, &str); 7] = [
+const MESBG_NOT_DRAWN: [(&str, &str); 8] = [
     (
         "cavalry_passed_when",
         "the oracle's charges meet infantry columns; cavalry's passing is checked by hand in tests/choices.rs",
@@ -1333,6 +1333,10 @@ const MESBG_NOT_DRAWN: [(&str, &str); 7] = [
     ("difficult_terrain_measure", "the oracle's terrain band is crossed whole under either measure"),
     ("banner_reroll", "the oracle's banner re-rolls by the default reading only"),
     ("cavalry_impact_hits", "the oracle's charges meet no cavalry"),
+    (
+        "shieldwall",
+        "the oracle's contacts stand apart (no wall); Shieldwall is derived by hand on small walls in tests/shieldwall.rs",
+    ),
     ("turn.fight_order", "the oracle follows a single charge; turns are checked by hand in tests/turn.rs"),
     ("turn.strike_order", "the oracle follows a single charge; turns are checked by hand in tests/turn.rs"),
     ("turn.corridor_width", "the oracle follows a single charge; turns are checked by hand in tests/turn.rs"),

@@ -137,26 +137,18 @@ fn a_survivor_whose_partner_fell_fights_without_the_bonus() {
     );
 }
 
-/// A shield wall spaced apart is warned (its models do not touch); a turn of several
-/// chariots against one is refused with the option that plays it without Shieldwall.
+/// A shield wall spaced apart is warned by field (its models do not touch, so none is
+/// braced); laid out touching it is not.
 #[test]
-fn a_spaced_wall_is_warned_and_a_turn_against_a_wall_is_refused_by_field() {
+fn a_spaced_wall_is_warned_by_field() {
     let spaced = parse(&rank(5, 0.0, "", "").replace("gap_mm = 0", "gap_mm = 5"), "t").expect("valid");
     assert!(
         spaced.warnings.iter().any(|w| w.field == "formations[0].gap_mm" && w.message.contains("Shieldwall")),
         "{:?}",
         spaced.warnings
     );
-    let turn = rank(5, 0.0, "", "").replace(
-        "[charge]\npivots = []",
-        "[charge]\npivots = []\n[[chariots]]\nprofile = \"Khandish Charioteer\"\nside = \"evil\"\nat = [3.0, 0.0]\nfacing = 0",
-    );
-    let turn = turn.replacen("[chariot]\n", "[[chariots]]\n", 1).replace("[charge]\npivots = []\n", "");
-    let refused = parse(&turn, "t").expect_err("a turn against a wall is refused");
-    let charioteer::mesbg::scenario::ScenarioError::Invalid { problems, .. } = &refused else { panic!("{refused:?}") };
-    assert!(problems.iter().any(|p| p.field == "rules.shieldwall"), "{problems:?}");
-    let without = turn.replace("[rules]\n", "[rules]\nshieldwall = false\n");
-    parse(&without, "t").expect("played without Shieldwall when asked");
+    let touching = parse(&rank(5, 0.0, "", ""), "t").expect("valid");
+    assert!(!touching.warnings.iter().any(|w| w.message.contains("Shieldwall")), "{:?}", touching.warnings);
 }
 
 /// The sampler plays the same wall: drawn from its tables and fought die by die (the
@@ -204,4 +196,94 @@ fn an_inline_profile_with_the_rule_braces_unless_it_carries_a_pike() {
     assert!((shields - (AT_D7 + AT_D7 * 2.0 * AT_D6)).abs() < 1e-12, "shields: {shields}");
     let pikes = exact_of(&inline(true)).summary(Metric::ImpactKills).mean;
     assert!((pikes - (AT_D6 + AT_D6 * 2.0 * AT_D6)).abs() < 1e-12, "pikes and shields: {pikes}");
+}
+
+/// A turn of two chariots into a wall of four, each chariot on a 20 mm base (too narrow to
+/// touch any model but the one in its lane: 10 + 12.5 mm < 25 mm) and Strength 4, chariot 1
+/// in the lane of model 2, chariot 2 in the lane of model 3, in that order.
+///
+/// By hand: model 2 is braced by models 1 and 3 (D7), so chariot 1 slays it with 11/36.
+/// Model 3 is braced by 2 and 4 only if 2 stands: chariot 2 slays it with 5/9 after 2 fell,
+/// 11/36 otherwise. In the Fight phase (chariot 1's fight first: each fight's model braces
+/// the other's, so the order stays the order of the charge) model 2 fights braced if 3
+/// survived its hits, and model 3 fights braced only if 2 survived its hits and its fight
+/// (a chariot that wins slays or knocks its model Prone, and a Prone model braces nobody).
+/// A chariot wins its duel with `win` (2 dice against 1, equal Fight, the roll-off even);
+/// winning, its 2 Strikes each roll twice against the Prone model: it slays him with
+/// 1 - (4/9)^2 at D6 and 1 - (25/36)^2 at D7.
+#[test]
+fn in_a_turn_a_neighbour_slain_or_knocked_down_by_an_earlier_chariot_unbraces_the_next() {
+    use charioteer::engine::{RuleSystem, Streams, TrialRange};
+    use charioteer::mesbg::turn::compile_order;
+    use std::sync::atomic::AtomicBool;
+    let text = r#"
+title = "a turn into a wall"
+system = "mesbg"
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [-0.4921260, 0.0]
+facing = 0
+strength = 4
+base = { round_mm = 20 }
+[[chariots]]
+profile = "Khandish Charioteer"
+side = "evil"
+at = [0.4921260, 0.0]
+facing = 0
+strength = 4
+base = { round_mm = 20 }
+[[formations]]
+name = "Wall"
+count = 4
+gap_mm = 0
+front_centre = [0.0, 6.0]
+facing = 180
+profile = "Warrior of Minas Tirith"
+shield = true
+"#;
+    let scenario = parse(text, "t").unwrap_or_else(|e| panic!("{e:?}"));
+    let plan = compile_order(&scenario, vec![0, 1]).expect("the turn plans");
+    let trials = 400_000u64;
+    let streams = Streams::new(5, plan.scenario.hash());
+    let range = TrialRange { first: 0, count: trials };
+    let tally = charioteer::engine::run(&plan, streams, range, &|_| {}, &AtomicBool::new(false)).expect("runs");
+    let mean = |name: &str| {
+        let i = plan.metrics.defs.iter().position(|d| d.name == name).unwrap_or_else(|| panic!("no metric {name}"));
+        let hist = plan.histogram(&tally, i);
+        let n = tally.trials as f64;
+        let m = hist.iter().enumerate().map(|(v, &c)| v as f64 * c as f64).sum::<f64>() / n;
+        let second = hist.iter().enumerate().map(|(v, &c)| (v * v) as f64 * c as f64).sum::<f64>() / n;
+        (m, (second - m * m).max(0.0).sqrt() / n.sqrt())
+    };
+    let check = |name: &str, expected: f64| {
+        let (m, se) = mean(name);
+        let bound = 5.0 * se.max(1e-4 / (trials as f64).sqrt());
+        assert!((m - expected).abs() <= bound, "{name}: simulated {m:.5}, by hand {expected:.5} (5 se = {bound:.5})");
+    };
+    let (d6, d7) = (AT_D6, AT_D7);
+    check("chariot1.impact_kills", d7);
+    check("chariot2.impact_kills", d7 * d6 + (1.0 - d7) * d7);
+    let mut win = 0.0;
+    for high in 1..=6u32 {
+        let p_high = f64::from(high * high - (high - 1) * (high - 1)) / 36.0;
+        for theirs in 1..=6u32 {
+            win += p_high / 6.0
+                * match high.cmp(&theirs) {
+                    std::cmp::Ordering::Greater => 1.0,
+                    std::cmp::Ordering::Equal => 0.5,
+                    std::cmp::Ordering::Less => 0.0,
+                };
+        }
+    }
+    let (k6, k7) = (1.0 - (4.0f64 / 9.0).powi(2), 1.0 - (25.0f64 / 36.0).powi(2));
+    // Chariot 1 fights model 2 when it survived (25/36); model 3 then survived chariot 2's
+    // braced hits with 25/36.
+    check("chariot1.fight_kills", (1.0 - d7) * ((1.0 - d7) * win * k7 + d7 * win * k6));
+    // Chariot 2 fights model 3 when it survived: after model 2 fell to the Impact Hits
+    // (model 3 was hit at D6), unbraced; after model 2 survived them, braced unless chariot
+    // 1 won its fight.
+    let after_two_fell = d7 * (1.0 - d6) * win * k6;
+    let after_two_stood = (1.0 - d7) * (1.0 - d7) * (win * win * k6 + (1.0 - win) * win * k7);
+    check("chariot2.fight_kills", after_two_fell + after_two_stood);
 }

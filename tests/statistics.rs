@@ -303,8 +303,10 @@ fn army_broken_counts_the_charges_kills() {
 
 /// The default charge with extra TOML inserted before its formations.
 fn default_with(extra: &str) -> Scenario {
-    let text =
-        charioteer::mesbg::scenario::DEFAULT_SCENARIO.replace("[[formations]]", &format!("{extra}\n\n[[formations]]"));
+    // Shieldwall off: the values below are for the line at D6 throughout.
+    let text = charioteer::mesbg::scenario::DEFAULT_SCENARIO
+        .replace("[[formations]]", &format!("{extra}\n\n[[formations]]"))
+        + "\n[rules]\nshieldwall = false\n";
     parse(&text, "terrain").unwrap()
 }
 
@@ -354,7 +356,7 @@ fn chariot_against_chariot_the_smaller_backs_away() {
             .replace("base = { round_mm = 25 }", &format!("base = {{ round_mm = {base_mm} }}"))
             .replace("front_centre = [0.0, 6.0]", "front_centre = [0.0, 5.0]")
             .replace(
-                "profile = { fight = 4, strength = 3, defence = 5, attacks = 1, wounds = 1, courage = \"7+\", points = 8 }",
+                "profile = { fight = 4, strength = 3, defence = 6, attacks = 1, wounds = 1, courage = \"7+\", points = 9, shield = true, shieldwall = true }",
                 "profile = { fight = 4, strength = 3, defence = 7, attacks = 1, wounds = 3, courage = \"7+\", chariot = true }",
             );
         parse(&text, "chariots").unwrap()
@@ -387,7 +389,7 @@ fn lone_rider(mount: &str, rules: &str) -> Scenario {
         .replace("ranks = 2", "ranks = 1")
         .replace("base = { round_mm = 25 }", "base = { round_mm = 40 }")
         .replace(
-            "profile = { fight = 4, strength = 3, defence = 5, attacks = 1, wounds = 1, courage = \"7+\", points = 8 }",
+            "profile = { fight = 4, strength = 3, defence = 6, attacks = 1, wounds = 1, courage = \"7+\", points = 9, shield = true, shieldwall = true }",
             &format!("profile = {{ fight = 3, strength = 3, defence = 5, attacks = 1, wounds = 1, courage = \"7+\", mount = {mount} }}"),
         )
         + rules;

@@ -1093,13 +1093,13 @@ fn the_pairing_weighs_a_pooled_fight_by_its_own_odds() {
     let pooled = TurnFight { chariots: vec![0, 1], models: vec![0], cannot_back_away: Vec::new() };
     let help = charioteer::mesbg::rules::fight::FoeSupport::default();
     let order = charioteer::mesbg::scenario::StrikeOrder::FreeFirst;
-    let got = expected_fight_kills(&pooled, &plan.plans, &help, order, &|_| 0);
+    let got = expected_fight_kills(&pooled, &plan.plans, &help, order, (&|_| 0, &|_| false));
     // Four dice against one, then four Strikes of two rolls at 5+ at a one-Wound warrior.
     let want = pooled_duel(4, 1) * (1.0 - (2.0f64 / 3.0).powi(8));
     assert!((got - want).abs() < 1e-12, "{got} against {want}");
     // Alone, chariot 1: two dice against one, two Strikes.
     let alone = TurnFight { chariots: vec![0], models: vec![0], cannot_back_away: Vec::new() };
-    let got = expected_fight_kills(&alone, &plan.plans, &help, order, &|_| 0);
+    let got = expected_fight_kills(&alone, &plan.plans, &help, order, (&|_| 0, &|_| false));
     let want = pooled_duel(2, 1) * (1.0 - (2.0f64 / 3.0).powi(4));
     assert!((got - want).abs() < 1e-12, "{got} against {want}");
 }

@@ -599,7 +599,7 @@ impl PlannedModel {
     /// while it stands, Prone, and no Strikes from a rider thrown this turn.
     pub fn combatant_after(&self, outcome: &ContactOutcome) -> Combatant {
         let strikes = !outcome.prone && !matches!(outcome.thrown, Some(2..=5));
-        self.combatant_standing(outcome.left, outcome.mount_left, outcome.prone, strikes, outcome.fate_spent)
+        self.combatant_standing(outcome.left, outcome.mount_left, outcome.prone, strikes, outcome.fate_spent, false)
     }
 
     /// [`Self::combatant_after`], at its braced Defence when its shield wall braces it.
@@ -610,7 +610,7 @@ impl PlannedModel {
 
     /// The model as a fight sees it in the state the Impact Hits (of one chariot or of
     /// several in a turn) left it: the rider's Wounds, its mount's while it stands, Prone,
-    /// whether it Strikes, and the Fate a Hero spent.
+    /// whether it Strikes, the Fate a Hero spent, and whether its shield wall braces it.
     pub fn combatant_standing(
         &self,
         left: u8,
@@ -618,8 +618,12 @@ impl PlannedModel {
         prone: bool,
         strikes: bool,
         fate_spent: u8,
+        braced: bool,
     ) -> Combatant {
+        let (struck_by_chariot, defence) = self.struck(braced);
         Combatant {
+            struck_by_chariot,
+            defence,
             mount: self.mount.filter(|_| mount_left > 0).map(|m| MountCombatant {
                 fight: m.fight,
                 attacks: m.attacks,

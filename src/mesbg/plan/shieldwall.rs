@@ -39,7 +39,21 @@ pub fn wall_neighbours(
     discs: &[Disc],
     pushes: &[Push],
 ) -> Vec<Vec<Vec<usize>>> {
-    let members: Vec<usize> = (0..models.len()).filter(|&m| models[m].braced.is_some()).collect();
+    wall_neighbours_standing(groups, models, discs, pushes, None)
+}
+
+/// [`wall_neighbours`] on a board where only the models `present` says stand (a later
+/// chariot's drive in a turn: those an earlier one slew are gone).
+pub fn wall_neighbours_standing(
+    groups: &[ContactGroup],
+    models: &[PlannedModel],
+    discs: &[Disc],
+    pushes: &[Push],
+    present: Option<&[bool]>,
+) -> Vec<Vec<Vec<usize>>> {
+    let members: Vec<usize> = (0..models.len())
+        .filter(|&m| models[m].braced.is_some() && present.is_none_or(|p| p.get(m).copied().unwrap_or(false)))
+        .collect();
     let mut touched_by = vec![usize::MAX; models.len()];
     for (g, group) in groups.iter().enumerate() {
         for &m in &group.models {
@@ -74,6 +88,22 @@ pub fn wall_neighbours(
                         .collect()
                 })
                 .collect()
+        })
+        .collect()
+}
+
+/// Per model, the standing models of its shield wall that touch it (`present` says who
+/// stands; empty lists for models outside the wall): a turn's Fight phase reads who of
+/// them is still standing, not Prone, when each fight begins.
+pub fn wall_on_board(models: &[PlannedModel], discs: &[Disc], present: &[bool]) -> Vec<Vec<usize>> {
+    let members: Vec<usize> =
+        (0..models.len()).filter(|&m| models[m].braced.is_some() && present.get(m).copied().unwrap_or(false)).collect();
+    (0..models.len())
+        .map(|m| {
+            if !members.contains(&m) {
+                return Vec::new();
+            }
+            members.iter().copied().filter(|&n| n != m && in_base_contact(&discs[m], &discs[n])).collect()
         })
         .collect()
 }

@@ -70,7 +70,8 @@ fn the_stop_distribution_is_geometric_along_single_contacts() {
 fn conditional_chances_in_a_pair() {
     // Two models at the same distance, each slain with p = 5/9. Given the chariot stops
     // there (not both slain), the first is slain with p (1 - p) / (1 - p^2) = p / (1 + p).
-    let plan = plan_of(DEFAULT_SCENARIO);
+    // (Shieldwall off: D6 throughout.)
+    let plan = plan_of(&format!("{DEFAULT_SCENARIO}\n[rules]\nshieldwall = false\n"));
     let p: f64 = 5.0 / 9.0;
     let chances: Vec<f64> = plan.groups[0].passed_given_stop.iter().map(|c| c.probability()).collect();
     assert!((chances[0] - p / (1.0 + p)).abs() < 1e-12 && chances[1] == 0.0, "{chances:?}");

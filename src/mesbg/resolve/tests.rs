@@ -46,6 +46,7 @@ fn check_group_against_dice(plan: &Plan, g: usize, wounded: bool, fights_per_con
             .zip(group.config_outcomes(config, &plan.models))
             .filter_map(|(&m, o)| o.map(|o| Survivor::after(m, &o)))
             .collect();
+        brace_survivors(group, &mut scratch.survivors);
         let mut counts = vec![0u32; table.outcomes.len()];
         for _ in 0..fights_per_config {
             let o = fight_by_dice(
@@ -172,7 +173,7 @@ fn supported_fights_follow_the_exact_tables() {
         let text = DEFAULT_SCENARIO
             .replace("count = 12", "count = 18")
             .replace("ranks = 2", &format!("ranks = {ranks}\nbanner = true\nbanner_at = {banner_at}"))
-            .replace("points = 8 }", &format!("points = 8, {weapon} = true }}"));
+            .replace("shield = true, shieldwall = true }", &format!("{weapon} = true }}"));
         let plan = compile(&parse(&text, "t").unwrap_or_else(|e| panic!("{e}")));
         let all = vec![Presence { in_fight: true, rider: true, prone: false }; plan.groups[0].models.len()];
         let support = plan.foe_support(0, &all);

@@ -230,18 +230,6 @@ impl Checker<'_> {
             shieldwall: r.shieldwall.unwrap_or(d.shieldwall),
             cavalry_impact_hits: r.cavalry_impact_hits.unwrap_or(d.cavalry_impact_hits),
         };
-        // Shieldwall in a turn changes as earlier fights slay or knock down neighbours, which
-        // the turn's Fight phase does not follow yet: refused rather than left out.
-        let walled: usize =
-            formations.iter().map(|f| (0..f.centres.len()).filter(|&i| f.profile_of(i).in_shieldwall()).count()).sum();
-        if !more.is_empty() && rules.shieldwall && walled >= 3 {
-            self.fail(
-                "rules.shieldwall",
-                format!(
-                    "{walled} models stand in a shield wall (Shieldwall, with shields), and Shieldwall in a turn of several chariots is not supported yet in this version of charioteer; set [rules] shieldwall = false to play the turn without the +1 Defence (the report names it), or charge with one chariot, where it is played"
-                ),
-            );
-        }
         let answer = self.answer(&raw.answer, !more.is_empty());
         let scenario = Scenario {
             file: file.to_string(),

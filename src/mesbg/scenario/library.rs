@@ -6,8 +6,7 @@ use super::raw::{RawLibrary, bundled_library};
 use serde::Serialize;
 
 /// Wargear and rules the engine plays (everything else a profile lists is named as not
-/// modelled). A shield counts in Defence; Shieldwall braces a shielded wall (in a single
-/// charge; a turn against a wall is refused until its Fight phase follows it); spears and
+/// modelled). A shield counts in Defence; Shieldwall braces a shielded wall; spears and
 /// pikes support; a banner re-rolls; a chariot's charge is the whole point of the tool.
 const MODELLED: &[&str] = &[
     "shield",

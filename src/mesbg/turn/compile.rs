@@ -14,10 +14,11 @@ use super::measure::lines_of;
 use super::metrics::turn_metrics;
 use super::plan::{MAX_SIMULTANEOUS_IN_TURN, MAX_TURN_BOARDS, TurnError, TurnPlan};
 use crate::geometry::{self, Footprint, Pose, Vec2};
+use crate::mesbg::plan::shieldwall::{BRACING_NEIGHBOURS, wall_neighbours_standing};
 use crate::mesbg::plan::{
     Leg, PathPolicy, Plan, SAME_TIME_INCHES, Standing, best_pivots, breaks_through, compile, drive, pose_at,
 };
-use crate::mesbg::scenario::{CorridorWidth, Scenario, TurnOrder};
+use crate::mesbg::scenario::{CorridorWidth, Profile, Scenario, TurnOrder};
 
 /// Compiles a turn in the order the scenario asks for. For `order = "best"`, every order is
 /// compiled and weighed by the objective's mean: by `exact_mean` when the exact engine
@@ -103,20 +104,33 @@ pub fn permutations(n: usize) -> Vec<Vec<usize>> {
 pub fn compile_order(scenario: &Scenario, order: Vec<usize>) -> Result<TurnPlan, TurnError> {
     let entries = scenario.entries();
     let plans: Vec<Plan> = (0..entries.len()).map(|i| compile(&scenario.view(i))).collect();
+    // Per chariot: each model's tables, then (indices `models..`) each model's tables when
+    // its shield wall braces it (the same tables for a model outside any wall).
     let mut impact = Vec::with_capacity(entries.len());
     for entry in &entries {
         let mut per_model = Vec::new();
+        let mut braced = Vec::new();
         for f in &scenario.formations {
-            let warriors = std::sync::Arc::new(ImpactStates::compile(entry, &f.profile, &scenario.rules));
+            let compiled = |p: &Profile| std::sync::Arc::new(ImpactStates::compile(entry, p, &scenario.rules));
+            let in_wall = |p: &Profile| scenario.rules.shieldwall && p.in_shieldwall();
+            let with_bonus = |p: &Profile| Profile { defence: p.defence.saturating_add(1).min(10), ..p.clone() };
+            let warriors = compiled(&f.profile);
+            let warriors_braced =
+                if in_wall(&f.profile) { compiled(&with_bonus(&f.profile)) } else { warriors.clone() };
             for mi in 0..f.centres.len() {
-                per_model.push(match &f.hero {
+                let (plain, wall) = match &f.hero {
                     Some(h) if h.index == mi => {
-                        std::sync::Arc::new(ImpactStates::compile(entry, &h.profile, &scenario.rules))
+                        let plain = compiled(&h.profile);
+                        let wall = if in_wall(&h.profile) { compiled(&with_bonus(&h.profile)) } else { plain.clone() };
+                        (plain, wall)
                     }
-                    _ => warriors.clone(),
-                });
+                    _ => (warriors.clone(), warriors_braced.clone()),
+                };
+                per_model.push(plain);
+                braced.push(wall);
             }
         }
+        per_model.extend(braced);
         impact.push(per_model);
     }
     let centres: Vec<Vec2> = scenario.formations.iter().flat_map(|f| f.centres.iter().copied()).collect();
@@ -139,7 +153,7 @@ pub fn compile_order(scenario: &Scenario, order: Vec<usize>) -> Result<TurnPlan,
     compiler.node(0, start)?;
     let Compiler { nodes, finals, .. } = compiler;
     let (metrics, at) = turn_metrics(scenario, &plans, &lines_of(&scenario.formations));
-    let heroes: Vec<bool> = plans[0].models.iter().map(|m| m.hero.is_some()).collect();
+    let heroes: Vec<bool> = plans[0].models.iter().chain(&plans[0].models).map(|m| m.hero.is_some()).collect();
     let flat_impact = FlatImpact::new(&impact, &heroes);
     Ok(TurnPlan {
         scenario: scenario.clone(),
@@ -208,15 +222,31 @@ impl Compiler<'_> {
             _ => (Vec::new(), view.charge.distance),
         };
         let d = drive(&view, &footprint, discs, stop_at, standing, |chance, pose| policy.pivot(chance, pose, &pivots));
-        let groups: Vec<TurnGroup> =
-            d.groups.iter().map(|g| TurnGroup { distance: g.distance, models: g.models.clone() }).collect();
+        // Shieldwall: a model its standing wall braces when it is touched takes the hits
+        // from its braced tables (index `models + m`).
+        let models = &self.setting.plans[c].models;
+        let wall = wall_neighbours_standing(&d.groups, models, &d.discs, &d.pushes, Some(&board.present));
+        let groups: Vec<TurnGroup> = d
+            .groups
+            .iter()
+            .zip(wall)
+            .map(|(g, neighbours)| TurnGroup {
+                distance: g.distance,
+                models: g.models.clone(),
+                tables: g
+                    .models
+                    .iter()
+                    .zip(&neighbours)
+                    .map(|(&m, n)| if n.len() >= BRACING_NEIGHBOURS { m + models.len() } else { m })
+                    .collect(),
+            })
+            .collect();
         if let Some(big) = groups.iter().find(|g| g.models.len() > MAX_SIMULTANEOUS_IN_TURN) {
             return Err(TurnError::TooManyAtOnce { chariot: c + 1, models: big.models.len() });
         }
         let terrain_group = d.difficult_from.map_or(groups.len(), |from| {
             groups.iter().position(|g| g.distance >= from - SAME_TIME_INCHES).unwrap_or(groups.len())
         });
-        let models = &self.setting.plans[c].models;
         let breakthrough_possible = breaks_through(&d.groups, models, &view, &footprint, (&d.start(), &d.end));
         let index = self.nodes.len();
         self.nodes.push(TurnMove {

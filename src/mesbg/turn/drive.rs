@@ -28,6 +28,9 @@ pub struct TurnGroup {
     pub distance: f64,
     /// Model indices.
     pub models: Vec<usize>,
+    /// Per model: the index of its Impact Hits tables in [`super::plan::TurnPlan::impact`]
+    /// (the model's own, or `models + m` when its shield wall braces it when touched).
+    pub tables: Vec<usize>,
 }
 
 /// One chariot's drive on one board of the turn.
@@ -140,8 +143,8 @@ impl TurnMove {
         for (g, group) in mv.groups.iter().enumerate() {
             // Per branch: the effects so far, its chance, the group's survivors.
             let mut reached: Vec<(Effects, f64, u32)> = going.drain(..).map(|(e, p)| (e, p, 0)).collect();
-            for (i, &m) in group.models.iter().enumerate() {
-                let effects = impact[m].effects(states[at]);
+            for (i, (&m, &t)) in group.models.iter().zip(&group.tables).enumerate() {
+                let effects = impact[t].effects(states[at]);
                 at += 1;
                 let mut next = Vec::with_capacity(reached.len() * effects.len());
                 for (seq, p, survivors) in &reached {

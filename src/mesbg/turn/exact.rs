@@ -67,6 +67,12 @@ pub enum NotExactTurn {
         /// Models in the fight.
         models: usize,
     },
+    /// A shield wall stands on the board.
+    #[error(
+        "no exact values: models of a shield wall stand on the board (the exact engine for a turn does not follow \
+         Shieldwall yet)"
+    )]
+    Shieldwall,
     /// A chariot in two fights of one board.
     #[error(
         "no exact values: on some board chariot {0} is in two fights (the exact engine for a turn follows one each)"
@@ -144,6 +150,9 @@ pub fn check_exact_turn(plan: &TurnPlan) -> Result<(), NotExactTurn> {
     }
     if models.iter().any(|m| m.mount.is_some()) {
         return Err(NotExactTurn::Cavalry);
+    }
+    if models.iter().any(|m| m.braced.is_some()) {
+        return Err(NotExactTurn::Shieldwall);
     }
     for board in &plan.finals {
         if board.support.any() || board.fixed_support.iter().any(Option::is_some) {

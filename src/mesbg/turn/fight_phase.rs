@@ -7,6 +7,7 @@ use super::plan::TurnPlan;
 use super::scratch::{LocalFights, TurnTrial};
 use super::state::survivors_word;
 use crate::dice::{Dice, Phase, TrialKey};
+use crate::mesbg::plan::shieldwall::BRACING_NEIGHBOURS;
 use crate::mesbg::plan::{Plan, fight_rules, support};
 use crate::mesbg::resolve::{
     ChariotState, Event, FightBoard, Observer, PerChariot, Scratch, Survivor, fight_by_dice, pooled_fight,
@@ -74,7 +75,14 @@ fn work_out_fight(
         .filter(|sv| sv.left > 0 || sv.mount_left > 0)
         .map(|sv| Combatant {
             cannot_back_away: cannot_back_away.contains(&sv.model),
-            ..cp.models[sv.model].combatant_standing(sv.left, sv.mount_left, sv.prone, sv.strikes, sv.fate_spent)
+            ..cp.models[sv.model].combatant_standing(
+                sv.left,
+                sv.mount_left,
+                sv.prone,
+                sv.strikes,
+                sv.fate_spent,
+                sv.braced,
+            )
         })
         .collect();
     if enemies.is_empty() {
@@ -118,9 +126,16 @@ pub fn begin_fight<O: Observer>(plan: &TurnPlan, last: usize, i: usize, s: &mut 
         obs.note(|| Event::TurnFight { chariots, models });
     }
     s.inner.survivors.clear();
+    let wall = &plan.finals[last].wall;
     for &m in &fight.models {
         let opening_fate = plan.flat_impact.opening(m).fate_left;
-        let survivor = s.state(plan, m).survivor(m, opening_fate);
+        let mut survivor = s.state(plan, m).survivor(m, opening_fate);
+        // Braced as the wall stands when the fight begins: neighbours slain or knocked
+        // Prone in an earlier fight no longer count.
+        survivor.braced = wall.get(m).is_some_and(|neighbours| {
+            neighbours.iter().filter(|n| !s.fight_slain.contains(n) && !s.fight_prone.contains(n)).count()
+                >= BRACING_NEIGHBOURS
+        });
         s.inner.survivors.push(survivor);
     }
     for &c in &fight.chariots {
@@ -192,8 +207,9 @@ fn end_fight_of_one<O: Observer>(
 
 /// A chariot that wins knocks every Infantry or Cavalry model of the fight that is not a
 /// Monster Prone: a banner bearer among them, not slain, is down for the fights after this
-/// one (a Prone bearer gives no banner). Only bearers are kept: nothing else of a Prone
-/// model matters to a later fight.
+/// one (a Prone bearer gives no banner), and so is a model of a shield wall (a Prone model
+/// braces nobody). Only those are kept: nothing else of a Prone model matters to a later
+/// fight.
 fn knock_down_bearers(plan: &TurnPlan, (last, i): (usize, usize), won: bool, s: &mut TurnTrial) {
     if !won {
         return;
@@ -201,7 +217,8 @@ fn knock_down_bearers(plan: &TurnPlan, (last, i): (usize, usize), won: bool, s: 
     let board = &plan.finals[last];
     for &m in &board.fights[i].models {
         let model = &plan.plans[0].models[m];
-        if board.support.bearers.contains(&m) && !model.monster && !s.fight_slain.contains(&m) {
+        let matters = board.support.bearers.contains(&m) || model.braced.is_some();
+        if matters && !model.monster && model.chariot.is_none() && !s.fight_slain.contains(&m) {
             s.fight_prone.push(m);
         }
     }

@@ -4,7 +4,7 @@
 use super::measure::{breached_lines, lines_of};
 use super::pairing::{SplitChoice, TurnFight, best_split, fight_worth};
 use crate::geometry::{Disc, Footprint, Pose, Vec2};
-use crate::mesbg::plan::{Plan, can_back_away, support};
+use crate::mesbg::plan::{Plan, can_back_away, shieldwall, support};
 use crate::mesbg::rules::fight as mesbg_fight;
 use crate::mesbg::scenario::{FightOrder, Scenario, Terrain, TurnEntry};
 
@@ -84,6 +84,9 @@ pub struct FinalBoard {
     /// How the charging player split the models in contact into fights, when there was a
     /// choice: (legal splits weighed, the kills the chosen one promised).
     pub split_choice: Option<SplitChoice>,
+    /// Per model: the standing models of its shield wall that touch it on this board
+    /// (empty outside a wall); a fight reads which of them still stand, not Prone.
+    pub wall: Vec<Vec<usize>>,
 }
 
 /// A fight's help worked out with the plan: as it stands when every model fought earlier
@@ -141,7 +144,9 @@ pub fn final_board(setting: &TurnSetting, board: MovingBoard) -> FinalBoard {
             support.engaged[m] = true;
         }
     }
-    let (fights, split_choice) = split(setting, &contacts, &support);
+    let wall = shieldwall::wall_on_board(&setting.plans[0].models, &discs, &board.present);
+    let braced_at_start = |m: usize| wall.get(m).is_some_and(|n| n.len() >= shieldwall::BRACING_NEIGHBOURS);
+    let (fights, split_choice) = split(setting, &contacts, &support, &braced_at_start);
     let mut fights: Vec<TurnFight> = fights
         .into_iter()
         .map(|mut f| {
@@ -149,14 +154,25 @@ pub fn final_board(setting: &TurnSetting, board: MovingBoard) -> FinalBoard {
             f
         })
         .collect();
-    if setting.scenario.turn_rules.fight_order == FightOrder::HelpersFirst && support.any() {
-        // First the fights whose banner bearer helps another fight (a stable order: the
-        // rest as the chariots charged).
+    let walled = wall.iter().any(|n| !n.is_empty());
+    if setting.scenario.turn_rules.fight_order == FightOrder::HelpersFirst && (support.any() || walled) {
+        // First the fights whose banner bearer helps another fight, or whose models brace
+        // a model of another fight in their shield wall (a stable order: the rest as the
+        // chariots charged).
         let helps = |f: &TurnFight| {
-            f.models
+            let banner = f
+                .models
                 .iter()
                 .filter(|m| support.bearers.contains(m))
-                .any(|&b| fights_reached_by_banner(&fights, &discs, b).into_iter().any(|g| !std::ptr::eq(g, f)))
+                .any(|&b| fights_reached_by_banner(&fights, &discs, b).into_iter().any(|g| !std::ptr::eq(g, f)));
+            let bracing = f.models.iter().any(|&m| {
+                fights
+                    .iter()
+                    .filter(|g| !std::ptr::eq(*g, f))
+                    .flat_map(|g| &g.models)
+                    .any(|&n| wall[n].len() >= shieldwall::BRACING_NEIGHBOURS && wall[n].contains(&m))
+            });
+            banner || bracing
         };
         let helpers: Vec<bool> = fights.iter().map(helps).collect();
         let mut order: Vec<usize> = (0..fights.len()).collect();
@@ -213,6 +229,7 @@ pub fn final_board(setting: &TurnSetting, board: MovingBoard) -> FinalBoard {
         fixed_support,
         breached,
         split_choice,
+        wall,
     }
 }
 
@@ -272,6 +289,7 @@ fn split(
     setting: &TurnSetting,
     contacts: &[Vec<usize>],
     support: &support::SupportMap,
+    braced: &dyn Fn(usize) -> bool,
 ) -> (Vec<TurnFight>, Option<SplitChoice>) {
     let edges: Vec<(usize, usize)> =
         setting.order.iter().flat_map(|&c| contacts[c].iter().map(move |&m| (c, m))).collect();
@@ -290,7 +308,7 @@ fn split(
         } else {
             mesbg_fight::FoeSupport::default()
         };
-        fight_worth(f, setting.plans, &help, strike_order, &mount_wounds)
+        fight_worth(f, setting.plans, &help, strike_order, (&mount_wounds, braced))
     };
     best_split(&edges, setting.order, &mut kills)
 }

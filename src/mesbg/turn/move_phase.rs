@@ -94,7 +94,7 @@ pub fn apply_drive<O: Observer>(
             break;
         };
         debug_assert_eq!(first, group.models[0], "a drive's effects follow its groups");
-        for _ in &group.models {
+        for &t in &group.tables {
             let Some(&(m, effect)) = effects.next() else {
                 break;
             };
@@ -108,7 +108,7 @@ pub fn apply_drive<O: Observer>(
             }
             if O::ENABLED {
                 let trace = trace.get_or_insert_with(|| key.dice(Phase::Trace));
-                let outcome = plan.impact[c][m].outcome_given(before.hurt, effect, trace);
+                let outcome = plan.impact[c][t].outcome_given(before.hurt, effect, trace);
                 obs.note(|| Event::Contact { distance: group.distance, model: m, outcome });
             }
         }
@@ -155,9 +155,9 @@ fn charge_by_dice<O: Observer>(
             }
         }
         let mut survivors = 0u32;
-        for (i, &m) in group.models.iter().enumerate() {
+        for (i, (&m, &table)) in group.models.iter().zip(&group.tables).enumerate() {
             let t = s.state(plan, m);
-            let (outcome, hero) = plan.flat_impact.sample((c, m), t.hurt, dice);
+            let (outcome, hero) = plan.flat_impact.sample((c, table), t.hurt, dice);
             s.set(m, t.after(ContactEffect::of(&outcome)));
             if outcome.casualty {
                 s.chariots[c].impact_kills += 1;

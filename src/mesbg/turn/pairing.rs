@@ -312,9 +312,9 @@ pub fn expected_fight_kills(
     plans: &[Plan],
     support: &FoeSupport,
     strike_order: crate::mesbg::scenario::StrikeOrder,
-    mount_wounds: &dyn Fn(usize) -> u8,
+    (mount_wounds, braced): (&dyn Fn(usize) -> u8, &dyn Fn(usize) -> bool),
 ) -> f64 {
-    fight_worth(fight, plans, support, strike_order, mount_wounds).kills
+    fight_worth(fight, plans, support, strike_order, (mount_wounds, braced)).kills
 }
 
 /// What a fight is worth to the charging player, as [`expected_fight_kills`] weighs it:
@@ -365,17 +365,18 @@ pub fn fight_worth(
     plans: &[Plan],
     support: &FoeSupport,
     strike_order: crate::mesbg::scenario::StrikeOrder,
-    mount_wounds: &dyn Fn(usize) -> u8,
+    (mount_wounds, braced): (&dyn Fn(usize) -> u8, &dyn Fn(usize) -> bool),
 ) -> FightWorth {
     let models = &plans[0].models;
     let rules = crate::mesbg::plan::fight_rules(&plans[0].rules);
     let standing = |m: usize, c: usize| {
         let pm = &plans[c].models[m];
-        pm.combatant_standing(pm.wounds, if pm.mount.is_some() { mount_wounds(m) } else { 0 }, false, true, 0)
+        let mount = if pm.mount.is_some() { mount_wounds(m) } else { 0 };
+        pm.combatant_standing(pm.wounds, mount, false, true, 0, braced(m))
     };
     if let [c] = fight.chariots[..] {
         if fight.models.len() > 4 {
-            return rough_kills(fight, plans);
+            return rough_kills(fight, plans, braced);
         }
         let enemies: Vec<Combatant> = fight.models.iter().map(|&m| standing(m, c)).collect();
         let chariot = plans[c].chariot.fighter();
@@ -425,7 +426,7 @@ pub fn fight_worth(
     let mut left: Vec<(u8, f64)> = vec![(models[m].wounds, 1.0)];
     for k in crate::mesbg::resolve::strike_order(&might, strike_order) {
         let (c, might) = (fight.chariots[k], might[k]);
-        let roll = plans[c].models[m].struck_by_chariot;
+        let roll = plans[c].models[m].struck(braced(m)).0;
         // (Wounds left, Might left) of this chariot's Hero, with its chance.
         let mut states: Vec<(u8, u8, f64)> = left.iter().map(|&(w, p)| (w, might, p)).collect();
         for _ in 0..plans[c].chariot.attacks {
@@ -457,7 +458,7 @@ pub fn fight_worth(
 /// against dice, help and Might left out, equal Fight read as a roll-off) times the
 /// expected kills of its Strikes spread evenly over its models, each Trapped unless a
 /// Monster, at full Wounds, at most one kill per model.
-fn rough_kills(f: &TurnFight, plans: &[Plan]) -> FightWorth {
+fn rough_kills(f: &TurnFight, plans: &[Plan], braced: &dyn Fn(usize) -> bool) -> FightWorth {
     let models = &plans[0].models;
     let c = f.chariots[0];
     let ours = u32::from(plans[c].chariot.attacks);
@@ -467,7 +468,7 @@ fn rough_kills(f: &TurnFight, plans: &[Plan]) -> FightWorth {
     let per = f64::from(plans[c].chariot.attacks) / f.models.len() as f64;
     let mut worth = FightWorth::default();
     for &m in &f.models {
-        let p = plans[c].models[m].struck_by_chariot.probability();
+        let p = plans[c].models[m].struck(braced(m)).0.probability();
         let trapped = if models[m].monster { 1.0 } else { 2.0 };
         let slain = win * (per * trapped * p / f64::from(models[m].wounds.max(1))).min(1.0);
         worth.kills += slain;

@@ -102,7 +102,8 @@ impl ModelState {
 }
 
 /// A fight's enemies as the memo of fights drawn in one go keys them: 16 bits each (Wounds
-/// and mount's Wounds 4 bits each, Prone, Strikes, Fate spent 3 bits), at most four.
+/// and mount's Wounds 4 bits each, Prone, Strikes, Fate spent 3 bits, braced by its shield
+/// wall), at most four.
 /// `None` when they do not fit: the fight is fought die by die.
 pub fn survivors_word(survivors: &[Survivor]) -> Option<u64> {
     if survivors.len() > 4 {
@@ -117,7 +118,8 @@ pub fn survivors_word(survivors: &[Survivor]) -> Option<u64> {
             | u64::from(sv.mount_left) << 4
             | u64::from(sv.prone) << 8
             | u64::from(sv.strikes) << 9
-            | u64::from(sv.fate_spent) << 10;
+            | u64::from(sv.fate_spent) << 10
+            | u64::from(sv.braced) << 13;
         packed |= bits << (16 * k);
     }
     Some(packed)
