@@ -48,6 +48,24 @@ shield = true
     )
 }
 
+/// P(the higher of 2 dice beats 1 die), a tie (equal Fight) going to an even roll-off:
+/// enumerated face by face.
+fn two_dice_beat_one() -> f64 {
+    let mut win = 0.0;
+    for high in 1..=6u32 {
+        let p_high = f64::from(high * high - (high - 1) * (high - 1)) / 36.0;
+        for theirs in 1..=6u32 {
+            win += p_high / 6.0
+                * match high.cmp(&theirs) {
+                    std::cmp::Ordering::Greater => 1.0,
+                    std::cmp::Ordering::Equal => 0.5,
+                    std::cmp::Ordering::Less => 0.0,
+                };
+        }
+    }
+    win
+}
+
 fn exact_of(text: &str) -> exact::ExactDistribution {
     let scenario = parse(text, "t").unwrap_or_else(|e| panic!("{e:?}"));
     exact::exact(&compile(&scenario)).expect("exact")
@@ -115,18 +133,7 @@ fn a_survivor_whose_partner_fell_fights_without_the_bonus() {
         d.outcomes.iter().filter(|(o, _)| o.get(Metric::Contacts) == 2 && o.get(Metric::ImpactKills) == 1).collect();
     let p_one: f64 = one.iter().map(|(_, p)| p).sum();
     assert!((p_one - 2.0 * AT_D7 * (1.0 - AT_D7)).abs() < 1e-12, "one falls: {p_one}");
-    let mut win = 0.0;
-    for high in 1..=6u32 {
-        let p_high = f64::from(high * high - (high - 1) * (high - 1)) / 36.0;
-        for theirs in 1..=6u32 {
-            win += p_high / 6.0
-                * match high.cmp(&theirs) {
-                    std::cmp::Ordering::Greater => 1.0,
-                    std::cmp::Ordering::Equal => 0.5,
-                    std::cmp::Ordering::Less => 0.0,
-                };
-        }
-    }
+    let win = two_dice_beat_one();
     let kill_at_d6 = 1.0 - (4.0f64 / 9.0).powi(2);
     let fight_kills: f64 = one.iter().map(|(o, p)| p * f64::from(o.get(Metric::FightKills))).sum::<f64>() / p_one;
     assert!(
@@ -264,18 +271,7 @@ shield = true
     let (d6, d7) = (AT_D6, AT_D7);
     check("chariot1.impact_kills", d7);
     check("chariot2.impact_kills", d7 * d6 + (1.0 - d7) * d7);
-    let mut win = 0.0;
-    for high in 1..=6u32 {
-        let p_high = f64::from(high * high - (high - 1) * (high - 1)) / 36.0;
-        for theirs in 1..=6u32 {
-            win += p_high / 6.0
-                * match high.cmp(&theirs) {
-                    std::cmp::Ordering::Greater => 1.0,
-                    std::cmp::Ordering::Equal => 0.5,
-                    std::cmp::Ordering::Less => 0.0,
-                };
-        }
-    }
+    let win = two_dice_beat_one();
     let (k6, k7) = (1.0 - (4.0f64 / 9.0).powi(2), 1.0 - (25.0f64 / 36.0).powi(2));
     // Chariot 1 fights model 2 when it survived (25/36); model 3 then survived chariot 2's
     // braced hits with 25/36.

@@ -261,7 +261,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
             // A model of a shield wall: its tables with the +1 Defence, used wherever it
             // is braced.
             let braced = (scenario.rules.shieldwall && p.in_shieldwall()).then(|| {
-                let wall = Profile { defence: p.defence.saturating_add(1).min(10), ..p.clone() };
+                let wall = p.braced();
                 shieldwall::Braced {
                     defence: wall.defence,
                     impact: impact_of(&wall),

@@ -11,9 +11,9 @@
 //! their hits (worked out before it Backs Away, so a model knocked Prone by losing keeps it
 //! for the Strikes).
 
-use super::support::BASE_CONTACT_MM;
+use super::support::in_base_contact;
 use super::{ContactGroup, PlannedModel, Push, SAME_TIME_INCHES};
-use crate::geometry::{Disc, MM_PER_INCH};
+use crate::geometry::Disc;
 
 /// What changes for a model in a shield wall when it is braced.
 #[derive(Clone, Debug)]
@@ -106,12 +106,6 @@ pub fn wall_on_board(models: &[PlannedModel], discs: &[Disc], present: &[bool]) 
             members.iter().copied().filter(|&n| n != m && in_base_contact(&discs[m], &discs[n])).collect()
         })
         .collect()
-}
-
-/// Whether two bases are in base contact (edges within [`BASE_CONTACT_MM`]).
-fn in_base_contact(a: &Disc, b: &Disc) -> bool {
-    let tolerance = BASE_CONTACT_MM / MM_PER_INCH;
-    (a.centre - b.centre).length() <= a.radius + b.radius + tolerance && a.distance_to(b) <= tolerance
 }
 
 impl ContactGroup {

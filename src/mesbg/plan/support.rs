@@ -204,19 +204,22 @@ pub fn foe_support(
 /// The models (indices) whose bases touch, for every model of a scenario with spears or
 /// pikes: bases within [`BASE_CONTACT_MM`] of each other.
 pub fn touching(bases: &[Disc]) -> Vec<Vec<usize>> {
-    let tolerance = BASE_CONTACT_MM / MM_PER_INCH;
     let mut touching = vec![Vec::new(); bases.len()];
     for a in 0..bases.len() {
         for b in a + 1..bases.len() {
-            let (pa, pb) = (&bases[a], &bases[b]);
-            if (pa.centre - pb.centre).length() <= pa.radius + pb.radius + tolerance && pa.distance_to(pb) <= tolerance
-            {
+            if in_base_contact(&bases[a], &bases[b]) {
                 touching[a].push(b);
                 touching[b].push(a);
             }
         }
     }
     touching
+}
+
+/// Whether two bases are in base contact: their edges within [`BASE_CONTACT_MM`].
+pub fn in_base_contact(a: &Disc, b: &Disc) -> bool {
+    let tolerance = BASE_CONTACT_MM / MM_PER_INCH;
+    (a.centre - b.centre).length() <= a.radius + b.radius + tolerance && a.distance_to(b) <= tolerance
 }
 
 /// What a supporter's die is worth beyond being a die, for choosing among assignments with

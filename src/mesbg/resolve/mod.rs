@@ -123,11 +123,9 @@ pub(crate) fn brace_survivors(group: &crate::mesbg::plan::ContactGroup, survivor
     if !group.has_wall() {
         return;
     }
-    let standing: Vec<usize> = survivors.iter().map(|s| s.model).collect();
-    for s in survivors.iter_mut() {
-        if let Some(i) = group.models.iter().position(|&m| m == s.model) {
-            s.braced = group.braced_in_fight(i, |n| standing.contains(&n));
-        }
+    for k in 0..survivors.len() {
+        let Some(i) = group.models.iter().position(|&m| m == survivors[k].model) else { continue };
+        survivors[k].braced = group.braced_in_fight(i, |n| survivors.iter().any(|s| s.model == n));
     }
 }
 

@@ -60,6 +60,11 @@ impl Profile {
     pub fn in_shieldwall(&self) -> bool {
         self.shieldwall && self.shield && !self.pike && self.mount.is_none() && !self.chariot
     }
+
+    /// The profile as its shield wall braces it: Defence 1 higher (at most 10).
+    pub fn braced(&self) -> Profile {
+        Profile { defence: self.defence.saturating_add(1).min(10), ..self.clone() }
+    }
 }
 
 /// What makes an enemy model a Hero: Might, Will and Fate, and when he spends them.

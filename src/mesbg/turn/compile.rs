@@ -113,15 +113,13 @@ pub fn compile_order(scenario: &Scenario, order: Vec<usize>) -> Result<TurnPlan,
         for f in &scenario.formations {
             let compiled = |p: &Profile| std::sync::Arc::new(ImpactStates::compile(entry, p, &scenario.rules));
             let in_wall = |p: &Profile| scenario.rules.shieldwall && p.in_shieldwall();
-            let with_bonus = |p: &Profile| Profile { defence: p.defence.saturating_add(1).min(10), ..p.clone() };
             let warriors = compiled(&f.profile);
-            let warriors_braced =
-                if in_wall(&f.profile) { compiled(&with_bonus(&f.profile)) } else { warriors.clone() };
+            let warriors_braced = if in_wall(&f.profile) { compiled(&f.profile.braced()) } else { warriors.clone() };
             for mi in 0..f.centres.len() {
                 let (plain, wall) = match &f.hero {
                     Some(h) if h.index == mi => {
                         let plain = compiled(&h.profile);
-                        let wall = if in_wall(&h.profile) { compiled(&with_bonus(&h.profile)) } else { plain.clone() };
+                        let wall = if in_wall(&h.profile) { compiled(&h.profile.braced()) } else { plain.clone() };
                         (plain, wall)
                     }
                     _ => (warriors.clone(), warriors_braced.clone()),
