@@ -590,14 +590,14 @@ fn compare_with_set_and_target_ci() {
 #[test]
 fn a_bad_sweep_point_names_the_lines_of_the_users_file() {
     // The point is checked as TOML generated from the file, whose lines differ; the message
-    // gives the file's own lines of `count` (29) and `ranks` (30).
+    // gives the file's own lines of `count` (30) and `ranks` (31).
     let dir = scratch_dir();
     let file = format!("{}/scenarios/mesbg/khandish-vs-minas-tirith.toml", env!("CARGO_MANIFEST_DIR"));
     let out = charioteer(&["sweep", &file, "--set", "formations[0].count=0,5", "--trials", "100"], dir.path());
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains("with formations[0].count=0:29: field `formations[0].count`"), "{err}");
-    assert!(err.contains("with formations[0].count=0:30: field `formations[0].ranks`"), "{err}");
+    assert!(err.contains("with formations[0].count=0:30: field `formations[0].count`"), "{err}");
+    assert!(err.contains("with formations[0].count=0:31: field `formations[0].ranks`"), "{err}");
 }
 
 #[test]

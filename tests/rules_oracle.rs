@@ -10,7 +10,7 @@ mod support;
 
 use charioteer::mesbg::rules::duel::FoeHero;
 use charioteer::mesbg::rules::fight::{
-    ChariotFighter, Combatant, FatePolicy, FateRule, FightRules, FoeSupport, HeroInFight, MountCombatant, Saves,
+    ChariotFighter, Combatant, FatePolicy, FateRule, FightRules, FoeSupport, Grip, HeroInFight, MountCombatant, Saves,
     StrikeSplit, Supporter, fight_distribution,
 };
 use charioteer::mesbg::rules::{FightOutcome, Side, StrikeAllocation, to_wound};
@@ -36,6 +36,7 @@ fn engine_with(
         attacks: c.dice,
         wounds_left: c.wounds,
         side: if c.evil { Side::Evil } else { Side::Good },
+        grip: if c.two_handed { Grip::TwoHanded } else { Grip::OneHanded },
     };
     let enemies: Vec<Combatant> = foes
         .iter()
@@ -192,20 +193,21 @@ fn rider() -> Foe {
 }
 
 /// A Khandish King on his chariot (F5 S4 D7, 1 + 3 + 1 dice, 3 Wounds, Evil).
-const KING_CHARIOT: Chariot = Chariot { fight: 5, strength: 4, defence: 7, dice: 5, wounds: 3, evil: true };
+const KING_CHARIOT: Chariot =
+    Chariot { fight: 5, strength: 4, defence: 7, dice: 5, wounds: 3, evil: true, two_handed: false };
 
 #[test]
 fn small_fights_agree_with_the_oracle_in_exact_fractions() {
     let cases: Vec<(Chariot, Option<Hero>, Vec<Foe>, Rules)> = vec![
         // A lone chariot into one warrior, and into two.
         (
-            Chariot { fight: 4, strength: 3, defence: 7, dice: 2, wounds: 3, evil: true },
+            Chariot { fight: 4, strength: 3, defence: 7, dice: 2, wounds: 3, evil: true, two_handed: false },
             None,
             vec![warrior(1)],
             DEFAULT_RULES,
         ),
         (
-            Chariot { fight: 4, strength: 3, defence: 7, dice: 2, wounds: 3, evil: true },
+            Chariot { fight: 4, strength: 3, defence: 7, dice: 2, wounds: 3, evil: true, two_handed: false },
             None,
             vec![warrior(1); 2],
             DEFAULT_RULES,
@@ -216,7 +218,7 @@ fn small_fights_agree_with_the_oracle_in_exact_fractions() {
         (KING_CHARIOT, Some(king(2, 1)), vec![warrior(1); 2], Rules { declared: false, ..DEFAULT_RULES }),
         // A weaker chariot that usually loses: Fate retried, Might on the Fate roll.
         (
-            Chariot { fight: 2, strength: 3, defence: 5, dice: 2, wounds: 2, evil: false },
+            Chariot { fight: 2, strength: 3, defence: 5, dice: 2, wounds: 2, evil: false, two_handed: false },
             Some(king(2, 2)),
             vec![Foe::infantry(5, 5, 5, 2, 2)],
             DEFAULT_RULES,
@@ -225,7 +227,7 @@ fn small_fights_agree_with_the_oracle_in_exact_fractions() {
         // riderless horse; a Prone rider.
         (KING_CHARIOT, Some(king(1, 1)), vec![rider(); 2], DEFAULT_RULES),
         (
-            Chariot { fight: 3, strength: 3, defence: 7, dice: 2, wounds: 3, evil: false },
+            Chariot { fight: 3, strength: 3, defence: 7, dice: 2, wounds: 3, evil: false, two_handed: false },
             None,
             vec![Foe { horse: None, thrown: true, ..rider() }, Foe { wounds: 0, ..rider() }],
             DEFAULT_RULES,
@@ -245,7 +247,7 @@ fn the_oracle_agrees_with_hand_derivations() {
     // A lone chariot, F4 with 2 dice, against one F4 warrior; Evil chariot, Good warrior.
     // P(win the duel) = P(2 dice beat 1) + P(tie) / 2: by hand 143/216. Won: 2 Strikes,
     // Trapped, S3 v D5 needs 5+: P(kill) = 1 - (2/3)^4 = 65/81.
-    let c = Chariot { fight: 4, strength: 3, defence: 7, dice: 2, wounds: 3, evil: true };
+    let c = Chariot { fight: 4, strength: 3, defence: 7, dice: 2, wounds: 3, evil: true, two_handed: false };
     let d: BTreeMap<oracle::Result, Ratio> = oracle::fight(&c, None, &[warrior(1)], &DEFAULT_RULES);
     let kill = d.iter().filter(|(r, _)| r.won && r.kills == 1).map(|x| *x.1).fold(Ratio(0, 1), |a, b| a + b);
     assert_eq!(kill, Ratio::frac(143, 216) * Ratio::frac(65, 81));
@@ -256,7 +258,7 @@ fn the_oracle_agrees_with_hand_derivations() {
     // the chariot wins only when its die is strictly higher (ties go to the higher Fight),
     // 15/36; losing, it takes one Strike, a Wound with 1/2, and Fate leaves 1/4 of those.
     // It loses no Wound with 15/36 + 21/36 * (1 - 1/2 * 1/4) = 15/36 + 21/36 * 7/8.
-    let weak = Chariot { fight: 1, strength: 1, defence: 9, dice: 1, wounds: 1, evil: true };
+    let weak = Chariot { fight: 1, strength: 1, defence: 9, dice: 1, wounds: 1, evil: true, two_handed: false };
     let brute = Foe { monster: true, ..Foe::infantry(6, 9, 10, 1, 3) };
     let hero = Hero { might_in_duel: false, might_on_wounds: false, ..king(0, 2) };
     let d: BTreeMap<oracle::Result, Ratio> = oracle::fight(&weak, Some(&hero), &[brute], &DEFAULT_RULES);
@@ -290,7 +292,7 @@ fn exactly(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], help: &Help, what: &s
 
 #[test]
 fn banners_supporters_and_enemy_heroes_agree_with_the_oracle_in_exact_fractions() {
-    let chariot = Chariot { fight: 4, strength: 4, defence: 7, dice: 2, wounds: 3, evil: true };
+    let chariot = Chariot { fight: 4, strength: 4, defence: 7, dice: 2, wounds: 3, evil: true, two_handed: false };
     let banner = Help { banner: true, supporter_fight_counts: true, ..Help::default() };
     // A lone F5 warrior with a banner: his tie is won on Fight, so he keeps it.
     exactly(&chariot, None, &[Foe::infantry(5, 3, 5, 1, 1)], &banner, "a tie won on Fight");
@@ -451,8 +453,16 @@ fn any_foe() -> impl Strategy<Value = Foe> {
 }
 
 fn any_chariot() -> impl Strategy<Value = Chariot> {
-    (1..=6u8, 1..=7u8, 5..=9u8, 1..=5u8, 1..=4u8, any::<bool>()).prop_map(
-        |(fight, strength, defence, dice, wounds, evil)| Chariot { fight, strength, defence, dice, wounds, evil },
+    (1..=6u8, 1..=7u8, 5..=9u8, 1..=5u8, 1..=4u8, any::<bool>(), any::<bool>()).prop_map(
+        |(fight, strength, defence, dice, wounds, evil, two_handed)| Chariot {
+            fight,
+            strength,
+            defence,
+            dice,
+            wounds,
+            evil,
+            two_handed,
+        },
     )
 }
 
@@ -627,6 +637,7 @@ impl ChargeCase {
                 dice: a + ha + 1,
                 wounds: w,
                 evil: true,
+                two_handed: false,
             },
             riding,
             impact: self.hits.map_or(ImpactDice::D3, ImpactDice::Fixed),
@@ -1325,7 +1336,7 @@ const MESBG_DRAWN: [&str; 7] = [
 ];
 
 /// The MESBG options (`[rules]` and `[turn]`) the oracle does not draw yet, each with why.
-const MESBG_NOT_DRAWN: [(&str, &str); 8] = [
+const MESBG_NOT_DRAWN: [(&str, &str); 9] = [
     (
         "cavalry_passed_when",
         "the oracle's charges meet infantry columns; cavalry's passing is checked by hand in tests/choices.rs",
@@ -1336,6 +1347,10 @@ const MESBG_NOT_DRAWN: [(&str, &str); 8] = [
     (
         "shieldwall",
         "the oracle's contacts stand apart (no wall); Shieldwall is derived by hand on small walls in tests/shieldwall.rs",
+    ),
+    (
+        "grip",
+        "the oracle's random fights draw the grip itself (one- or two-handed); the choice between them is derived by hand in tests/grip.rs",
     ),
     ("turn.fight_order", "the oracle follows a single charge; turns are checked by hand in tests/turn.rs"),
     ("turn.strike_order", "the oracle follows a single charge; turns are checked by hand in tests/turn.rs"),

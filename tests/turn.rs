@@ -711,6 +711,8 @@ base = { round_mm = 50 }
 front_centre = [0.0, 6.0]
 facing = 90
 profile = { fight = 6, strength = 6, defence = 6, attacks = 3, wounds = 5, courage = "6+", monster = true }
+[rules]
+grip = "one_handed"   # the derivation holds the chariots' weapons one-handed (tests/grip.rs derives two-handed)
 "#;
     let plan = plan_of(text, vec![0, 1]);
     let all = means(&plan, 4, TRIALS);
@@ -903,6 +905,8 @@ front_centre = [-1.5, 6.0]
 facing = 180
 banner = true
 profile = { fight = 4, strength = 3, defence = 10, attacks = 1, wounds = 3, courage = "7+" }
+[rules]
+grip = "one_handed"   # the derivation holds the chariots' weapons one-handed (tests/grip.rs derives two-handed)
 "#;
     let p_banner = chariot_beats_one_die(2, false, true);
     let p_plain = chariot_beats_one_die(2, false, false);
@@ -1043,6 +1047,8 @@ base = { round_mm = 25 }
 front_centre = [0.5, 4.0]
 facing = 180
 profile = { fight = 4, strength = 3, defence = 4, attacks = 1, wounds = 2, courage = "4+" }
+[rules]
+grip = "one_handed"   # the derivation holds the chariots' weapons one-handed (tests/grip.rs derives two-handed)
 "#;
 
 /// P(at least `k` of `n` rolls succeed, each with `p`).
@@ -1205,4 +1211,56 @@ fn a_model_pushed_off_a_chariot_by_a_later_pivot_no_longer_fights_it() {
     let win = pooled_duel(2, 1);
     check(&all, "chariot2.fight_won", win);
     check(&all, "fight_kills", win * (1.0 - (2.0f64 / 3.0).powi(4)));
+}
+
+/// P(the chariots' `ours` dice beat the model's `theirs` dice when the chariots hold their
+/// weapons two-handed: each of their faces shown 1 lower unless a 6, never below 1), equal
+/// Fight, the roll-off even: enumerated over every face.
+fn pooled_duel_two_handed(ours: u32, theirs: u32) -> f64 {
+    let n = ours + theirs;
+    let shown = |face: u32| if face == 6 { 6 } else { face.saturating_sub(1).max(1) };
+    let mut win = 0.0;
+    for code in 0..6u32.pow(n) {
+        let faces: Vec<u32> = (0..n).map(|i| code / 6u32.pow(i) % 6 + 1).collect();
+        let a = faces[..ours as usize].iter().map(|&f| shown(f)).max().unwrap_or(0);
+        let b = faces[ours as usize..].iter().max().copied().unwrap_or(0);
+        win += match a.cmp(&b) {
+            std::cmp::Ordering::Greater => 1.0,
+            std::cmp::Ordering::Equal => 0.5,
+            std::cmp::Ordering::Less => 0.0,
+        };
+    }
+    win / 6f64.powi(n as i32)
+}
+
+#[test]
+fn two_chariots_holding_their_weapons_two_handed_pool_the_lowered_dice() {
+    // The Khandish chariots carry hand-and-a-half weapons; `grip = "two_handed"` holds
+    // them so in every fight. The Impact Hits are untouched (4/9 leaves the warrior
+    // standing each time); in the pooled fight the side's score is its best die as the
+    // grip shows it, and each Trapped Strike is two rolls at 4+ (5+, one better).
+    let text = format!("{ONE_WARRIOR}\n[rules]\ngrip = \"two_handed\"\n");
+    let plan = plan_of(&text, vec![0, 1]);
+    let all = means(&plan, 12, TRIALS);
+    let both = (4.0f64 / 9.0).powi(2);
+    let win = pooled_duel_two_handed(4, 1);
+    assert!(win < pooled_duel(4, 1), "two-handed dice win less often");
+    let miss4 = 0.5f64.powi(4);
+    check(&all, "chariot1.fight_won", both * win);
+    check(&all, "chariot1.fight_kills", both * win * (1.0 - miss4));
+    check(&all, "chariot2.fight_kills", both * win * miss4 * (1.0 - miss4));
+    check(&all, "chariot1.wounds_lost", both * (1.0 - win) / 6.0);
+    // The exact engine for a turn gives the same, to the last digit.
+    let exact = charioteer::mesbg::turn::exact_turn(&plan).expect("exact");
+    let e = |name: &str| exact_mean(&exact, &plan, name);
+    close(e("chariot1.fight_won"), both * win, "chariot1.fight_won, exact");
+    close(e("chariot1.fight_kills"), both * win * (1.0 - miss4), "chariot1.fight_kills, exact");
+    close(e("chariot2.fight_kills"), both * win * miss4 * (1.0 - miss4), "chariot2.fight_kills, exact");
+    // Left to choose (`best`), each chariot holds it as it would alone against the D5
+    // warrior: one-handed, 143/216 * (1 - (2/3)^4) = 0.531 against two-handed
+    // 238/432 * (1 - (1/2)^4) = 0.516, so the pooled fight is the one-handed one that
+    // `two_chariots_in_one_fight_pool_their_dice_and_strike_in_turn` derives.
+    let one = 143.0 / 216.0 * (1.0 - (2.0f64 / 3.0).powi(4));
+    let two = 238.0 / 432.0 * (1.0 - 0.5f64.powi(4));
+    assert!(one > two);
 }

@@ -156,7 +156,7 @@ fn a_handful_of_trials_of_a_rare_outcome_is_not_called_a_disagreement() {
     // (The example with Shieldwall off, whose breakthrough is that rare.)
     let dir = tempfile::tempdir().unwrap();
     let text = std::fs::read_to_string("scenarios/mesbg/khandish-vs-minas-tirith.toml").unwrap()
-        + "\n[rules]\nshieldwall = false\n";
+        + "\n[rules]\nshieldwall = false\ngrip = \"one_handed\"\n";
     let file = dir.path().join("example.toml");
     std::fs::write(&file, text).unwrap();
     let example = file.to_str().unwrap();

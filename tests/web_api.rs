@@ -93,7 +93,7 @@ fn validate_answers_the_board_and_both_forms_or_the_problems_with_lines() {
     let bad = server.post("/api/validate", "text/plain", wrong.as_bytes()).json();
     let problem = &bad["problems"][0];
     assert_eq!(problem["field"], "formations[0].count", "{bad}");
-    assert_eq!(problem["line"], 29);
+    assert_eq!(problem["line"], 30);
     // A warning is answered with a valid scenario.
     let far = text.replace("front_centre = [0.0, 6.0]", "front_centre = [30.0, 6.0]");
     let warned = server.post("/api/validate", "text/plain", far.as_bytes());

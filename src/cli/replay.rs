@@ -175,6 +175,15 @@ pub(super) fn describe_event(plan: &Plan, event: &Event) -> String {
         Event::Obstacle { wounding_hits } => {
             format!("drives into the obstacle: 3 hits at Strength 6 each way, {wounding_hits} wound the chariot")
         }
+        Event::Grip { two_handed, chosen } => format!(
+            "the chariot holds its hand-and-a-half weapon {}{}",
+            if *two_handed {
+                "two-handed (duel dice 1 lower unless a 6, To Wound rolls 1 higher)"
+            } else {
+                "one-handed"
+            },
+            if *chosen { ", the grip with more expected kills in this fight" } else { ", as the grip policy says" }
+        ),
         Event::Might { points, on } => format!("the Hero spends {points} Might on the {on} roll"),
         Event::FoeMight { model, points, on } => {
             format!("{} spends {points} Might on the {on} roll", plan.model_label(*model))

@@ -104,6 +104,21 @@ pub struct Chariot {
     pub dice: u8,
     pub wounds: u8,
     pub evil: bool,
+    /// Its weapon held two-handed: each duel die shows one less (never below 1) unless it
+    /// is a 6, and each To Wound die one more (never above 6).
+    pub two_handed: bool,
+}
+
+impl Chariot {
+    /// What the grip adds to each of the chariot's To Wound dice.
+    fn wound_bonus(&self) -> u8 {
+        u8::from(self.two_handed)
+    }
+
+    /// What one of its duel dice shows.
+    fn duel_face(&self, face: u8) -> u8 {
+        if self.two_handed && face < 6 { face.saturating_sub(1).max(1) } else { face }
+    }
 }
 
 /// Where the Hero's Fate goes.
@@ -250,12 +265,14 @@ pub fn chart(strength: u8, defence: u8) -> Option<(u8, u8)> {
     CHART.iter().find(|(upto, _, _)| diff <= *upto).map(|&(_, a, b)| (a, b))
 }
 
-/// P(one To Wound roll succeeds), as a float (for the declared split only).
-fn chance(strength: u8, defence: u8) -> f64 {
+/// P(one To Wound roll succeeds) with `bonus` added to each die, as a float (for the
+/// declared split only): faces counted one by one.
+fn chance(strength: u8, defence: u8, bonus: u8) -> f64 {
+    let share = |needs: u8| (1..=6u8).filter(|&d| (d + bonus).min(6) >= needs).count() as f64 / 6.0;
     match chart(strength, defence) {
         None => 0.0,
-        Some((a, 0)) => f64::from(7 - a) / 6.0,
-        Some((a, b)) => f64::from(7 - a) / 6.0 * f64::from(7 - b) / 6.0,
+        Some((a, 0)) => share(a),
+        Some((a, b)) => share(a) * share(b),
     }
 }
 
@@ -380,7 +397,10 @@ pub fn declare_weighed(total: u8, targets: &[(f64, u8, u8, bool)]) -> Vec<u8> {
 
 /// One Strike by the chariot at a model with `left` Wounds: every face of every die, with
 /// Might spent only where a Wound can still matter. Returns ((Wounds, Might spent), p).
-fn strike<P: Prob>(strength: u8, defence: u8, trapped: bool, left: u8, might: u8) -> Vec<((u8, u8), P)> {
+/// `bonus` is added to every die before it is read (never above 6): a weapon held
+/// two-handed.
+fn strike<P: Prob>(strength: u8, defence: u8, bonus: u8, trapped: bool, left: u8, might: u8) -> Vec<((u8, u8), P)> {
+    let up = |d: u8| (d + bonus).min(6);
     let mut out: BTreeMap<(u8, u8), P> = BTreeMap::new();
     let Some((first, second)) = chart(strength, defence) else {
         return vec![((0, 0), P::one())];
@@ -396,8 +416,8 @@ fn strike<P: Prob>(strength: u8, defence: u8, trapped: bool, left: u8, might: u8
         };
         for dice in faces {
             let p = if trapped { sixth * sixth } else { sixth };
-            let mut hits = dice.iter().filter(|&&d| d >= first).count() as u8;
-            let mut misses: Vec<u8> = dice.iter().filter(|&&d| d < first).map(|&d| first - d).collect();
+            let mut hits = dice.iter().filter(|&&d| up(d) >= first).count() as u8;
+            let mut misses: Vec<u8> = dice.iter().filter(|&&d| up(d) < first).map(|&d| first - up(d)).collect();
             misses.sort();
             let wanted = left.min(dice.len() as u8);
             let mut spent = 0;
@@ -431,13 +451,13 @@ fn strike<P: Prob>(strength: u8, defence: u8, trapped: bool, left: u8, might: u8
                     next.push((wounds, spent, p));
                     continue;
                 }
-                let lift = 6 - f;
+                let lift = 6 - up(f);
                 if lift > might - spent {
                     next.push((wounds, spent, p));
                     continue;
                 }
                 for s in 1..=6u8 {
-                    let raised = (s + lift).min(6);
+                    let raised = (up(s) + lift).min(6);
                     let q = p * sixth;
                     if raised >= second {
                         next.push((wounds + 1, spent + lift, q));
@@ -773,7 +793,10 @@ pub fn fight_with<P: Prob>(
         }
         highs
     };
-    for (&a, &pa) in &highest::<P>(u32::from(c.dice)) {
+    for (&rolled, &pa) in &highest::<P>(u32::from(c.dice)) {
+        // The chariot's score: its highest die as its grip shows it (a lower die never
+        // shows more than a higher one, so the highest stays the highest).
+        let a = c.duel_face(rolled);
         for (values, q0) in &rolls {
             let p = pa * *q0;
             let values = values.clone();
@@ -895,7 +918,7 @@ pub fn fight_with<P: Prob>(
                         .map(|k| {
                             let (defence, trapped, rider, _) = target(k);
                             Aim {
-                                p: chance(c.strength, defence),
+                                p: chance(c.strength, defence, c.wound_bonus()),
                                 per: 1 + u8::from(trapped),
                                 wounds: start[k],
                                 is_kill: rider,
@@ -930,7 +953,9 @@ pub fn fight_with<P: Prob>(
                         let (w, fate, hm) = left[k];
                         // Against a Hero with Fate left every Wound of the Strike may matter.
                         let counted = if fate > 0 { w.max(2) } else { w };
-                        for ((wounds, spent), q) in strike::<P>(c.strength, defence, trapped, counted, usable) {
+                        for ((wounds, spent), q) in
+                            strike::<P>(c.strength, defence, c.wound_bonus(), trapped, counted, usable)
+                        {
                             match foes[aimed[k]].hero {
                                 Some(h) if fate > 0 => {
                                     for (after_k, r) in wound_hero::<P>(&h, (w, fate, hm), wounds) {
@@ -996,7 +1021,7 @@ pub fn fight_with<P: Prob>(
                         }
                         // The To Wound roll, face by face, with the Hero's Might if he spends it.
                         let usable = with_might.map_or(0, |h| hl[h]);
-                        for ((hit, spent), q) in strike::<P>(strength, c.defence, false, 1, usable) {
+                        for ((hit, spent), q) in strike::<P>(strength, c.defence, 0, false, 1, usable) {
                             let mut hl = hl.clone();
                             if let Some(h) = with_might {
                                 hl[h] -= spent;

@@ -249,6 +249,7 @@ pub fn compile(scenario: &Scenario) -> Plan {
             might_on_fate: scenario.rules.might_on_fate && c.hero.as_ref().is_some_and(|h| h.might_on_saves),
             might_on_terrain: c.hero.as_ref().is_some_and(|h| h.might_on_saves),
         },
+        grip: scenario.rules.grip.grip(c.has_hand_and_a_half()),
     };
     let mut models = Vec::new();
     let mut discs = Vec::new();

@@ -10,7 +10,7 @@ use crate::dice::{Chance, CumulativeTable, Dice, DiceExpr};
 use crate::geometry::{self, Disc, Footprint, Pose, Vec2};
 use crate::mesbg::rules::duel::{FoeHero, wounds_on_foe_hero};
 use crate::mesbg::rules::fight::{
-    self as mesbg_fight, ChariotFighter, Combatant, FatePolicy, FightRules, HeroInFight, MountCombatant, Saves,
+    self as mesbg_fight, ChariotFighter, Combatant, FatePolicy, FightRules, Grip, HeroInFight, MountCombatant, Saves,
 };
 use crate::mesbg::rules::{self as mesbg, FightOutcome, Side, WoundRoll};
 use crate::mesbg::scenario::{
@@ -318,6 +318,10 @@ pub struct FightingChariot {
     /// How its Hero saves its Wounds (no Fate or Might without a Hero).
     #[serde(skip)]
     pub saves: Saves,
+    /// How it holds its weapon in its fights (a hand-and-a-half weapon's grip, or
+    /// one-handed).
+    #[serde(skip)]
+    pub grip: Grip,
 }
 
 /// What the rules need of a Hero riding a chariot.
@@ -553,7 +557,13 @@ impl FightingChariot {
 
     /// The chariot as a fight sees it, with all its Wounds.
     pub fn fighter(&self) -> ChariotFighter {
-        ChariotFighter { fight: self.fight, attacks: self.attacks, wounds_left: self.wounds, side: self.side }
+        ChariotFighter {
+            fight: self.fight,
+            attacks: self.attacks,
+            wounds_left: self.wounds,
+            side: self.side,
+            grip: self.grip,
+        }
     }
 
     /// Of its Hero's `might_left`, the Might he would spend on its To Wound rolls (none when

@@ -77,6 +77,13 @@ pub enum Event {
         /// Wounds it lost.
         wounds_lost: u8,
     },
+    /// The chariot's player chose how to hold its hand-and-a-half weapon for this fight.
+    Grip {
+        /// Two-handed (else one-handed).
+        two_handed: bool,
+        /// Chosen for this fight by the grip policy `best` (else always held so).
+        chosen: bool,
+    },
     /// The Hero spent Might on a roll of the chariot.
     Might {
         /// Points spent.

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::mesbg::rules::duel::{HeroDice, PerHero};
+use crate::mesbg::rules::fight::{ChariotFighter, Combatant, HeroInFight};
 
 /// Finds dice for a replayed fight that give `result`, the outcome its trial drew from the
 /// exact table for the chariot as it came to the fight (`before`), on `board`: dice-level
@@ -96,6 +97,30 @@ impl<'a> FightBoard<'a> {
             None if self.support.any() => std::borrow::Cow::Owned(support_in_fight(plan, self, scratch, enemy, obs)),
             None => std::borrow::Cow::Owned(FoeSupport::NONE),
         }
+    }
+
+    /// The models of `scratch`'s fight with a rider or a mount standing, as the exact fight
+    /// reads them (blocked behind as this board says).
+    fn combatants(&self, plan: &Plan, scratch: &Scratch) -> Vec<Combatant> {
+        scratch
+            .survivors
+            .iter()
+            .filter(|s| s.left > 0 || s.mount_left > 0)
+            .map(|s| {
+                let mut c = plan.models[s.model].combatant_standing(
+                    s.left,
+                    s.mount_left,
+                    s.prone,
+                    s.strikes,
+                    s.fate_spent,
+                    s.braced,
+                );
+                if let Some(blocked) = self.cannot_back_away {
+                    c.cannot_back_away = blocked.contains(&s.model);
+                }
+                c
+            })
+            .collect()
     }
 
     /// Whether beaten model `m` (a Monster) is Trapped for want of room to Back Away.
@@ -326,6 +351,34 @@ impl FoeHeroes {
     }
 }
 
+/// Whether the chariot holds its weapon two-handed in the fight against `scratch`'s
+/// survivors: as its grip says, or, for a hand-and-a-half weapon held as a sensible player
+/// holds it, the grip [`mesbg_fight::chosen_grip`] picks from the fight as it stands (the
+/// same choice the exact tables make). Replays say which.
+fn held_two_handed<O: Observer>(
+    plan: &Plan,
+    enemies: impl FnOnce() -> Vec<Combatant>,
+    state: &ChariotState,
+    support: &FoeSupport,
+    obs: &mut O,
+) -> bool {
+    let fighter = plan.chariot.fighter();
+    let grip = match fighter.grip {
+        mesbg_fight::Grip::OneHanded => return false,
+        mesbg_fight::Grip::Choose => {
+            let enemies = enemies();
+            let chariot = ChariotFighter { wounds_left: state.wounds_left, ..fighter };
+            let hero = HeroInFight { might: state.might_left, fate: state.fate_left, ..plan.chariot.hero_in_fight() };
+            mesbg_fight::chosen_grip(&chariot, &enemies, fight_rules(&plan.rules), hero, support)
+        }
+        held => held,
+    };
+    let two_handed = grip == mesbg_fight::Grip::TwoHanded;
+    let chosen = fighter.grip == mesbg_fight::Grip::Choose;
+    obs.note(|| Event::Grip { two_handed, chosen });
+    two_handed
+}
+
 /// The fight after the charge against the survivors in `scratch`, die by die, with the
 /// Hero's Might (by his policy) and Fate, and cavalry (rider and mount).
 pub(crate) fn fight_by_dice<O: Observer>(
@@ -364,7 +417,11 @@ pub(crate) fn fight_by_dice<O: Observer>(
         scratch.supporters_used.extend(support.supporters.iter().map(|sp| sp.model));
     }
     let mut foes = if board.foe_heroes { FoeHeroes::of(plan, scratch) } else { FoeHeroes::default() };
+    let two_handed = held_two_handed(plan, || board.combatants(plan, scratch), state, support, obs);
     let mut chariot_high = dice.highest_d6(attacker.dice);
+    if two_handed {
+        chariot_high = mesbg::two_handed_duel_die(chariot_high);
+    }
     let enemy_high = if !foes.heroes.is_empty() {
         foes.duel(&attacker, &enemy, support, &mut chariot_high, (policy, state), dice, obs)
     } else if support.plain_dice() {
@@ -422,11 +479,12 @@ pub(crate) fn fight_by_dice<O: Observer>(
                     board.trapped(plan, s.model, left, rules)
                 };
                 let (roll, defence) = m.struck(s.braced);
+                let roll = if two_handed { roll.plus_one() } else { roll };
                 scratch.targets.push(StrikeTarget { roll, trapped, wounds_left: left, defence });
                 scratch.target_is_rider.push(true);
             } else if let Some(mount) = m.mount.filter(|_| s.mount_left > 0) {
                 scratch.targets.push(StrikeTarget {
-                    roll: mount.struck_by_chariot,
+                    roll: if two_handed { mount.struck_by_chariot.plus_one() } else { mount.struck_by_chariot },
                     trapped: false,
                     wounds_left: s.mount_left,
                     defence: mount.defence,
@@ -601,6 +659,24 @@ pub(crate) fn strike_order(might_for_strikes: &[u8], order: crate::mesbg::scenar
     strikers
 }
 
+/// Whether each chariot of a pooled fight holds its weapon two-handed: as its grip says,
+/// or, for a hand-and-a-half weapon held as a sensible player holds it, the grip it would
+/// choose fighting the model alone ([`mesbg_fight::chosen_grip`]).
+fn pooled_grips<O: Observer>(
+    plans: &[&Plan],
+    board: &FightBoard,
+    scratch: &Scratch,
+    states: &[ChariotState],
+    support: &FoeSupport,
+    obs: &mut O,
+) -> PerChariot<bool> {
+    plans
+        .iter()
+        .zip(states)
+        .map(|(plan, state)| held_two_handed(plan, || board.combatants(plans[0], scratch), state, support, obs))
+        .collect()
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn pooled_fight<O: Observer>(
     plans: &[&Plan],
@@ -643,7 +719,22 @@ pub(crate) fn pooled_fight<O: Observer>(
     } else {
         crate::mesbg::scenario::MightPolicy::None
     };
-    let mut chariot_high = dice.highest_d6(attacker.dice);
+    // Each chariot holds its weapon as it would fighting the model alone; the side's score
+    // is the best of their dice as each grip reads them.
+    let two_handed: PerChariot<bool> = pooled_grips(plans, board, scratch, states, support, obs);
+    let mut chariot_high = if two_handed.iter().any(|&t| t) {
+        plans
+            .iter()
+            .zip(&two_handed)
+            .map(|(p, &t)| {
+                let high = dice.highest_d6(u32::from(p.chariot.attacks));
+                if t { mesbg::two_handed_duel_die(high) } else { high }
+            })
+            .max()
+            .unwrap_or(0)
+    } else {
+        dice.highest_d6(attacker.dice)
+    };
     let enemy_high = if !foes.heroes.is_empty() {
         foes.duel(&attacker, &enemy, support, &mut chariot_high, (policy, &mut pool), dice, obs)
     } else if support.plain_dice() {
@@ -724,6 +815,7 @@ pub(crate) fn pooled_fight<O: Observer>(
                         None => break 'chariots,
                     }
                 };
+                let roll = if two_handed[k] { roll.plus_one() } else { roll };
                 let might = plan.chariot.might_for_strikes(states[k].might_left);
                 let foe = hero.filter(|&h| on_rider && foes.heroes[h].fate_left > 0);
                 let counted = if foe.is_some() { wounds_left.max(2) } else { wounds_left };

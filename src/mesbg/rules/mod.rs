@@ -40,6 +40,9 @@ pub enum WoundRoll {
     Needs(u8),
     /// A 6, then a second D6 needing this score or more (4 to 6).
     SixThen(u8),
+    /// A 5 or 6, then a second D6 needing this score or more (3 to 5): a "6 then n" roll
+    /// made at +1 (a weapon used two-handed), both dice read as natural faces.
+    FiveThen(u8),
     /// The Strength cannot wound this Defence.
     Impossible,
 }
@@ -65,7 +68,31 @@ impl WoundRoll {
         match self {
             WoundRoll::Needs(n) => at_least(n),
             WoundRoll::SixThen(n) => at_least(6) * at_least(n),
+            WoundRoll::FiveThen(n) => at_least(5) * at_least(n),
             WoundRoll::Impossible => 0.0,
+        }
+    }
+
+    /// The same roll made at +1 (a weapon used two-handed adds 1 to every To Wound die,
+    /// both dice of a "6 then n"): each die needs one less on its natural face. A roll the
+    /// chart forbids stays forbidden: the modifier changes the dice, not the chart.
+    pub fn plus_one(self) -> Self {
+        match self {
+            WoundRoll::Needs(n) => WoundRoll::Needs(n.saturating_sub(1).max(1)),
+            WoundRoll::SixThen(n) => WoundRoll::FiveThen(n - 1),
+            WoundRoll::FiveThen(n) => WoundRoll::FiveThen(n.saturating_sub(1).max(1)),
+            WoundRoll::Impossible => WoundRoll::Impossible,
+        }
+    }
+
+    /// The natural face the first die needs (the only die of a one-die roll); `None` when
+    /// the roll cannot wound.
+    pub fn first_needs(self) -> Option<u8> {
+        match self {
+            WoundRoll::Needs(n) => Some(n),
+            WoundRoll::SixThen(_) => Some(6),
+            WoundRoll::FiveThen(_) => Some(5),
+            WoundRoll::Impossible => None,
         }
     }
 
@@ -75,8 +102,21 @@ impl WoundRoll {
         match self {
             WoundRoll::Needs(n) => dice.d6() >= n,
             WoundRoll::SixThen(n) => dice.d6() == 6 && dice.d6() >= n,
+            WoundRoll::FiveThen(n) => dice.d6() >= 5 && dice.d6() >= n,
             WoundRoll::Impossible => false,
         }
+    }
+}
+
+/// A duel die of a model fighting with a weapon used two-handed: 1 lower, never below 1,
+/// except a natural 6, which stays 6. It never lowers a higher die below a lower one, so
+/// the highest die of a roll made this way is this of the highest natural die.
+/// A side without dice (0) keeps 0.
+pub fn two_handed_duel_die(natural: u8) -> u8 {
+    match natural {
+        0 => 0,
+        6.. => natural,
+        n => (n - 1).max(1),
     }
 }
 
@@ -272,9 +312,11 @@ pub fn settle_wound_with_might(roll: WoundRoll, might: u8, first: u8, second: im
                 (false, 0)
             }
         }
-        WoundRoll::SixThen(n) => {
-            // The first die is settled (Might committed) before the second is rolled.
-            let to_six = 6 - first;
+        WoundRoll::SixThen(n) | WoundRoll::FiveThen(n) => {
+            // The first die is settled (Might committed) before the second is rolled; the
+            // Might put on it carries over to the second.
+            let first_needs: u8 = if matches!(roll, WoundRoll::SixThen(_)) { 6 } else { 5 };
+            let to_six = first_needs.saturating_sub(first);
             if to_six > might {
                 return (false, 0);
             }

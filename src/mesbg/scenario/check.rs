@@ -228,6 +228,7 @@ impl Checker<'_> {
             supporter_fight_counts: r.supporter_fight_counts.unwrap_or(d.supporter_fight_counts),
             banner_reroll: r.banner_reroll.unwrap_or(d.banner_reroll),
             shieldwall: r.shieldwall.unwrap_or(d.shieldwall),
+            grip: r.grip.unwrap_or(d.grip),
             cavalry_impact_hits: r.cavalry_impact_hits.unwrap_or(d.cavalry_impact_hits),
         };
         let answer = self.answer(&raw.answer, !more.is_empty());
@@ -676,6 +677,7 @@ impl Checker<'_> {
             start,
             points: self.points(&f("points"), stats.points.unwrap_or(0)),
             hero,
+            hand_and_a_half: stats.hand_and_a_half.unwrap_or(false),
         })
     }
 
@@ -705,6 +707,7 @@ impl Checker<'_> {
             fate_policy: h.fate_policy.unwrap_or_default(),
             might_on_saves: h.might_on_saves.unwrap_or(true),
             points: self.points(&f("points"), h.points.unwrap_or(0)),
+            hand_and_a_half: h.hand_and_a_half.unwrap_or(false),
         })
     }
 

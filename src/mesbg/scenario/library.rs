@@ -27,6 +27,9 @@ const MODELLED: &[&str] = &[
     "khandish chariot",
 ];
 
+/// The wargear name of a hand-and-a-half weapon in the library.
+const HAND_AND_A_HALF: &str = "hand-and-a-half weapon";
+
 /// Wargear words that are only kit (armour is already in Defence, a hand weapon is the
 /// default), never a rule to model.
 const PLAIN_KIT: &[&str] = &["armour", "heavy armour", "light armour", "hand weapon", "hand weapons", "dwarf armour"];
@@ -86,12 +89,22 @@ fn modelled(word: &str) -> bool {
 }
 
 /// Splits wargear, option and rule names into the modelled and the not modelled.
-fn sort_out(wargear: &[String], options: &[(String, i64)], rules: &[String], hero: bool) -> (Vec<String>, Vec<String>) {
+/// A chariot's hand-and-a-half weapon, or its rider's, is played (the grip chosen fight by
+/// fight); an enemy model's is not yet.
+fn sort_out(
+    wargear: &[String],
+    options: &[(String, i64)],
+    rules: &[String],
+    hero: bool,
+    charging: bool,
+) -> (Vec<String>, Vec<String>) {
     let (mut yes, mut no) = (Vec::new(), Vec::new());
     let kit = wargear.iter().filter(|g| !PLAIN_KIT.contains(&g.to_lowercase().as_str()));
     for name in kit.chain(rules) {
         let polearm = ["spear", "elven spear", "pike", "elven pike"].contains(&name.to_lowercase().as_str());
-        if hero && polearm {
+        if charging && name.eq_ignore_ascii_case(HAND_AND_A_HALF) {
+            yes.push(name.clone());
+        } else if hero && polearm {
             no.push(format!("{name} (a Hero's support)"));
         } else if modelled(name) {
             yes.push(name.clone())
@@ -142,7 +155,7 @@ macro_rules! book {
 /// caller fills in the characteristics.
 fn listed(kind: &'static str, name: &str, book: Book, hero: bool) -> LibraryProfile {
     let options: Vec<(String, i64)> = book.options.iter().map(|(k, v)| (k.clone(), *v)).collect();
-    let (modelled, not_modelled) = sort_out(book.wargear, &options, book.rules, hero);
+    let (modelled, not_modelled) = sort_out(book.wargear, &options, book.rules, hero, kind != "models");
     LibraryProfile {
         kind,
         name: name.to_string(),

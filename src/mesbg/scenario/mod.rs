@@ -131,6 +131,19 @@ pub struct Chariot {
     pub points: u32,
     /// A Hero riding the chariot, if any.
     pub hero: Option<Hero>,
+    /// It carries a hand-and-a-half weapon, held one- or two-handed fight by fight (not
+    /// serialised when it carries none, so older scenario hashes stand).
+    #[serde(skip_serializing_if = "is_false")]
+    pub hand_and_a_half: bool,
+}
+
+impl Chariot {
+    /// Whether the chariot fights with a hand-and-a-half weapon: its own, or its riding
+    /// Hero's (chariot and Hero fight as one model, with one Duel Roll and one set of
+    /// Strikes, so one grip).
+    pub fn has_hand_and_a_half(&self) -> bool {
+        self.hand_and_a_half || self.hero.as_ref().is_some_and(|h| h.hand_and_a_half)
+    }
 }
 
 /// When a Hero riding a chariot spends Might (never on Impact Hits).
@@ -192,6 +205,10 @@ pub struct Hero {
     pub might_on_saves: bool,
     /// Points cost.
     pub points: u32,
+    /// He carries a hand-and-a-half weapon (not serialised when he carries none, so older
+    /// scenario hashes stand).
+    #[serde(skip_serializing_if = "is_false")]
+    pub hand_and_a_half: bool,
 }
 
 /// A piece of terrain.
@@ -464,6 +481,42 @@ pub struct MesbgRules {
     /// serialised when played, the default, so older scenario hashes stand).
     #[serde(skip_serializing_if = "is_true")]
     pub shieldwall: bool,
+    /// How a chariot's hand-and-a-half weapon is held in each fight (not serialised at its
+    /// default, so older scenario hashes stand).
+    #[serde(skip_serializing_if = "GripPolicy::is_default")]
+    pub grip: GripPolicy,
+}
+
+/// How the player of a chariot with a hand-and-a-half weapon holds it, chosen before each
+/// fight's Duel Roll.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GripPolicy {
+    /// As a sensible player does: the grip with the more expected kills in that fight, then
+    /// the fewer expected Wounds lost ([`crate::mesbg::rules::fight::chosen_grip`]).
+    #[default]
+    Best,
+    /// Always one-handed (as a hand weapon).
+    OneHanded,
+    /// Always two-handed.
+    TwoHanded,
+}
+
+impl GripPolicy {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// The grip a chariot holds in a fight: one-handed without a hand-and-a-half weapon,
+    /// else as this policy says.
+    pub fn grip(self, hand_and_a_half: bool) -> crate::mesbg::rules::fight::Grip {
+        use crate::mesbg::rules::fight::Grip;
+        match (hand_and_a_half, self) {
+            (false, _) | (true, GripPolicy::OneHanded) => Grip::OneHanded,
+            (true, GripPolicy::TwoHanded) => Grip::TwoHanded,
+            (true, GripPolicy::Best) => Grip::Choose,
+        }
+    }
 }
 
 /// How many Impact Hits a cavalry model's rider and mount take, when the profile's number is
@@ -505,6 +558,10 @@ fn is_true(b: &bool) -> bool {
     *b
 }
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 impl Default for MesbgRules {
     fn default() -> Self {
         Self {
@@ -520,6 +577,7 @@ impl Default for MesbgRules {
             banner_reroll: BannerReroll::default(),
             cavalry_impact_hits: CavalryImpactHits::default(),
             shieldwall: true,
+            grip: GripPolicy::default(),
         }
     }
 }

@@ -176,6 +176,20 @@ impl MesbgRules {
                 },
             ),
             RuleOption::of(
+                "grip",
+                &self.grip,
+                &d.grip,
+                match self.grip {
+                    GripPolicy::Best => {
+                        "a chariot with a hand-and-a-half weapon holds it, fight by fight before the Duel Roll, the way that expects more kills in that fight (then fewer Wounds lost); two-handed: duel dice 1 lower unless a 6, To Wound rolls 1 higher"
+                    }
+                    GripPolicy::OneHanded => "a chariot with a hand-and-a-half weapon always holds it one-handed",
+                    GripPolicy::TwoHanded => {
+                        "a chariot with a hand-and-a-half weapon always holds it two-handed: duel dice 1 lower unless a 6, To Wound rolls 1 higher"
+                    }
+                },
+            ),
+            RuleOption::of(
                 "cavalry_impact_hits",
                 &self.cavalry_impact_hits,
                 &d.cavalry_impact_hits,

@@ -70,6 +70,8 @@ pub(super) struct RawChariotEntry {
     #[serde(default)]
     pub(super) points: Option<i64>,
     #[serde(default)]
+    pub(super) hand_and_a_half: Option<bool>,
+    #[serde(default)]
     pub(super) hero: Option<RawHero>,
     #[serde(default)]
     pub(super) pivots: Option<Vec<f64>>,
@@ -103,6 +105,7 @@ impl RawChariotEntry {
                 at: self.at,
                 facing: self.facing,
                 points: self.points,
+                hand_and_a_half: self.hand_and_a_half,
                 hero: self.hero.clone(),
             },
             RawCharge {
@@ -168,6 +171,9 @@ pub(super) struct RawChariotStats {
     pub(super) impact: Option<RawImpact>,
     pub(super) base: Option<RawBase>,
     pub(super) points: Option<i64>,
+    /// A hand-and-a-half weapon: the chariot may hold it two-handed in a fight.
+    #[serde(default)]
+    pub(super) hand_and_a_half: Option<bool>,
     /// Library bookkeeping: the standard wargear, the list's options with their points,
     /// the special rules by name, the army list, a Legacies mark and where the numbers come
     /// from. Shown by `charioteer profiles`; `options` prices the wargear chosen beside a
@@ -218,6 +224,8 @@ pub(super) struct RawChariot {
     #[serde(default)]
     pub(super) points: Option<i64>,
     #[serde(default)]
+    pub(super) hand_and_a_half: Option<bool>,
+    #[serde(default)]
     pub(super) hero: Option<RawHero>,
 }
 
@@ -235,6 +243,7 @@ impl RawChariot {
             impact: self.impact.clone().or(base.impact),
             base: self.base.clone().or(base.base),
             points: self.points.or(base.points),
+            hand_and_a_half: self.hand_and_a_half.or(base.hand_and_a_half),
             ..base
         }
     }
@@ -274,6 +283,9 @@ pub(super) struct RawHero {
     pub(super) might_on_saves: Option<bool>,
     #[serde(default)]
     pub(super) points: Option<i64>,
+    /// A hand-and-a-half weapon (the chariot he rides may hold it two-handed).
+    #[serde(default)]
+    pub(super) hand_and_a_half: Option<bool>,
     /// Library bookkeeping: the standard wargear, the list's options with their points,
     /// the special rules by name, the army list, a Legacies mark and where the numbers come
     /// from. Shown by `charioteer profiles`; `options` prices the wargear chosen beside a
@@ -310,6 +322,7 @@ impl RawHero {
             fate_policy: self.fate_policy.or(base.fate_policy),
             might_on_saves: self.might_on_saves.or(base.might_on_saves),
             points: self.points.or(base.points),
+            hand_and_a_half: self.hand_and_a_half.or(base.hand_and_a_half),
             wargear: base.wargear,
             options: base.options,
             rules: base.rules,
@@ -531,6 +544,8 @@ pub(super) struct RawRules {
     pub(super) cavalry_impact_hits: Option<CavalryImpactHits>,
     #[serde(default)]
     pub(super) shieldwall: Option<bool>,
+    #[serde(default)]
+    pub(super) grip: Option<GripPolicy>,
 }
 
 #[derive(Deserialize, Clone)]
@@ -595,7 +610,10 @@ pub fn bundled_profile_tables() -> toml::Table {
                 profile.insert("shieldwall".into(), toml::Value::Boolean(true));
             }
             for key in LIBRARY_ONLY_KEYS {
-                if !(key == "move" && kind == "chariots") {
+                // A chariot keeps its Move, and a chariot or a Hero its hand-and-a-half
+                // weapon (played for them; an enemy model's is not played yet).
+                let kept = (key == "move" && kind == "chariots") || (key == "hand_and_a_half" && kind != "models");
+                if !kept {
                     profile.remove(key);
                 }
             }

@@ -25,7 +25,7 @@ use super::values::write_values;
 use crate::engine::statistics::JointDistribution;
 use crate::mesbg::plan::{Plan, fight_rules};
 use crate::mesbg::resolve::ChariotState;
-use crate::mesbg::rules::fight::{self as mesbg_fight, ChariotFighter, FoeSupport};
+use crate::mesbg::rules::fight::{self as mesbg_fight, ChariotFighter, FoeSupport, Grip};
 use crate::mesbg::rules::{self as mesbg, DuelSide};
 use std::collections::BTreeMap;
 
@@ -340,6 +340,43 @@ fn drive(
     }
 }
 
+/// P(the chariots win a pooled duel) when some hold their weapons two-handed: the side's
+/// score is the best of each chariot's highest die as its grip shows it
+/// ([`mesbg::two_handed_duel_die`]), against the model's highest die; a tie goes to the
+/// higher Fight, else to an even roll-off.
+fn pooled_win_with_grips(plans: &[&Plan], two_handed: &[bool], attacker: DuelSide, enemy: DuelSide) -> f64 {
+    // P(score <= s) is the product over chariots of P(its shown highest <= s).
+    let at_most = |s: u8| -> f64 {
+        plans
+            .iter()
+            .zip(two_handed)
+            .map(|(p, &t)| {
+                let faces = (1..=6u8).filter(|&f| (if t { mesbg::two_handed_duel_die(f) } else { f }) <= s).count();
+                (faces as f64 / 6.0).powi(i32::from(p.chariot.attacks))
+            })
+            .product()
+    };
+    let mut win = 0.0;
+    for s in 1..=6u8 {
+        let p_s = at_most(s) - at_most(s - 1);
+        for e in 0..=6u8 {
+            let p_e = mesbg_fight::highest_d6_probability(enemy.dice, e);
+            win += p_s
+                * p_e
+                * match s.cmp(&e) {
+                    std::cmp::Ordering::Greater => 1.0,
+                    std::cmp::Ordering::Less => 0.0,
+                    std::cmp::Ordering::Equal => match attacker.fight.cmp(&enemy.fight) {
+                        std::cmp::Ordering::Greater => 1.0,
+                        std::cmp::Ordering::Less => 0.0,
+                        std::cmp::Ordering::Equal => 0.5,
+                    },
+                };
+        }
+    }
+    win
+}
+
 /// One fight of a final board, fought from `state`: every way it can end.
 fn fight_once(plan: &TurnPlan, fight: &TurnFight, moved: &MoveState, mut state: FightState) -> Vec<(FightState, f64)> {
     let m = fight.models[0];
@@ -387,7 +424,22 @@ fn fight_once(plan: &TurnPlan, fight: &TurnFight, moved: &MoveState, mut state: 
         side: plans[0].chariot.side,
     };
     let enemy = DuelSide { dice: u32::from(model.attacks), fight: model.fight, side: attacker.side.opponent() };
-    let win = mesbg::duel_win_probability(attacker, enemy);
+    // Each chariot holds its weapon as it would fighting the model alone.
+    let two_handed: Vec<bool> = plans
+        .iter()
+        .zip(&fight.chariots)
+        .map(|(p, &c)| {
+            let fighter = ChariotFighter { wounds_left: state.wounds[c], ..p.chariot.fighter() };
+            let rules = fight_rules(&p.rules);
+            mesbg_fight::chosen_grip(&fighter, &[beaten], rules, p.chariot.hero_in_fight(), &FoeSupport::NONE)
+                == Grip::TwoHanded
+        })
+        .collect();
+    let win = if two_handed.iter().any(|&t| t) {
+        pooled_win_with_grips(&plans, &two_handed, attacker, enemy)
+    } else {
+        mesbg::duel_win_probability(attacker, enemy)
+    };
     let mut ends = Vec::new();
     // Won: each chariot's Strikes in turn at the model until it falls.
     let trapped = beaten.trapped_when_beaten(fight_rules(&plans[0].rules));
@@ -400,7 +452,9 @@ fn fight_once(plan: &TurnPlan, fight: &TurnFight, moved: &MoveState, mut state: 
                     if rider == 0 {
                         return vec![(rider, by, q)];
                     }
-                    mesbg_fight::strike_distribution(p.models[m].struck_by_chariot, trapped, rider, 0)
+                    let roll = p.models[m].struck_by_chariot;
+                    let roll = if two_handed[k] { roll.plus_one() } else { roll };
+                    mesbg_fight::strike_distribution(roll, trapped, rider, 0)
                         .into_iter()
                         .map(|((wounds, _), r)| {
                             let after = rider - wounds.min(rider);

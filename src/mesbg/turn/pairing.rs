@@ -2,7 +2,7 @@
 //! fight has several models on both sides, as the charging player splits them.
 
 use crate::mesbg::plan::Plan;
-use crate::mesbg::rules::fight::{self as mesbg_fight, ChariotFighter, Combatant, FoeSupport};
+use crate::mesbg::rules::fight::{self as mesbg_fight, ChariotFighter, Combatant, FoeSupport, Grip};
 use serde::Serialize;
 
 /// One fight of the Fight phase: one chariot against the models it touches, or several
@@ -400,6 +400,12 @@ pub fn fight_worth(
         attacks: fight.chariots.iter().map(|&c| plans[c].chariot.attacks).sum(),
         wounds_left: fight.chariots.iter().map(|&c| plans[c].chariot.wounds).min().unwrap_or(1),
         side: plans[fight.chariots[0]].chariot.side,
+        // The weight of a pooled fight reads the chariots as one: held as they all hold it
+        // when they agree (the fight itself reads each chariot's own grip).
+        grip: {
+            let first = plans[fight.chariots[0]].chariot.grip;
+            if fight.chariots.iter().all(|&c| plans[c].chariot.grip == first) { first } else { Grip::OneHanded }
+        },
     };
     let heroes = fight.chariots.iter().filter_map(|&c| plans[c].chariot.hero.map(|h| (c, h)));
     let duel_might: u8 = heroes.clone().filter(|(_, h)| h.might_policy.on_duel()).map(|(_, h)| h.might).sum();
@@ -427,6 +433,7 @@ pub fn fight_worth(
     for k in crate::mesbg::resolve::strike_order(&might, strike_order) {
         let (c, might) = (fight.chariots[k], might[k]);
         let roll = plans[c].models[m].struck(braced(m)).0;
+        let roll = if plans[c].chariot.grip == Grip::TwoHanded { roll.plus_one() } else { roll };
         // (Wounds left, Might left) of this chariot's Hero, with its chance.
         let mut states: Vec<(u8, u8, f64)> = left.iter().map(|&(w, p)| (w, might, p)).collect();
         for _ in 0..plans[c].chariot.attacks {

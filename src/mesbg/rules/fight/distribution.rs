@@ -143,6 +143,20 @@ fn distribution(
     support: &FoeSupport,
     by_target: bool,
 ) -> Vec<((FightOutcome, u32), f64)> {
+    if chariot.grip == Grip::Choose {
+        let grip = chosen_grip(chariot, enemies, rules, hero, support);
+        return distribution(&ChariotFighter { grip, ..*chariot }, enemies, rules, hero, support, by_target);
+    }
+    // Held two-handed: the chariot's Strikes need one less on every die; its duel dice are
+    // lowered below.
+    let two_handed = chariot.grip == Grip::TwoHanded;
+    let held: Vec<Combatant>;
+    let enemies = if two_handed {
+        held = enemies.iter().map(Combatant::struck_two_handed).collect();
+        &held[..]
+    } else {
+        enemies
+    };
     let (attacker, defender) = duel_sides(chariot, enemies, support);
     let foe_dice = foe_duel_dice(enemies, &defender, support);
     let heroes = heroes_in_duel(enemies);
@@ -159,6 +173,8 @@ fn distribution(
         if p_a == 0.0 {
             continue;
         }
+        // The chariot's score: its highest die, as the grip reads it.
+        let a = if two_handed { super::super::two_handed_duel_die(a) } else { a };
         // The enemy's highest dice by owner: independent of the chariot's, unless a banner
         // re-roll depends on it.
         let highs: Vec<(Vec<u8>, f64)> = if plain {
@@ -382,6 +398,49 @@ fn distribution(
         }
     }
     out.into_iter().filter(|(_, p)| *p > 0.0).collect()
+}
+
+thread_local! {
+    static GRIPS: std::cell::RefCell<HashMap<GripKey, Grip>> = std::cell::RefCell::new(HashMap::new());
+}
+
+/// Everything a fight's grip is chosen from.
+type GripKey = (ChariotFighter, Vec<Combatant>, FightRules, HeroInFight, FoeSupport);
+
+/// Expected kills and Wounds lost closer than this are equal when choosing a grip.
+const GRIP_TIE: f64 = 1e-12;
+
+/// The grip a sensible player picks for a hand-and-a-half weapon before this fight's Duel
+/// Roll, knowing what he knows then (the models in the fight, their Wounds, his Might and
+/// Fate, the help the enemy has): the one with the more expected kills; at equal kills,
+/// the one that expects to lose fewer Wounds; still equal, one-handed. Worked out from the
+/// exact distribution of the fight under each grip, so the sampler, the tables and the
+/// exact engine all choose alike. A chariot whose grip is already fixed keeps it.
+pub fn chosen_grip(
+    chariot: &ChariotFighter,
+    enemies: &[Combatant],
+    rules: FightRules,
+    hero: HeroInFight,
+    support: &FoeSupport,
+) -> Grip {
+    if chariot.grip != Grip::Choose {
+        return chariot.grip;
+    }
+    let key: GripKey = (*chariot, enemies.to_vec(), rules, hero, support.clone());
+    if let Some(grip) = GRIPS.with(|cache| cache.borrow().get(&key).copied()) {
+        return grip;
+    }
+    let worth = |grip: Grip| {
+        let held = ChariotFighter { grip, ..*chariot };
+        distribution(&held, enemies, rules, hero, support, false)
+            .into_iter()
+            .fold((0.0, 0.0), |(k, w), ((o, _), p)| (k + p * f64::from(o.kills), w + p * f64::from(o.wounds_lost)))
+    };
+    let (one, two) = (worth(Grip::OneHanded), worth(Grip::TwoHanded));
+    let two_better = two.0 > one.0 + GRIP_TIE || ((two.0 - one.0).abs() <= GRIP_TIE && two.1 < one.1 - GRIP_TIE);
+    let grip = if two_better { Grip::TwoHanded } else { Grip::OneHanded };
+    GRIPS.with(|cache| cache.borrow_mut().insert(key, grip));
+    grip
 }
 
 /// The enemy Heroes that roll in the duel (standing), in the order they stand in the fight.

@@ -22,8 +22,8 @@ use std::collections::{BTreeMap, HashMap};
 mod distribution;
 
 pub use distribution::{
-    FightTarget, fight_distribution, fight_distribution_by_target, foe_duel_dice, heroes_in_duel, split_duel_dice,
-    split_for, target_of_strike, targets_after_knock_down,
+    FightTarget, chosen_grip, fight_distribution, fight_distribution_by_target, foe_duel_dice, heroes_in_duel,
+    split_duel_dice, split_for, target_of_strike, targets_after_knock_down,
 };
 
 mod duel_dice;
@@ -71,6 +71,7 @@ pub fn settle_strike(
             wounds += u8::from(match roll {
                 WoundRoll::Needs(n) => d6() >= n,
                 WoundRoll::SixThen(n) => d6() == 6 && d6() >= n,
+                WoundRoll::FiveThen(n) => d6() >= 5 && d6() >= n,
                 WoundRoll::Impossible => false,
             });
         }
@@ -99,7 +100,7 @@ pub fn settle_strike(
             }
             (wounds.min(wounds_left), spent)
         }
-        WoundRoll::SixThen(_) => {
+        WoundRoll::SixThen(_) | WoundRoll::FiveThen(_) => {
             let mut firsts = [0u8; 2];
             for face in firsts.iter_mut().take(rolls) {
                 *face = d6();
@@ -277,7 +278,7 @@ pub fn declared_order(split: &[u8]) -> Vec<usize> {
 /// What the Hero riding the chariot brings to a fight: the Might and Fate he has left, when
 /// his Might policy spends Might, and how he saves Wounds. [`HeroInFight::NONE`] is a
 /// chariot without a Hero.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct HeroInFight {
     /// Might points left.
     pub might: u8,
@@ -308,7 +309,7 @@ impl HeroInFight {
 }
 
 /// A model fighting the chariot, as the fight needs it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Combatant {
     /// Fight value.
     pub fight: u8,
@@ -344,6 +345,16 @@ pub struct Combatant {
 }
 
 impl Combatant {
+    /// The model as a chariot holding its weapon two-handed strikes it: every To Wound die
+    /// 1 higher, on the rider and on the mount.
+    pub fn struck_two_handed(&self) -> Self {
+        Self {
+            struck_by_chariot: self.struck_by_chariot.plus_one(),
+            mount: self.mount.map(|m| MountCombatant { struck_by_chariot: m.struck_by_chariot.plus_one(), ..m }),
+            ..*self
+        }
+    }
+
     /// Whether the chariot's Strikes against it, beaten and standing (not already Prone),
     /// are Trapped: a model knocked Prone by the win when the ruleset counts that (cavalry
     /// are Knocked Flying), a Monster only when it cannot Back Away, a chariot never.
@@ -359,7 +370,7 @@ impl Combatant {
 }
 
 /// A cavalry model's mount in a fight.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MountCombatant {
     /// Fight value.
     pub fight: u8,
@@ -375,8 +386,25 @@ pub struct MountCombatant {
     pub strikes_chariot: WoundRoll,
 }
 
+/// How the chariot holds its weapon in a fight. A hand-and-a-half weapon is held one way
+/// or the other, chosen by its player before each Duel Roll (reference, 2026-12-07).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Grip {
+    /// As a hand weapon: the dice as rolled (every chariot without a hand-and-a-half
+    /// weapon, and one whose player always holds it so).
+    #[default]
+    OneHanded,
+    /// Two-handed: every duel die 1 lower unless a natural 6
+    /// ([`super::two_handed_duel_die`]), every To Wound die 1 higher
+    /// ([`WoundRoll::plus_one`]).
+    TwoHanded,
+    /// A hand-and-a-half weapon whose player picks the grip for each fight as a sensible
+    /// player does ([`chosen_grip`]).
+    Choose,
+}
+
 /// The chariot in a fight.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ChariotFighter {
     /// Fight value.
     pub fight: u8,
@@ -386,10 +414,12 @@ pub struct ChariotFighter {
     pub wounds_left: u8,
     /// Allegiance (for the roll-off).
     pub side: Side,
+    /// How it holds its weapon.
+    pub grip: Grip,
 }
 
 /// The ruleset options that shape a fight.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FightRules {
     /// Beaten models (knocked Prone) are Trapped for the chariot's Strikes.
     pub trapped: bool,
@@ -402,7 +432,7 @@ pub struct FightRules {
 /// A spear or pike model supporting a model in the fight: not part of the fight (never
 /// struck, never knocked Prone), it adds one die to its side's duel at its own Fight, and
 /// one Strike at its own Strength if its side wins.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Supporter {
     /// Which model it is (an index the caller understands; for replays).
     pub model: usize,
@@ -416,7 +446,7 @@ pub struct Supporter {
 
 /// What the enemy side has in a fight beyond its fighting models: spear and pike
 /// supporters, a standing banner within 3" of the fight, and the bearer's own -1.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FoeSupport {
     /// The supporting models, one die and (if their side wins) one Strike each.
     pub supporters: Vec<Supporter>,

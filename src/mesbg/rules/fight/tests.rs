@@ -103,7 +103,7 @@ fn fight_distribution_of_a_single_warrior() {
     // half the time): P(win) = 143/216. Won: 2 Strikes, Trapped, so 4 rolls needing 5+
     // (S3 against D5): P(kill) = 1 - (2/3)^4. Lost: one Strike at S3 against D7 needs
     // 6+: a Wound with 1/6.
-    let chariot = ChariotFighter { fight: 4, attacks: 2, wounds_left: 3, side: Side::Evil };
+    let chariot = ChariotFighter { fight: 4, attacks: 2, wounds_left: 3, side: Side::Evil, grip: Grip::OneHanded };
     let warrior = Combatant {
         fight: 4,
         attacks: 1,
