@@ -110,15 +110,21 @@ fn the_grip_is_chosen_by_hand_on_a_one_model_fight() {
 /// The Khandish chariot (library name: it carries the weapon) 6" from one warrior of
 /// `defence` who faces it, with `rules` under `[rules]`.
 fn one_warrior(defence: u8, rules: &str) -> String {
+    one_warrior_charged_by("profile = \"Khandish Charioteer\"", defence, rules)
+}
+
+/// The chariot written as `chariot` (its `[chariot]` keys and any `[chariot.hero]` table)
+/// 6" from one warrior of `defence` who faces it, with `rules` under `[rules]`.
+fn one_warrior_charged_by(chariot: &str, defence: u8, rules: &str) -> String {
     format!(
         r#"
 title = "grip by hand"
 system = "mesbg"
 [chariot]
-profile = "Khandish Charioteer"
 side = "evil"
 at = [0.0, 0.0]
 facing = 0
+{chariot}
 [charge]
 pivots = []
 [[formations]]
@@ -160,10 +166,11 @@ fn a_whole_charge_holds_the_weapon_as_the_grip_policy_says() {
         }
     }
     // Without the weapon (written out, no hand_and_a_half) the grip policy changes nothing.
-    let plain = one_warrior(6, "grip = \"two_handed\"").replace(
-        "profile = \"Khandish Charioteer\"",
-        "name = \"Plain chariot\"\nfight = 4\nstrength = 3\ndefence = 7\nattacks = 1\nwounds = 3\ncourage = \"7+\"\nmove = 10\n\
-         impact = { hits = \"2\", strength = 4 }\nbase = { round_mm = 60 }",
+    let plain = one_warrior_charged_by(
+        "name = \"Plain chariot\"\nfight = 4\nstrength = 3\ndefence = 7\nattacks = 1\nwounds = 3\ncourage = \"7+\"\n\
+         move = 10\nimpact = { hits = \"2\", strength = 4 }\nbase = { round_mm = 60 }",
+        6,
+        "grip = \"two_handed\"",
     );
     let got = fight_kills(&plain);
     let want = 4.0 / 9.0 * WIN_ONE_HANDED * any_of_four(1.0 / 6.0);
@@ -175,32 +182,8 @@ fn a_riding_heros_weapon_gives_the_chariot_its_grip() {
     // The King's chariot carries no weapon of its own; the King does. Chariot and Hero are
     // one model with one Duel Roll, so his weapon's grip is the chariot's: forced
     // two-handed, the fight differs from the same charge forced one-handed.
-    let text = |grip: &str| {
-        format!(
-            r#"
-title = "king's grip"
-system = "mesbg"
-[chariot]
-profile = "Khandish Chariot upgrade for a King"
-side = "evil"
-at = [0.0, 0.0]
-facing = 0
-[chariot.hero]
-profile = "Khandish King"
-[charge]
-pivots = []
-[[formations]]
-name = "Warrior"
-count = 1
-front_centre = [0.0, 6.0]
-base = {{ round_mm = 25 }}
-facing = 180
-profile = {{ fight = 4, strength = 3, defence = 7, attacks = 1, wounds = 1, courage = "7+" }}
-[rules]
-grip = "{grip}"
-"#
-        )
-    };
+    let king = "profile = \"Khandish Chariot upgrade for a King\"\n[chariot.hero]\nprofile = \"Khandish King\"";
+    let text = |grip: &str| one_warrior_charged_by(king, 7, &format!("grip = \"{grip}\""));
     let (one, two) = (fight_kills(&text("one_handed")), fight_kills(&text("two_handed")));
     assert!((one - two).abs() > 1e-3, "one-handed {one}, two-handed {two}");
 }
