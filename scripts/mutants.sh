@@ -29,10 +29,17 @@ if not chosen:
     sys.exit(2)
 
 original = {}
+# A mutant that fails a property test makes proptest save the failing case beside the test
+# (tests/*.proptest-regressions); those files are put back too, so a mutation run leaves
+# no trace in the tree.
+for f in pathlib.Path("tests").glob("*.proptest-regressions"):
+    original[str(f)] = f.read_text()
 def restore(*_):
     for path, text in original.items():
         pathlib.Path(path).write_text(text)
-    original.clear()
+    for f in pathlib.Path("tests").glob("*.proptest-regressions"):
+        if str(f) not in original:
+            f.unlink()
 signal.signal(signal.SIGINT, lambda *a: (restore(), sys.exit(130)))
 
 results = []

@@ -20,23 +20,31 @@ use std::collections::BTreeMap;
 
 /// The engine's answer for a fight described in the oracle's terms.
 fn engine(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Rules) -> BTreeMap<oracle::Result, f64> {
-    engine_with(c, hero, foes, &Help::default(), rules)
+    let grip = if c.two_handed { oracle::Grip::TwoHanded } else { oracle::Grip::OneHanded };
+    engine_with(c, hero, foes, &Help::default(), rules, grip)
 }
 
-/// The engine's answer for a fight with supporters and a banner, in the oracle's terms.
+/// The engine's answer for a fight with supporters and a banner, the chariot holding its
+/// weapon by `grip` (the engine's own choice for [`oracle::Grip::Best`]), in the oracle's
+/// terms.
 fn engine_with(
     c: &Chariot,
     hero: Option<&Hero>,
     foes: &[Foe],
     help: &Help,
     rules: &Rules,
+    grip: oracle::Grip,
 ) -> BTreeMap<oracle::Result, f64> {
     let chariot = ChariotFighter {
         fight: c.fight,
         attacks: c.dice,
         wounds_left: c.wounds,
         side: if c.evil { Side::Evil } else { Side::Good },
-        grip: if c.two_handed { Grip::TwoHanded } else { Grip::OneHanded },
+        grip: match grip {
+            oracle::Grip::OneHanded => Grip::OneHanded,
+            oracle::Grip::TwoHanded => Grip::TwoHanded,
+            oracle::Grip::Best => Grip::Choose,
+        },
     };
     let enemies: Vec<Combatant> = foes
         .iter()
@@ -287,7 +295,8 @@ fn exactly(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], help: &Help, what: &s
     let exact: BTreeMap<oracle::Result, Ratio> = oracle::fight_with(c, hero, foes, help, &DEFAULT_RULES);
     let total = exact.values().fold(Ratio(0, 1), |a, b| a + *b);
     assert_eq!(total, Ratio(1, 1), "{what}: the oracle's probabilities add up to exactly 1");
-    agree(&engine_with(c, hero, foes, help, &DEFAULT_RULES), &exact, 1e-12).unwrap_or_else(|e| panic!("{what}: {e}"));
+    agree(&engine_with(c, hero, foes, help, &DEFAULT_RULES, oracle::Grip::OneHanded), &exact, 1e-12)
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
 }
 
 #[test]
@@ -394,8 +403,9 @@ proptest! {
     #![proptest_config(support::proptest_config(150, 20_261_202))]
 
     /// Random fights with enemy Heroes (Might both ways, Fate, a Hero carrying the banner),
-    /// supporters, banners and Monsters that cannot Back Away: the exact engine equals the
-    /// oracle to 1e-10.
+    /// supporters, banners and Monsters that cannot Back Away, the chariot's weapon held by
+    /// each `grip` reading (the best grip chosen by each side on its own): the exact engine
+    /// equals the oracle to 1e-10.
     #[test]
     fn random_helped_fights_agree_with_the_oracle(
         c in any_chariot(),
@@ -403,9 +413,11 @@ proptest! {
         foes in prop::collection::vec(any_helped_foe(), 1..=2),
         help in any_help(),
         rules in any_rules(),
+        grip in any_grip(),
     ) {
-        let expected: BTreeMap<oracle::Result, f64> = oracle::fight_with(&c, hero.as_ref(), &foes, &help, &rules);
-        let got = engine_with(&c, hero.as_ref(), &foes, &help, &rules);
+        let held = Chariot { two_handed: oracle::holds_two_handed(grip, &c, hero.as_ref(), &foes, &help, &rules), ..c };
+        let expected: BTreeMap<oracle::Result, f64> = oracle::fight_with(&held, hero.as_ref(), &foes, &help, &rules);
+        let got = engine_with(&c, hero.as_ref(), &foes, &help, &rules, grip);
         prop_assert!(agree(&got, &expected, FLOAT_TOLERANCE).is_ok(), "{:?}", agree(&got, &expected, FLOAT_TOLERANCE));
     }
 }
@@ -452,18 +464,24 @@ fn any_foe() -> impl Strategy<Value = Foe> {
     )
 }
 
+/// A chariot as it fights; how it holds its weapon is drawn apart ([`any_grip`]).
 fn any_chariot() -> impl Strategy<Value = Chariot> {
-    (1..=6u8, 1..=7u8, 5..=9u8, 1..=5u8, 1..=4u8, any::<bool>(), any::<bool>()).prop_map(
-        |(fight, strength, defence, dice, wounds, evil, two_handed)| Chariot {
+    (1..=6u8, 1..=7u8, 5..=9u8, 1..=5u8, 1..=4u8, any::<bool>()).prop_map(
+        |(fight, strength, defence, dice, wounds, evil)| Chariot {
             fight,
             strength,
             defence,
             dice,
             wounds,
             evil,
-            two_handed,
+            two_handed: false,
         },
     )
+}
+
+/// How a chariot with a hand-and-a-half weapon holds it: `[rules] grip`'s three readings.
+fn any_grip() -> impl Strategy<Value = oracle::Grip> {
+    prop::sample::select(vec![oracle::Grip::OneHanded, oracle::Grip::TwoHanded, oracle::Grip::Best])
 }
 
 fn any_rules() -> impl Strategy<Value = Rules> {
@@ -479,17 +497,20 @@ proptest! {
 
     /// Random fights (a chariot alone or with a Hero, 1-3 targets among infantry, Monsters,
     /// chariots, riders on horses, riderless horses, thrown and Prone riders; Trapped or
-    /// not, Might and Fate 0-3, every policy and reading): the exact engine equals the
-    /// oracle to 1e-10.
+    /// not, Might and Fate 0-3, every policy and reading, the weapon one-handed, two-handed
+    /// or held the way that expects more kills): the exact engine equals the oracle to 1e-10.
     #[test]
     fn random_fights_agree_with_the_oracle(
         c in any_chariot(),
         hero in any_hero(),
         foes in prop::collection::vec(any_foe(), 1..=3),
         rules in any_rules(),
+        grip in any_grip(),
     ) {
-        let expected: BTreeMap<oracle::Result, f64> = oracle::fight(&c, hero.as_ref(), &foes, &rules);
-        let got = engine(&c, hero.as_ref(), &foes, &rules);
+        let none = Help::default();
+        let held = Chariot { two_handed: oracle::holds_two_handed(grip, &c, hero.as_ref(), &foes, &none, &rules), ..c };
+        let expected: BTreeMap<oracle::Result, f64> = oracle::fight(&held, hero.as_ref(), &foes, &rules);
+        let got = engine_with(&c, hero.as_ref(), &foes, &none, &rules, grip);
         prop_assert!(agree(&got, &expected, FLOAT_TOLERANCE).is_ok(), "{:?}", agree(&got, &expected, FLOAT_TOLERANCE));
     }
 }
@@ -514,6 +535,15 @@ struct Model {
     attacks: u8,
     wounds: u8,
     hero: Option<(u8, u8)>,
+    /// Cavalry: the mount's F, S, D, A, W (the model on a 40 mm base).
+    mount: Option<(u8, u8, u8, u8, u8)>,
+}
+
+impl Model {
+    /// Its base's radius, inches.
+    fn radius(&self) -> f64 {
+        if self.mount.is_some() { CAVALRY_RADIUS } else { MODEL_RADIUS }
+    }
 }
 
 /// A charge case: what both the oracle and the scenario are built from.
@@ -526,7 +556,8 @@ struct ChargeCase {
     chariot: (u8, u8, u8, u8, u8),
     /// A riding Hero: F, S, A, W, D, Might, Fate.
     riding: Option<(u8, u8, u8, u8, u8, u8, u8)>,
-    /// Contact groups along the drive: a profile and one model or two side by side.
+    /// Contact groups along the drive: a profile and one, two or three models side by side
+    /// (three: shielded, with Shieldwall, bases touching).
     groups: Vec<(Model, u8)>,
     terrain_before: Option<usize>,
     wall: bool,
@@ -534,7 +565,29 @@ struct ChargeCase {
     army: Option<(u32, u32)>,
     half_or_more: bool,
     fate_retry: bool,
+    /// A hand-and-a-half weapon on the chariot and `[rules] grip` (`None`: no such weapon).
+    weapon: Option<oracle::Grip>,
+    /// An enemy banner bearer beside the drive, within 3" of every contact.
+    banner: bool,
+    /// `[rules] banner_reroll = "never"`.
+    banner_never: bool,
+    /// `[rules] difficult_terrain_measure = "centre"`.
+    terrain_by_centre: bool,
+    /// `[rules] cavalry_passed_when = "rider_slain_and_mount_gone"`.
+    cavalry_mount_gone: bool,
+    /// `[rules] cavalry_impact_hits = "roll_each"`.
+    cavalry_roll_each: bool,
+    /// `[rules] shieldwall = true`.
+    shieldwall: bool,
 }
+
+/// The chariot's 80 x 60 mm base (a flat front, so it touches a row of three 25 mm bases
+/// at once): half its length, inches.
+const CHARIOT_HALF_LENGTH: f64 = 30.0 / 25.4;
+/// A model's round 25 mm base: its radius, inches.
+const MODEL_RADIUS: f64 = 12.5 / 25.4;
+/// A cavalry model's round 40 mm base: its radius, inches.
+const CAVALRY_RADIUS: f64 = 20.0 / 25.4;
 
 /// Where group `i` stands (its front centre, inches up the board): 1.5" apart, so each
 /// group is a contact of its own.
@@ -543,20 +596,56 @@ fn group_y(i: usize) -> f64 {
 }
 
 impl ChargeCase {
+    /// Where the band of difficult terrain starts, inches up the board: 0.1" past the back
+    /// of the group before `terrain_before` (or 1.5" up, before the first), 0.2" deep.
+    fn terrain_from(&self) -> Option<f64> {
+        self.terrain_before.map(|g| if g == 0 { 1.5 } else { group_y(g - 1) + self.groups[g - 1].0.radius() + 0.1 })
+    }
+
+    /// Where the wall stands, 1.5" past the last group.
+    fn wall_y(&self) -> f64 {
+        group_y(self.groups.len() - 1) + 1.5
+    }
+
+    /// Whether the chariot's centre is still short of the band when its front touches
+    /// the group after it (or the wall): the board's geometry, which the oracle is given.
+    fn terrain_short_of_centre(&self) -> bool {
+        let (Some(g), Some(from)) = (self.terrain_before, self.terrain_from()) else { return false };
+        let front_stops = if g < self.groups.len() {
+            Some(group_y(g) - self.groups[g].0.radius())
+        } else {
+            self.wall.then(|| self.wall_y())
+        };
+        front_stops.is_some_and(|front| front - CHARIOT_HALF_LENGTH < from)
+    }
+
     /// The scenario: the chariot at the origin driving up the board at a column of groups;
-    /// a thin band of difficult terrain just past the group before `terrain_before` (or just
-    /// before the first), a wall 1.5" past the last group.
+    /// a thin band of difficult terrain ([`Self::terrain_from`]), a wall 1.5" past the last
+    /// group, a banner bearer 2.2" to the side of the drive.
     fn toml(&self) -> String {
         let (f, s, d, a, w) = self.chariot;
         let hits = self.hits.map_or("D3".to_string(), |n| n.to_string());
+        let grip = match self.weapon {
+            None | Some(oracle::Grip::Best) => "best",
+            Some(oracle::Grip::OneHanded) => "one_handed",
+            Some(oracle::Grip::TwoHanded) => "two_handed",
+        };
         let mut t = format!(
-            "title = \"oracle charge\"\nsystem = \"mesbg\"\n[rules]\nbreak_point = \"{}\"\nfate = \"{}\"\n\n\
+            "title = \"oracle charge\"\nsystem = \"mesbg\"\n[rules]\nbreak_point = \"{}\"\nfate = \"{}\"\n\
+             grip = \"{grip}\"\nbanner_reroll = \"{}\"\ndifficult_terrain_measure = \"{}\"\n\
+             cavalry_passed_when = \"{}\"\ncavalry_impact_hits = \"{}\"\nshieldwall = {}\n\n\
              [chariot]\nname = \"c\"\nside = \"evil\"\nmove = 16\nfight = {f}\nstrength = {s}\ndefence = {d}\n\
              attacks = {a}\nwounds = {w}\ncourage = \"7+\"\nimpact = {{ hits = \"{hits}\", strength = {} }}\n\
-             base = {{ round_mm = 60 }}\nat = [0.0, 0.0]\nfacing = 0\n",
+             base = {{ rect_mm = [80, 60] }}\nat = [0.0, 0.0]\nfacing = 0\nhand_and_a_half = {}\n",
             if self.half_or_more { "half_or_more" } else { "more_than_half" },
             if self.fate_retry { "retry" } else { "once" },
+            if self.banner_never { "never" } else { "lowest_when_losing_or_tied" },
+            if self.terrain_by_centre { "centre" } else { "any_part" },
+            if self.cavalry_mount_gone { "rider_slain_and_mount_gone" } else { "rider_slain" },
+            if self.cavalry_roll_each { "roll_each" } else { "one_roll" },
+            self.shieldwall,
             self.impact_strength,
+            self.weapon.is_some(),
         );
         if let Some((hf, hs, ha, hw, hd, might, fate)) = self.riding {
             t += &format!(
@@ -568,10 +657,15 @@ impl ChargeCase {
         for (i, (m, n)) in self.groups.iter().enumerate() {
             let hero =
                 m.hero.map_or(String::new(), |(might, fate)| format!(", might = {might}, will = 0, fate = {fate}"));
+            let mount = m.mount.map_or(String::new(), |(f, s, d, a, w)| {
+                format!(", mount = {{ fight = {f}, strength = {s}, defence = {d}, attacks = {a}, wounds = {w} }}")
+            });
+            let wall = if *n == 3 { ", shield = true, shieldwall = true" } else { "" };
             t += &format!(
-                "[[formations]]\nname = \"g{i}\"\ncount = {n}\nranks = 1\nbase = {{ round_mm = 25 }}\n\
+                "[[formations]]\nname = \"g{i}\"\ncount = {n}\nranks = 1\nbase = {{ round_mm = {} }}\n\
                  front_centre = [0.0, {}]\nfacing = 180\nprofile = {{ fight = {}, strength = {}, defence = {}, \
-                 attacks = {}, wounds = {}, courage = \"7+\"{hero} }}\n",
+                 attacks = {}, wounds = {}, courage = \"7+\"{hero}{mount}{wall} }}\n",
+                if m.mount.is_some() { 40 } else { 25 },
                 group_y(i),
                 m.fight,
                 m.strength,
@@ -580,9 +674,12 @@ impl ChargeCase {
                 m.wounds
             );
         }
-        if let Some(g) = self.terrain_before {
-            // Past the back of group g - 1 (bases 0.49" deep) and 0.2" deep.
-            let y0 = if g == 0 { 1.5 } else { group_y(g - 1) + 0.6 };
+        if self.banner {
+            t += "[[formations]]\nname = \"banner\"\ncount = 1\nranks = 1\nbase = { round_mm = 25 }\n\
+                  front_centre = [2.2, 4.5]\nfacing = 180\nbanner = true\nprofile = { fight = 3, strength = 3, \
+                  defence = 4, attacks = 1, wounds = 1, courage = \"7+\" }\n";
+        }
+        if let Some(y0) = self.terrain_from() {
             t += &format!(
                 "[[terrain]]\nname = \"mud\"\nkind = \"difficult\"\npolygon = [[-3.0, {y0}], [3.0, {y0}], [3.0, {}], [-3.0, {}]]\n",
                 y0 + 0.2,
@@ -590,7 +687,7 @@ impl ChargeCase {
             );
         }
         if self.wall {
-            let y = group_y(self.groups.len() - 1) + 1.5;
+            let y = self.wall_y();
             t += &format!("[[terrain]]\nname = \"wall\"\nkind = \"obstacle\"\nfrom = [-3.0, {y}]\nto = [3.0, {y}]\n");
         }
         if let Some((models, casualties)) = self.army {
@@ -626,6 +723,13 @@ impl ChargeCase {
                 fate_retry: self.fate_retry,
                 lethal_only: false,
             }),
+            horse: m.mount.map(|(fight, strength, defence, attacks, wounds)| Horse {
+                fight,
+                strength,
+                defence,
+                attacks,
+                wounds,
+            }),
             ..Foe::infantry(m.fight, m.strength, m.defence, m.attacks, m.wounds)
         };
         Charge {
@@ -644,6 +748,15 @@ impl ChargeCase {
             impact_strength: self.impact_strength,
             groups: self.groups.iter().map(|(m, n)| vec![foe(m); usize::from(*n)]).collect(),
             terrain_before: self.terrain_before,
+            terrain_short_of_centre: self.terrain_short_of_centre(),
+            terrain_by_centre: self.terrain_by_centre,
+            grip: self.weapon.unwrap_or(oracle::Grip::OneHanded),
+            banner_nearby: self.banner,
+            banner_rerolls: !self.banner_never,
+            cavalry_roll_each: self.cavalry_roll_each,
+            cavalry_passed_when_mount_gone: self.cavalry_mount_gone,
+            walls: self.groups.iter().map(|(_, n)| *n == 3).collect(),
+            shieldwall: self.shieldwall,
             wall: self.wall,
             // Move 16 carries the chariot past the last group even through the mud; the
             // wall 1.5" beyond it stops the chariot still over the last group's bases.
@@ -689,12 +802,13 @@ impl ChargeCase {
 }
 
 fn plain(defence: u8, wounds: u8) -> Model {
-    Model { fight: 4, strength: 3, defence, attacks: 1, wounds, hero: None }
+    Model { fight: 4, strength: 3, defence, attacks: 1, wounds, hero: None, mount: None }
 }
 
-#[test]
-fn whole_charges_agree_with_the_oracle_in_exact_fractions() {
-    let base = ChargeCase {
+/// A column of three groups (one, two, one) into an army of 9 with 2 lost: the whole
+/// charge the exact-fraction cases vary.
+fn column_charge() -> ChargeCase {
+    ChargeCase {
         hits: Some(2),
         impact_strength: 4,
         chariot: (4, 3, 7, 1, 3),
@@ -705,7 +819,19 @@ fn whole_charges_agree_with_the_oracle_in_exact_fractions() {
         army: Some((9, 2)),
         half_or_more: true,
         fate_retry: true,
-    };
+        weapon: None,
+        banner: false,
+        banner_never: false,
+        terrain_by_centre: false,
+        cavalry_mount_gone: false,
+        cavalry_roll_each: false,
+        shieldwall: true,
+    }
+}
+
+#[test]
+fn whole_charges_agree_with_the_oracle_in_exact_fractions() {
+    let base = column_charge();
     let cases = vec![
         ("a column and a pair", base.clone()),
         ("odd army, more than half", ChargeCase { half_or_more: false, ..base.clone() }),
@@ -719,11 +845,64 @@ fn whole_charges_agree_with_the_oracle_in_exact_fractions() {
             ChargeCase { riding: Some((5, 4, 3, 2, 6, 2, 1)), terrain_before: Some(3), wall: true, ..base.clone() },
         ),
         (
+            "a banner beside the drive, the weapon held the way that expects more kills",
+            ChargeCase { banner: true, weapon: Some(oracle::Grip::Best), ..base.clone() },
+        ),
+        (
+            "a banner that gives no re-roll, the weapon held two-handed",
+            ChargeCase { banner: true, banner_never: true, weapon: Some(oracle::Grip::TwoHanded), ..base.clone() },
+        ),
+        (
+            "mud before the pair, within it by the centre",
+            ChargeCase { terrain_before: Some(1), terrain_by_centre: true, ..base.clone() },
+        ),
+        (
+            "mud before a wall, within it by the centre",
+            ChargeCase { terrain_before: Some(3), wall: true, terrain_by_centre: true, ..base.clone() },
+        ),
+        (
+            "D3 hits rolled once at a Rider of Rohan behind the column",
+            ChargeCase {
+                hits: None,
+                groups: vec![(plain(5, 1), 1), (Model { mount: Some((0, 1, 4, 1, 1)), ..plain(5, 1) }, 1)],
+                ..base.clone()
+            },
+        ),
+        (
+            "D3 hits rolled for rider and mount apart; the chariot drives on only past a mount slain or fled",
+            ChargeCase {
+                hits: None,
+                groups: vec![(Model { mount: Some((1, 3, 4, 1, 2)), ..plain(6, 1) }, 2)],
+                cavalry_roll_each: true,
+                cavalry_mount_gone: true,
+                ..base.clone()
+            },
+        ),
+        (
+            "a shield wall of three behind the first model, Shieldwall played",
+            ChargeCase { groups: vec![(plain(5, 1), 1), (plain(4, 1), 3)], ..base.clone() },
+        ),
+        (
+            "the same wall, Shieldwall not played",
+            ChargeCase { groups: vec![(plain(5, 1), 1), (plain(4, 1), 3)], shieldwall: false, ..base.clone() },
+        ),
+        (
             "an enemy Hero with Fate in the line",
             ChargeCase {
                 groups: vec![
                     (plain(5, 1), 1),
-                    (Model { fight: 5, strength: 4, defence: 6, attacks: 2, wounds: 2, hero: Some((1, 2)) }, 1),
+                    (
+                        Model {
+                            fight: 5,
+                            strength: 4,
+                            defence: 6,
+                            attacks: 2,
+                            wounds: 2,
+                            hero: Some((1, 2)),
+                            mount: None,
+                        },
+                        1,
+                    ),
                 ],
                 ..base.clone()
             },
@@ -739,21 +918,69 @@ fn whole_charges_agree_with_the_oracle_in_exact_fractions() {
 
 fn any_model() -> impl Strategy<Value = Model> {
     (1..=6u8, 1..=6u8, 3..=8u8, 1..=2u8, 1..=3u8, prop::option::weighted(0.25, (0..=2u8, 0..=2u8))).prop_map(
-        |(fight, strength, defence, attacks, wounds, hero)| Model { fight, strength, defence, attacks, wounds, hero },
+        |(fight, strength, defence, attacks, wounds, hero)| Model {
+            fight,
+            strength,
+            defence,
+            attacks,
+            wounds,
+            hero,
+            mount: None,
+        },
     )
 }
 
 fn any_charge() -> impl Strategy<Value = ChargeCase> {
     let chariot = (prop::option::of(1..=3u8), 3..=7u8, (2..=5u8, 2..=5u8, 5..=8u8, 1..=2u8, 1..=4u8));
     let riding = prop::option::weighted(0.4, (3..=6u8, 3..=5u8, 1..=3u8, 1..=3u8, 4..=7u8, 0..=2u8, 0..=2u8));
-    // An enemy Hero stands alone in his group (two side by side share a profile).
-    let groups = prop::collection::vec((any_model(), 1..=2u8), 1..=3)
-        .prop_map(|gs| gs.into_iter().map(|(m, n)| (m, if m.hero.is_some() { 1 } else { n })).collect::<Vec<_>>());
+    // An enemy Hero stands alone in his group (two or three side by side share a profile;
+    // three are a shield wall). The last group may be cavalry on 40 mm bases (never a Hero,
+    // never three): 1.5" between group fronts leaves room for one such group behind
+    // infantry, not for two. The oracle rolls every enemy duel die face by face, so a group
+    // of several models has one Attack each (a banner's re-roll makes 6^dice branches).
+    let mount = (0..=3u8, 1..=4u8, 3..=6u8, 0..=1u8, 1..=2u8);
+    let groups = (prop::collection::vec((any_model(), 1..=3u8), 1..=3), prop::option::weighted(0.4, mount)).prop_map(
+        |(gs, mount)| {
+            let mut gs: Vec<(Model, u8)> =
+                gs.into_iter().map(|(m, n)| (m, if m.hero.is_some() { 1 } else { n })).collect();
+            if let (Some(mount), Some(last)) = (mount, gs.last_mut()) {
+                *last = (Model { mount: Some(mount), hero: None, ..last.0 }, last.1.min(2));
+            }
+            for (m, n) in &mut gs {
+                if *n > 1 {
+                    m.attacks = 1;
+                }
+            }
+            gs
+        },
+    );
     let setting = (0..=4usize, any::<bool>(), prop::option::of((4..=15u32, 0..=4u32)), any::<bool>(), any::<bool>());
-    (chariot, riding, groups, setting).prop_map(
-        |((hits, impact_strength, chariot), riding, groups, (terrain, wall, army, half_or_more, fate_retry))| {
+    let readings = (
+        prop::option::of(any_grip()),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+    );
+    (chariot, riding, groups, setting, readings).prop_map(
+        |(
+            (hits, impact_strength, chariot),
+            riding,
+            groups,
+            (terrain, wall, army, half_or_more, fate_retry),
+            (weapon, banner, banner_never, terrain_by_centre, cavalry_mount_gone, cavalry_roll_each, shieldwall),
+        )| {
             let terrain_before = (terrain <= groups.len()).then_some(terrain);
             ChargeCase {
+                shieldwall,
+                cavalry_mount_gone,
+                cavalry_roll_each,
+                weapon,
+                banner,
+                banner_never,
+                terrain_by_centre,
                 hits,
                 impact_strength,
                 chariot,
@@ -773,9 +1000,11 @@ proptest! {
     #![proptest_config(support::proptest_config(300, 20_261_203))]
 
     /// Random whole charges (1-3 contact groups of one or two models, enemy Heroes with
-    /// Might and Fate, fixed or D3 Impact Hits, mud anywhere along the drive, a wall at the
-    /// end, a riding Hero, either Break Point reading and Fate rule): the exact engine equals
-    /// the oracle to 1e-10 on every joint outcome.
+    /// Might and Fate, cavalry last, fixed or D3 Impact Hits, mud anywhere along the drive, a
+    /// wall at the end, a riding Hero, a banner beside the drive, a hand-and-a-half weapon,
+    /// every reading of the Break Point, Fate, the grip, the banner, the terrain measure and
+    /// cavalry's hits and passing): the exact engine equals the oracle to 1e-10 on every joint
+    /// outcome.
     #[test]
     fn random_whole_charges_agree_with_the_oracle(case in any_charge()) {
         let expected: BTreeMap<ChargeResult, f64> = oracle::charge::charge(&case.oracle());
@@ -789,7 +1018,7 @@ proptest! {
 // BATTLESYSTEM charges: volleys, the melee both ways and the target's morale, the oracle
 // (`oracle::battlesystem`) against the exact joint distribution.
 
-use oracle::battlesystem::{BsCharge, BsResult, BsRules, Crew, DRIVER, Doubles};
+use oracle::battlesystem::{BsCharge, BsResult, BsRules, Crew, DRIVER, Doubles, Table};
 
 /// A BATTLESYSTEM charge case: platforms 2" x 3" side by side (a quarter inch off the
 /// target's centre line) 10" from a single rank of 1" bases, so the archers shoot at 10"
@@ -842,6 +1071,7 @@ impl BsCase {
             "title = \"oracle\"\nsystem = \"battlesystem\"\n[board]\nwidth = 48\ndepth = 48\n\
              [rules]\narmour_roll = \"{}\"\nplatform_roll = \"{}\"\ncharge_doubles = \"{doubles}\"\n\
              platform_attacks_alone = {}\nplatform_hits = \"{}\"\nmelee_contact = \"{}\"\ndriver_only = \"{}\"\n\
+             hits_table = {:?}\nmorale_rout_margin = {}\n\
              [[units]]\nname = \"Chariots\"\nside = \"a\"\nfigures = {p}\nfrontage = {p}\nat = [24.25, 10.0]\nfacing = 0\n\
              base = [2.0, 3.0]\nstats = {{ ad = \"d{pd}\", ar = {par}, hits = {ph}, ml = 14, mv = 12 }}\ncrew = [{}]\n\
              [[units]]\nname = \"Line\"\nside = \"b\"\nfigures = {tf}\nfrontage = {tf}\nat = [24.0, 22.0]\nfacing = 180\n\
@@ -853,6 +1083,8 @@ impl BsCase {
             if r.crew_first { "crew_first" } else { "platform_first" },
             if r.whole_front_rank { "whole_front_rank" } else { "figures_in_contact" },
             if r.driver_only_refused { "refused" } else { "platform_ad" },
+            r.table.bands(),
+            r.rout_margin,
             crew.join(", "),
             if self.archers.0 > 0 { 2 } else { 0 },
             p = self.platforms,
@@ -965,6 +1197,8 @@ const BS_DEFAULT: BsRules = BsRules {
     crew_first: false,
     whole_front_rank: false,
     driver_only_refused: false,
+    table: Table::DEFAULT,
+    rout_margin: 5,
 };
 
 /// One chariot with a spearman and two bowmen charging eight spearmen, under the default
@@ -1022,6 +1256,13 @@ fn battlesystem_charges_agree_with_the_oracle() {
             BsCase { fighters: (0, 6), archers: (0, 6), ..base.clone() },
         ),
         (
+            "a hits table of threes from 4, a rout at a margin of 3",
+            BsCase {
+                rules: BsRules { table: Table { from: 4, step: 3 }, rout_margin: 3, ..BS_DEFAULT },
+                ..base.clone()
+            },
+        ),
+        (
             "three archers (a half multiplier rounds 1.5 up)",
             BsCase { fighters: (0, 6), archers: (3, 8), target: (7, 4, 9, 1, 15), ..base.clone() },
         ),
@@ -1058,9 +1299,20 @@ fn any_bs_case() -> impl Strategy<Value = BsCase> {
     );
     let target = (1..=10u32, die(&[4, 6, 8]), 3..=9u32, 1..=2u32, 6..=18u32);
     let doubles = prop::sample::select(&[Doubles::Crew, Doubles::Platform, Doubles::Both, Doubles::Nothing][..]);
-    let rules = (any::<bool>(), any::<bool>(), doubles, any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>())
-        .prop_map(
-            |(
+    // The reference's table half the time, else one of even steps; a rout margin of 2-8.
+    let tables = prop::sample::select(
+        &[
+            Table::DEFAULT,
+            Table::DEFAULT,
+            Table { from: 4, step: 3 },
+            Table { from: 6, step: 5 },
+            Table { from: 3, step: 2 },
+        ][..],
+    );
+    let flags = (any::<bool>(), any::<bool>(), doubles, any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>());
+    let rules = (flags, tables, 2..=8u32).prop_map(
+        |(
+            (
                 armour_or_equal,
                 platform_per_die,
                 doubles,
@@ -1068,16 +1320,21 @@ fn any_bs_case() -> impl Strategy<Value = BsCase> {
                 crew_first,
                 whole_front_rank,
                 driver_only_refused,
-            )| BsRules {
-                armour_or_equal,
-                platform_per_die,
-                doubles,
-                platform_attacks_alone,
-                crew_first,
-                whole_front_rank,
-                driver_only_refused,
-            },
-        );
+            ),
+            table,
+            rout_margin,
+        )| BsRules {
+            armour_or_equal,
+            platform_per_die,
+            doubles,
+            platform_attacks_alone,
+            crew_first,
+            whole_front_rank,
+            driver_only_refused,
+            table,
+            rout_margin,
+        },
+    );
     (charger, target, rules).prop_map(|((platforms, platform, fighters, archers, crew_armour), target, rules)| BsCase {
         platforms,
         platform,
@@ -1109,9 +1366,28 @@ proptest! {
 /// standard errors, on 40,000 pinned replays.
 #[test]
 fn a_routs_trampling_melee_and_the_struck_units_morale_agree_with_the_oracle() {
+    routs_agree_with_the_oracle("", 4.0, None, 40_000);
+}
+
+/// The same routing example with a fall back of 3" and every rout 10" (the beasts' too),
+/// so `fall_back_inches` and `rout_distance` are read from the file and not only at their
+/// defaults.
+#[test]
+fn a_rout_under_other_distances_pushes_the_struck_units_as_far_as_the_file_says() {
+    routs_agree_with_the_oracle("fall_back_inches = 3\nrout_distance = 10\n", 3.0, Some(10.0), 20_000);
+}
+
+/// Replays `trials` trials of the routing example with `rules` added to its `[rules]`: in
+/// each first melee the hits and losses both ways have the oracle's means, the struck
+/// unit's morale the oracle's odds, and its push is none when it held, `fall_back` when it
+/// fell back and `rout` (default: its MV) when it routed, shorter only when something is
+/// in the way.
+fn routs_agree_with_the_oracle(rules: &str, fall_back: f64, rout: Option<f64>, trials: u64) {
     use charioteer::battlesystem::resolve::BattlesystemEvent as E;
     let file = "scenarios/battlesystem/routing-elephants-in-battle-line.toml";
-    let text = std::fs::read_to_string(file).expect("the example is readable");
+    let text = std::fs::read_to_string(file)
+        .expect("the example is readable")
+        .replace("[rules]\n", &format!("[rules]\n{rules}"));
     let scenario = charioteer::battlesystem::scenario::parse(&text, file).expect("the example loads");
     let plan = charioteer::battlesystem::resolve::compile(&scenario);
     let streams = charioteer::mesbg::resolve::Streams::new(scenario.seed, scenario.hash());
@@ -1129,7 +1405,7 @@ fn a_routs_trampling_melee_and_the_struck_units_morale_agree_with_the_oracle() {
     let mut checks: BTreeMap<usize, [u64; 3]> = BTreeMap::new();
     // Pushes cut short by another unit or the edge, and pushes of the whole distance.
     let mut pushes = [0u64; 2];
-    for trial in 0..40_000 {
+    for trial in 0..trials {
         let events = charioteer::battlesystem::resolve::replay(&plan, streams, trial).1;
         let Some(i) = events.iter().position(|e| matches!(e, E::Melee { .. })) else { continue };
         let E::Melee {
@@ -1162,9 +1438,9 @@ fn a_routs_trampling_melee_and_the_struck_units_morale_agree_with_the_oracle() {
                 })
                 .expect("a struck unit that survives checks its morale");
             checks.entry(defender).or_default()[result] += 1;
-            // The push: none when it held; back 4" when it fell back and its rout distance
-            // (its MV) when it routed, shorter only when another unit or the edge is in
-            // the way; the gap to the beasts never shrinks.
+            // The push: none when it held; back `fall_back` when it fell back and its rout
+            // distance (its MV unless the file says) when it routed, shorter only when
+            // another unit or the edge is in the way; the gap to the beasts never shrinks.
             let before_the_next_move =
                 events[j + 1..].iter().take_while(|e| !matches!(e, E::Move { .. } | E::Melee { .. }));
             let push = before_the_next_move.into_iter().find_map(|e| match e {
@@ -1173,7 +1449,7 @@ fn a_routs_trampling_melee_and_the_struck_units_morale_agree_with_the_oracle() {
                 }
                 _ => None,
             });
-            let full = [0.0, 4.0, units[defender].stats.mv][result];
+            let full = [0.0, fall_back, rout.unwrap_or(units[defender].stats.mv)][result];
             match push {
                 None => {
                     assert_eq!(result, 0, "trial {trial}: {} fell back or routed without moving", units[defender].name)
@@ -1298,7 +1574,9 @@ fn a_battlesystem_price_across_a_matchup_set_follows_the_oracles_means() {
 
 /// The BATTLESYSTEM `[rules]` options the oracle's random charges draw
 /// (`random_battlesystem_charges_agree_with_the_oracle`), each written into every case's file.
-const BS_DRAWN: [&str; 7] = [
+const BS_DRAWN: [&str; 9] = [
+    "hits_table",
+    "morale_rout_margin",
     "armour_roll",
     "platform_roll",
     "platform_attacks_alone",
@@ -1308,13 +1586,13 @@ const BS_DRAWN: [&str; 7] = [
     "driver_only",
 ];
 
+/// The BATTLESYSTEM options the rout tests set away from their defaults, checking the
+/// struck units' pushes against them (`a_rout_under_other_distances_pushes_the_struck_units_as_far_as_the_file_says`).
+const BS_ROUT_DRAWN: [&str; 2] = ["fall_back_inches", "rout_distance"];
+
 /// The BATTLESYSTEM options the oracle does not draw yet, each with why. A new option must
 /// join one of the two lists, so none is added without a word on its oracle.
-const BS_NOT_DRAWN: [(&str, &str); 9] = [
-    ("hits_table", "the oracle rolls the reference's default table only"),
-    ("morale_rout_margin", "the oracle checks morale at the reference's margin only"),
-    ("fall_back_inches", "a distance moved after the morale check, which the oracle's charge does not follow"),
-    ("rout_distance", "a rout's path: geometry the oracle does not follow"),
+const BS_NOT_DRAWN: [(&str, &str); 5] = [
     ("veer_degrees", "a rout's path: geometry the oracle does not follow"),
     ("veer_step_degrees", "a rout's path: geometry the oracle does not follow"),
     ("max_rerolls", "a rout's path: geometry the oracle does not follow"),
@@ -1325,7 +1603,13 @@ const BS_NOT_DRAWN: [(&str, &str); 9] = [
 /// The MESBG `[rules]` options the oracle's random fights and charges draw
 /// (`random_fights_agree_with_the_oracle`, `random_helped_fights_agree_with_the_oracle`,
 /// `random_whole_charges_agree_with_the_oracle`).
-const MESBG_DRAWN: [&str; 7] = [
+const MESBG_DRAWN: [&str; 13] = [
+    "shieldwall",
+    "cavalry_passed_when",
+    "cavalry_impact_hits",
+    "grip",
+    "banner_reroll",
+    "difficult_terrain_measure",
     "fate",
     "might_on_fate",
     "strike_split",
@@ -1335,23 +1619,12 @@ const MESBG_DRAWN: [&str; 7] = [
     "supporter_fight_counts",
 ];
 
+/// The MESBG options among [`MESBG_DRAWN`] the random fights draw in the fight's own terms.
+const MESBG_FIGHT_DRAWN: [&str; 5] =
+    ["might_on_fate", "strike_split", "strike_allocation", "prone_counts_as_trapped", "supporter_fight_counts"];
+
 /// The MESBG options (`[rules]` and `[turn]`) the oracle does not draw yet, each with why.
-const MESBG_NOT_DRAWN: [(&str, &str); 9] = [
-    (
-        "cavalry_passed_when",
-        "the oracle's charges meet infantry columns; cavalry's passing is checked by hand in tests/choices.rs",
-    ),
-    ("difficult_terrain_measure", "the oracle's terrain band is crossed whole under either measure"),
-    ("banner_reroll", "the oracle's banner re-rolls by the default reading only"),
-    ("cavalry_impact_hits", "the oracle's charges meet no cavalry"),
-    (
-        "shieldwall",
-        "the oracle's contacts stand apart (no wall); Shieldwall is derived by hand on small walls in tests/shieldwall.rs",
-    ),
-    (
-        "grip",
-        "the oracle's random fights draw the grip itself (one- or two-handed); the choice between them is derived by hand in tests/grip.rs",
-    ),
+const MESBG_NOT_DRAWN: [(&str, &str); 3] = [
     ("turn.fight_order", "the oracle follows a single charge; turns are checked by hand in tests/turn.rs"),
     ("turn.strike_order", "the oracle follows a single charge; turns are checked by hand in tests/turn.rs"),
     ("turn.corridor_width", "the oracle follows a single charge; turns are checked by hand in tests/turn.rs"),
@@ -1373,7 +1646,8 @@ fn every_rule_option_is_drawn_by_the_oracle_or_named_as_not_yet() {
         .into_iter()
         .map(|o| o.name.to_string())
         .collect();
-    check("BATTLESYSTEM", bs, &BS_DRAWN, &BS_NOT_DRAWN);
+    let bs_drawn: Vec<&str> = BS_DRAWN.iter().chain(&BS_ROUT_DRAWN).copied().collect();
+    check("BATTLESYSTEM", bs, &bs_drawn, &BS_NOT_DRAWN);
     let mesbg: Vec<String> = charioteer::mesbg::scenario::MesbgRules::default()
         .options()
         .into_iter()
@@ -1385,5 +1659,11 @@ fn every_rule_option_is_drawn_by_the_oracle_or_named_as_not_yet() {
     let toml = ONE_CHARIOT.toml();
     for name in BS_DRAWN {
         assert!(toml.contains(&format!("{name} = ")), "`{name}` is not written into the case:\n{toml}");
+    }
+    // So is every MESBG option the whole charges draw (the rest reach the engine's fight in
+    // its own terms, `engine_with`).
+    let toml = column_charge().toml();
+    for name in MESBG_DRAWN.iter().filter(|n| !MESBG_FIGHT_DRAWN.contains(n)) {
+        assert!(toml.contains(&format!("\n{name} = ")), "`{name}` is not written into the charge:\n{toml}");
     }
 }

@@ -1,15 +1,16 @@
 //! A BATTLESYSTEM charge, from the reference only (`../shared/rules/battlesystem.md`, the
 //! seed, and the decisions in `docs/battlesystem.md`): the archers aboard shoot at the
 //! starting gap and at half of it (dice = figures x the range band's multiplier, fractions
-//! rounded up; each die through the hits table; a d10 per hit against AR cancels it;
-//! figures go as their Hits fill up, the rest carried); then one simultaneous melee: each
-//! platform in contact rolls its die and adds it to every die of its fighting crew (the
-//! rider does not fight), a charge doubling the crew's dice; the target's figures in contact
-//! strike back with one die each; hits on the platform unit fall on the platforms (their AR
-//! and Hits) and the crew fall with them; then the target's morale (2d10 against ML: held,
-//! fell back when failed by less than 5, routed by 5 or more; destroyed with no figure
-//! left). Who is in contact is given: geometry is the test's business. Plain and slow on
-//! purpose: every die is a loop over its faces.
+//! rounded up; each die through the hits table, the reference's default or another of even
+//! steps; a d10 per hit against AR cancels it; figures go as their Hits fill up, the rest
+//! carried); then one simultaneous melee: each platform in contact rolls its die and adds
+//! it to every die of its fighting crew (the rider does not fight), a charge doubling the
+//! crew's dice; the target's figures in contact strike back with one die each; hits on the
+//! platform unit fall on the platforms (their AR and Hits) and the crew fall with them;
+//! then the target's morale (2d10 against ML: held, fell back when failed by less than the
+//! rout margin, 5 by default, routed by it or more; destroyed with no figure left). Who is
+//! in contact is given: geometry is the test's business. Plain and slow on purpose: every
+//! die is a loop over its faces.
 
 use std::collections::BTreeMap;
 
@@ -70,6 +71,10 @@ pub struct BsRules {
     /// A platform with only its driver aboard may not charge (else it attacks with the
     /// platform's own die, doubled by the charge unless the charge doubles nothing).
     pub driver_only_refused: bool,
+    /// The hits table every attack roll is read on.
+    pub table: Table,
+    /// A failed morale check routs when failed by this much or more (else falls back).
+    pub rout_margin: u32,
 }
 
 impl BsRules {
@@ -129,9 +134,29 @@ fn add(pmf: &mut Pmf, k: u32, p: f64) {
     *pmf.entry(k).or_default() += p;
 }
 
-/// Hits of one attack roll by the reference's default table: 1-4 none, 5-8 one, ...
-fn table(roll: u32) -> u32 {
-    (roll - 1) / 4
+/// A hits table of even steps: a roll below `from` scores no hit, `from` scores one, and
+/// every `step` above it one more. The reference's default is from 5, step 4 (1-4 none,
+/// 5-8 one, 9-12 two, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Table {
+    pub from: u32,
+    pub step: u32,
+}
+
+impl Table {
+    /// The reference's default table.
+    pub const DEFAULT: Table = Table { from: 5, step: 4 };
+
+    /// The hits one roll scores.
+    fn hits(self, roll: u32) -> u32 {
+        if roll < self.from { 0 } else { (roll - self.from) / self.step + 1 }
+    }
+
+    /// The table as the scenario format writes it: `[lowest roll, hits]` bands up to a roll
+    /// of 64, beyond anything the cases roll.
+    pub fn bands(self) -> Vec<[u32; 2]> {
+        (0..).map(|h| [self.from + h * self.step, h + 1]).take_while(|b| b[0] <= 64).collect()
+    }
 }
 
 /// The sum of two independent counts.
@@ -149,13 +174,13 @@ fn nothing() -> Pmf {
     Pmf::from([(0, 1.0)])
 }
 
-/// Hits of `n` dice of `sides`, each with `plus` added.
-fn dice_hits(n: u32, sides: u32, plus: u32) -> Pmf {
+/// Hits of `n` dice of `sides`, each with `plus` added, read on `table`.
+fn dice_hits(table: Table, n: u32, sides: u32, plus: u32) -> Pmf {
     let mut out = nothing();
     for _ in 0..n {
         let mut one = Pmf::new();
         for face in 1..=sides {
-            add(&mut one, table(face + plus), 1.0 / f64::from(sides));
+            add(&mut one, table.hits(face + plus), 1.0 / f64::from(sides));
         }
         out = sum(&out, &one);
     }
@@ -227,14 +252,14 @@ fn charger_melee(c: &BsCharge) -> Pmf {
     if sides.is_empty() {
         if !c.rules.platform_attacks_alone {
             let n = if c.rules.doubles == Doubles::Nothing { 1 } else { 2 };
-            one_platform = dice_hits(n, c.platform_die, 0);
+            one_platform = dice_hits(c.rules.table, n, c.platform_die, 0);
         }
     } else if c.rules.platform_per_die {
         let mut out = nothing();
         for &s in &sides {
             let mut die = Pmf::new();
             for r in 1..=c.platform_die {
-                for (h, p) in dice_hits(1, s, r) {
+                for (h, p) in dice_hits(c.rules.table, 1, s, r) {
                     add(&mut die, h, p / f64::from(c.platform_die));
                 }
             }
@@ -246,7 +271,7 @@ fn charger_melee(c: &BsCharge) -> Pmf {
         for r in 1..=c.platform_die {
             let mut out = nothing();
             for &s in &sides {
-                out = sum(&out, &dice_hits(1, s, r));
+                out = sum(&out, &dice_hits(c.rules.table, 1, s, r));
             }
             for (h, p) in out {
                 add(&mut one_platform, h, p / f64::from(c.platform_die));
@@ -255,7 +280,7 @@ fn charger_melee(c: &BsCharge) -> Pmf {
     }
     if c.rules.platform_attacks_alone {
         let own = if c.rules.doubles.platform() { 2 } else { 1 };
-        one_platform = sum(&one_platform, &dice_hits(own, c.platform_die, 0));
+        one_platform = sum(&one_platform, &dice_hits(c.rules.table, own, c.platform_die, 0));
     }
     let attacking = if c.rules.whole_front_rank { c.platforms } else { c.platforms_in_contact };
     let mut all = nothing();
@@ -296,7 +321,12 @@ fn charger_takes(c: &BsCharge, raw: &Pmf) -> BTreeMap<(u32, u32, u32, u32), f64>
             let mut next = BTreeMap::new();
             for (&(g, left, carried, through, lost), &q) in &states {
                 if g >= order.len() {
-                    *next.entry((g, left, carried, through, lost)).or_default() += q;
+                    // Nothing is left to remove, but a hit still rolls against the platforms'
+                    // armour and counts as through ("melee hits that got through armour",
+                    // as `take` counts them when the platforms take the hits first).
+                    let cancel = cancels(c.platform_ar);
+                    *next.entry((g, left, carried, through, lost)).or_default() += q * cancel;
+                    *next.entry((g, left, carried, through + 1, lost)).or_default() += q * (1.0 - cancel);
                     continue;
                 }
                 let (ar, hits, _) = order[g];
@@ -335,15 +365,16 @@ fn charger_takes(c: &BsCharge, raw: &Pmf) -> BTreeMap<(u32, u32, u32, u32), f64>
 /// The driver's AR and Hits in the cases the tests write (`ar = 5`, `hits = 1`).
 pub const DRIVER: (u32, u32) = (5, 1);
 
-/// The morale check: 0 held, 1 fell back, 2 routed.
-fn morale(ml: u32) -> [f64; 3] {
+/// The morale check (2d10 against ML): 0 held, 1 fell back (failed by less than
+/// `rout_margin`), 2 routed (failed by `rout_margin` or more).
+fn morale(ml: u32, rout_margin: u32) -> [f64; 3] {
     let mut out = [0.0; 3];
     for a in 1..=10 {
         for b in 1..=10 {
             let total = a + b;
             let k = if total <= ml {
                 0
-            } else if total - ml < 5 {
+            } else if total - ml < rout_margin {
                 1
             } else {
                 2
@@ -365,7 +396,7 @@ pub fn charge(c: &BsCharge) -> BTreeMap<BsResult, f64> {
         let mut raw = nothing();
         for cr in c.crew.iter().filter(|cr| !cr.bands.is_empty()) {
             if let Some(&(_, _, h)) = cr.bands.iter().find(|b| range >= b.0 && range < b.1) {
-                raw = sum(&raw, &dice_hits(dice(cr.count * c.platforms, h), cr.die, 0));
+                raw = sum(&raw, &dice_hits(c.rules.table, dice(cr.count * c.platforms, h), cr.die, 0));
             }
         }
         let mut next = BTreeMap::new();
@@ -382,7 +413,7 @@ pub fn charge(c: &BsCharge) -> BTreeMap<BsResult, f64> {
         stage = next;
     }
     let on_target = charger_melee(c);
-    let odds = morale(c.target_ml);
+    let odds = morale(c.target_ml, c.rules.rout_margin);
     let mut out = BTreeMap::new();
     for ((s, volley_hits, volley_kills), p) in stage {
         let mut r = BsResult { volley_hits, volley_kills, ..BsResult::default() };
@@ -393,7 +424,7 @@ pub fn charge(c: &BsCharge) -> BTreeMap<BsResult, f64> {
             continue;
         }
         // Simultaneous: the target strikes back with every figure in contact it still has.
-        let back = dice_hits(c.target_in_contact.min(s.figures), c.target_die, 0);
+        let back = dice_hits(c.rules.table, c.target_in_contact.min(s.figures), c.target_die, 0);
         let to_target = take(&on_target, s, c.target_ar, c.target_hits, or_equal);
         let to_charger = charger_takes(c, &back);
         for (&(ht, ft, after_t), pt) in &to_target {
@@ -447,8 +478,8 @@ pub struct Exchange {
 /// rolls its own die (a rout is not a charge: not doubled), each figure of the struck unit
 /// in contact one die; both take their hits at once.
 pub fn rout_melee(beasts: Side, struck: Side, armour_or_equal: bool) -> BTreeMap<Exchange, f64> {
-    let on_struck = dice_hits(beasts.in_contact, beasts.die, 0);
-    let on_beasts = dice_hits(struck.in_contact, struck.die, 0);
+    let on_struck = dice_hits(Table::DEFAULT, beasts.in_contact, beasts.die, 0);
+    let on_beasts = dice_hits(Table::DEFAULT, struck.in_contact, struck.die, 0);
     let fresh = |s: Side| Standing { figures: s.figures, carried: 0 };
     let a = take(&on_struck, fresh(struck), struck.ar, struck.hits, armour_or_equal);
     let b = take(&on_beasts, fresh(beasts), beasts.ar, beasts.hits, armour_or_equal);
@@ -464,5 +495,5 @@ pub fn rout_melee(beasts: Side, struck: Side, armour_or_equal: bool) -> BTreeMap
 
 /// The chances of held, fell back and routed for a morale rating (the default margin).
 pub fn morale_odds(ml: u32) -> [f64; 3] {
-    morale(ml)
+    morale(ml, 5)
 }

@@ -2,14 +2,19 @@
 //! the seed, and the readings in `docs/methods.md`): the chariot drives along a fixed list
 //! of contact groups; each model touched takes the Impact Hits (never modified by Might;
 //! an enemy Hero's Fate is his own roll, taken plain); a group wholly slain is driven
-//! through, a survivor stops the chariot and the fight follows ([`super::fight`]); the
-//! difficult-terrain D6 where the chariot enters it (a 1 is a Wound at once, unless a
-//! riding Hero's Might turns it to a 2; a chariot slain there stops there); the wall's
-//! three Strength 6 hits when the chariot drives through everything into it; the riding
-//! Hero thrown from a slain chariot (one Strength 3 hit); and the Break Point of the army
-//! charged. The contact list is given, not derived: geometry is the test's business.
+//! through, a survivor stops the chariot and the fight follows ([`super::fight_with`], the
+//! weapon's grip and a nearby banner's re-roll as the readings say); the difficult-terrain
+//! D6 where the chariot enters it by either reading of "within" (a 1 is a Wound at once,
+//! unless a riding Hero's Might turns it to a 2; a chariot slain there stops there); the
+//! wall's three Strength 6 hits when the chariot drives through everything into it; the
+//! riding Hero thrown from a slain chariot (one Strength 3 hit); and the Break Point of
+//! the army charged. The contact list is given, not derived: geometry is the test's
+//! business.
 
-use super::{Chariot, Foe, FoeHero, Hero, Prob, Rules, add, chart, fate, save_roll, wound_hero};
+use super::{
+    Chariot, Foe, FoeHero, Grip, Help, Hero, Horse, Prob, Rules, add, chart, fate, holds_two_handed, save_roll,
+    wound_hero,
+};
 use std::collections::BTreeMap;
 
 /// How many Impact Hits each model touched takes.
@@ -47,12 +52,38 @@ pub struct Charge {
     pub riding: Option<Riding>,
     pub impact: ImpactDice,
     pub impact_strength: u8,
-    /// Models touched at the same moment, group after group along the drive. Infantry
-    /// only (an enemy Hero carries `hero`).
+    /// Models touched at the same moment, group after group along the drive: infantry (an
+    /// enemy Hero carries `hero`) or cavalry (`horse`, never a Hero).
     pub groups: Vec<Vec<Foe>>,
-    /// The chariot enters difficult terrain just before touching this group (the number of
-    /// groups: after the last one).
+    /// A dice number of Impact Hits is rolled for a cavalry model's rider and mount apart
+    /// (else once for both).
+    pub cavalry_roll_each: bool,
+    /// The chariot drives on past cavalry only when the rider is slain and the mount slain
+    /// or fled (else when the rider is slain).
+    pub cavalry_passed_when_mount_gone: bool,
+    /// Which groups are three shielded infantry with Shieldwall standing abreast, bases
+    /// touching: the middle one touches two shielded friends, each end one.
+    pub walls: Vec<bool>,
+    /// Shieldwall is played: +1 Defence to a shielded model with the rule while it touches
+    /// two or more standing shielded friends with it.
+    pub shieldwall: bool,
+    /// A band of difficult terrain lies just before this group (the number of groups:
+    /// after the last one).
     pub terrain_before: Option<usize>,
+    /// The band lies so close before that group (or the wall) that when the chariot's
+    /// front touches it, the chariot's centre is still short of the band: geometry, given
+    /// by the test.
+    pub terrain_short_of_centre: bool,
+    /// The reading of "within" difficult terrain: the chariot's centre inside the band
+    /// (else any part of its base).
+    pub terrain_by_centre: bool,
+    /// How a chariot with a hand-and-a-half weapon holds it (`OneHanded` for one without).
+    pub grip: Grip,
+    /// A standing enemy banner within 3" of every fight the charge can end in, its bearer
+    /// out of the chariot's way.
+    pub banner_nearby: bool,
+    /// The reading that a banner lets its side re-roll a duel die (else it gives none).
+    pub banner_rerolls: bool,
     /// A wall stands beyond the last group, within the chariot's Move.
     pub wall: bool,
     /// Driving through every group, the full Move carries the whole base past every
@@ -119,13 +150,30 @@ fn wounds_from<P: Prob>(hits: u8, (wound, miss): (P, P)) -> BTreeMap<u8, P> {
     out
 }
 
-/// What the Impact Hits do to one model: (the model as it stands after them, or `None`
-/// when slain; an enemy Hero's Fate spent), p.
-fn impact_on<P: Prob>(c: &Charge, foe: &Foe) -> Vec<((Option<Foe>, u8), P)> {
-    let counts: Vec<(u8, P)> = match c.impact {
+/// A model touched, after its Impact Hits: as it stands in the chariot's way (`None`: the
+/// chariot drives on past it), an enemy Hero's Fate spent, and whether it is a casualty.
+type Touched = (Option<Foe>, u8, bool);
+
+/// A group after its Impact Hits: each model in the way or passed with its casualty, the
+/// Fate spent, and the chance.
+type Combo<P> = (Vec<(Option<Foe>, bool)>, u8, P);
+
+/// How many Impact Hits one roll gives, with their chances.
+fn hit_counts<P: Prob>(c: &Charge) -> Vec<(u8, P)> {
+    match c.impact {
         ImpactDice::Fixed(n) => vec![(n, P::one())],
         ImpactDice::D3 => (1..=6u8).map(|f| (f.div_ceil(2), P::frac(1, 6))).collect(),
-    };
+    }
+}
+
+/// What the Impact Hits do to one model touched: (the model as it stands in the chariot's
+/// way after them, or `None` when the chariot drives on past it; an enemy Hero's Fate
+/// spent; whether it is a casualty), p.
+fn impact_on<P: Prob>(c: &Charge, foe: &Foe) -> Vec<(Touched, P)> {
+    if foe.horse.is_some() {
+        return impact_on_cavalry(c, foe);
+    }
+    let counts = hit_counts::<P>(c);
     let p = wound_chance::<P>(c.impact_strength, foe.defence);
     let mut out: BTreeMap<(u8, u8, u8), P> = BTreeMap::new();
     for (hits, q) in counts {
@@ -149,9 +197,60 @@ fn impact_on<P: Prob>(c: &Charge, foe: &Foe) -> Vec<((Option<Foe>, u8), P)> {
                 hero: foe.hero.map(|h| FoeHero { fate: fate_left, ..h }),
                 ..*foe
             });
-            ((after, spent), p)
+            ((after, spent, left == 0), p)
         })
         .collect()
+}
+
+/// The Impact Hits on a cavalry model (no Hero): rider and mount each take them (one
+/// number rolled for the model, or one each); a rider whose mount is slain rolls on the
+/// Thrown Rider chart (1: a Strength 3 hit, then Prone if he lives; 2-5: up, but no Strikes
+/// this turn; 6: on his feet as infantry); a riderless mount without Attacks flees. The
+/// model is a casualty when its rider is slain; the chariot drives on past it then, or, by
+/// the earlier reading, only once the mount is slain or fled too.
+fn impact_on_cavalry<P: Prob>(c: &Charge, foe: &Foe) -> Vec<(Touched, P)> {
+    let horse = foe.horse.expect("cavalry");
+    let counts = hit_counts::<P>(c);
+    let on_rider = wound_chance::<P>(c.impact_strength, foe.defence);
+    let on_mount = wound_chance::<P>(c.impact_strength, horse.defence);
+    // (rider's Wounds, mount's Wounds) caused, p.
+    let mut wounds: BTreeMap<(u8, u8), P> = BTreeMap::new();
+    for (n, q) in &counts {
+        // The mount's number: the same roll, or a roll of its own.
+        let mount_counts = if c.cavalry_roll_each { counts.clone() } else { vec![(*n, P::one())] };
+        for (m, r) in mount_counts {
+            for (wr, a) in wounds_from(*n, on_rider) {
+                for (wm, b) in wounds_from(m, on_mount) {
+                    add(&mut wounds, (wr, wm), *q * r * a * b);
+                }
+            }
+        }
+    }
+    let (thrown_hit, thrown_miss) = wound_chance::<P>(3, foe.defence);
+    let mut out: Vec<(Touched, P)> = Vec::new();
+    let mut settle = |rider: u8, mount: Option<Horse>, prone: bool, thrown: bool, p: P| {
+        // A riderless mount without Attacks flees.
+        let mount = mount.filter(|h| rider > 0 || h.attacks > 0);
+        let casualty = rider == 0;
+        let passed = if c.cavalry_passed_when_mount_gone { casualty && mount.is_none() } else { casualty };
+        let after = (!passed).then_some(Foe { wounds: rider, horse: mount, prone, thrown, ..*foe });
+        out.push(((after, 0, casualty), p));
+    };
+    for ((wr, wm), p) in wounds {
+        let rider = foe.wounds.saturating_sub(wr);
+        let mount = (wm < horse.wounds).then(|| Horse { wounds: horse.wounds - wm, ..horse });
+        if rider == 0 || mount.is_some() {
+            settle(rider, mount, false, false, p);
+            continue;
+        }
+        // Thrown: the chart's D6.
+        let sixth = P::frac(1, 6);
+        settle(rider - 1, None, rider > 1, false, p * sixth * thrown_hit);
+        settle(rider, None, true, false, p * sixth * thrown_miss);
+        settle(rider, None, false, true, p * P::frac(4, 6));
+        settle(rider, None, false, false, p * sixth);
+    }
+    out
 }
 
 /// One Wound on the chariot, and the riding Hero's Fate against it.
@@ -243,8 +342,22 @@ pub fn charge<P: Prob>(c: &Charge) -> BTreeMap<ChargeResult, P> {
         P::one(),
     )]);
     let mut out = BTreeMap::new();
+    let mut fights: BTreeMap<String, Vec<(super::Result, P)>> = BTreeMap::new();
+    // Where along the drive the chariot is first within the band. Any part of the base: as
+    // its front reaches it. The centre: a band still ahead of the centre when the front
+    // touches the next group is entered only if the chariot drives through that group
+    // (before the group after it); one short of a wall is never entered.
+    let entered = c.terrain_before.and_then(|g| {
+        if !(c.terrain_by_centre && c.terrain_short_of_centre) {
+            Some(g)
+        } else if g < c.groups.len() {
+            Some(g + 1)
+        } else {
+            (!c.wall).then_some(g)
+        }
+    });
     for g in 0..=c.groups.len() {
-        if c.terrain_before == Some(g) {
+        if entered == Some(g) {
             let mut next = BTreeMap::new();
             for (d, p) in driving {
                 for (d, q) in terrain::<P>(c, d) {
@@ -269,16 +382,25 @@ pub fn charge<P: Prob>(c: &Charge) -> BTreeMap<ChargeResult, P> {
             break;
         }
         // Every combination of what the hits did to the group's models.
-        let mut combos: Vec<(Vec<Option<Foe>>, u8, P)> = vec![(Vec::new(), 0, P::one())];
-        for foe in &c.groups[g] {
+        // Shieldwall: the middle of a wall touches its two friends when the chariot touches
+        // all three, so it meets the Impact Hits at +1 Defence.
+        let braced = c.shieldwall && c.walls.get(g).copied().unwrap_or(false);
+        let touched: Vec<Foe> = c.groups[g]
+            .iter()
+            .enumerate()
+            .map(|(i, f)| if braced && i == 1 { Foe { defence: f.defence + 1, ..*f } } else { *f })
+            .collect();
+        // (each model in the way or passed, its casualty, Fate spent, p).
+        let mut combos: Vec<Combo<P>> = vec![(Vec::new(), 0, P::one())];
+        for foe in &touched {
             let each = impact_on::<P>(c, foe);
             combos = combos
                 .into_iter()
                 .flat_map(|(stand, spent, p)| {
-                    each.iter().map(move |(o, q)| {
+                    each.iter().map(move |((after, fate, casualty), q)| {
                         let mut stand = stand.clone();
-                        stand.push(o.0);
-                        (stand, spent + o.1, p * *q)
+                        stand.push((*after, *casualty));
+                        (stand, spent + fate, p * *q)
                     })
                 })
                 .collect();
@@ -286,9 +408,8 @@ pub fn charge<P: Prob>(c: &Charge) -> BTreeMap<ChargeResult, P> {
         let mut next = BTreeMap::new();
         for (d, p) in driving {
             for (stand, spent, q) in &combos {
-                let slain = stand.iter().filter(|s| s.is_none()).count() as u8;
-                let heroes_slain =
-                    c.groups[g].iter().zip(stand).filter(|(f, s)| f.hero.is_some() && s.is_none()).count() as u8;
+                let slain = stand.iter().filter(|s| s.1).count() as u8;
+                let heroes_slain = c.groups[g].iter().zip(stand).filter(|(f, s)| f.hero.is_some() && s.1).count() as u8;
                 let mut r = d.result;
                 r.contacts += c.groups[g].len() as u8;
                 r.impact_kills += slain;
@@ -296,15 +417,36 @@ pub fn charge<P: Prob>(c: &Charge) -> BTreeMap<ChargeResult, P> {
                 r.foe_fate_spent += spent;
                 r.foe_heroes_slain += heroes_slain;
                 let d = Driving { result: r, ..d };
-                let survivors: Vec<Foe> = stand.iter().flatten().copied().collect();
+                // In the fight the wall is as the Impact Hits left it: the middle keeps its
+                // +1 only while both ends still stand.
+                let both_ends = braced && stand[0].0.is_some() && stand[2].0.is_some();
+                let survivors: Vec<Foe> = stand
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, s)| s.0.map(|f| (i, f)))
+                    .map(|(i, f)| {
+                        let plain = c.groups[g][i].defence;
+                        Foe { defence: if braced && i == 1 && both_ends { plain + 1 } else { plain }, ..f }
+                    })
+                    .collect();
                 if survivors.is_empty() {
                     add(&mut next, d, p * *q);
                     continue;
                 }
-                // Stopped: the fight, with what the chariot and its Hero have left.
+                // Stopped: the fight, with what the chariot and its Hero have left; the
+                // weapon's grip chosen for this fight as it stands.
+                let help = Help { banner: c.banner_nearby && c.banner_rerolls, ..Help::default() };
                 let chariot = Chariot { wounds: d.wounds, ..c.chariot };
                 let hero = c.riding.map(|h| Hero { might: d.might, fate: d.fate, ..h.hero });
-                for (f, s) in super::fight::<P>(&chariot, hero.as_ref(), &survivors, &c.rules) {
+                // Many ways through the Impact Hits leave the same fight: each is worked
+                // out once (the key is the whole fight as it stands, written out).
+                let key = format!("{chariot:?} {hero:?} {survivors:?}");
+                let fight = fights.entry(key).or_insert_with(|| {
+                    let two_handed = holds_two_handed(c.grip, &chariot, hero.as_ref(), &survivors, &help, &c.rules);
+                    let chariot = Chariot { two_handed, ..chariot };
+                    super::fight_with::<P>(&chariot, hero.as_ref(), &survivors, &help, &c.rules).into_iter().collect()
+                });
+                for &(f, s) in fight.iter() {
                     let mut r = d.result;
                     r.fought = true;
                     r.won = f.won;

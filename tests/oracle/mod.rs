@@ -675,6 +675,54 @@ fn duel_might(
 /// A target's (Wounds, Fate, Might) left.
 type Standing = (u8, u8, u8);
 
+/// How a chariot with a hand-and-a-half weapon holds it for a fight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grip {
+    OneHanded,
+    TwoHanded,
+    /// As a sensible player would, before the Duel Roll: the grip that expects more
+    /// kills in this fight, then fewer Wounds lost by the chariot, else one-handed.
+    Best,
+}
+
+/// Expected kills and expected Wounds lost by the chariot in a fight, held `two_handed`.
+fn fight_worth(
+    c: &Chariot,
+    two_handed: bool,
+    hero: Option<&Hero>,
+    foes: &[Foe],
+    help: &Help,
+    rules: &Rules,
+) -> (f64, f64) {
+    let held = Chariot { two_handed, ..*c };
+    fight_with::<f64>(&held, hero, foes, help, rules)
+        .into_iter()
+        .fold((0.0, 0.0), |(k, w), (r, p)| (k + p * f64::from(r.kills), w + p * f64::from(r.wounds_lost)))
+}
+
+/// Whether the chariot holds its weapon two-handed in this fight under `grip`: the choice
+/// is made from the fight as it stands (the models in it, their Wounds and help, the
+/// riding Hero's Might and Fate left), each grip weighed by this oracle's own fight.
+pub fn holds_two_handed(
+    grip: Grip,
+    c: &Chariot,
+    hero: Option<&Hero>,
+    foes: &[Foe],
+    help: &Help,
+    rules: &Rules,
+) -> bool {
+    match grip {
+        Grip::OneHanded => false,
+        Grip::TwoHanded => true,
+        Grip::Best => {
+            const TIE: f64 = 1e-9;
+            let (one, two) =
+                (fight_worth(c, false, hero, foes, help, rules), fight_worth(c, true, hero, foes, help, rules));
+            two.0 > one.0 + TIE || ((two.0 - one.0).abs() <= TIE && two.1 < one.1 - TIE)
+        }
+    }
+}
+
 /// The fight without supporters or a banner.
 pub fn fight<P: Prob>(c: &Chariot, hero: Option<&Hero>, foes: &[Foe], rules: &Rules) -> BTreeMap<Result, P> {
     fight_with(c, hero, foes, &Help::default(), rules)
