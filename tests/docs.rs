@@ -25,6 +25,89 @@ fn every_test_the_coverage_documents_cite_exists() {
     }
 }
 
+/// Every source file under `src`, with its module path (`mesbg/rules/fight/mod.rs` is
+/// `["mesbg", "rules", "fight"]`).
+fn modules(dir: &Path, into: &mut Vec<(Vec<String>, String)>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            modules(&path, into);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let segments: Vec<String> = path
+                .strip_prefix("src")
+                .unwrap()
+                .with_extension("")
+                .iter()
+                .map(|s| s.to_string_lossy().into_owned())
+                .filter(|s| !matches!(s.as_str(), "mod" | "lib" | "main"))
+                .collect();
+            into.push((segments, std::fs::read_to_string(&path).unwrap()));
+        }
+    }
+}
+
+/// Whether `name` stands in `text` as a whole word (defined, re-exported or a field there).
+fn has_word(text: &str, name: &str) -> bool {
+    let identifier = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(at, _)| {
+        !text[..at].chars().next_back().is_some_and(identifier)
+            && !text[at + name.len()..].chars().next().is_some_and(identifier)
+    })
+}
+
+/// The code the coverage documents cite (`plan::drive`, `resolve::ChariotState::terrain_test`,
+/// `rules::fight::settle_strike`): its modules exist as one path of `src/` (a path's tail
+/// may leave out `mesbg::` or `battlesystem::`), and its items are defined or re-exported in
+/// a file of that path (as a whole word there: a name that moves or goes fails).
+#[test]
+fn every_piece_of_code_the_coverage_documents_cite_exists_where_they_say() {
+    let mut files = Vec::new();
+    modules(Path::new("src"), &mut files);
+    let test_files: Vec<String> = std::fs::read_dir("tests")
+        .unwrap()
+        .filter_map(|e| e.ok()?.path().file_stem()?.to_str().map(str::to_string))
+        .collect();
+    // docs/readme-coverage.md cites tests only.
+    let file = "docs/seed-coverage.md";
+    let doc = std::fs::read_to_string(file).unwrap();
+    let mut cited = 0;
+    for quoted in doc.split('`').skip(1).step_by(2) {
+        let parts: Vec<&str> = quoted.split("::").collect();
+        let identifiers = parts.len() >= 2
+            && parts.iter().all(|p| {
+                p.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                    && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            });
+        // Tests (`...::tests::name`, `exact::z_tests::name`, `choices::name`) are checked by
+        // `every_test_the_coverage_documents_cite_exists`.
+        let a_test = parts.iter().any(|p| p.ends_with("tests")) || test_files.iter().any(|f| f == parts[0]);
+        if !identifiers || a_test || !parts[0].starts_with(|c: char| c.is_ascii_lowercase()) {
+            continue;
+        }
+        // The leading lower-case segments are modules; the rest are items.
+        let modules_end = parts.iter().position(|p| !p.starts_with(|c: char| c.is_ascii_lowercase()));
+        let (path, items) = match modules_end {
+            Some(i) => (&parts[..i], &parts[i..]),
+            // All lower-case: the last is a function, field or module.
+            None => (&parts[..parts.len() - 1], &parts[parts.len() - 1..]),
+        };
+        // Files whose module path holds `path` (then perhaps deeper modules).
+        let holds = |segments: &[String], path: &[&str]| segments.windows(path.len()).any(|w| w == path);
+        let in_path: Vec<&String> =
+            files.iter().filter(|(segments, _)| holds(segments, path)).map(|(_, text)| text).collect();
+        assert!(!in_path.is_empty(), "{file} cites `{quoted}`: no module `{}` in src/", path.join("::"));
+        for item in items {
+            // Named in one of its files, or a module file of its own under the path.
+            let path_and_item: Vec<&str> = path.iter().copied().chain([*item]).collect();
+            let named = in_path.iter().any(|text| has_word(text, item))
+                || files.iter().any(|(segments, _)| holds(segments, &path_and_item));
+            assert!(named, "{file} cites `{quoted}`: `{item}` is not in `{}`", path.join("::"));
+        }
+        cited += 1;
+    }
+    assert!(cited > 20, "{file}: only {cited} code citations found: the pattern no longer matches the document");
+}
+
 /// Asserts every test `file` cites is a function in `code`.
 fn check_citations(file: &str, code: &str) {
     let doc = std::fs::read_to_string(file).unwrap();
