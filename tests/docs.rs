@@ -25,6 +25,18 @@ fn every_test_the_coverage_documents_cite_exists() {
     }
 }
 
+/// The stems of the integration test files (`choices` for `tests/choices.rs`): a citation
+/// starting with one names a test.
+fn test_file_stems() -> Vec<String> {
+    std::fs::read_dir("tests")
+        .unwrap()
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            (path.extension()? == "rs").then(|| path.file_stem()?.to_str().map(str::to_string))?
+        })
+        .collect()
+}
+
 /// Every source file under `src`, with its module path (`mesbg/rules/fight/mod.rs` is
 /// `["mesbg", "rules", "fight"]`).
 fn modules(dir: &Path, into: &mut Vec<(Vec<String>, String)>) {
@@ -63,10 +75,7 @@ fn has_word(text: &str, name: &str) -> bool {
 fn every_piece_of_code_the_coverage_documents_cite_exists_where_they_say() {
     let mut files = Vec::new();
     modules(Path::new("src"), &mut files);
-    let test_files: Vec<String> = std::fs::read_dir("tests")
-        .unwrap()
-        .filter_map(|e| e.ok()?.path().file_stem()?.to_str().map(str::to_string))
-        .collect();
+    let test_files = test_file_stems();
     // docs/readme-coverage.md cites tests only.
     let file = "docs/seed-coverage.md";
     let doc = std::fs::read_to_string(file).unwrap();
@@ -111,13 +120,7 @@ fn every_piece_of_code_the_coverage_documents_cite_exists_where_they_say() {
 /// Asserts every test `file` cites is a function in `code`.
 fn check_citations(file: &str, code: &str) {
     let doc = std::fs::read_to_string(file).unwrap();
-    let test_files: Vec<String> = std::fs::read_dir("tests")
-        .unwrap()
-        .filter_map(|e| {
-            let path = e.ok()?.path();
-            (path.extension()? == "rs").then(|| path.file_stem()?.to_str().map(str::to_string))?
-        })
-        .collect();
+    let test_files = test_file_stems();
     let mut cited = 0;
     for quoted in doc.split('`').skip(1).step_by(2) {
         // Citations of tests: `file::name` or `module::tests::name` (lower-case paths).
