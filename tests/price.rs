@@ -521,3 +521,63 @@ fn a_sweep_takes_impact_hits_as_a_constant_or_dice() {
         assert!((mean - want).abs() < 5.0 * se, "{}: {mean:.4} (se {se:.4}), derived {want:.4}", point["values"]);
     }
 }
+
+/// The price is a library procedure (#70): called without the command line, with a
+/// progress count of its own, it gives the object `balance --json` prints, and counts
+/// every trial of every line it played.
+#[test]
+fn the_balance_procedure_prices_without_the_command_line_as_the_command_does() {
+    use charioteer::tools::balance::{BalanceRequest, Balanced, balance};
+    use charioteer::tools::play::Player;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let piece = root.join("scenarios/mesbg/khandish-vs-minas-tirith.toml");
+    let reference = root.join("scenarios/mesbg/iron-hills-into-pike-block.toml");
+    let set = root.join("scenarios/matchups/mesbg-lines.toml");
+    let request = BalanceRequest {
+        file: piece.clone(),
+        against: vec![reference.clone()],
+        matchups: Some(set.clone()),
+        trials: Some(3000),
+        ..BalanceRequest::default()
+    };
+    let counted = AtomicU64::new(0);
+    let progress = |n: u64| {
+        counted.fetch_add(n, Ordering::Relaxed);
+    };
+    let cancel = AtomicBool::new(false);
+    let player = Player { pool: None, progress: &progress, cancel: &cancel, plays: Default::default() };
+    let Balanced::One { run, folder } = balance(&request, &player).expect("the procedure prices the piece") else {
+        panic!("one price, not a curve")
+    };
+    assert_eq!(folder, "balance--khandish-charioteer-charges-a-minas-tirith-shield-wall", "named after the title");
+    let lines = (run.matchups.len() + run.left_out.len()) as u64;
+    assert!(lines >= 2, "the set's lines are priced: {lines}");
+    assert_eq!(counted.load(Ordering::Relaxed), 3000 * lines, "every trial of every line is counted");
+
+    let out = tempfile::tempdir().expect("temp dir");
+    let path = |p: &Path| p.display().to_string();
+    let printed = charioteer(
+        &[
+            "balance",
+            &path(&piece),
+            "--against",
+            &path(&reference),
+            "--matchups",
+            &path(&set),
+            "--trials",
+            "3000",
+            "--json",
+            "--out",
+            &path(out.path()),
+        ],
+        root,
+    );
+    assert!(printed.status.success(), "{}", text(&printed));
+    let cli: serde_json::Value = serde_json::from_slice(&printed.stdout).expect("balance --json prints JSON");
+    // Both read back from text, so the floats parse alike (serde_json's reading of a float
+    // may differ from the value printed in its last bit).
+    let library: serde_json::Value =
+        serde_json::from_str(&run.to_json().to_string()).expect("the procedure's object reads back");
+    assert_eq!(cli, library, "the command prints what the procedure returns");
+}

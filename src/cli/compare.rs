@@ -4,15 +4,9 @@
 use super::*;
 use crate::engine::RuleSystem;
 
-/// Why `a` and `b` (of the kind `b_kind`) cannot be paired by `command`: each file's kind
-/// named (a MESBG charge, a MESBG turn, BATTLESYSTEM), never a guess.
+/// Why `a` and `b` (of the kind `b_kind`) cannot be paired by `command`.
 pub(super) fn unpaired(command: &str, a: &Path, b: &Path, b_kind: &str) -> UnsupportedRequest {
-    let a_kind = load_any(Some(a)).map_or("another kind of scenario", |l| l.kind());
-    UnsupportedRequest(format!(
-        "{command} pairs two scenarios of one kind (their trials share random streams): {} is {a_kind}, {} is {b_kind}",
-        a.display(),
-        b.display()
-    ))
+    UnsupportedRequest(crate::tools::system::unpaired(command, a, b, b_kind))
 }
 
 pub(super) fn compare(args: CompareArgs) -> Result<()> {
@@ -55,74 +49,41 @@ fn compare_of<S: System>(a: S::Scenario, args: &CompareArgs, sets: &[crate::tool
 fn compare_plans<S: RuleSystem>(
     args: &CompareArgs,
     a: &run::Source,
-    sides: [system::Facts; 2],
+    sides: [crate::tools::system::Facts; 2],
     plan_a: &S,
     plan_b: &S,
 ) -> Result<()> {
     let (seed, trials) = a.seed_and_trials(&args.play);
     let pool = args.play.pool()?;
-    // Common random numbers: both play A's streams.
-    let streams = Streams::new(seed, a.hash);
-    let plays = &args.play.plays;
-    let bar = trial_bar(trials, args.play.quiet || args.play.json || !plays.is_whole());
-    let cancel = &CANCEL;
-    let started = Instant::now();
-    let play = |range: TrialRange| {
-        let before = bar.position();
-        let played =
-            pool.install(|| crate::tools::paired::run(plan_a, plan_b, streams, range, &|n| bar.inc(n), cancel));
-        interrupted_play(played, &bar, before, range.count).context("the comparison was interrupted")
+    let bar = Bar::new(args.play.quiet || args.play.json || !args.play.plays.is_whole());
+    let player = crate::tools::play::Player {
+        pool: Some(&pool),
+        progress: &bar,
+        cancel: &CANCEL,
+        plays: args.play.plays.clone(),
     };
-    let whole = TrialRange { first: 0, count: trials };
-    let mut sums = plays.play("A and B, paired", whole, play, crate::tools::paired::PairedSums::add)?;
-    plays.checkpoint()?;
-    let mut precision = None;
-    if let Some(target) = args.precision.target_ci {
-        let cap = args.precision.max_trials.unwrap_or(DEFAULT_MAX_TRIALS).max(trials);
-        loop {
-            let widest = crate::tools::paired::differences(&sums)
-                .into_iter()
-                .map(|d| (d.metric.name, (d.ci95_hi - d.ci95_lo) / 2.0))
-                .fold((String::new(), 0.0), |w, d| if d.1 > w.1 { d } else { w });
-            if widest.1 < target || sums.n >= cap {
-                precision = Some(report::Precision {
-                    target,
-                    reached: widest.1 < target,
-                    worst_metric: widest.0,
-                    half_width: widest.1,
-                    cap,
-                });
-                break;
-            }
-            let next = sums.n.saturating_mul(2).min(cap);
-            bar.set_length(next);
-            let more = play(TrialRange { first: sums.n, count: next - sums.n })?;
-            sums.add(&more);
-        }
-    }
-    let trials = sums.n;
-    bar.finish_and_clear();
+    let started = Instant::now();
     let quote = |p: &Path| shell_quote(&p.display().to_string());
-    let [side_a, side_b] = sides;
-    let titles = [side_a.title.clone(), side_b.title.clone()];
-    let files = [side_a.name.clone(), side_b.name.clone()];
-    let run = crate::tools::paired::PairedRun {
-        rulesets: [side_a.ruleset, side_b.ruleset],
-        names: crate::tools::paired::side_names(&titles, &files, &args.sets),
-        titles,
-        files,
-        trials,
+    let comparison = crate::tools::paired::Comparison {
+        plans: [plan_a, plan_b],
+        sides: [&sides[0], &sides[1]],
+        sets: &args.sets,
         seed,
-        rows: crate::tools::paired::differences(&sums),
+        trials,
+        target: args
+            .precision
+            .target_ci
+            .map(|target| (target, args.precision.max_trials.unwrap_or(DEFAULT_MAX_TRIALS))),
         command: format!(
-            "charioteer compare {}{}{} --seed {seed} --trials {trials}",
+            "charioteer compare {}{}{}",
             quote(&args.a),
             args.b.as_deref().map(|b| format!(" {}", quote(b))).unwrap_or_default(),
             args.sets.iter().map(|s| format!(" --set {}", shell_quote(s))).collect::<String>()
         ),
-        precision,
-        only_in: crate::tools::paired::unshared_metrics(plan_a, plan_b),
     };
+    let run = crate::tools::paired::compare(comparison, &player).map_err(tool_error)?;
+    let trials = run.trials;
+    let [side_a, side_b] = sides;
     let dir = args.play.out.clone().unwrap_or_else(|| {
         PathBuf::from("reports").join(joined_slug("paired", &[side_a.slug.clone(), side_b.slug.clone()]))
     });

@@ -16,9 +16,9 @@ macro_rules! out {
 macro_rules! on_system {
     ($loaded:expr, $f:ident($($arg:expr),* $(,)?)) => {
         match $loaded {
-            Loaded::Mesbg(s) => $f::<$crate::cli::system::Mesbg>(*s $(, $arg)*),
-            Loaded::Battlesystem(s) => $f::<$crate::cli::system::Battlesystem>(*s $(, $arg)*),
-            Loaded::Turn(s) => $f::<$crate::cli::turn::Turn>(*s $(, $arg)*),
+            Loaded::Mesbg(s) => $f::<$crate::tools::system::Mesbg>(*s $(, $arg)*),
+            Loaded::Battlesystem(s) => $f::<$crate::tools::system::Battlesystem>(*s $(, $arg)*),
+            Loaded::Turn(s) => $f::<$crate::tools::system::Turn>(*s $(, $arg)*),
         }
     };
 }
@@ -36,7 +36,7 @@ mod system;
 mod turn;
 mod validate;
 
-use crate::battlesystem::scenario::{BattlesystemScenario, SystemField, system_of};
+use crate::battlesystem::scenario::BattlesystemScenario;
 use crate::mesbg::plan::{self, Plan};
 use crate::mesbg::resolve::{self, Event, Streams, TrialRange};
 use crate::mesbg::scenario::{self, MAX_TRIALS, Scenario, ScenarioError};
@@ -44,6 +44,7 @@ use crate::mesbg::tally::Metric;
 use crate::report::document::group_digits;
 use crate::report::{self, RunRecord};
 use crate::tools::shard::{ShardFile, ShardSpec};
+use crate::tools::system::{Game, Loaded, load_file as load_any, load_text, shell_quote};
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -454,16 +455,51 @@ static CANCEL: AtomicBool = AtomicBool::new(false);
 /// The exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells expect).
 pub const INTERRUPTED_EXIT: u8 = 130;
 
-/// A paired play (`compare`, `balance`) that returned nothing because Ctrl-C stopped it,
-/// as the same [`resolve::Interrupted`] a run gives (exit code 130): `done` is what the
-/// progress bar counted since `before`.
-fn interrupted_play<T>(
-    played: Option<T>,
-    bar: &ProgressBar,
-    before: u64,
-    asked: u64,
-) -> Result<T, resolve::Interrupted> {
-    played.ok_or(resolve::Interrupted { done: bar.position().saturating_sub(before).min(asked), asked })
+/// A procedure's refusal or failure as the command line says it: bad input exits with 2,
+/// Ctrl-C with 130, a shard's end of play is recognised by [`split::shard_played`].
+fn tool_error(error: crate::tools::play::ToolError) -> anyhow::Error {
+    use crate::tools::play::ToolError;
+    match error {
+        ToolError::Unsupported(message) => UnsupportedRequest(message).into(),
+        ToolError::Failed(message) => anyhow::anyhow!(message),
+        ToolError::Scenario(e) => e.into(),
+        ToolError::Balance(e) => e.into(),
+        ToolError::Sweep(e) => e.into(),
+        ToolError::Play(e) => e.into(),
+        ToolError::Interrupted { what, source } => anyhow::Error::from(source).context(what),
+    }
+}
+
+/// The terminal's progress bar for a procedure: a fresh bar for each piece of work it
+/// begins (hidden when quiet, printing JSON, or playing a shard).
+struct Bar {
+    hidden: bool,
+    bar: std::sync::Mutex<ProgressBar>,
+}
+
+impl Bar {
+    fn new(hidden: bool) -> Self {
+        Bar { hidden, bar: std::sync::Mutex::new(trial_bar(0, hidden)) }
+    }
+
+    fn bar(&self) -> ProgressBar {
+        self.bar.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+}
+
+impl crate::tools::play::Progress for Bar {
+    fn begin(&self, total: u64) {
+        *self.bar.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = trial_bar(total, self.hidden);
+    }
+    fn expect(&self, total: u64) {
+        self.bar().set_length(total);
+    }
+    fn advance(&self, trials: u64) {
+        self.bar().inc(trials);
+    }
+    fn end(&self) {
+        self.bar().finish_and_clear();
+    }
 }
 
 /// Makes Ctrl-C stop runs at the next block (within a second); a second Ctrl-C exits at once.
@@ -603,65 +639,6 @@ pub fn exit_code(error: &anyhow::Error) -> u8 {
     if error.chain().any(bad_input) { 2 } else { 1 }
 }
 
-/// A scenario of either rule system.
-enum Loaded {
-    /// Middle-earth SBG.
-    Mesbg(Box<Scenario>),
-    /// BATTLESYSTEM.
-    Battlesystem(Box<BattlesystemScenario>),
-    /// A turn of several MESBG chariots.
-    Turn(Box<Scenario>),
-}
-
-impl Loaded {
-    /// What kind of scenario it is, for messages: "a MESBG charge of one chariot", ...
-    fn kind(&self) -> &'static str {
-        match self {
-            Loaded::Mesbg(_) => "a MESBG charge of one chariot",
-            Loaded::Battlesystem(_) => "a BATTLESYSTEM scenario",
-            Loaded::Turn(_) => "a MESBG turn of several chariots",
-        }
-    }
-}
-
-/// A MESBG scenario as loaded: a turn of several chariots is its own system, checked to
-/// plan.
-fn mesbg_loaded(scenario: Scenario) -> Result<Loaded, ScenarioError> {
-    if scenario.is_turn() {
-        turn::check_turn(&scenario)?;
-        return Ok(Loaded::Turn(Box::new(scenario)));
-    }
-    Ok(Loaded::Mesbg(Box::new(scenario)))
-}
-
-/// Reads a scenario of either system (the bundled default without a file).
-fn load_any(file: Option<&Path>) -> Result<Loaded, ScenarioError> {
-    let Some(path) = file else {
-        return scenario::parse(scenario::DEFAULT_SCENARIO, scenario::DEFAULT_SCENARIO_NAME)
-            .map(|s| Loaded::Mesbg(Box::new(s)));
-    };
-    load_text(&scenario::read(path)?, &path.display().to_string())
-}
-
-/// Reads a scenario's text of either system, by its `system` field (`name` names it in
-/// messages).
-fn load_text(text: &str, name: &str) -> Result<Loaded, ScenarioError> {
-    match system_of(text) {
-        SystemField::Battlesystem => {
-            crate::battlesystem::scenario::parse(text, name).map(|s| Loaded::Battlesystem(Box::new(s)))
-        }
-        SystemField::Mesbg | SystemField::Unreadable => mesbg_loaded(scenario::parse(text, name)?),
-        SystemField::Other(found) => Err(ScenarioError::Invalid {
-            file: name.to_string(),
-            problems: vec![scenario::Problem {
-                field: "system".into(),
-                line: scenario::locate(text, "system"),
-                message: format!("unknown system {found}; allowed: \"mesbg\", \"battlesystem\""),
-            }],
-        }),
-    }
-}
-
 /// The folder name of a comparison: `compare-` and the scenarios' slugs, kept short.
 fn comparison_slug(slugs: &[String]) -> String {
     joined_slug("compare", slugs)
@@ -695,14 +672,6 @@ fn trial_bar(trials: u64, hidden: bool) -> ProgressBar {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar
-}
-
-fn shell_quote(s: &str) -> String {
-    if s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c)) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
 }
 
 /// The rule options and policies in force on one line (`name=value`, a changed default

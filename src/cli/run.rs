@@ -305,9 +305,9 @@ pub(super) fn merge(paths: &[PathBuf], output: &OutputOptions) -> Result<()> {
         return super::split::merge_job(&files, output);
     }
     let system = crate::tools::shard::shard_system(first)?;
-    if system == <system::Battlesystem as System>::Plan::SYSTEM {
+    if system == <system::Battlesystem as Game>::Plan::SYSTEM {
         merge_of::<system::Battlesystem>(&files, output)
-    } else if system == <super::turn::Turn as System>::Plan::SYSTEM {
+    } else if system == <super::turn::Turn as Game>::Plan::SYSTEM {
         merge_of::<super::turn::Turn>(&files, output)
     } else {
         merge_of::<system::Mesbg>(&files, output)

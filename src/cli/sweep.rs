@@ -64,7 +64,7 @@ fn sweep_of<S: System>(base: S::Scenario, args: &SweepArgs) -> Result<()> {
 fn sweep_plans<S: RuleSystem>(
     args: &SweepArgs,
     sets: &[crate::tools::sweep::Assignment],
-    base: &system::Facts,
+    base: &crate::tools::system::Facts,
     points: Vec<(Vec<String>, S)>,
 ) -> Result<()> {
     let trials = args.play.trials.unwrap_or(base.trials);

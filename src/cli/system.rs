@@ -9,55 +9,14 @@ use super::*;
 use crate::engine::RuleSystem;
 use crate::report::ComparedRun;
 use crate::report::battlesystem::BattlesystemRecord;
-use crate::tools::balance::{BalanceError, Pricing, SplitKind, ValueModel};
+pub(super) use crate::tools::system::{Battlesystem, Mesbg};
 
-/// What every command needs to know about a scenario, whichever system it is.
-pub(super) struct Facts {
-    /// Its title.
-    pub title: String,
-    /// Its name in reports (the file as given).
-    pub name: String,
-    /// Its hash, the key of its streams.
-    pub hash: u64,
-    /// Its own seed.
-    pub seed: u64,
-    /// Its own trials.
-    pub trials: u64,
-    /// Its folder name under reports/.
-    pub slug: String,
-    /// The rule options and policies in force.
-    pub ruleset: Vec<crate::input::RuleOption>,
-    /// What one trial is, for chart axes: "charge" or "rout".
-    pub trial_word: &'static str,
-}
-
-/// A rule system as the command line uses it.
-pub(super) trait System {
-    /// The validated scenario.
-    type Scenario: Clone;
-    /// The compiled plan the engine plays.
-    type Plan: RuleSystem;
+/// A rule system as the command line uses it: the tools' [`Game`] and the run's record,
+/// report and printing.
+pub(super) trait System: Game {
     /// A finished run, as its report shows it.
     type Record;
 
-    /// The scenario of a loaded file, if it is of this system.
-    fn take(loaded: Loaded) -> Option<Self::Scenario>;
-    /// Reads a scenario's text (`file` names it in messages).
-    fn parse(text: &str, file: &str) -> Result<Self::Scenario, ScenarioError>;
-    /// Compiles a scenario into the plan the engine plays.
-    fn compile(scenario: &Self::Scenario) -> Self::Plan;
-    /// What every command needs to know about the scenario.
-    fn facts(scenario: &Self::Scenario) -> Facts;
-    /// The profile library as TOML, so `--set` can reach a field a profile supplies.
-    fn profile_library() -> toml::Table;
-    /// The price of the scenario's acting piece and what each enemy it destroys is worth
-    /// (`field`: the price field asked for, or the system's default).
-    fn pricing(
-        scenario: &Self::Scenario,
-        plan: &Self::Plan,
-        field: Option<&str>,
-        model: ValueModel,
-    ) -> Result<Pricing, BalanceError>;
     /// The record of a finished run.
     fn record(
         scenario: &Self::Scenario,
@@ -80,13 +39,6 @@ pub(super) trait System {
     /// `validate`: one line saying what the scenario holds (compiled as `plan`), and any
     /// lines of detail.
     fn describe(scenario: &Self::Scenario, plan: &Self::Plan) -> (String, Vec<String>);
-    /// What is allowed but probably not meant, each naming its field: printed by
-    /// `validate`, `run`, `sweep` and `compare`, which still run.
-    fn warnings(scenario: &Self::Scenario, plan: &Self::Plan) -> Vec<crate::input::Problem>;
-    /// The scenario without what it adds last, named, so `balance` can split a fair price:
-    /// the Hero riding a chariot (the chariot's part and his), or a turn's last chariot
-    /// (what one more chariot in the turn is worth).
-    fn without_rider(scenario: &Self::Scenario) -> Option<(Self::Scenario, String, SplitKind)>;
     /// `validate --map`: the board drawn (the scenario compiled as `plan`), with what moves
     /// counted from the first [`BOARD_TRIALS`](crate::mesbg::board::BOARD_TRIALS) trials of
     /// the scenario's seed.
@@ -104,44 +56,9 @@ pub(super) fn print_warnings(name: &str, warnings: &[crate::input::Problem], qui
     }
 }
 
-/// Middle-earth Strategy Battle Game.
-pub(super) struct Mesbg;
-
 impl System for Mesbg {
-    type Scenario = Scenario;
-    type Plan = Plan;
     type Record = RunRecord;
 
-    fn take(loaded: Loaded) -> Option<Scenario> {
-        match loaded {
-            Loaded::Mesbg(s) => Some(*s),
-            _ => None,
-        }
-    }
-    fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
-        scenario::parse(text, file)
-    }
-    fn compile(scenario: &Scenario) -> Plan {
-        plan::compile(scenario)
-    }
-    fn facts(s: &Scenario) -> Facts {
-        Facts {
-            title: s.title.clone(),
-            name: s.file.clone(),
-            hash: s.hash(),
-            seed: s.seed,
-            trials: s.trials,
-            slug: s.slug(),
-            ruleset: s.ruleset(),
-            trial_word: "charge",
-        }
-    }
-    fn profile_library() -> toml::Table {
-        scenario::bundled_profile_tables()
-    }
-    fn pricing(s: &Scenario, plan: &Plan, field: Option<&str>, model: ValueModel) -> Result<Pricing, BalanceError> {
-        crate::tools::balance::pricing(s, plan, field.unwrap_or("chariot.points"), model)
-    }
     fn record(s: &Scenario, plan: &Plan, played: run::Played<crate::mesbg::tally::Tally>, threads: usize) -> RunRecord {
         let mut record = RunRecord::with_exact(
             s,
@@ -199,67 +116,15 @@ impl System for Mesbg {
         }
         (summary, details)
     }
-    fn warnings(s: &Scenario, plan: &Plan) -> Vec<crate::input::Problem> {
-        plan.warnings(s)
-    }
-    fn without_rider(s: &Scenario) -> Option<(Scenario, String, SplitKind)> {
-        let hero = s.chariot.hero.as_ref()?.name.clone();
-        let mut alone = s.clone();
-        alone.chariot.hero = None;
-        Some((alone, hero, SplitKind::HeroRiding))
-    }
     fn board(s: &Scenario, plan: &Plan) -> Result<crate::report::charts::Rendered> {
         let picture = crate::mesbg::board::picture(s, plan, s.seed, crate::mesbg::board::BOARD_TRIALS);
         Ok(report::board_figure(&picture, &s.title, picture.trials)?.0)
     }
 }
 
-/// AD&D BATTLESYSTEM.
-pub(super) struct Battlesystem;
-
 impl System for Battlesystem {
-    type Scenario = BattlesystemScenario;
-    type Plan = crate::battlesystem::resolve::BattlesystemPlan;
     type Record = BattlesystemRecord;
 
-    fn take(loaded: Loaded) -> Option<BattlesystemScenario> {
-        match loaded {
-            Loaded::Battlesystem(s) => Some(*s),
-            _ => None,
-        }
-    }
-    fn parse(text: &str, file: &str) -> Result<BattlesystemScenario, ScenarioError> {
-        crate::battlesystem::scenario::parse(text, file)
-    }
-    fn compile(scenario: &BattlesystemScenario) -> Self::Plan {
-        crate::battlesystem::resolve::compile(scenario)
-    }
-    fn facts(s: &BattlesystemScenario) -> Facts {
-        Facts {
-            title: s.title.clone(),
-            name: s.file.clone(),
-            hash: s.hash(),
-            seed: s.seed,
-            trials: s.trials,
-            slug: s.slug(),
-            ruleset: s.rules.ruleset(),
-            trial_word: match s.action {
-                crate::battlesystem::scenario::Action::Rout { .. } => "rout",
-                crate::battlesystem::scenario::Action::Charge { .. } => "charge",
-            },
-        }
-    }
-    fn profile_library() -> toml::Table {
-        toml::Table::new()
-    }
-    fn pricing(
-        s: &BattlesystemScenario,
-        plan: &Self::Plan,
-        field: Option<&str>,
-        model: ValueModel,
-    ) -> Result<Pricing, BalanceError> {
-        crate::tools::balance::battlesystem_pricing(s, plan, field, model)
-    }
     fn record(
         _: &BattlesystemScenario,
         plan: &Self::Plan,
@@ -296,14 +161,6 @@ impl System for Battlesystem {
     }
     fn describe(s: &BattlesystemScenario, _: &Self::Plan) -> (String, Vec<String>) {
         (battlesystem::describe(s), Vec::new())
-    }
-    fn warnings(_: &BattlesystemScenario, _: &Self::Plan) -> Vec<crate::input::Problem> {
-        // A charge's geometry is checked when the file is read (the target must be within
-        // the charger's MV), and a rout has no path to miss: nothing to warn of.
-        Vec::new()
-    }
-    fn without_rider(_: &BattlesystemScenario) -> Option<(BattlesystemScenario, String, SplitKind)> {
-        None // a platform's crew is its unit's figures, priced with it
     }
     fn board(s: &BattlesystemScenario, plan: &Self::Plan) -> Result<crate::report::charts::Rendered> {
         let streams = crate::engine::Streams::new(s.seed, s.hash());

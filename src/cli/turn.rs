@@ -2,78 +2,15 @@
 //! sharing every tool the trait gives (runs, `--target-ci`, per-trial rows, shards,
 //! comparisons, sweeps) and adding its own record, report, replay and board.
 
-use super::system::Facts;
 use super::*;
 use crate::mesbg::turn::TurnPlan;
 use crate::report::ComparedRun;
 use crate::report::turn::TurnRecord;
-use crate::tools::balance::{BalanceError, Pricing, SplitKind, ValueModel};
-
-/// A turn of several MESBG chariots.
-pub(super) struct Turn;
-
-/// The scenario refused when its turn cannot be planned, naming the field.
-pub(super) fn check_turn(scenario: &Scenario) -> Result<(), ScenarioError> {
-    crate::mesbg::turn::check(scenario).map_err(|e| ScenarioError::Invalid {
-        file: scenario.file.clone(),
-        problems: vec![scenario::Problem { field: "chariots".into(), line: None, message: e.to_string() }],
-    })
-}
+pub(super) use crate::tools::system::Turn;
 
 impl System for Turn {
-    type Scenario = Scenario;
-    type Plan = TurnPlan;
     type Record = TurnRecord;
 
-    fn take(loaded: Loaded) -> Option<Scenario> {
-        match loaded {
-            Loaded::Turn(s) => Some(*s),
-            _ => None,
-        }
-    }
-    fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
-        let s = scenario::parse(text, file)?;
-        if !s.is_turn() {
-            return Err(ScenarioError::Invalid {
-                file: file.to_string(),
-                problems: vec![scenario::Problem {
-                    field: "chariots".into(),
-                    line: None,
-                    message: "this edit leaves one chariot: a turn needs two or more [[chariots]]".into(),
-                }],
-            });
-        }
-        check_turn(&s)?;
-        Ok(s)
-    }
-    fn compile(scenario: &Scenario) -> TurnPlan {
-        // Checked when the file was read (`check_turn`): every order plans.
-        match crate::mesbg::turn::compile(scenario) {
-            Ok(plan) => plan,
-            Err(_) => match crate::mesbg::turn::compile_order(scenario, (0..=scenario.more.len()).collect()) {
-                Ok(plan) => plan,
-                Err(e) => panic!("a turn that was checked failed to plan: {e}"),
-            },
-        }
-    }
-    fn facts(s: &Scenario) -> Facts {
-        Facts {
-            title: s.title.clone(),
-            name: s.file.clone(),
-            hash: s.hash(),
-            seed: s.seed,
-            trials: s.trials,
-            slug: s.slug(),
-            ruleset: s.ruleset(),
-            trial_word: "turn",
-        }
-    }
-    fn profile_library() -> toml::Table {
-        scenario::bundled_profile_tables()
-    }
-    fn pricing(s: &Scenario, plan: &TurnPlan, field: Option<&str>, model: ValueModel) -> Result<Pricing, BalanceError> {
-        crate::tools::balance::turn_pricing(s, plan, field.unwrap_or("chariots.points"), model)
-    }
     fn record(
         s: &Scenario,
         plan: &TurnPlan,
@@ -248,27 +185,6 @@ impl System for Turn {
             }
         }
         (summary, details)
-    }
-    fn warnings(s: &Scenario, plan: &TurnPlan) -> Vec<crate::input::Problem> {
-        let mut warnings = s.warnings.clone();
-        for &c in &plan.order {
-            let meets = plan.nodes.iter().filter(|n| n.chariot == c).any(|n| !n.groups.is_empty());
-            if !meets {
-                warnings.push(crate::input::Problem {
-                    field: format!("chariots[{c}]"),
-                    line: None,
-                    message: format!(
-                        "chariot {} touches no model on any board it may meet: it charges into nothing (move it, or change its pivots, aim or plan)",
-                        c + 1
-                    ),
-                });
-            }
-        }
-        warnings
-    }
-    fn without_rider(s: &Scenario) -> Option<(Scenario, String, SplitKind)> {
-        // Not the Hero: the last chariot, so that `balance` says what one more is worth.
-        crate::tools::balance::turn_without_last(s).map(|(fewer, words)| (fewer, words, SplitKind::LastChariot))
     }
     fn board(_: &Scenario, plan: &TurnPlan) -> Result<crate::report::charts::Rendered> {
         let picture = crate::mesbg::board::turn_picture(plan, plan.scenario.seed, crate::mesbg::board::BOARD_TRIALS);

@@ -118,7 +118,7 @@ fn matchup_set_described(
             &set,
             name,
             (scenario::DEFAULT_SCENARIO_NAME, scenario::DEFAULT_SCENARIO),
-            |placed| scenario::parse(placed, name).and_then(|s| turn::check_turn(&s).map(|()| s)),
+            |placed| scenario::parse(placed, name).and_then(|s| crate::tools::system::check_turn(&s).map(|()| s)),
             |_, s| {
                 let models: usize = s.formations.iter().map(|f| f.centres.len()).sum();
                 let groups = s.formations.len();

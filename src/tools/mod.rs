@@ -5,5 +5,7 @@
 pub mod balance;
 pub mod matchups;
 pub mod paired;
+pub mod play;
 pub mod shard;
 pub mod sweep;
+pub mod system;

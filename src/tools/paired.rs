@@ -354,6 +354,89 @@ pub fn erfc(x: f64) -> f64 {
     if x >= 0.0 { r } else { 2.0 - r }
 }
 
+/// A comparison to play: A's and B's plans (of one rule system) and what names them.
+pub struct Comparison<'a, S> {
+    /// A's and B's compiled plans.
+    pub plans: [&'a S; 2],
+    /// A's and B's facts (B plays A's streams: the key is A's hash).
+    pub sides: [&'a crate::tools::system::Facts; 2],
+    /// The `--set` changes that made B from A (empty when B is a file of its own).
+    pub sets: &'a [String],
+    /// The seed and the trials to play first.
+    pub seed: u64,
+    /// Trials.
+    pub trials: u64,
+    /// With `--target-ci`: the 95% half-width every difference must reach, and the cap on
+    /// trials; trials double until then.
+    pub target: Option<(f64, u64)>,
+    /// The command that reproduces it, without `--seed` and `--trials` (added here).
+    pub command: String,
+}
+
+/// Plays A and B on A's streams, trial by trial (doubling the trials under a precision
+/// target, every difference's 95% half-width below it or the cap reached), and returns
+/// the paired comparison.
+pub fn compare<S: RuleSystem>(
+    c: Comparison<S>,
+    player: &crate::tools::play::Player,
+) -> Result<PairedRun, crate::tools::play::ToolError> {
+    let [plan_a, plan_b] = c.plans;
+    let [side_a, side_b] = c.sides;
+    // Common random numbers: both play A's streams.
+    let streams = Streams::new(c.seed, side_a.hash);
+    player.progress.begin(c.trials);
+    let play = |range: TrialRange| {
+        player.play(
+            "A and B, paired",
+            "the comparison was interrupted",
+            range,
+            |range, progress, cancel| run(plan_a, plan_b, streams, range, progress, cancel),
+            PairedSums::add,
+        )
+    };
+    let mut sums = play(TrialRange { first: 0, count: c.trials })?;
+    player.checkpoint()?;
+    let mut precision = None;
+    if let Some((target, cap)) = c.target {
+        let cap = cap.max(c.trials);
+        loop {
+            let widest = differences(&sums)
+                .into_iter()
+                .map(|d| (d.metric.name, (d.ci95_hi - d.ci95_lo) / 2.0))
+                .fold((String::new(), 0.0), |w, d| if d.1 > w.1 { d } else { w });
+            if widest.1 < target || sums.n >= cap {
+                precision = Some(crate::engine::Precision {
+                    target,
+                    reached: widest.1 < target,
+                    worst_metric: widest.0,
+                    half_width: widest.1,
+                    cap,
+                });
+                break;
+            }
+            let next = sums.n.saturating_mul(2).min(cap);
+            player.progress.expect(next);
+            let more = play(TrialRange { first: sums.n, count: next - sums.n })?;
+            sums.add(&more);
+        }
+    }
+    player.progress.end();
+    let titles = [side_a.title.clone(), side_b.title.clone()];
+    let files = [side_a.name.clone(), side_b.name.clone()];
+    Ok(PairedRun {
+        rulesets: [side_a.ruleset.clone(), side_b.ruleset.clone()],
+        names: side_names(&titles, &files, c.sets),
+        titles,
+        files,
+        trials: sums.n,
+        seed: c.seed,
+        rows: differences(&sums),
+        command: format!("{} --seed {} --trials {}", c.command, c.seed, sums.n),
+        precision,
+        only_in: unshared_metrics(plan_a, plan_b),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -488,32 +488,28 @@ fn compare_of<S: System>(
     })?;
     let (facts_a, facts_b) = (S::facts(&a), S::facts(&b));
     let (plan_a, plan_b) = (S::compile(&a), S::compile(&b));
-    // Common random numbers: both play A's streams.
-    let streams = Streams::new(seed, facts_a.hash);
     let progress = |n| {
         job.done.fetch_add(n, Ordering::Relaxed);
     };
-    let range = TrialRange { first: 0, count: trials };
-    let sums = crate::tools::paired::run(&plan_a, &plan_b, streams, range, &progress, &job.cancel)
-        .ok_or_else(|| interrupted(job))?;
-    let (titles, files) =
-        ([facts_a.title.clone(), facts_b.title.clone()], [facts_a.name.clone(), facts_b.name.clone()]);
-    let run = crate::tools::paired::PairedRun {
-        names: crate::tools::paired::side_names(&titles, &files, &[]),
-        titles,
-        files,
-        trials,
-        seed,
-        rows: crate::tools::paired::differences(&sums),
-        command: format!(
-            "charioteer compare {} {} --seed {seed} --trials {trials}",
-            shell_quote(&facts_a.name),
-            shell_quote(&facts_b.name)
-        ),
-        rulesets: [facts_a.ruleset, facts_b.ruleset],
-        precision: None,
-        only_in: crate::tools::paired::unshared_metrics(&plan_a, &plan_b),
+    let player = crate::tools::play::Player {
+        pool: None,
+        progress: &progress,
+        cancel: &job.cancel,
+        plays: crate::tools::shard::Plays::default(),
     };
+    let comparison = crate::tools::paired::Comparison {
+        plans: [&plan_a, &plan_b],
+        sides: [&facts_a, &facts_b],
+        sets: &[],
+        seed,
+        trials,
+        target: None,
+        command: format!("charioteer compare {} {}", shell_quote(&facts_a.name), shell_quote(&facts_b.name)),
+    };
+    let run = crate::tools::paired::compare(comparison, &player).map_err(|e| match e {
+        crate::tools::play::ToolError::Interrupted { .. } => interrupted(job),
+        other => ApiError::internal(&other.into()),
+    })?;
     let dir = Path::new(super::REPORTS).join(format!("paired-{}", &job.id[..12]));
     let written = report::write_paired(&dir, &run).map_err(|e| failed_report(&dir, &e.into()))?;
     keep_report(job, &dir, written, &[(&facts_a.name, &texts[0]), (&facts_b.name, &texts[1])])

@@ -6,6 +6,10 @@
 //! means) says how sure it is. Each rule system says what its acting piece costs and what
 //! each metric's unit is worth ([`Pricing`]); the rest is written once.
 
+mod procedure;
+
+pub use procedure::{BalanceRequest, Balanced, balance};
+
 use crate::battlesystem::resolve::BattlesystemPlan;
 use crate::battlesystem::scenario::{Action, BattlesystemScenario};
 use crate::engine::statistics::MetricName;
