@@ -303,3 +303,50 @@ fn the_tools_charts_keep_their_invariants() {
     let chart = std::fs::read_to_string(out.path().join("paired/difference-counts.svg")).unwrap();
     assert!(chart.contains("B: the same with chariot.impact.strength = 5"), "B is named by its --set");
 }
+
+/// The scenario hash keys every trial's random streams, so a change to it changes every
+/// number a user has ever quoted from that file. It may change only when a rule changes
+/// the answer (and then `rules_version` says so); a new rule option at its default, a
+/// new metric or a reordered struct must leave it alone (docs/maintaining.md). These are
+/// the bundled examples' hashes as released: a change here is a decision, not a chore.
+#[test]
+fn the_bundled_examples_keep_their_scenario_hashes() {
+    use charioteer::tools::system::{Battlesystem, Game, Loaded, Mesbg, Turn, load_file};
+    let pinned = [
+        ("scenarios/mesbg/chariot-into-cavalry-screen.toml", "bae3a1775a470132"),
+        ("scenarios/mesbg/chariot-vs-chariot.toml", "338858607f10d42b"),
+        ("scenarios/mesbg/iron-hills-into-pike-block.toml", "d2c48b74d64de560"),
+        ("scenarios/mesbg/iron-hills-vs-orcs-best.toml", "d9e1e859cbf68a6d"),
+        ("scenarios/mesbg/khandish-into-spears-and-banner.toml", "4685e5ecf3b41ec5"),
+        ("scenarios/mesbg/khandish-vs-minas-tirith.toml", "6b4a4e68f75c5d1d"),
+        ("scenarios/mesbg/king-on-chariot-vs-cave-trolls.toml", "f9670b66a7897f1d"),
+        ("scenarios/mesbg/king-on-chariot-vs-uruk-hai.toml", "8dbda6e28c5799a5"),
+        ("scenarios/mesbg/turn-three-khandish-into-shield-wall.toml", "cdecfaae312a26f2"),
+        ("scenarios/mesbg/turn-two-iron-hills-into-pike-block.toml", "4d67d38d65ead647"),
+        ("scenarios/mesbg/wood-into-shield-wall.toml", "0edc3706df6c22ba"),
+        ("scenarios/battlesystem/dragon-with-crew.toml", "162c9f0b436484a1"),
+        ("scenarios/battlesystem/elephant-howdah-vs-pikemen.toml", "f5ed45ce6ae38f80"),
+        ("scenarios/battlesystem/routing-elephants-in-battle-line.toml", "41b104b25aa4546a"),
+    ];
+    let mut changed = Vec::new();
+    for (file, hash) in pinned {
+        let facts = match load_file(Some(std::path::Path::new(file))).expect(file) {
+            Loaded::Mesbg(s) => Mesbg::facts(&s),
+            Loaded::Turn(s) => Turn::facts(&s),
+            Loaded::Battlesystem(s) => Battlesystem::facts(&s),
+        };
+        let now = format!("{:016x}", facts.hash);
+        if now != hash {
+            changed.push(format!("{file}: {hash} -> {now}"));
+        }
+    }
+    let listed: Vec<PathBuf> = pinned.iter().map(|(f, _)| PathBuf::from(f)).collect();
+    for example in all_examples().into_iter().filter(|p| !p.starts_with("scenarios/matchups")) {
+        assert!(listed.contains(&example), "{}: a new example; pin its hash here", example.display());
+    }
+    assert!(
+        changed.is_empty(),
+        "scenario hashes changed (every quoted number of these files moves):\n{}",
+        changed.join("\n")
+    );
+}
