@@ -271,32 +271,35 @@ fn a_bad_matchup_set_is_refused_naming_its_file_field_and_line() {
 fn the_readmes_price_of_the_khandish_chariot_is_what_the_command_gives() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
-    let start = readme.find("## Pricing a chariot").expect("the designer's section");
+    let start = readme.find("## For designers").expect("the designer's section");
     let section = &readme[start..start + 1 + readme[start + 1..].find("\n## ").expect("the next section")];
-    // Every command the section shows (the price, then the cost curve), with the output
-    // quoted under it.
-    let mut rest = section;
+    // The README's price, then every price docs/pricing.md shows (the price, the cost
+    // curve, a turn's price), each with the output quoted under it.
+    let pricing = std::fs::read_to_string(root.join("docs/pricing.md")).expect("docs/pricing.md");
     let mut checked = 0;
-    while let Some(at) = rest.find("```sh\n") {
-        let block = &rest[at + 6..];
-        let command = block.lines().next().expect("the command");
-        let args: Vec<&str> = command.split_whitespace().skip_while(|w| *w != "balance").collect();
-        let quoted = &block[block.find("```text\n").expect("its output") + 8..];
-        let end = quoted.find("```").unwrap();
-        let out = tempfile::tempdir().expect("tmp");
-        let o = charioteer(&[&args[..], &["--out", out.path().to_str().unwrap()]].concat(), root);
-        assert!(o.status.success(), "{}", text(&o));
-        let printed = text(&o);
-        for line in quoted[..end].lines() {
-            assert!(
-                printed.lines().any(|p| p == line),
-                "README quotes a line `{command}` does not print:\n{line}\n---\n{printed}"
-            );
+    for (page, doc) in [("README.md", section), ("docs/pricing.md", pricing.as_str())] {
+        let mut rest = doc;
+        while let Some(at) = rest.find("```sh\n") {
+            let block = &rest[at + 6..];
+            let command = block.lines().next().expect("the command");
+            let args: Vec<&str> = command.split_whitespace().skip_while(|w| *w != "balance").collect();
+            let quoted = &block[block.find("```text\n").expect("its output") + 8..];
+            let end = quoted.find("```").unwrap();
+            let out = tempfile::tempdir().expect("tmp");
+            let o = charioteer(&[&args[..], &["--out", out.path().to_str().unwrap()]].concat(), root);
+            assert!(o.status.success(), "{}", text(&o));
+            let printed = text(&o);
+            for line in quoted[..end].lines() {
+                assert!(
+                    printed.lines().any(|p| p == line),
+                    "{page} quotes a line `{command}` does not print:\n{line}\n---\n{printed}"
+                );
+            }
+            checked += 1;
+            rest = &quoted[end..];
         }
-        checked += 1;
-        rest = &quoted[end..];
     }
-    assert_eq!(checked, 2, "the price and the cost curve");
+    assert_eq!(checked, 4, "the README's price; the price, the cost curve and a turn's price in docs/pricing.md");
 }
 
 #[test]

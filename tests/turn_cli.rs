@@ -182,10 +182,11 @@ fn what_a_turn_does_not_do_yet_is_refused_by_name() {
 
 #[test]
 fn the_readmes_turn_numbers_are_what_the_example_gives() {
-    // Every line the README quotes from the turn's run and its balance is a line they print
-    // today (a line cut short with "..." is the start of one).
+    // Every line the README quotes from the turn's run, and docs/pricing.md from its
+    // balance, is a line they print today (a line cut short with "..." is the start of one).
     let out = tempfile::tempdir().expect("tmp");
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README")
+        + &std::fs::read_to_string(root().join("docs/pricing.md")).expect("docs/pricing.md");
     let quoted_after = |command: &str| -> Vec<String> {
         let rest = readme.split(command).nth(1).unwrap_or_else(|| panic!("README shows {command}"));
         let block = rest.split("```text\n").nth(1).and_then(|b| b.split("```").next()).expect("its output block");
