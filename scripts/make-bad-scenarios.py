@@ -2,7 +2,7 @@
 """Writes the corpus of malformed and hostile scenario files in tests/bad-scenarios/.
 
 Each file starts with `# expect: <substring> | <substring> ...`: what the refusal message
-must contain (the test `tests/hardening.rs` runs every file through `charioteer validate`
+must contain (the test `tests/cli/hardening.rs` runs every file through `charioteer validate`
 and `charioteer run`, and requires exit code 2, no panic, no report, and every substring).
 For a field mutated on line N of file F, the expectation is `F:N:` and the field's dotted
 path, so every message names the line and the field.

@@ -30,14 +30,14 @@ if not chosen:
 
 original = {}
 # A mutant that fails a property test makes proptest save the failing case beside the test
-# (tests/*.proptest-regressions); those files are put back too, so a mutation run leaves
+# (tests/*/*.proptest-regressions); those files are put back too, so a mutation run leaves
 # no trace in the tree.
-for f in pathlib.Path("tests").glob("*.proptest-regressions"):
+for f in pathlib.Path("tests").glob("*/*.proptest-regressions"):
     original[str(f)] = f.read_text()
 def restore(*_):
     for path, text in original.items():
         pathlib.Path(path).write_text(text)
-    for f in pathlib.Path("tests").glob("*.proptest-regressions"):
+    for f in pathlib.Path("tests").glob("*/*.proptest-regressions"):
         if str(f) not in original:
             f.unlink()
 signal.signal(signal.SIGINT, lambda *a: (restore(), sys.exit(130)))

@@ -3,6 +3,7 @@
 //! now and then run them, while one more plays a long run. Checks must not wait behind
 //! the runs: the 95th percentile of a check's time stays under a second.
 
+#[path = "web/web.rs"]
 mod web;
 
 use serde_json::Value;

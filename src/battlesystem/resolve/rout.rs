@@ -430,7 +430,7 @@ pub(super) fn rout_step(
 /// result, and the line the beasts take next), so after the first trials a rout walks
 /// from node to node by number, looking nothing up by its board. Trials retrace the same
 /// few boards over and over (twelve first headings, a handful of morale results); a step
-/// found is exactly the step computed (`tests/compiled_rout.rs`).
+/// found is exactly the step computed (`tests/rules/compiled_rout.rs`).
 #[derive(Clone, Debug)]
 pub(super) struct StepMemo {
     /// Each board state met, by its key: its node.

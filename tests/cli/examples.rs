@@ -26,8 +26,8 @@ fn all_examples() -> Vec<PathBuf> {
     files
 }
 
-/// The MESBG example scenarios (BATTLESYSTEM ones are checked in `tests/battlesystem.rs`,
-/// matchup sets in `tests/price.rs`).
+/// The MESBG example scenarios (BATTLESYSTEM ones are checked in `tests/rules/battlesystem.rs`,
+/// matchup sets in `tests/tools/price.rs`).
 fn examples() -> Vec<PathBuf> {
     all_examples()
         .into_iter()

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-mod schema;
+use crate::schema;
 
 fn charioteer(args: &[&str], dir: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_charioteer")).args(args).current_dir(dir).output().expect("binary runs")

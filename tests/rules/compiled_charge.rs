@@ -21,7 +21,7 @@ fn scenarios() -> Vec<(String, String)> {
         paths.sort();
         for path in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "toml")) {
             let name = path.display().to_string();
-            // A turn of several chariots is played by its own resolver (tests/turn.rs).
+            // A turn of several chariots is played by its own resolver (tests/rules/turn.rs).
             if name.contains("/turn-") {
                 continue;
             }

@@ -2,7 +2,7 @@
 //! clear 4xx answers to bad requests (and a server that keeps serving), bounded and
 //! cancellable runs, one at a time per client, and files written only under `reports/`.
 
-mod web;
+use crate::web;
 
 use serde_json::{Value, json};
 use std::process::Command;

@@ -6,7 +6,7 @@
 //! chariot is added (a turn of two, drawn by the server) and removed again, and a
 //! BATTLESYSTEM example is loaded and run. Screenshots are saved for a person to look at.
 
-mod web;
+use crate::web;
 
 use serde_json::json;
 use web::{Browser, Server, find_chromium};

@@ -25,16 +25,29 @@ fn every_test_the_coverage_documents_cite_exists() {
     }
 }
 
-/// The stems of the integration test files (`choices` for `tests/choices.rs`): a citation
-/// starting with one names a test.
+/// The stems of the integration test modules (`choices` for `tests/rules/choices.rs`, a
+/// module of the `rules` test crate, and `web_load` for the crate `tests/web_load.rs`): a
+/// citation starting with one names a test.
 fn test_file_stems() -> Vec<String> {
-    std::fs::read_dir("tests")
-        .unwrap()
-        .filter_map(|e| {
-            let path = e.ok()?.path();
-            (path.extension()? == "rs").then(|| path.file_stem()?.to_str().map(str::to_string))?
-        })
-        .collect()
+    let mut stems = Vec::new();
+    for krate in std::fs::read_dir("tests").unwrap().filter_map(|e| e.ok()).map(|e| e.path()) {
+        // A test crate of one file (`tests/web_load.rs`).
+        if krate.extension().is_some_and(|e| e == "rs") {
+            stems.extend(krate.file_stem().and_then(|s| s.to_str()).map(str::to_string));
+            continue;
+        }
+        if !krate.join("main.rs").is_file() {
+            continue; // fixtures (`tests/scenarios`, `tests/bad-scenarios`)
+        }
+        for entry in std::fs::read_dir(&krate).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("main.rs") {
+                stems.extend(path.file_stem().and_then(|s| s.to_str()).map(str::to_string));
+            }
+        }
+    }
+    assert!(stems.len() > 20, "test modules found: {stems:?}");
+    stems
 }
 
 /// Every source file under `src`, with its module path (`mesbg/rules/fight/mod.rs` is

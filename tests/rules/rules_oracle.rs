@@ -5,8 +5,8 @@
 //! Random fights come from proptest with a pinned seed, so CI is deterministic; set
 //! `CHARIOTEER_FRESH_SEEDS=1` (and raise `PROPTEST_CASES`) for a long session with new ones.
 
-mod oracle;
-mod support;
+use crate::oracle;
+use crate::support;
 
 use charioteer::mesbg::rules::duel::FoeHero;
 use charioteer::mesbg::rules::fight::{
@@ -1625,9 +1625,9 @@ const MESBG_FIGHT_DRAWN: [&str; 5] =
 
 /// The MESBG options (`[rules]` and `[turn]`) the oracle does not draw yet, each with why.
 const MESBG_NOT_DRAWN: [(&str, &str); 3] = [
-    ("turn.fight_order", "the oracle follows a single charge; turns are checked by hand in tests/turn.rs"),
-    ("turn.strike_order", "the oracle follows a single charge; turns are checked by hand in tests/turn.rs"),
-    ("turn.corridor_width", "the oracle follows a single charge; turns are checked by hand in tests/turn.rs"),
+    ("turn.fight_order", "the oracle follows a single charge; turns are checked by hand in tests/rules/turn.rs"),
+    ("turn.strike_order", "the oracle follows a single charge; turns are checked by hand in tests/rules/turn.rs"),
+    ("turn.corridor_width", "the oracle follows a single charge; turns are checked by hand in tests/rules/turn.rs"),
 ];
 
 #[test]

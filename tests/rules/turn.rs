@@ -712,7 +712,7 @@ front_centre = [0.0, 6.0]
 facing = 90
 profile = { fight = 6, strength = 6, defence = 6, attacks = 3, wounds = 5, courage = "6+", monster = true }
 [rules]
-grip = "one_handed"   # the derivation holds the chariots' weapons one-handed (tests/grip.rs derives two-handed)
+grip = "one_handed"   # the derivation holds the chariots' weapons one-handed (tests/rules/grip.rs derives two-handed)
 "#;
     let plan = plan_of(text, vec![0, 1]);
     let all = means(&plan, 4, TRIALS);
@@ -906,7 +906,7 @@ facing = 180
 banner = true
 profile = { fight = 4, strength = 3, defence = 10, attacks = 1, wounds = 3, courage = "7+" }
 [rules]
-grip = "one_handed"   # the derivation holds the chariots' weapons one-handed (tests/grip.rs derives two-handed)
+grip = "one_handed"   # the derivation holds the chariots' weapons one-handed (tests/rules/grip.rs derives two-handed)
 "#;
     let p_banner = chariot_beats_one_die(2, false, true);
     let p_plain = chariot_beats_one_die(2, false, false);
@@ -1048,7 +1048,7 @@ front_centre = [0.5, 4.0]
 facing = 180
 profile = { fight = 4, strength = 3, defence = 4, attacks = 1, wounds = 2, courage = "4+" }
 [rules]
-grip = "one_handed"   # the derivation holds the chariots' weapons one-handed (tests/grip.rs derives two-handed)
+grip = "one_handed"   # the derivation holds the chariots' weapons one-handed (tests/rules/grip.rs derives two-handed)
 "#;
 
 /// P(at least `k` of `n` rolls succeed, each with `p`).

@@ -2,10 +2,10 @@
 //! path, every metric's distribution sums to 1, a replayed trial equals the run, and 1 and
 //! 2 threads give the same tally; for BATTLESYSTEM routs also that no unit loses more
 //! figures than it has and the contact flags agree with the count of units contacted.
-//! The cases are drawn from a pinned seed (`tests/support`); `CHARIOTEER_FRESH_SEEDS=1`
+//! The cases are drawn from a pinned seed (`tests/rules/support.rs`); `CHARIOTEER_FRESH_SEEDS=1`
 //! draws new ones.
 
-mod support;
+use crate::support;
 
 use charioteer::battlesystem;
 use charioteer::battlesystem::resolve::BattlesystemEvent;

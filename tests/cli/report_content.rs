@@ -4,7 +4,7 @@
 //! chances are those derived by hand; the wound split is a distribution; and every number
 //! in `report.md`'s tables is the number in `summary.csv` / `distribution.csv`, as printed.
 
-mod schema;
+use crate::schema;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -277,7 +277,7 @@ fn a_mesbg_report_holds_every_promised_file_and_its_numbers_agree() {
 #[test]
 fn the_impact_chain_file_holds_the_exact_stopping_chances() {
     // A single file of six models, each slain by its two S4 Impact Hits with 5/9 (see
-    // tests/statistics.rs): the charge stops at model g with (5/9)^(g-1) * 4/9, and is
+    // tests/rules/statistics.rs): the charge stops at model g with (5/9)^(g-1) * 4/9, and is
     // never stopped past the sixth (breakthrough).
     let dir = tempfile::tempdir().unwrap();
     let folder = report(dir.path(), "tests/scenarios/column-of-six.toml", "column", "400000", &[]);

@@ -359,7 +359,7 @@ fn chariot_against_chariot_the_smaller_backs_away() {
                 "profile = { fight = 4, strength = 3, defence = 6, attacks = 1, wounds = 1, courage = \"7+\", points = 9, shield = true, shieldwall = true }",
                 "profile = { fight = 4, strength = 3, defence = 7, attacks = 1, wounds = 3, courage = \"7+\", chariot = true }",
             )
-            // The Strikes below are derived one-handed (tests/grip.rs derives two-handed).
+            // The Strikes below are derived one-handed (tests/rules/grip.rs derives two-handed).
             + "\n[rules]\ngrip = \"one_handed\"\n";
         parse(&text, "chariots").unwrap()
     };

@@ -6,7 +6,7 @@
 //! session with new ones: `CHARIOTEER_FRESH_SEEDS=1 PROPTEST_CASES=200000 cargo test
 //! --release --test fuzz`.
 
-mod support;
+use crate::support;
 
 use charioteer::battlesystem;
 use charioteer::mesbg::{plan, resolve, scenario};

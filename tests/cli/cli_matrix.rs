@@ -3,7 +3,7 @@
 //! count never changes a file, `replay` shows exactly the row `--trials-out` wrote, each
 //! exit code is reached, `merge` refuses every kind of wrong shard set, an earlier report
 //! survives a failed run, and a reader that goes away is not an error. (Exit code 130 and
-//! the report that survives Ctrl-C are in `tests/interrupt.rs`.)
+//! the report that survives Ctrl-C are in `tests/cli/interrupt.rs`.)
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -249,7 +249,7 @@ facing = 180
 profile = "Warrior of Minas Tirith"
 shield = true
 [rules]
-grip = "one_handed"   # the fights below are derived one-handed (tests/grip.rs derives two-handed)
+grip = "one_handed"   # the fights below are derived one-handed (tests/rules/grip.rs derives two-handed)
 "#;
     let scenario = parse(text, "t").unwrap_or_else(|e| panic!("{e:?}"));
     let plan = compile_order(&scenario, vec![0, 1]).expect("the turn plans");

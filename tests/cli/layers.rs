@@ -326,3 +326,29 @@ fn no_file_of_the_turn_is_over_600_lines() {
         .collect();
     assert!(long.is_empty(), "split these by what they hold: {long:?}");
 }
+
+/// A test file is a module of its test crate (`tests/rules/turn.rs` of `tests/rules/main.rs`):
+/// one left out of its `main.rs` would never run, and nothing else would say so.
+#[test]
+fn every_test_file_is_a_module_of_its_crate() {
+    let mut crates = 0;
+    for krate in std::fs::read_dir("tests").unwrap().map(|e| e.unwrap().path()) {
+        let Ok(main) = std::fs::read_to_string(krate.join("main.rs")) else { continue };
+        crates += 1;
+        for entry in std::fs::read_dir(&krate).unwrap() {
+            let path = entry.unwrap().path();
+            let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else { continue };
+            let module = path.extension().is_some_and(|e| e == "rs") || path.join("mod.rs").is_file();
+            if !module || stem == "main" {
+                continue;
+            }
+            assert!(
+                main.lines().any(|l| l.trim() == format!("mod {stem};")),
+                "{} is not declared in {}: add `mod {stem};` there, or it never runs",
+                path.display(),
+                krate.join("main.rs").display()
+            );
+        }
+    }
+    assert!(crates >= 4, "test crates found: {crates}");
+}

@@ -4,7 +4,7 @@
 //! The Monte Carlo-vs-exact checks here prove the *sampling*: the sampler and the exact
 //! engine read the same compiled tables and rule functions, so a misread rule would agree
 //! with itself. The *rules* are checked by the hand-derived values here and in
-//! `tests/readings.rs`, and by the independent oracle (`tests/oracle/`, `tests/rules_oracle.rs`).
+//! `tests/rules/readings.rs`, and by the independent oracle (`tests/oracle/`, `tests/rules/rules_oracle.rs`).
 
 use charioteer::mesbg::exact;
 use charioteer::mesbg::plan::compile;
@@ -131,7 +131,7 @@ fn every_example_agrees_with_the_exact_engine() {
     for file in files {
         let scenario = load(&file).expect("example loads");
         if scenario.is_turn() {
-            continue; // a turn has no exact engine yet (refused by name: tests/turn.rs)
+            continue; // a turn has no exact engine yet (refused by name: tests/rules/turn.rs)
         }
         let plan = compile(&scenario);
         let Ok(exact) = exact::exact(&plan) else { continue };

@@ -295,7 +295,7 @@ fn models_touched_within_the_tolerance_are_touched_together() {
 fn rules_not_built_yet_are_refused() {
     // Wargear that the engine does not simulate yet is refused with the field named, never
     // silently ignored. (Spears, pikes, shields with pikes, banners and enemy Heroes are
-    // simulated: tests/line.rs.)
+    // simulated: tests/rules/line.rs.)
     let line = |extra: &str| {
         format!(
             "[[formations]]\nname = \"Line\"\ncount = 2\nfront_centre = [0.0, 6.0]\nfacing = 180\n\
@@ -306,7 +306,7 @@ fn rules_not_built_yet_are_refused() {
         let err = parse(&scenario("", "", &line(extra), ""), "t.toml").unwrap_err().to_string();
         assert!(err.contains(field), "{extra}: {err}");
     }
-    // Chariots and models may stand on oval bases (tests/line.rs); a model's rectangular
+    // Chariots and models may stand on oval bases (tests/rules/line.rs); a model's rectangular
     // base and a zero-width oval are refused by field.
     assert!(parse(&scenario("base = { oval_mm = [105, 170] }", "", "", ""), "t.toml").is_ok());
     let oval_model = line("").replace("front_centre", "base = { oval_mm = [25, 40] }\nfront_centre");

@@ -6,7 +6,7 @@
 //! last chariot). Each schema must also refuse that output with a required key taken away
 //! or a number made a string, so none of them can pass everything.
 
-mod schema;
+use crate::schema;
 
 use serde_json::Value;
 use std::path::Path;
