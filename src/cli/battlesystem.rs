@@ -66,25 +66,27 @@ fn print_table(record: &BattlesystemRecord) {
     if let Some(p) = &record.precision {
         out!("{}", super::precision_line(p, record.trials));
     }
-    out!("{:<34} {:>10}   {:<24} meaning", "metric", "mean", "95% interval");
-    for (s, d) in record.summary.iter().zip(&record.metrics.defs) {
-        if !d.labels.is_empty() {
+    let rows: Vec<super::TableRow> = record
+        .summary
+        .iter()
+        .zip(&record.metrics.defs)
+        .map(|(s, d)| {
             // A categorical metric: the named outcomes are the flags printed below it.
-            let names: Vec<&str> = d.labels.iter().map(String::as_str).collect();
-            out!("{:<34} {:>10}   {:<24} {} ({})", s.metric, "-", "-", d.description, names.join(" / "));
-            continue;
-        }
-        let (mean, lo, hi) = if d.flag {
-            (
-                format!("{:.2}%", 100.0 * s.mean),
-                format!("{:.2}%", 100.0 * s.ci95_lo),
-                format!("{:.2}%", 100.0 * s.ci95_hi),
-            )
-        } else {
-            (format!("{:.4}", s.mean), format!("{:.4}", s.ci95_lo), format!("{:.4}", s.ci95_hi))
-        };
-        out!("{:<34} {:>10}   {:<24} {}", s.metric, mean, format!("{lo} - {hi}"), d.description);
-    }
+            let categorical = !d.labels.is_empty();
+            super::TableRow {
+                name: &s.metric,
+                flag: d.flag,
+                estimate: (!categorical).then_some((s.mean, s.ci95_lo, s.ci95_hi)),
+                exact: None, // printed below the table, one line each
+                meaning: if categorical {
+                    format!("{} ({})", d.description, d.labels.join(" / "))
+                } else {
+                    d.description.clone()
+                },
+            }
+        })
+        .collect();
+    super::print_metric_table(&rows, 34, 24, false);
     match &record.exact {
         Ok(rows) => {
             for a in rows {

@@ -712,40 +712,18 @@ fn print_table(record: &RunRecord) {
     );
     out!("ruleset: {}", ruleset_line(&record.ruleset));
     let exact = record.exact.as_ref().ok();
-    match &record.exact {
-        Ok(_) => {
-            out!("{:<22} {:>10}   {:<22} {:>10} {:>7}  meaning", "metric", "mean", "95% interval", "exact", "z")
-        }
-        Err(_) => out!("{:<22} {:>10}   {:<22} meaning", "metric", "mean", "95% interval"),
-    }
-    for s in &record.summary {
-        let (mean, lo, hi) = if s.metric.is_flag() {
-            (
-                format!("{:.2}%", 100.0 * s.mean),
-                format!("{:.2}%", 100.0 * s.ci95_lo),
-                format!("{:.2}%", 100.0 * s.ci95_hi),
-            )
-        } else {
-            (format!("{:.4}", s.mean), format!("{:.4}", s.ci95_lo), format!("{:.4}", s.ci95_hi))
-        };
-        let interval = format!("{lo} - {hi}");
-        match exact.and_then(|rows| rows.iter().find(|a| a.metric == s.metric)) {
-            Some(a) => {
-                let value =
-                    if s.metric.is_flag() { format!("{:.2}%", 100.0 * a.exact) } else { format!("{:.4}", a.exact) };
-                out!(
-                    "{:<22} {:>10}   {:<22} {:>10} {:>+7.2}  {}",
-                    s.metric.name(),
-                    mean,
-                    interval,
-                    value,
-                    a.z,
-                    s.metric.describe()
-                );
-            }
-            None => out!("{:<22} {:>10}   {:<22} {}", s.metric.name(), mean, interval, s.metric.describe()),
-        }
-    }
+    let rows: Vec<TableRow> = record
+        .summary
+        .iter()
+        .map(|s| TableRow {
+            name: s.metric.name(),
+            flag: s.metric.is_flag(),
+            estimate: Some((s.mean, s.ci95_lo, s.ci95_hi)),
+            exact: exact.and_then(|rows| rows.iter().find(|a| a.metric == s.metric)).map(|a| (a.exact, a.z)),
+            meaning: s.metric.describe().to_string(),
+        })
+        .collect();
+    print_metric_table(&rows, 22, 22, exact.is_some());
     if let Err(reason) = &record.exact {
         out!("({reason})");
     }
@@ -770,6 +748,43 @@ fn print_table(record: &RunRecord) {
     out!("how charges end: {}", ends.join(", "));
     if let Some(p) = &record.precision {
         out!("{}", precision_line(p, record.trials));
+    }
+}
+
+/// A metric's line in the terminal's table: its name, the estimate and its 95% interval
+/// (`None` for a categorical metric, whose named outcomes follow it as flags), the exact
+/// value and z when there is one, and what it means.
+struct TableRow<'a> {
+    name: &'a str,
+    flag: bool,
+    estimate: Option<(f64, f64, f64)>,
+    exact: Option<(f64, f64)>,
+    meaning: String,
+}
+
+/// The terminal's metric table, the one layout of every run: a header, then a line per
+/// metric, the name padded to `name_width` and the interval to `interval_width`, with the
+/// exact and z columns when `exact_columns` (a metric without an exact value leaves them
+/// out). A 0/1 metric is printed as a percentage, a count to four places.
+fn print_metric_table(rows: &[TableRow], name_width: usize, interval_width: usize, exact_columns: bool) {
+    let (w, iw) = (name_width, interval_width);
+    if exact_columns {
+        out!("{:<w$} {:>10}   {:<iw$} {:>10} {:>7}  meaning", "metric", "mean", "95% interval", "exact", "z");
+    } else {
+        out!("{:<w$} {:>10}   {:<iw$} meaning", "metric", "mean", "95% interval");
+    }
+    for r in rows {
+        let fmt = |v: f64| if r.flag { format!("{:.2}%", 100.0 * v) } else { format!("{v:.4}") };
+        let (mean, interval) = match r.estimate {
+            Some((mean, lo, hi)) => (fmt(mean), format!("{} - {}", fmt(lo), fmt(hi))),
+            None => ("-".to_string(), "-".to_string()),
+        };
+        match r.exact {
+            Some((exact, z)) => {
+                out!("{:<w$} {:>10}   {:<iw$} {:>10} {:>+7.2}  {}", r.name, mean, interval, fmt(exact), z, r.meaning)
+            }
+            None => out!("{:<w$} {:>10}   {:<iw$} {}", r.name, mean, interval, r.meaning),
+        }
     }
 }
 

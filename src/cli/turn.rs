@@ -71,37 +71,20 @@ impl System for Turn {
                 out!("{}", precision_line(p, record.trials));
             }
             let exact = record.exact.as_ref().ok();
-            if exact.is_some() {
-                out!("{:<26} {:>10}   {:<24} {:>10} {:>7}  meaning", "metric", "mean", "95% interval", "exact", "z");
-            } else {
-                out!("{:<26} {:>10}   {:<24} meaning", "metric", "mean", "95% interval");
-            }
-            for (i, (s, d)) in record.summary.iter().zip(&record.metrics.defs).enumerate() {
-                let (mean, lo, hi) = if d.flag {
-                    (
-                        format!("{:.2}%", 100.0 * s.mean),
-                        format!("{:.2}%", 100.0 * s.ci95_lo),
-                        format!("{:.2}%", 100.0 * s.ci95_hi),
-                    )
-                } else {
-                    (format!("{:.4}", s.mean), format!("{:.4}", s.ci95_lo), format!("{:.4}", s.ci95_hi))
-                };
-                match exact.and_then(|e| e.get(i)) {
-                    Some(e) => {
-                        let value = if d.flag { format!("{:.2}%", 100.0 * e.exact) } else { format!("{:.4}", e.exact) };
-                        out!(
-                            "{:<26} {:>10}   {:<24} {:>10} {:>+7.2}  {}",
-                            s.metric,
-                            mean,
-                            format!("{lo} - {hi}"),
-                            value,
-                            e.z,
-                            d.description
-                        );
-                    }
-                    None => out!("{:<26} {:>10}   {:<24} {}", s.metric, mean, format!("{lo} - {hi}"), d.description),
-                }
-            }
+            let rows: Vec<TableRow> = record
+                .summary
+                .iter()
+                .zip(&record.metrics.defs)
+                .enumerate()
+                .map(|(i, (s, d))| TableRow {
+                    name: &s.metric,
+                    flag: d.flag,
+                    estimate: Some((s.mean, s.ci95_lo, s.ci95_hi)),
+                    exact: exact.and_then(|e| e.get(i)).map(|e| (e.exact, e.z)),
+                    meaning: d.description.clone(),
+                })
+                .collect();
+            print_metric_table(&rows, 26, 24, exact.is_some());
             match (&record.exact, record.worst_z()) {
                 (Ok(_), Some(z)) if z > crate::mesbg::exact::DISAGREEMENT_Z => {
                     out!("warning: an estimate is {z:.1} standard errors from its exact value")

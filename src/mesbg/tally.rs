@@ -6,92 +6,107 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The outcome metrics of a MESBG chariot charge, in report order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Metric {
+/// Declares the metrics of a MESBG charge once each, in report order: the variant with its
+/// doc comment, its name in files and on the command line, `flag` (0/1, its mean a
+/// probability) or `count`, and what it means in words. A new metric is one row here
+/// (and the code that sets it: the resolver, its fast path and the exact engine).
+macro_rules! metrics {
+    ($( $(#[doc = $doc:literal])* $variant:ident = $name:literal, $kind:ident, $meaning:literal; )*) => {
+        /// The outcome metrics of a MESBG chariot charge, in report order.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum Metric {
+            $( $(#[doc = $doc])* #[serde(rename = $name)] $variant, )*
+        }
+
+        impl Metric {
+            /// Every metric, in report order.
+            pub const ALL: [Metric; [$($name),*].len()] = [$(Metric::$variant),*];
+
+            /// The metric's name in files and on the command line.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Metric::$variant => $name,)*
+                }
+            }
+
+            /// True for 0/1 metrics, whose mean is a probability.
+            pub fn is_flag(self) -> bool {
+                match self {
+                    $(Metric::$variant => metrics!(@flag $kind),)*
+                }
+            }
+
+            /// What the metric means, in words, for reports.
+            pub fn describe(self) -> &'static str {
+                match self {
+                    $(Metric::$variant => $meaning,)*
+                }
+            }
+        }
+    };
+    (@flag flag) => {
+        true
+    };
+    (@flag count) => {
+        false
+    };
+}
+
+metrics! {
     /// Models slain by Impact Hits.
-    ImpactKills,
+    ImpactKills = "impact_kills", count, "models slain by Impact Hits";
     /// Models the chariot touched while driving (each took Impact Hits).
-    Contacts,
+    Contacts = "contacts", count, "models touched by the charge";
     /// 1 when the chariot drove past the last rank of every formation on its path.
-    Breakthrough,
+    Breakthrough = "breakthrough", flag, "the chariot drove through every formation on its path";
     /// 1 when a fight followed the charge.
-    FightFought,
+    FightFought = "fight_fought", flag, "a fight followed the charge";
     /// 1 when the chariot won that fight.
-    FightWon,
+    FightWon = "fight_won", flag, "the chariot won the fight";
     /// Models slain by the chariot's Strikes in the fight.
-    FightKills,
+    FightKills = "fight_kills", count, "models slain in the fight";
     /// Models slain in all (Impact Hits and fight).
-    Kills,
+    Kills = "kills", count, "models slain in all";
     /// Wounds the chariot lost.
-    ChariotWoundsLost,
+    ChariotWoundsLost = "chariot_wounds_lost", count, "Wounds the chariot lost";
     /// 1 when the chariot was slain.
-    ChariotSlain,
+    ChariotSlain = "chariot_slain", flag, "the chariot was slain";
     /// Wounds the Hero riding the chariot lost.
-    HeroWoundsLost,
+    HeroWoundsLost = "hero_wounds_lost", count, "Wounds the Hero lost";
     /// 1 when the Hero was dismounted (the chariot slain under him).
-    HeroDismounted,
+    HeroDismounted = "hero_dismounted", flag, "the Hero was thrown from the slain chariot";
     /// 1 when the Hero was slain.
-    HeroSlain,
+    HeroSlain = "hero_slain", flag, "the Hero was slain";
     /// Might points the Hero spent.
-    MightSpent,
+    MightSpent = "might_spent", count, "Might points spent";
     /// Fate points the Hero spent.
-    FateSpent,
+    FateSpent = "fate_spent", count, "Fate points spent";
     /// Models slain in the fight, credited to the Hero riding the chariot.
-    HeroKills,
+    HeroKills = "hero_kills", count, "models slain in the fight, credited to the Hero";
     /// 1 when the army charged has more casualties than half its models after the charge.
-    ArmyBroken,
+    ArmyBroken = "army_broken", flag, "the army charged is Broken after the charge";
     /// 1 when the difficult-terrain test (a D6 after driving through difficult terrain)
     /// rolled a 1, costing the chariot a Wound unless Fate prevented it.
-    TerrainWound,
+    TerrainWound = "terrain_wound", flag, "the difficult-terrain test rolled a 1 (no Might turned it)";
     /// 1 when the chariot drove into an obstacle (three S6 hits each way).
-    ObstacleStruck,
+    ObstacleStruck = "obstacle_struck", flag, "the chariot drove into an obstacle";
     /// 1 when the chariot fought an enemy chariot and had to Back Away (the smaller does).
-    ChariotBackedAway,
+    ChariotBackedAway = "chariot_backed_away", flag, "the chariot Backed Away from a larger (or luckier) chariot";
     /// Enemy Heroes slain (by Impact Hits or in the fight; counted in `kills` too).
-    FoeHeroesSlain,
+    FoeHeroesSlain = "foe_heroes_slain", count, "enemy Heroes slain";
     /// Might points enemy Heroes spent (duel, To Wound and Fate rolls).
-    FoeMightSpent,
+    FoeMightSpent = "foe_might_spent", count, "Might points enemy Heroes spent";
     /// Fate points enemy Heroes spent (against Impact Hits and Strikes).
-    FoeFateSpent,
+    FoeFateSpent = "foe_fate_spent", count, "Fate points enemy Heroes spent";
     /// 1 when a thrown rider (mount slain, rider standing) was among the models that stopped
     /// the chariot: the cavalry screen's own question.
-    ThrownRiderStopped,
+    ThrownRiderStopped = "thrown_rider_stopped", flag, "a thrown rider (mount slain, rider standing) stopped the chariot";
     /// 1 when the enemy chariot Backed Away from the chariot (the other half of who Backs
     /// Away: neither does once either chariot is slain).
-    FoeChariotBackedAway,
+    FoeChariotBackedAway = "foe_chariot_backed_away", flag, "the enemy chariot Backed Away from the chariot";
 }
 
 impl Metric {
-    /// Every metric, in report order.
-    pub const ALL: [Metric; 24] = [
-        Metric::ImpactKills,
-        Metric::Contacts,
-        Metric::Breakthrough,
-        Metric::FightFought,
-        Metric::FightWon,
-        Metric::FightKills,
-        Metric::Kills,
-        Metric::ChariotWoundsLost,
-        Metric::ChariotSlain,
-        Metric::HeroWoundsLost,
-        Metric::HeroDismounted,
-        Metric::HeroSlain,
-        Metric::MightSpent,
-        Metric::FateSpent,
-        Metric::HeroKills,
-        Metric::ArmyBroken,
-        Metric::TerrainWound,
-        Metric::ObstacleStruck,
-        Metric::ChariotBackedAway,
-        Metric::FoeHeroesSlain,
-        Metric::FoeMightSpent,
-        Metric::FoeFateSpent,
-        Metric::ThrownRiderStopped,
-        Metric::FoeChariotBackedAway,
-    ];
-
     /// The metrics of enemy Heroes in the chariot's path.
     pub const FOE_HEROES: [Metric; 3] = [Metric::FoeHeroesSlain, Metric::FoeMightSpent, Metric::FoeFateSpent];
 
@@ -121,85 +136,6 @@ impl Metric {
     /// The metric of a name, as [`Metric::name`] writes it.
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.iter().copied().find(|m| m.name() == name)
-    }
-
-    /// The metric's name in files and on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Metric::ImpactKills => "impact_kills",
-            Metric::Contacts => "contacts",
-            Metric::Breakthrough => "breakthrough",
-            Metric::FightFought => "fight_fought",
-            Metric::FightWon => "fight_won",
-            Metric::FightKills => "fight_kills",
-            Metric::Kills => "kills",
-            Metric::ChariotWoundsLost => "chariot_wounds_lost",
-            Metric::ChariotSlain => "chariot_slain",
-            Metric::HeroWoundsLost => "hero_wounds_lost",
-            Metric::HeroDismounted => "hero_dismounted",
-            Metric::HeroSlain => "hero_slain",
-            Metric::MightSpent => "might_spent",
-            Metric::FateSpent => "fate_spent",
-            Metric::HeroKills => "hero_kills",
-            Metric::ArmyBroken => "army_broken",
-            Metric::TerrainWound => "terrain_wound",
-            Metric::ObstacleStruck => "obstacle_struck",
-            Metric::ChariotBackedAway => "chariot_backed_away",
-            Metric::FoeHeroesSlain => "foe_heroes_slain",
-            Metric::FoeMightSpent => "foe_might_spent",
-            Metric::FoeFateSpent => "foe_fate_spent",
-            Metric::ThrownRiderStopped => "thrown_rider_stopped",
-            Metric::FoeChariotBackedAway => "foe_chariot_backed_away",
-        }
-    }
-
-    /// True for 0/1 metrics, whose mean is a probability.
-    pub fn is_flag(self) -> bool {
-        matches!(
-            self,
-            Metric::Breakthrough
-                | Metric::FightFought
-                | Metric::FightWon
-                | Metric::ChariotSlain
-                | Metric::HeroDismounted
-                | Metric::HeroSlain
-                | Metric::ArmyBroken
-                | Metric::TerrainWound
-                | Metric::ObstacleStruck
-                | Metric::ChariotBackedAway
-                | Metric::ThrownRiderStopped
-                | Metric::FoeChariotBackedAway
-        )
-    }
-
-    /// What the metric means, in words, for reports.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Metric::ImpactKills => "models slain by Impact Hits",
-            Metric::Contacts => "models touched by the charge",
-            Metric::Breakthrough => "the chariot drove through every formation on its path",
-            Metric::FightFought => "a fight followed the charge",
-            Metric::FightWon => "the chariot won the fight",
-            Metric::FightKills => "models slain in the fight",
-            Metric::Kills => "models slain in all",
-            Metric::ChariotWoundsLost => "Wounds the chariot lost",
-            Metric::ChariotSlain => "the chariot was slain",
-            Metric::HeroWoundsLost => "Wounds the Hero lost",
-            Metric::HeroDismounted => "the Hero was thrown from the slain chariot",
-            Metric::HeroSlain => "the Hero was slain",
-            Metric::MightSpent => "Might points spent",
-            Metric::FateSpent => "Fate points spent",
-            Metric::HeroKills => "models slain in the fight, credited to the Hero",
-            Metric::ArmyBroken => "the army charged is Broken after the charge",
-            Metric::TerrainWound => "the difficult-terrain test rolled a 1 (no Might turned it)",
-            Metric::ObstacleStruck => "the chariot drove into an obstacle",
-            Metric::ChariotBackedAway => "the chariot Backed Away from a larger (or luckier) chariot",
-            Metric::FoeHeroesSlain => "enemy Heroes slain",
-            Metric::FoeMightSpent => "Might points enemy Heroes spent",
-            Metric::FoeFateSpent => "Fate points enemy Heroes spent",
-            Metric::ThrownRiderStopped => "a thrown rider (mount slain, rider standing) stopped the chariot",
-            Metric::FoeChariotBackedAway => "the enemy chariot Backed Away from the chariot",
-        }
     }
 }
 

@@ -8,6 +8,7 @@ pub mod charts;
 pub mod document;
 pub mod joint;
 pub mod record;
+pub mod stamp;
 pub mod turn;
 pub mod words;
 

@@ -275,7 +275,7 @@ impl RunRecord {
 
     /// Trials per second of wall-clock time.
     pub fn trials_per_second(&self) -> f64 {
-        if self.elapsed_s > 0.0 { self.trials as f64 / self.elapsed_s } else { 0.0 }
+        crate::report::stamp::trials_per_second(self.trials, self.elapsed_s)
     }
 
     /// The run as one JSON object (the `run.json` file and `--json` output).
@@ -294,20 +294,23 @@ impl RunRecord {
                 .collect();
             distributions.insert(m.name().to_string(), Value::Array(rows));
         }
-        json!({
-            "schema": RUN_SCHEMA,
-            "version": env!("CARGO_PKG_VERSION"),
-            "title": self.title,
-            "question": self.question,
-            "answer": self.answer.iter().map(|m| m.name()).collect::<Vec<_>>(),
-            "scenario_file": self.scenario_file,
-            "scenario_hash": format!("{:016x}", self.scenario_hash),
-            "seed": self.seed,
-            "trials": self.trials,
-            "threads": self.threads,
-            "elapsed_s": self.elapsed_s,
-            "trials_per_second": self.trials_per_second(),
-            "ruleset": ruleset_json(&self.ruleset),
+        let stamp = crate::report::stamp::RunStamp {
+            schema: RUN_SCHEMA,
+            system: None,
+            version: env!("CARGO_PKG_VERSION"),
+            title: &self.title,
+            question: &self.question,
+            answer: Some(self.answer.iter().map(|m| m.name()).collect()),
+            scenario_file: &self.scenario_file,
+            scenario_hash: format!("{:016x}", self.scenario_hash),
+            seed: self.seed,
+            trials: self.trials,
+            threads: self.threads,
+            elapsed_s: self.elapsed_s,
+            trials_per_second: self.trials_per_second(),
+            ruleset: ruleset_json(&self.ruleset),
+        };
+        stamp.with(json!({
             "plan": self.plan,
             "command": self.command,
             "metrics": metrics,
@@ -337,7 +340,7 @@ impl RunRecord {
                 }
                 Err(reason) => json!({ "unavailable": reason }),
             },
-        })
+        }))
     }
 }
 

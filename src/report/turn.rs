@@ -258,7 +258,7 @@ impl TurnRecord {
 
     /// Trials per second of wall-clock time.
     pub fn trials_per_second(&self) -> f64 {
-        if self.elapsed_s > 0.0 { self.trials as f64 / self.elapsed_s } else { 0.0 }
+        crate::report::stamp::trials_per_second(self.trials, self.elapsed_s)
     }
 
     /// A metric's statistics.
@@ -315,20 +315,23 @@ impl TurnRecord {
                 })
             })
             .collect();
-        json!({
-            "schema": TURN_RUN_SCHEMA,
-            "system": "mesbg",
-            "version": env!("CARGO_PKG_VERSION"),
-            "title": self.scenario.title,
-            "question": self.scenario.question,
-            "scenario_file": self.scenario_file,
-            "scenario_hash": format!("{:016x}", self.scenario.hash()),
-            "seed": self.seed,
-            "trials": self.trials,
-            "threads": self.threads,
-            "elapsed_s": self.elapsed_s,
-            "trials_per_second": self.trials_per_second(),
-            "ruleset": crate::report::ruleset_json(&self.ruleset),
+        let stamp = crate::report::stamp::RunStamp {
+            schema: TURN_RUN_SCHEMA,
+            system: Some("mesbg"),
+            version: env!("CARGO_PKG_VERSION"),
+            title: &self.scenario.title,
+            question: &self.scenario.question,
+            answer: None,
+            scenario_file: &self.scenario_file,
+            scenario_hash: format!("{:016x}", self.scenario.hash()),
+            seed: self.seed,
+            trials: self.trials,
+            threads: self.threads,
+            elapsed_s: self.elapsed_s,
+            trials_per_second: self.trials_per_second(),
+            ruleset: crate::report::ruleset_json(&self.ruleset),
+        };
+        stamp.with(json!({
             "turn": {
                 "chariots": chariots,
                 "order": self.order,
@@ -353,7 +356,7 @@ impl TurnRecord {
                 }),
                 Err(reason) => json!({ "unavailable": reason }),
             },
-        })
+        }))
     }
 }
 

@@ -170,8 +170,26 @@ fn raw_fields(dir: &Path) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut current: Option<String> = None;
     let mut rename: Option<String> = None;
+    let mut rules_table = false;
     for line in code.lines() {
         let trimmed = line.trim_start();
+        // The `[rules]` table is generated from the rows of `mesbg_rules! { ... }` (each
+        // `field: Type = default, hash ...`), the file's RawRules included.
+        if line.starts_with("mesbg_rules! {") {
+            rules_table = true;
+            continue;
+        }
+        if rules_table {
+            if line.starts_with('}') {
+                rules_table = false;
+            } else if let Some((ident, rest)) = line.strip_prefix("    ").and_then(|l| l.split_once(": "))
+                && rest.contains(", hash ")
+                && ident.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+            {
+                out.push(("RawRules".to_string(), ident.to_string()));
+            }
+            continue;
+        }
         if let Some(rest) = trimmed.strip_prefix("pub(super) struct Raw").or_else(|| trimmed.strip_prefix("struct Raw"))
         {
             current = Some(format!("Raw{}", rest.split([' ', '{', '<']).next().unwrap_or_default()));

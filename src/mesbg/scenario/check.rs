@@ -214,23 +214,7 @@ impl Checker<'_> {
         if total > MAX_MODELS {
             self.fail("formations", format!("{total} models in all; at most {MAX_MODELS} are allowed"));
         }
-        let d = MesbgRules::default();
-        let r = &raw.rules;
-        let rules = MesbgRules {
-            prone_counts_as_trapped: r.prone_counts_as_trapped.unwrap_or(d.prone_counts_as_trapped),
-            strike_split: r.strike_split.unwrap_or(d.strike_split),
-            strike_allocation: r.strike_allocation.unwrap_or(d.strike_allocation),
-            cavalry_passed_when: r.cavalry_passed_when.unwrap_or(d.cavalry_passed_when),
-            fate: r.fate.unwrap_or(d.fate),
-            might_on_fate: r.might_on_fate.unwrap_or(d.might_on_fate),
-            break_point: r.break_point.unwrap_or(d.break_point),
-            difficult_terrain_measure: r.difficult_terrain_measure.unwrap_or(d.difficult_terrain_measure),
-            supporter_fight_counts: r.supporter_fight_counts.unwrap_or(d.supporter_fight_counts),
-            banner_reroll: r.banner_reroll.unwrap_or(d.banner_reroll),
-            shieldwall: r.shieldwall.unwrap_or(d.shieldwall),
-            grip: r.grip.unwrap_or(d.grip),
-            cavalry_impact_hits: r.cavalry_impact_hits.unwrap_or(d.cavalry_impact_hits),
-        };
+        let rules = MesbgRules::from_raw(&raw.rules);
         let answer = self.answer(&raw.answer, !more.is_empty());
         let scenario = Scenario {
             file: file.to_string(),

@@ -17,9 +17,11 @@ mod check;
 mod library;
 mod options;
 mod raw;
+mod rule_options;
 
 mod formation;
 pub use formation::*;
+pub use rule_options::MesbgRules;
 #[cfg(test)]
 mod tests;
 
@@ -444,49 +446,6 @@ impl TurnObjective {
     }
 }
 
-/// Ruleset options whose reading is uncertain or a matter of choice. Reports print them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct MesbgRules {
-    /// Models knocked Prone by a winning chariot count as Trapped for its Strikes.
-    pub prone_counts_as_trapped: bool,
-    /// Strikes declared before rolling, or aimed one at a time.
-    pub strike_split: StrikeSplit,
-    /// How Strikes aimed one at a time are spread over several beaten models.
-    pub strike_allocation: StrikeAllocation,
-    /// When the chariot drives on past a cavalry model.
-    pub cavalry_passed_when: CavalryPassed,
-    /// Fate retried on the same Wound, or once.
-    pub fate: FateRule,
-    /// Might may raise a Fate roll.
-    pub might_on_fate: bool,
-    /// When the army charged is Broken.
-    pub break_point: BreakPoint,
-    /// What "within difficult terrain" measures.
-    pub difficult_terrain_measure: TerrainMeasure,
-    /// Whether a supporting spear's or pike's Fight counts for its side's highest Fight in a
-    /// tied duel (not serialised at its default, so older scenario hashes stand).
-    #[serde(skip_serializing_if = "is_true")]
-    pub supporter_fight_counts: bool,
-    /// When a banner's re-roll is taken (not serialised at its default, so older scenario
-    /// hashes stand).
-    #[serde(skip_serializing_if = "BannerReroll::is_default")]
-    pub banner_reroll: BannerReroll,
-    /// Whether a dice expression of Impact Hits on cavalry is rolled once for the model
-    /// (rider and mount take the same number) or once for each (not serialised at its
-    /// default, so older scenario hashes stand).
-    #[serde(skip_serializing_if = "CavalryImpactHits::is_default")]
-    pub cavalry_impact_hits: CavalryImpactHits,
-    /// Whether the 2024 Shieldwall rule is played: a shielded model with the rule gets +1
-    /// Defence while it touches two or more standing shielded friends with it (not
-    /// serialised when played, the default, so older scenario hashes stand).
-    #[serde(skip_serializing_if = "is_true")]
-    pub shieldwall: bool,
-    /// How a chariot's hand-and-a-half weapon is held in each fight (not serialised at its
-    /// default, so older scenario hashes stand).
-    #[serde(skip_serializing_if = "GripPolicy::is_default")]
-    pub grip: GripPolicy,
-}
-
 /// How the player of a chariot with a hand-and-a-half weapon holds it, chosen before each
 /// fight's Duel Roll.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -503,10 +462,6 @@ pub enum GripPolicy {
 }
 
 impl GripPolicy {
-    fn is_default(&self) -> bool {
-        *self == Self::default()
-    }
-
     /// The grip a chariot holds in a fight: one-handed without a hand-and-a-half weapon,
     /// else as this policy says.
     pub fn grip(self, hand_and_a_half: bool) -> crate::mesbg::rules::fight::Grip {
@@ -531,12 +486,6 @@ pub enum CavalryImpactHits {
     RollEach,
 }
 
-impl CavalryImpactHits {
-    fn is_default(&self) -> bool {
-        *self == Self::default()
-    }
-}
-
 /// When the side with a banner in range re-rolls one of its duel dice.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -548,38 +497,8 @@ pub enum BannerReroll {
     Never,
 }
 
-impl BannerReroll {
-    fn is_default(&self) -> bool {
-        *self == Self::default()
-    }
-}
-
-fn is_true(b: &bool) -> bool {
-    *b
-}
-
 fn is_false(b: &bool) -> bool {
     !*b
-}
-
-impl Default for MesbgRules {
-    fn default() -> Self {
-        Self {
-            prone_counts_as_trapped: true,
-            strike_split: StrikeSplit::default(),
-            strike_allocation: StrikeAllocation::MostWoundedFirst,
-            cavalry_passed_when: CavalryPassed::default(),
-            fate: FateRule::default(),
-            might_on_fate: true,
-            break_point: BreakPoint::default(),
-            difficult_terrain_measure: TerrainMeasure::default(),
-            supporter_fight_counts: true,
-            banner_reroll: BannerReroll::default(),
-            cavalry_impact_hits: CavalryImpactHits::default(),
-            shieldwall: true,
-            grip: GripPolicy::default(),
-        }
-    }
 }
 
 /// A validated scenario.

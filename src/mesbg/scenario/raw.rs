@@ -2,6 +2,7 @@
 //! schema has a default or a library profile may fill it in), and the bundled profile
 //! library. [`super::check`] turns it into a [`super::Scenario`].
 
+use super::rule_options::RawRules;
 use super::*;
 
 #[derive(Deserialize)]
@@ -515,37 +516,6 @@ pub(super) struct RawProfile {
     pub(super) legacy: Option<bool>,
     #[serde(default)]
     pub(super) source: Option<String>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RawRules {
-    #[serde(default)]
-    pub(super) prone_counts_as_trapped: Option<bool>,
-    #[serde(default)]
-    pub(super) strike_allocation: Option<StrikeAllocation>,
-    #[serde(default)]
-    pub(super) cavalry_passed_when: Option<CavalryPassed>,
-    #[serde(default)]
-    pub(super) strike_split: Option<StrikeSplit>,
-    #[serde(default)]
-    pub(super) fate: Option<FateRule>,
-    #[serde(default)]
-    pub(super) might_on_fate: Option<bool>,
-    #[serde(default)]
-    pub(super) break_point: Option<BreakPoint>,
-    #[serde(default)]
-    pub(super) difficult_terrain_measure: Option<TerrainMeasure>,
-    #[serde(default)]
-    pub(super) supporter_fight_counts: Option<bool>,
-    #[serde(default)]
-    pub(super) banner_reroll: Option<BannerReroll>,
-    #[serde(default)]
-    pub(super) cavalry_impact_hits: Option<CavalryImpactHits>,
-    #[serde(default)]
-    pub(super) shieldwall: Option<bool>,
-    #[serde(default)]
-    pub(super) grip: Option<GripPolicy>,
 }
 
 #[derive(Deserialize, Clone)]

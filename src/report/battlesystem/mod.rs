@@ -138,7 +138,7 @@ impl BattlesystemRecord {
 
     /// Trials per second of wall-clock time.
     pub fn trials_per_second(&self) -> f64 {
-        if self.elapsed_s > 0.0 { self.trials as f64 / self.elapsed_s } else { 0.0 }
+        crate::report::stamp::trials_per_second(self.trials, self.elapsed_s)
     }
 
     fn flag(&self, metric: &str) -> bool {
@@ -179,20 +179,23 @@ impl BattlesystemRecord {
             distributions.insert(s.metric.clone(), Value::Array(rows));
         }
         let ruleset = crate::report::ruleset_json(&self.scenario.rules.ruleset());
-        json!({
-            "schema": BATTLESYSTEM_RUN_SCHEMA,
-            "system": "battlesystem",
-            "version": env!("CARGO_PKG_VERSION"),
-            "title": self.scenario.title,
-            "question": self.scenario.question,
-            "scenario_file": self.scenario_file,
-            "scenario_hash": format!("{:016x}", self.scenario.hash()),
-            "seed": self.seed,
-            "trials": self.trials,
-            "threads": self.threads,
-            "elapsed_s": self.elapsed_s,
-            "trials_per_second": self.trials_per_second(),
-            "ruleset": ruleset,
+        let stamp = crate::report::stamp::RunStamp {
+            schema: BATTLESYSTEM_RUN_SCHEMA,
+            system: Some("battlesystem"),
+            version: env!("CARGO_PKG_VERSION"),
+            title: &self.scenario.title,
+            question: &self.scenario.question,
+            answer: None,
+            scenario_file: &self.scenario_file,
+            scenario_hash: format!("{:016x}", self.scenario.hash()),
+            seed: self.seed,
+            trials: self.trials,
+            threads: self.threads,
+            elapsed_s: self.elapsed_s,
+            trials_per_second: self.trials_per_second(),
+            ruleset,
+        };
+        stamp.with(json!({
             "plan": {
                 "board": self.scenario.board,
                 "units": self.scenario.units,
@@ -221,7 +224,7 @@ impl BattlesystemRecord {
                 ),
                 Err(reason) => json!({ "unavailable": reason }),
             },
-        })
+        }))
     }
 
     /// Whether the run is of a routing unit (its trials are routs, not charges).
