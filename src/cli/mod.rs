@@ -29,6 +29,7 @@ mod compare;
 mod exact;
 mod replay;
 mod run;
+#[cfg(feature = "serve")]
 mod serve;
 mod split;
 mod sweep;
@@ -44,7 +45,9 @@ use crate::mesbg::tally::Metric;
 use crate::report::document::group_digits;
 use crate::report::{self, RunRecord};
 use crate::tools::shard::{ShardFile, ShardSpec};
-use crate::tools::system::{Game, Loaded, load_file as load_any, load_text, shell_quote};
+#[cfg(feature = "serve")]
+use crate::tools::system::load_text;
+use crate::tools::system::{Game, Loaded, load_file as load_any, shell_quote};
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -170,7 +173,9 @@ pub enum Command {
         output: OutputOptions,
     },
     /// Serve a page for players on this machine: place the chariot and formations on a
-    /// board, see the path, and run the odds with intervals in the browser.
+    /// board, see the path, and run the odds with intervals in the browser. (Built with the
+    /// default `serve` feature.)
+    #[cfg(feature = "serve")]
     Serve(serve::ServeArgs),
     /// Print a complete, commented scenario file to start from (the files of
     /// docs/scenario.md's "Start here"): `charioteer new turn > my-turn.toml`.
@@ -533,6 +538,7 @@ pub fn main_with(cli: Cli) -> Result<()> {
         Command::Compare(args) => split::play(split::Job::Compare(args)),
         Command::Balance(args) => split::play(split::Job::Balance(args)),
         Command::Sweep(args) => split::play(split::Job::Sweep(args)),
+        #[cfg(feature = "serve")]
         Command::Serve(args) => serve::serve(args),
         Command::Profiles { word, json } => profiles(word.as_deref(), json),
         Command::New { kind } => new_file(&kind),

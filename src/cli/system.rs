@@ -27,8 +27,10 @@ pub(super) trait System: Game {
     /// The record as a side-by-side comparison shows it.
     fn compared(record: &Self::Record) -> ComparedRun;
     /// Writes the report folder and prints nothing; returns the files written.
+    #[cfg_attr(not(feature = "serve"), allow(dead_code))] // the page writes and answers with them
     fn write_report(record: &Self::Record, out: &Path) -> Result<Vec<PathBuf>>;
     /// The record as `run --json` prints it.
+    #[cfg_attr(not(feature = "serve"), allow(dead_code))] // the page writes and answers with them
     fn json(record: &Self::Record) -> serde_json::Value;
     /// Writes the report folder and prints what a run prints (table, JSON or nothing).
     fn finish(record: &Self::Record, file: Option<&Path>, out: &Path, args: &RunArgs) -> Result<()>;
