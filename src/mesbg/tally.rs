@@ -8,10 +8,11 @@ use serde::{Deserialize, Serialize};
 
 /// Declares the metrics of a MESBG charge once each, in report order: the variant with its
 /// doc comment, its name in files and on the command line, `flag` (0/1, its mean a
-/// probability) or `count`, and what it means in words. A new metric is one row here
+/// probability) or `count`, its place in the headline (`headline N`, when a reader looks
+/// at it first), and what it means in words. A new metric is one row here
 /// (and the code that sets it: the resolver, its fast path and the exact engine).
 macro_rules! metrics {
-    ($( $(#[doc = $doc:literal])* $variant:ident = $name:literal, $kind:ident, $meaning:literal; )*) => {
+    ($( $(#[doc = $doc:literal])* $variant:ident = $name:literal, $kind:ident, $(headline $rank:literal,)? $meaning:literal; )*) => {
         /// The outcome metrics of a MESBG chariot charge, in report order.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
         pub enum Metric {
@@ -42,6 +43,18 @@ macro_rules! metrics {
                     $(Metric::$variant => $meaning,)*
                 }
             }
+
+            /// The metrics a reader looks at first, in this order (the rows tagged
+            /// `headline N`): report.md's headline after the scenario's own answer, and
+            /// what a sweep shows.
+            pub fn headline() -> Vec<Metric> {
+                let mut tagged: Vec<(u32, Metric)> = [$( (metrics!(@rank $($rank)?), Metric::$variant) ),*]
+                    .into_iter()
+                    .filter_map(|(rank, metric)| rank.map(|rank: u32| (rank, metric)))
+                    .collect();
+                tagged.sort_by_key(|(rank, _)| *rank);
+                tagged.into_iter().map(|(_, metric)| metric).collect()
+            }
         }
     };
     (@flag flag) => {
@@ -50,33 +63,39 @@ macro_rules! metrics {
     (@flag count) => {
         false
     };
+    (@rank $rank:literal) => {
+        Some($rank)
+    };
+    (@rank) => {
+        None
+    };
 }
 
 metrics! {
     /// Models slain by Impact Hits.
-    ImpactKills = "impact_kills", count, "models slain by Impact Hits";
+    ImpactKills = "impact_kills", count, headline 3, "models slain by Impact Hits";
     /// Models the chariot touched while driving (each took Impact Hits).
     Contacts = "contacts", count, "models touched by the charge";
     /// 1 when the chariot drove past the last rank of every formation on its path.
-    Breakthrough = "breakthrough", flag, "the chariot drove through every formation on its path";
+    Breakthrough = "breakthrough", flag, headline 1, "the chariot drove through every formation on its path";
     /// 1 when a fight followed the charge.
     FightFought = "fight_fought", flag, "a fight followed the charge";
     /// 1 when the chariot won that fight.
-    FightWon = "fight_won", flag, "the chariot won the fight";
+    FightWon = "fight_won", flag, headline 4, "the chariot won the fight";
     /// Models slain by the chariot's Strikes in the fight.
     FightKills = "fight_kills", count, "models slain in the fight";
     /// Models slain in all (Impact Hits and fight).
-    Kills = "kills", count, "models slain in all";
+    Kills = "kills", count, headline 2, "models slain in all";
     /// Wounds the chariot lost.
-    ChariotWoundsLost = "chariot_wounds_lost", count, "Wounds the chariot lost";
+    ChariotWoundsLost = "chariot_wounds_lost", count, headline 8, "Wounds the chariot lost";
     /// 1 when the chariot was slain.
-    ChariotSlain = "chariot_slain", flag, "the chariot was slain";
+    ChariotSlain = "chariot_slain", flag, headline 5, "the chariot was slain";
     /// Wounds the Hero riding the chariot lost.
     HeroWoundsLost = "hero_wounds_lost", count, "Wounds the Hero lost";
     /// 1 when the Hero was dismounted (the chariot slain under him).
     HeroDismounted = "hero_dismounted", flag, "the Hero was thrown from the slain chariot";
     /// 1 when the Hero was slain.
-    HeroSlain = "hero_slain", flag, "the Hero was slain";
+    HeroSlain = "hero_slain", flag, headline 6, "the Hero was slain";
     /// Might points the Hero spent.
     MightSpent = "might_spent", count, "Might points spent";
     /// Fate points the Hero spent.
@@ -84,7 +103,7 @@ metrics! {
     /// Models slain in the fight, credited to the Hero riding the chariot.
     HeroKills = "hero_kills", count, "models slain in the fight, credited to the Hero";
     /// 1 when the army charged has more casualties than half its models after the charge.
-    ArmyBroken = "army_broken", flag, "the army charged is Broken after the charge";
+    ArmyBroken = "army_broken", flag, headline 7, "the army charged is Broken after the charge";
     /// 1 when the difficult-terrain test (a D6 after driving through difficult terrain)
     /// rolled a 1, costing the chariot a Wound unless Fate prevented it.
     TerrainWound = "terrain_wound", flag, "the difficult-terrain test rolled a 1 (no Might turned it)";

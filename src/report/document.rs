@@ -93,18 +93,6 @@ fn figures_and_stamp(
     let _ = writeln!(out, "Files: {}", files.iter().map(|f| format!("[{f}]({f})")).collect::<Vec<_>>().join(", "));
 }
 
-/// The metrics a reader looks at first, in this order, when the scenario reports them.
-const HEADLINE: [Metric; 8] = [
-    Metric::Breakthrough,
-    Metric::Kills,
-    Metric::ImpactKills,
-    Metric::FightWon,
-    Metric::ChariotSlain,
-    Metric::HeroSlain,
-    Metric::ArmyBroken,
-    Metric::ChariotWoundsLost,
-];
-
 fn table_row(out: &mut String, cells: &[String]) {
     let _ = writeln!(out, "| {} |", cells.join(" | "));
 }
@@ -176,7 +164,7 @@ pub fn report_markdown(record: &RunRecord, figures: &[Figure], files: &[String])
         };
     }
     let headline: Vec<&MetricSummary> =
-        HEADLINE.iter().filter(|m| !record.answer.contains(m)).filter_map(find).collect();
+        Metric::headline().iter().filter(|m| !record.answer.contains(m)).filter_map(find).collect();
     for s in headline.iter().filter(|s| s.mean > 0.0) {
         let _ = writeln!(out, "- {}", sentence(s));
     }
@@ -509,7 +497,7 @@ fn charge_ends_section(out: &mut String, record: &RunRecord) {
 
 /// The headline metrics among `metrics`, in headline order.
 pub fn shared_headline(metrics: &[Metric]) -> Vec<Metric> {
-    HEADLINE.into_iter().filter(|m| metrics.contains(m)).collect()
+    Metric::headline().into_iter().filter(|m| metrics.contains(m)).collect()
 }
 
 /// Headline metrics of a BATTLESYSTEM plan, charge and rout, in headline order.
@@ -532,7 +520,7 @@ pub const BATTLESYSTEM_HEADLINE: [&str; 12] = [
 /// The headline metrics among `metrics` (of either rule system), in headline order: the
 /// ones a tool that cannot show every metric (a sweep's table and charts) shows.
 pub fn headline_of(metrics: &[crate::engine::MetricDef]) -> Vec<crate::engine::MetricDef> {
-    HEADLINE
+    Metric::headline()
         .iter()
         .map(|m| m.name())
         .chain(BATTLESYSTEM_HEADLINE)
