@@ -11,18 +11,6 @@ macro_rules! out {
     };
 }
 
-/// Calls the generic command function `$f::<S>(scenario, args...)` with `S` the loaded
-/// scenario's rule system.
-macro_rules! on_system {
-    ($loaded:expr, $f:ident($($arg:expr),* $(,)?)) => {
-        match $loaded {
-            Loaded::Mesbg(s) => $f::<$crate::tools::system::Mesbg>(*s $(, $arg)*),
-            Loaded::Battlesystem(s) => $f::<$crate::tools::system::Battlesystem>(*s $(, $arg)*),
-            Loaded::Turn(s) => $f::<$crate::tools::system::Turn>(*s $(, $arg)*),
-        }
-    };
-}
-
 mod balance;
 mod battlesystem;
 mod compare;
@@ -45,9 +33,9 @@ use crate::mesbg::tally::Metric;
 use crate::report::document::group_digits;
 use crate::report::{self, RunRecord};
 use crate::tools::shard::{ShardFile, ShardSpec};
+use crate::tools::system::{Game, load_file as load_any, on_system, shell_quote};
 #[cfg(feature = "serve")]
-use crate::tools::system::load_text;
-use crate::tools::system::{Game, Loaded, load_file as load_any, shell_quote};
+use crate::tools::system::{Loaded, load_text};
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};

@@ -1,5 +1,5 @@
 //! The command line's view of a rule system. Every command is written once, generic over
-//! [`System`]; `on_system!` (in `cli/mod.rs`) picks the system from the scenario file's `system` field,
+//! [`System`]; `on_system!` (in `tools::system`) picks the system from the scenario file's `system` field,
 //! the one place a command asks which system a file is. The engine's
 //! [`RuleSystem`](crate::engine::RuleSystem) plays the trials; this trait adds what only
 //! the edge needs: reading and compiling a scenario, its facts, its prices, its record and

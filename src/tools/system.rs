@@ -89,6 +89,22 @@ impl Loaded {
     }
 }
 
+/// Calls the generic `$f::<G>(scenario, args...)` with `G` the loaded scenario's rule
+/// system (`$loaded` a [`Loaded`]): the one place a tool or a command asks which system a
+/// file is.
+macro_rules! on_system {
+    ($loaded:expr, $f:ident($($arg:expr),* $(,)?)) => {
+        match $loaded {
+            $crate::tools::system::Loaded::Mesbg(s) => $f::<$crate::tools::system::Mesbg>(*s $(, $arg)*),
+            $crate::tools::system::Loaded::Battlesystem(s) => {
+                $f::<$crate::tools::system::Battlesystem>(*s $(, $arg)*)
+            }
+            $crate::tools::system::Loaded::Turn(s) => $f::<$crate::tools::system::Turn>(*s $(, $arg)*),
+        }
+    };
+}
+pub(crate) use on_system;
+
 /// A MESBG scenario as loaded: a turn of several chariots is its own system, checked to
 /// plan.
 fn mesbg_loaded(scenario: Scenario) -> Result<Loaded, ScenarioError> {
@@ -135,6 +151,20 @@ pub fn check_turn(scenario: &Scenario) -> Result<(), ScenarioError> {
     })
 }
 
+/// The facts of a MESBG scenario, a charge or a turn (`trial_word`).
+fn mesbg_facts(s: &Scenario, trial_word: &'static str) -> Facts {
+    Facts {
+        title: s.title.clone(),
+        name: s.file.clone(),
+        hash: s.hash(),
+        seed: s.seed,
+        trials: s.trials,
+        slug: s.slug(),
+        ruleset: s.ruleset(),
+        trial_word,
+    }
+}
+
 /// Middle-earth Strategy Battle Game: the charge of one chariot.
 pub struct Mesbg;
 
@@ -155,16 +185,7 @@ impl Game for Mesbg {
         crate::mesbg::plan::compile(scenario)
     }
     fn facts(s: &Scenario) -> Facts {
-        Facts {
-            title: s.title.clone(),
-            name: s.file.clone(),
-            hash: s.hash(),
-            seed: s.seed,
-            trials: s.trials,
-            slug: s.slug(),
-            ruleset: s.ruleset(),
-            trial_word: "charge",
-        }
+        mesbg_facts(s, "charge")
     }
     fn profile_library() -> toml::Table {
         scenario::bundled_profile_tables()
@@ -282,16 +303,7 @@ impl Game for Turn {
         }
     }
     fn facts(s: &Scenario) -> Facts {
-        Facts {
-            title: s.title.clone(),
-            name: s.file.clone(),
-            hash: s.hash(),
-            seed: s.seed,
-            trials: s.trials,
-            slug: s.slug(),
-            ruleset: s.ruleset(),
-            trial_word: "turn",
-        }
+        mesbg_facts(s, "turn")
     }
     fn profile_library() -> toml::Table {
         scenario::bundled_profile_tables()

@@ -10,7 +10,7 @@ use crate::engine::{RuleSystem, Streams, TrialRange};
 use crate::mesbg::scenario::{self, Base, Scenario, ScenarioError};
 use crate::tools::paired::PairedSums;
 use crate::tools::play::{Player, ToolError};
-use crate::tools::system::{self, Game, Loaded, load_file, load_text, shell_quote};
+use crate::tools::system::{self, Game, Loaded, load_file, load_text, on_system, shell_quote};
 use std::path::{Path, PathBuf};
 
 /// What to price and how, as `charioteer balance` takes it.
@@ -131,17 +131,6 @@ fn priced<S: Game>(s: &S::Scenario, price: Option<&str>, model: ValueModel) -> R
     })
 }
 
-/// Picks the rule system of a loaded scenario for the generic `$f::<S>(scenario, ...)`.
-macro_rules! on_game {
-    ($loaded:expr, $f:ident($($arg:expr),* $(,)?)) => {
-        match $loaded {
-            Loaded::Mesbg(s) => $f::<system::Mesbg>(*s $(, $arg)*),
-            Loaded::Battlesystem(s) => $f::<system::Battlesystem>(*s $(, $arg)*),
-            Loaded::Turn(s) => $f::<system::Turn>(*s $(, $arg)*),
-        }
-    };
-}
-
 /// `--set`: one value of each field prices the changed piece; several values of one field
 /// draw the cost curve, every value on the file's own trials.
 fn cost_curve(req: &BalanceRequest, base: String, name: String, player: &Player) -> Result<Balanced, ToolError> {
@@ -165,7 +154,7 @@ fn cost_curve(req: &BalanceRequest, base: String, name: String, player: &Player)
             a.values.len()
         )));
     }
-    let library = on_game!(load_text(&base, &name)?, profile_library());
+    let library = on_system!(load_text(&base, &name)?, profile_library());
     let points = sweep::points_of(&base, &name, &sets, &library, |text, point| {
         load_text(text, point).map(|_| (text.to_string(), point.to_string()))
     })?;
@@ -259,9 +248,9 @@ fn price(
         let note = "the line holds models worth different points, so each model slain is counted at its own points \
                     (`points_slain`) by the turn engine, which plays a lone chariot's charge trial for trial as the \
                     single charge does; no Hero split is given this way";
-        return on_game!(lift(a), balance_system(req, references, Some(note), piece, swept, player));
+        return on_system!(lift(a), balance_system(req, references, Some(note), piece, swept, player));
     }
-    on_game!(a, balance_system(req, references, None, piece, swept, player))
+    on_system!(a, balance_system(req, references, None, piece, swept, player))
 }
 
 /// The report folder's name of a balance, after the piece (and the field a cost curve
