@@ -4,7 +4,8 @@
 //! `validate`, `replay`, `exact`, `compare`, `sweep` and `balance`, with the options that
 //! change their shape (`--target-ci`, `--against` several references, a Hero riding, a turn's
 //! last chariot). Each schema must also refuse that output with a required key taken away
-//! or a number made a string, so none of them can pass everything.
+//! or a number made a string, so none of them can pass everything; and every key a schema
+//! declares must be written by some output here, so schema and records stay equal both ways.
 
 use crate::schema;
 
@@ -25,7 +26,9 @@ fn path(file: &str) -> String {
 /// Runs the command in `dir` and parses every line it prints as one JSON document.
 fn json_of(args: &[&str], dir: &Path) -> Vec<Value> {
     let out = Command::new(env!("CARGO_BIN_EXE_charioteer")).args(args).current_dir(dir).output().expect("runs");
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    // `validate` of a file with problems answers in JSON too, with exit code 2.
+    let refused = args[0] == "validate" && out.status.code() == Some(2);
+    assert!(out.status.success() || refused, "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     let docs: Vec<Value> = if text.trim_start().starts_with('{') && text.lines().count() > 1 && !text.contains("}\n{") {
         vec![serde_json::from_str(&text).unwrap_or_else(|e| panic!("{args:?}: {e}\n{text}"))]
@@ -41,7 +44,7 @@ fn json_of(args: &[&str], dir: &Path) -> Vec<Value> {
 
 /// The schema file a document names (`charioteer.<layout>/N` is
 /// `docs/<layout>.schema.json`), and the keys its root requires.
-fn schema_for(doc: &Value) -> (schema::Schema, Vec<String>) {
+fn schema_for(doc: &Value) -> (String, Vec<String>) {
     let name = doc["schema"].as_str().unwrap_or_else(|| panic!("no schema field: {doc}"));
     let layout = name.strip_prefix("charioteer.").and_then(|s| s.split('/').next()).expect("charioteer.<layout>/N");
     let file = format!("docs/{layout}.schema.json");
@@ -63,7 +66,7 @@ fn schema_for(doc: &Value) -> (schema::Schema, Vec<String>) {
         .collect();
     required.sort();
     required.dedup();
-    (schema::Schema::load(&file), required)
+    (file, required)
 }
 
 /// Copies of `doc` that must fail: without each key the schema requires, and with the first
@@ -106,7 +109,32 @@ fn every_json_layout_follows_its_schema_and_each_schema_refuses_a_broken_copy() 
     let text = std::fs::read_to_string(&mesbg).unwrap().replace("hits = \"2\"", "hits = \"D3\"");
     std::fs::write(&alike, text).unwrap();
     let alike = alike.to_str().unwrap().to_string();
+    let wood = path("scenarios/mesbg/wood-into-shield-wall.toml");
+    // A turn the exact engine answers, its order chosen: exact values and the orders tried.
+    let small = d.join("small-turn.toml");
+    let best = "\n[turn]\norder = \"best\"\nobjective = \"kills\"\n";
+    std::fs::write(&small, format!("{}{best}", crate::turn_cli::SMALL_TURN)).unwrap();
+    let small = small.to_str().unwrap().to_string();
+    // A turn whose second chariot drives away from everything: a warning in run.json.
+    let away = d.join("away-turn.toml");
+    std::fs::write(
+        &away,
+        crate::turn_cli::SMALL_TURN.replace("at = [0.0, 14.0]\nfacing = 180", "at = [0.0, 14.0]\nfacing = 0"),
+    )
+    .unwrap();
+    let away = away.to_str().unwrap().to_string();
+    // A file with a problem, for validate's list of problems.
+    let broken = d.join("broken.toml");
+    std::fs::write(&broken, std::fs::read_to_string(&mesbg).unwrap().replace("seed = ", "seed = -")).unwrap();
+    let broken = broken.to_str().unwrap().to_string();
     let runs: Vec<Vec<&str>> = vec![
+        vec!["run", &hero, "--trials", "2000", "--json", "--out", "r4"],
+        vec!["run", &wood, "--trials", "2000", "--json", "--out", "r5"],
+        vec!["run", &mesbg, "--trials", "1000", "--target-ci", "0.2", "--json", "--out", "r6"],
+        vec!["run", &rout, "--trials", "2000", "--json", "--out", "r7"],
+        vec!["run", &small, "--trials", "2000", "--json", "--out", "r8"],
+        vec!["run", &away, "--trials", "2000", "--json", "--out", "r9"],
+        vec!["validate", &away, &broken, &sets, "--json"],
         vec!["run", &mesbg, "--trials", "2000", "--json", "--out", "r1"],
         vec!["run", &turn, "--trials", "2000", "--json", "--out", "r2"],
         vec!["run", &charge, "--trials", "2000", "--json", "--out", "r3"],
@@ -195,9 +223,11 @@ fn every_json_layout_follows_its_schema_and_each_schema_refuses_a_broken_copy() 
         ],
     ];
     let mut layouts = std::collections::BTreeSet::new();
+    let mut schemas = std::collections::BTreeMap::new();
     for args in &runs {
         for doc in json_of(args, d) {
-            let (schema, required) = schema_for(&doc);
+            let (file, required) = schema_for(&doc);
+            let schema = schemas.entry(file.clone()).or_insert_with(|| schema::Schema::load(&file));
             assert!(!required.is_empty(), "{args:?}: its schema requires nothing");
             let errors = schema.errors(&doc);
             assert!(errors.is_empty(), "{args:?} breaks its schema:\n{}\n{doc}", errors.join("\n"));
@@ -219,6 +249,17 @@ fn every_json_layout_follows_its_schema_and_each_schema_refuses_a_broken_copy() 
         "charioteer.validate/1",
     ];
     assert_eq!(layouts.iter().map(String::as_str).collect::<Vec<_>>(), expected);
+    // The other way round: every key a schema declares is written by some output above, so
+    // a schema cannot keep promising a key the records dropped or renamed.
+    // (A cost curve's points are balance objects: `$defs.balance` is balance.schema.json,
+    // held equal to it below, and its keys are written by the balances above.)
+    let unused: Vec<String> = schemas
+        .iter()
+        .flat_map(|(file, s)| s.unused_properties().into_iter().map(move |p| (file, p)))
+        .filter(|(file, p)| !(file.ends_with("balance-curve.schema.json") && p.starts_with("#/$defs/balance/")))
+        .map(|(file, p)| format!("{file} {p}"))
+        .collect();
+    assert!(unused.is_empty(), "declared in a schema, written by no output:\n{}", unused.join("\n"));
 }
 
 #[test]

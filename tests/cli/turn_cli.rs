@@ -241,7 +241,7 @@ fn the_best_order_is_the_one_whose_objective_came_out_highest() {
 }
 
 /// Two Khandish chariots at one Warrior of Minas Tirith, the second from behind him.
-const SMALL_TURN: &str = r#"title = "two chariots, one warrior"
+pub(crate) const SMALL_TURN: &str = r#"title = "two chariots, one warrior"
 system = "mesbg"
 seed = 11
 

@@ -5,6 +5,7 @@
 
 use regex::Regex;
 use serde_json::Value;
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 
 /// Keywords that only describe (no assertion).
@@ -13,13 +14,55 @@ const ANNOTATIONS: [&str; 5] = ["$schema", "$id", "title", "description", "$defs
 /// A schema document and its root, for `$ref` resolution.
 pub struct Schema {
     root: Value,
+    /// The declared properties (by the address of their schema inside `root`, which never
+    /// changes) that some valid instance has held: what `unused_properties` reports against.
+    used: RefCell<BTreeSet<usize>>,
 }
 
 impl Schema {
     /// Reads a schema document.
     pub fn load(path: &str) -> Schema {
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
-        Schema { root: serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path} is not JSON: {e}")) }
+        Schema::new(serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path} is not JSON: {e}")))
+    }
+
+    fn new(root: Value) -> Schema {
+        Schema { root, used: RefCell::default() }
+    }
+
+    /// Every property the schema declares (as a JSON pointer into the document) that no
+    /// instance checked so far has held where that declaration applied: a key the document
+    /// promises and no output writes, so schema and record have drifted apart (or the
+    /// outputs checked miss a case).
+    pub fn unused_properties(&self) -> Vec<String> {
+        fn walk(node: &Value, at: &str, used: &BTreeSet<usize>, out: &mut Vec<String>) {
+            match node {
+                Value::Object(o) => {
+                    for (key, child) in o {
+                        let here = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
+                        if key == "properties"
+                            && let Some(props) = child.as_object()
+                        {
+                            for (name, s) in props {
+                                if !used.contains(&(s as *const Value as usize)) {
+                                    out.push(format!("{here}/{name}"));
+                                }
+                            }
+                        }
+                        walk(child, &here, used, out);
+                    }
+                }
+                Value::Array(a) => {
+                    for (i, child) in a.iter().enumerate() {
+                        walk(child, &format!("{at}/{i}"), used, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.root, "#", &self.used.borrow(), &mut out);
+        out
     }
 
     /// Every way `instance` breaks the schema, as `path: problem` lines (empty when valid).
@@ -143,6 +186,7 @@ impl Schema {
                             if let Some(v) = o.get(name) {
                                 self.check(s, v, &format!("{path}.{name}"), errors);
                                 evaluated.insert(name.clone());
+                                self.used.borrow_mut().insert(s as *const Value as usize);
                             }
                         }
                     }
@@ -169,11 +213,14 @@ impl Schema {
                     let mut failures = Vec::new();
                     for s in value.as_array().expect("a list") {
                         let mut branch = Vec::new();
+                        // A branch the instance fails uses none of its properties.
+                        let before = self.used.borrow().clone();
                         let seen = self.check(s, instance, path, &mut branch);
                         if branch.is_empty() {
                             passing.push(seen);
                         } else {
                             failures.push(branch.join("; "));
+                            *self.used.borrow_mut() = before;
                         }
                     }
                     let ok = if keyword == "oneOf" { passing.len() == 1 } else { !passing.is_empty() };
@@ -190,7 +237,9 @@ impl Schema {
                 }
                 "not" => {
                     let mut branch = Vec::new();
+                    let before = self.used.borrow().clone();
                     self.check(value, instance, path, &mut branch);
+                    *self.used.borrow_mut() = before;
                     if branch.is_empty() {
                         errors.push(format!("{path}: matches a schema it must not ({value})"));
                     }
@@ -242,16 +291,26 @@ fn same(a: &Value, b: &Value) -> bool {
 
 #[test]
 fn the_validator_catches_what_it_claims_to() {
-    let schema = Schema {
-        root: serde_json::json!({
+    let schema = Schema::new(serde_json::json!({
             "type": "object",
             "required": ["a"],
             "properties": { "a": { "type": "integer", "minimum": 1 }, "b": { "enum": ["x", "y"] } },
             "unevaluatedProperties": false
-        }),
-    };
+    }));
+    assert_eq!(schema.unused_properties(), ["#/properties/a", "#/properties/b"]);
+    assert!(schema.errors(&serde_json::json!({"a": 2})).is_empty());
+    assert_eq!(schema.unused_properties(), ["#/properties/b"], "no instance had b yet");
     assert!(schema.errors(&serde_json::json!({"a": 2, "b": "x"})).is_empty());
+    assert!(schema.unused_properties().is_empty());
     assert_eq!(schema.errors(&serde_json::json!({"a": 0})).len(), 1);
     assert_eq!(schema.errors(&serde_json::json!({"b": "z"})).len(), 2);
     assert_eq!(schema.errors(&serde_json::json!({"a": 1, "c": 3})).len(), 1, "unevaluated c");
+    let either = Schema::new(serde_json::json!({
+        "oneOf": [
+            { "properties": { "a": { "const": 1 } }, "required": ["a"] },
+            { "properties": { "a": { "const": 2 } }, "required": ["a"] }
+        ]
+    }));
+    assert!(either.errors(&serde_json::json!({"a": 2})).is_empty());
+    assert_eq!(either.unused_properties(), ["#/oneOf/0/properties/a"], "the failing branch used nothing");
 }
