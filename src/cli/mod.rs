@@ -423,7 +423,7 @@ pub struct BalanceArgs {
 }
 
 /// The default cap of `--target-ci`.
-pub const DEFAULT_MAX_TRIALS: u64 = 100_000_000;
+pub use crate::tools::play::DEFAULT_MAX_TRIALS;
 
 fn parse_efficiency(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {

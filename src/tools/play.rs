@@ -28,6 +28,10 @@ impl<F: Fn(u64) + Sync> Progress for F {
     }
 }
 
+/// The most trials a play to a precision (`--target-ci`) makes unless told otherwise (per
+/// point of a sweep).
+pub const DEFAULT_MAX_TRIALS: u64 = 100_000_000;
+
 /// What a procedure plays with.
 pub struct Player<'a> {
     /// The worker threads (`None`: the current rayon pool).
@@ -62,17 +66,22 @@ impl Player<'_> {
                     done.fetch_add(n, Ordering::Relaxed);
                     self.progress.advance(n);
                 };
-                let played = match self.pool {
-                    Some(pool) => pool.install(|| run(part, &progress, self.cancel)),
-                    None => run(part, &progress, self.cancel),
-                };
+                let played = self.install(|| run(part, &progress, self.cancel));
                 played.ok_or_else(|| ToolError::Interrupted {
-                    what,
+                    what: what.to_string(),
                     source: Interrupted { done: done.load(Ordering::Relaxed).min(part.count), asked: part.count },
                 })
             },
             add,
         )
+    }
+
+    /// `f`'s result, computed on the player's threads.
+    pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match self.pool {
+            Some(pool) => pool.install(f),
+            None => f(),
+        }
     }
 
     /// Called once a piece of work has made all its plays, before anything reads their
@@ -106,8 +115,8 @@ pub enum ToolError {
     /// Stopped before the end (Ctrl-C, or a page that went away).
     #[error("{what}")]
     Interrupted {
-        /// The play stopped, in words.
-        what: &'static str,
+        /// The play stopped, in words (and what was kept of it).
+        what: String,
         /// How far it got.
         #[source]
         source: Interrupted,

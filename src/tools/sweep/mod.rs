@@ -4,6 +4,9 @@
 //! point and the field), and run on the base scenario's random streams, so neighbouring
 //! points differ by the change, not by the luck of their dice (common random numbers).
 
+mod procedure;
+pub use procedure::{Checkpoint, SweepHooks, SweepRequest, Swept, sweep};
+
 use crate::engine::MetricDef;
 use crate::mesbg::scenario::{self, Scenario, ScenarioError};
 
