@@ -4,11 +4,11 @@
 use super::*;
 
 impl Checker<'_> {
-    fn fail(&mut self, field: &str, message: impl fmt::Display) {
+    pub(super) fn fail(&mut self, field: &str, message: impl fmt::Display) {
         crate::input::record(self.text, &mut self.problems, field, message);
     }
 
-    fn whole(&mut self, field: &str, value: i64, lo: i64, hi: i64, what: &str) -> u32 {
+    pub(super) fn whole(&mut self, field: &str, value: i64, lo: i64, hi: i64, what: &str) -> u32 {
         if (lo..=hi).contains(&value) {
             value as u32
         } else {
@@ -17,7 +17,7 @@ impl Checker<'_> {
         }
     }
 
-    fn float(&mut self, field: &str, value: f64, lo: f64, hi: f64, what: &str) -> f64 {
+    pub(super) fn float(&mut self, field: &str, value: f64, lo: f64, hi: f64, what: &str) -> f64 {
         crate::input::checked_float(self.text, &mut self.problems, field, value, (lo, hi), what)
     }
 
@@ -91,30 +91,7 @@ impl Checker<'_> {
     }
 
     fn rules(&mut self, raw: &RawRules) -> (BattlesystemRules, [f64; 2]) {
-        let mut rules = BattlesystemRules::default();
-        if let Some(table) = &raw.hits_table {
-            if table.is_empty() || table.len() > 64 {
-                self.fail("rules.hits_table", "give 1 to 64 bands [lowest roll, hits], lowest rolls ascending");
-            } else {
-                let mut bands = Vec::with_capacity(table.len());
-                for (i, [roll, hits]) in table.iter().copied().enumerate() {
-                    let field = format!("rules.hits_table[{i}]");
-                    let roll = self.whole(&field, roll, 1, 200, "the lowest roll of a band");
-                    let hits = self.whole(&field, hits, 0, 50, "the hits of a band");
-                    if let Some(&(prev_roll, prev_hits)) = bands.last()
-                        && (roll <= prev_roll || hits < prev_hits)
-                    {
-                        self.fail(&field, "bands must go up: each lowest roll above the last, hits never fewer");
-                    }
-                    bands.push((roll, hits));
-                }
-                rules.attack.hits_table = HitsTable::new(bands);
-            }
-        }
-        rules.attack.armour = raw.armour_roll.unwrap_or_default();
-        rules.platform_roll = raw.platform_roll.unwrap_or_default();
-        rules.platform_attacks_alone = raw.platform_attacks_alone.unwrap_or(false);
-        rules.charge_doubles = raw.charge_doubles.unwrap_or_default();
+        let rules = self.rule_options(raw);
         if rules.charge_doubles == ChargeDoubles::Platform && !rules.platform_attacks_alone {
             self.fail(
                 "rules.charge_doubles",
@@ -122,40 +99,6 @@ impl Checker<'_> {
                  platform has none (its roll is added to the crew's): set platform_attacks_alone = true, or charge_doubles \
                  to \"crew\" or \"both\"",
             );
-        }
-        rules.veer = raw.veer.unwrap_or_default();
-        rules.struck_unit_moves = raw.struck_unit_moves.unwrap_or_default();
-        rules.melee_contact = raw.melee_contact.unwrap_or_default();
-        rules.driver_only = raw.driver_only.unwrap_or_default();
-        rules.platform_hits = raw.platform_hits.unwrap_or_default();
-        if let Some(m) = raw.morale_rout_margin {
-            rules.morale.rout_margin = self.whole("rules.morale_rout_margin", m, 1, 20, "the rout margin");
-        }
-        if let Some(f) = raw.fall_back_inches {
-            rules.morale.fall_back_inches = self.whole("rules.fall_back_inches", f, 0, 24, "the fall-back distance");
-        }
-        rules.rout_distance = match &raw.rout_distance {
-            None => RoutDistance::Mv,
-            Some(RawDistance::Word(w)) if w == "mv" => RoutDistance::Mv,
-            Some(RawDistance::Word(w)) => {
-                self.fail(
-                    "rules.rout_distance",
-                    format!("`{w}` is not a distance; write \"mv\" or a number of inches"),
-                );
-                RoutDistance::Mv
-            }
-            Some(RawDistance::Inches(d)) => {
-                RoutDistance::Inches(self.float("rules.rout_distance", *d, 0.5, 96.0, "the rout distance (inches)"))
-            }
-        };
-        if let Some(v) = raw.veer_degrees {
-            rules.veer_degrees = self.float("rules.veer_degrees", v, 0.0, 90.0, "the veer allowance (degrees)");
-        }
-        if let Some(v) = raw.veer_step_degrees {
-            rules.veer_step_degrees = self.float("rules.veer_step_degrees", v, 0.5, 45.0, "the veer step (degrees)");
-        }
-        if let Some(r) = raw.max_rerolls {
-            rules.max_rerolls = self.whole("rules.max_rerolls", r, 0, 12, "the number of re-rolls");
         }
         let base = match raw.figure_base {
             None => [1.0, 1.0],

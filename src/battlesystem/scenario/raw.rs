@@ -34,28 +34,6 @@ pub(super) struct RawBoard {
     pub(super) depth: f64,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RawRules {
-    pub(super) hits_table: Option<Vec<[i64; 2]>>,
-    pub(super) armour_roll: Option<ArmourRoll>,
-    pub(super) platform_roll: Option<PlatformRoll>,
-    pub(super) platform_attacks_alone: Option<bool>,
-    pub(super) charge_doubles: Option<ChargeDoubles>,
-    pub(super) platform_hits: Option<PlatformHits>,
-    pub(super) morale_rout_margin: Option<i64>,
-    pub(super) fall_back_inches: Option<i64>,
-    pub(super) rout_distance: Option<RawDistance>,
-    pub(super) veer_degrees: Option<f64>,
-    pub(super) veer_step_degrees: Option<f64>,
-    pub(super) max_rerolls: Option<i64>,
-    pub(super) figure_base: Option<[f64; 2]>,
-    pub(super) veer: Option<Veer>,
-    pub(super) struck_unit_moves: Option<StruckUnitMoves>,
-    pub(super) melee_contact: Option<MeleeContact>,
-    pub(super) driver_only: Option<DriverOnly>,
-}
-
 #[derive(Deserialize)]
 #[serde(untagged)]
 pub(super) enum RawDistance {

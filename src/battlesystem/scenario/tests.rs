@@ -99,3 +99,39 @@ fn a_charge_needs_a_platform_with_a_rider_and_a_reachable_target() {
     let e = parse(&far, "c.toml").expect_err("too far").to_string();
     assert!(e.contains("beyond its MV of 6"), "{e}");
 }
+
+/// Every field of the rules in force has a row in the `[rules]` table (`rule_options.rs`):
+/// the fields the scenario hash holds (nested `morale` as its two options, and the two
+/// hashed only when not their default), and the attack rules hashed beside them.
+#[test]
+fn every_rules_field_has_a_row() {
+    let rules = BattlesystemRules {
+        melee_contact: MeleeContact::WholeFrontRank,
+        driver_only: DriverOnly::Refused,
+        ..BattlesystemRules::default()
+    };
+    let hashed = serde_json::to_value(&rules).expect("serialises");
+    let mut fields: Vec<String> = Vec::new();
+    for (key, value) in hashed.as_object().expect("an object") {
+        match key.as_str() {
+            "morale" => {
+                let morale = value.as_object().expect("the morale rule");
+                assert_eq!(morale.len(), 2, "rout_margin and fall_back_inches: {morale:?}");
+                fields.extend(["morale_rout_margin".to_string(), "fall_back_inches".to_string()]);
+            }
+            other => fields.push(other.to_string()),
+        }
+    }
+    // `attack` (not hashed here: the scenario hashes its hits table and armour roll).
+    let AttackRules { hits_table: _, armour: _ } = AttackRules::default();
+    fields.extend(["hits_table".to_string(), "armour_roll".to_string()]);
+    fields.sort();
+    let mut rows: Vec<String> = BattlesystemRules::KEYS.iter().map(|k| k.to_string()).collect();
+    rows.sort();
+    assert_eq!(
+        fields, rows,
+        "a field of BattlesystemRules without its row in rule_options.rs, or a row without a field"
+    );
+    let shown: Vec<String> = rules.ruleset().into_iter().map(|o| o.name.into_owned()).collect();
+    assert_eq!(shown, BattlesystemRules::KEYS, "the ruleset lists every row, in the table's order");
+}
