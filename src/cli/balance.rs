@@ -160,7 +160,17 @@ fn finish_balance(args: &BalanceArgs, run: &crate::tools::balance::BalanceRun, d
             }
         }
         for l in &run.left_out {
-            out!("  against {}: left out of the overall (see the warning above)", l.line);
+            match l.counted {
+                Some(c) => out!(
+                    "  against {} (weight {}): no price of its own; counted in the overall by its worth, {:.2} a trial to \
+                     the piece and {:.2} to the reference (see the warning above)",
+                    l.line,
+                    c.weight,
+                    c.piece,
+                    c.reference
+                ),
+                None => out!("  against {}: left out of the overall (see the warning above)", l.line),
+            }
         }
         let played = format!("{} trials, seed {seed}", group_digits(trials));
         if fair.fair_price < 0.0 {

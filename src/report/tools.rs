@@ -112,7 +112,7 @@ pub fn write_balance(dir: &Path, run: &crate::tools::balance::BalanceRun) -> Res
             stem: "matchup-prices".into(),
             caption:
                 "The fair price against each line (dots, with 95% sampling whiskers, mostly narrower than the dot) \
-                 and the overall weighted price (line); the band is the 95% interval holding both the sampling noise \
+                 and the price of the whole field (line); the band is the 95% interval holding both the sampling noise \
                  and the spread across lines. The spread of the dots is how much the price depends on the opponent, \
                  which more trials would not narrow."
                     .into(),
@@ -147,11 +147,15 @@ pub fn write_balance(dir: &Path, run: &crate::tools::balance::BalanceRun) -> Res
         let or_none = |f: &dyn Fn(&crate::tools::balance::Matchup) -> f64| -> Vec<Option<f64>> {
             m.iter().map(|x| Some(f(x))).chain(run.left_out.iter().map(|_| None)).collect()
         };
+        // A line without a price of its own that counts in the overall still has its worths.
+        let worth = |f: &dyn Fn(&crate::tools::balance::LineWorth) -> f64| -> Vec<Option<f64>> {
+            m.iter().map(|x| Some(f(&x.worth))).chain(run.left_out.iter().map(|l| l.counted.map(|c| f(&c)))).collect()
+        };
         let frame = df!(
             "against" => lines,
-            "weight" => or_none(&|x| x.weight),
-            "piece_value" => or_none(&|x| x.fair.scenario.points_destroyed),
-            "reference_value" => or_none(&|x| x.fair.reference.as_ref().map_or(f64::NAN, |r| r.points_destroyed)),
+            "weight" => worth(&|w| w.weight),
+            "piece_value" => worth(&|w| w.piece),
+            "reference_value" => worth(&|w| w.reference),
             "fair_price" => or_none(&|x| x.fair.fair_price),
             "ci95_lo" => or_none(&|x| x.fair.ci95_lo),
             "ci95_hi" => or_none(&|x| x.fair.ci95_hi),

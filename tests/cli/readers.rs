@@ -94,10 +94,15 @@ fn balance_against_a_matchup_set_gives_each_price_and_an_overall_with_the_spread
     let se = |i: usize| m[i]["fair"]["fair_price_se"].as_f64().unwrap();
     // Against itself the fair price is its own 40 points, exactly.
     assert!((price(0) - 40.0).abs() < 1e-9 && se(0) < 1e-6, "{}", m[0]);
-    // Worked by hand from the matchups: weights 3/4 and 1/4.
-    let mean = 0.75 * price(0) + 0.25 * price(1);
+    // Worked by hand from the matchups, weights 3/4 and 1/4: the field priced as one, both
+    // references at 40 points, is 40 x the piece's weighted worth over theirs.
+    let worth = |i: usize, side: &str| m[i]["fair"][side]["points_destroyed"].as_f64().unwrap();
+    let mean = 40.0 * (0.75 * worth(0, "scenario") + 0.25 * worth(1, "scenario"))
+        / (0.75 * worth(0, "reference") + 0.25 * worth(1, "reference"));
     let between = (0.75 * (price(0) - mean).powi(2) + 0.25 * (price(1) - mean).powi(2)).sqrt();
-    let sampling = ((0.75 * se(0)).powi(2) + (0.25 * se(1)).powi(2)).sqrt();
+    let sampling = json["spread"]["sampling_se"].as_f64().unwrap();
+    // Only the D3 reference's dice differ from the piece's, weighed a quarter: about a quarter of its se.
+    assert!(sampling > 0.0 && sampling < 0.5 * se(1), "{sampling} against {}", se(1));
     let half = 1.959_963_984_540_054 * (between.powi(2) + sampling.powi(2)).sqrt();
     let fair = &json["fair"];
     assert!((fair["fair_price"].as_f64().unwrap() - mean).abs() < 1e-9, "{fair}");

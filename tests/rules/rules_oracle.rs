@@ -1548,14 +1548,18 @@ fn a_battlesystem_price_across_a_matchup_set_follows_the_oracles_means() {
     };
     let m = json["matchups"].as_array().expect("matchups");
     assert_eq!(m.len(), 2, "{json}");
-    let mut overall = 0.0;
-    for (row, (name, target, _, weight)) in m.iter().zip(lines) {
+    // The field priced as one: 40 x the piece's worth weighted over the lines, over the
+    // reference's (each line's figures at its own points).
+    let (mut piece, mut reference) = (0.0, 0.0);
+    for (row, (name, target, points, weight)) in m.iter().zip(lines) {
         assert_eq!(row["reference"], name);
         let want = 40.0 * mean_slain(&a, target) / mean_slain(&b, target);
         let (got, se) = (row["fair"]["fair_price"].as_f64().unwrap(), row["fair"]["fair_price_se"].as_f64().unwrap());
         assert!((got - want).abs() < 5.0 * se, "{name}: {got:.3} (se {se:.3}), the oracle's {want:.3}");
-        overall += weight / 4.0 * want;
+        piece += weight * f64::from(points) * mean_slain(&a, target);
+        reference += weight * f64::from(points) * mean_slain(&b, target);
     }
+    let overall = 40.0 * piece / reference;
     let got = json["fair"]["fair_price"].as_f64().unwrap();
     let (lo, hi) =
         (json["spread"]["sampling_ci95"][0].as_f64().unwrap(), json["spread"]["sampling_ci95"][1].as_f64().unwrap());

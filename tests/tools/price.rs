@@ -134,22 +134,28 @@ fn a_matchup_set_prices_like_for_like_and_leaves_out_a_reference_that_does_nothi
         assert!((price - want).abs() < 5.0 * se, "{}: {price:.3} (se {se:.3}), derived {want}", row["reference"]);
         assert!(se < 1.0, "{row}");
     }
-    // A lone hit never slays a two-Wound warrior: that line has no price and is named.
+    // A lone hit never slays a two-Wound warrior: that line has no price of its own and is
+    // named, but two hits slay him when both wound (1/9), so it counts in the field's totals.
     let left = json["left_out"].as_array().expect("left_out");
     assert_eq!(left.len(), 1, "{json}");
     assert_eq!(left[0]["line"], "Two Wounds");
     assert!(left[0]["reason"].as_str().unwrap().contains("destroys nothing"), "{}", left[0]);
+    assert!(left[0]["reason"].as_str().unwrap().contains("counts in the overall"), "{}", left[0]);
     assert!(json["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("Two Wounds")));
-    // The overall weighs 1 : 3, and its sampling interval is the weighted sampling noise alone.
+    // The field priced as one, by hand (weights 1 : 3 : 1, 10 points a warrior): the piece
+    // is worth (10 x 5/9 + 3 x 10 x 11/36 + 10 x 1/9) / 5 = 19/6 points a trial, the
+    // reference (10 x 1/3 + 3 x 10 x 1/6 + 0) / 5 = 5/3 at 30 points, so the fair price is
+    // 30 x (19/6) / (5/3) = 57 (the mean of the lines' prices would say 53.75).
     let price = |i: usize| m[i]["fair"]["fair_price"].as_f64().unwrap();
-    let se = |i: usize| m[i]["fair"]["fair_price_se"].as_f64().unwrap();
-    let mean = 0.25 * price(0) + 0.75 * price(1);
-    assert!((json["fair"]["fair_price"].as_f64().unwrap() - mean).abs() < 1e-9);
-    assert!((mean - 53.75).abs() < 5.0 * (0.25 * se(0) + 0.75 * se(1)), "overall {mean}, derived 53.75");
+    let overall = json["fair"]["fair_price"].as_f64().unwrap();
     let spread = &json["spread"];
-    let sampling = ((0.25 * se(0)).powi(2) + (0.75 * se(1)).powi(2)).sqrt();
+    let sampling = spread["sampling_se"].as_f64().unwrap();
+    assert!(sampling > 0.0 && sampling < 0.5, "{spread}");
+    assert!((overall - 57.0).abs() < 5.0 * sampling, "overall {overall:.3} (se {sampling:.3}), derived 57");
+    assert!((json["fair"]["scenario"]["points_destroyed"].as_f64().unwrap() - 19.0 / 6.0).abs() < 0.05, "{json}");
     let lo = spread["sampling_ci95"][0].as_f64().unwrap();
-    assert!((lo - (mean - 1.959_963_984_540_054 * sampling)).abs() < 1e-9, "{spread}");
+    assert!((lo - (overall - 1.959_963_984_540_054 * sampling)).abs() < 1e-9, "{spread}");
+    let mean = overall;
     let between = (0.25 * (price(0) - mean).powi(2) + 0.75 * (price(1) - mean).powi(2)).sqrt();
     assert!((spread["between_sd"].as_f64().unwrap() - between).abs() < 1e-9);
     assert_eq!(spread["lowest_against"], "Defence 9");
@@ -157,7 +163,8 @@ fn a_matchup_set_prices_like_for_like_and_leaves_out_a_reference_that_does_nothi
     // The report says both intervals in words, draws the prices, and lists every line.
     let md = std::fs::read_to_string(dir.path().join("bal/report.md")).unwrap();
     assert!(md.contains("**Sampling**") && md.contains("**Across matchups**"), "{md}");
-    assert!(md.contains("Left out, against Two Wounds"), "{md}");
+    assert!(md.contains("No price of its own, against Two Wounds"), "{md}");
+    assert!(md.contains("the field priced as one"), "{md}");
     assert!(dir.path().join("bal/matchup-prices.png").is_file());
     let csv = std::fs::read_to_string(dir.path().join("bal/matchups.csv")).unwrap();
     assert_eq!(csv.lines().count(), 4, "{csv}");
@@ -190,9 +197,16 @@ fn a_reference_so_weak_the_ratio_runs_away_is_left_out_by_name() {
     let left = json["left_out"].as_array().expect("left_out");
     let ratio = left.iter().find(|l| l["line"] == "Defence 10").expect("Defence 10 left out");
     assert!(ratio["reason"].as_str().unwrap().contains("more than 10 times"), "{ratio}");
+    assert!(ratio["reason"].as_str().unwrap().contains("counts in the overall"), "{ratio}");
+    // One hit slays no two-Wound warrior, whichever piece: that line says nothing of either.
     let nothing = left.iter().find(|l| l["line"] == "Two Wounds").expect("Two Wounds left out");
-    assert!(nothing["reason"].as_str().unwrap().contains("destroys nothing"), "{nothing}");
-    assert!((json["fair"]["fair_price"].as_f64().unwrap() - price).abs() < 1e-9, "the overall is the one line's");
+    assert!(nothing["reason"].as_str().unwrap().contains("neither piece destroys anything"), "{nothing}");
+    // The field as one, by hand, over Defence 9 and Defence 10 (1 : 3): the piece is worth
+    // (10/3 + 3 x 10/3) / 4 = 10/3 a trial, the reference (10/18 + 3 x 10/36) / 4 = 25/72
+    // at 30 points: 30 x (10/3) / (25/72) = 288.
+    let overall = json["fair"]["fair_price"].as_f64().unwrap();
+    let sampling = json["spread"]["sampling_se"].as_f64().unwrap();
+    assert!((overall - 288.0).abs() < 5.0 * sampling, "overall {overall:.2} (se {sampling:.2}), derived 288");
 }
 
 #[test]
@@ -319,9 +333,8 @@ fn a_cost_curve_prices_each_value_of_impact_hits_on_the_same_trials() {
     assert_eq!(json["field"], "chariot.impact.hits");
     // By hand, as above: n hits at Strength 7 slay a one-Wound warrior with 1 - (1 - p)^n
     // (p = 1/3 against Defence 9, 1/6 against Defence 10), the reference's one hit with p, so
-    // the fair price is 30 x (1 - (1 - p)^n) / p; D3 is the mean over n = 1, 2, 3. The overall
-    // weighs Defence 9 and Defence 10 as 1 : 3; Two Wounds is left out (the reference's one
-    // hit never slays him).
+    // the fair price is 30 x (1 - (1 - p)^n) / p; D3 is the mean over n = 1, 2, 3. Two Wounds
+    // has no price of its own (the reference's one hit never slays him).
     let price = |n: f64, p: f64| 30.0 * (1.0 - (1.0 - p).powf(n)) / p;
     let line =
         |p: f64| [price(1.0, p), price(2.0, p), (price(1.0, p) + price(2.0, p) + price(3.0, p)) / 3.0, price(3.0, p)];
@@ -345,7 +358,18 @@ fn a_cost_curve_prices_each_value_of_impact_hits_on_the_same_trials() {
                 row["reference"]
             );
         }
-        let overall = 0.25 * d9[i] + 0.75 * d10[i];
+        // The field as one (weights 1 : 3 : 1): 30 x the piece's weighted worth over the
+        // reference's, 36 x (k9 + 3 k10 + k2) with k the chance n hits slay (k2: two of them
+        // wound the two-Wound warrior); with one hit neither slays him and that line is out.
+        let kill = |n: f64, p: f64| 1.0 - (1.0 - p).powf(n);
+        let two = |n: f64| 1.0 - (2.0f64 / 3.0).powf(n) - n / 3.0 * (2.0f64 / 3.0).powf(n - 1.0);
+        let field = |n: f64| 36.0 * (kill(n, 1.0 / 3.0) + 3.0 * kill(n, 1.0 / 6.0) + two(n));
+        let overall = match i {
+            0 => 30.0,
+            1 => field(2.0),
+            2 => (field(1.0) + field(2.0) + field(3.0)) / 3.0,
+            _ => field(3.0),
+        };
         let got = b["fair"]["fair_price"].as_f64().unwrap();
         let (lo, hi) =
             (b["spread"]["sampling_ci95"][0].as_f64().unwrap(), b["spread"]["sampling_ci95"][1].as_f64().unwrap());
@@ -583,4 +607,65 @@ fn the_balance_procedure_prices_without_the_command_line_as_the_command_does() {
     let library: serde_json::Value =
         serde_json::from_str(&run.to_json().to_string()).expect("the procedure's object reads back");
     assert_eq!(cli, library, "the command prints what the procedure returns");
+}
+
+/// A field priced as one agrees with itself: A priced against B, and B against A, give one
+/// exchange rate (reciprocity), and A priced through a third piece C gives the rate A gets
+/// against B directly (transitivity). Every price is derived by hand first.
+#[test]
+fn prices_over_a_field_are_reciprocal_and_transitive() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let line = warrior("Own", 9, 1, 10, 6.0);
+    std::fs::write(dir.path().join("a.toml"), piece("Two hits", 2, 40, &line)).unwrap();
+    std::fs::write(dir.path().join("b.toml"), piece("One hit", 1, 30, &line)).unwrap();
+    std::fs::write(dir.path().join("c.toml"), piece("Three hits", 3, 50, &line)).unwrap();
+    std::fs::write(dir.path().join("set.toml"), SET).unwrap();
+    let price = |piece: &str, reference: &str| -> (f64, f64) {
+        let args = [
+            "balance",
+            piece,
+            "--against",
+            reference,
+            "--matchups",
+            "set.toml",
+            "--trials",
+            "400000",
+            "--json",
+            "--out",
+            "b",
+        ];
+        let o = charioteer(&args, dir.path());
+        assert!(o.status.success(), "{}", text(&o));
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        (json["fair"]["fair_price"].as_f64().unwrap(), json["spread"]["sampling_se"].as_f64().unwrap())
+    };
+    // By hand, at 10 points a warrior and weights 1 : 3 : 1 over Defence 9 (a Strength 7 hit
+    // wounds on 5+, 1/3), Defence 10 (6+, 1/6) and a two-Wound Defence 9 warrior (two of
+    // the hits must wound): n hits are worth (10 k9 + 30 k10 + 10 k2) / 5 a trial.
+    let kill = |n: f64, p: f64| 1.0 - (1.0 - p).powf(n);
+    let two = |n: f64| 1.0 - (2.0f64 / 3.0).powf(n) - n / 3.0 * (2.0f64 / 3.0).powf(n - 1.0);
+    let worth = |n: f64| (10.0 * kill(n, 1.0 / 3.0) + 30.0 * kill(n, 1.0 / 6.0) + 10.0 * two(n)) / 5.0;
+    let (wa, wb, wc) = (worth(2.0), worth(1.0), worth(3.0));
+    assert!((wa - 19.0 / 6.0).abs() < 1e-12 && (wb - 5.0 / 3.0).abs() < 1e-12);
+    let cases = [
+        ("a.toml", "b.toml", 30.0 * wa / wb), // 57
+        ("b.toml", "a.toml", 40.0 * wb / wa), // 21.05
+        ("a.toml", "c.toml", 50.0 * wa / wc), // 35.55
+        ("c.toml", "b.toml", 30.0 * wc / wb), // 80.17
+    ];
+    let mut got = Vec::new();
+    for (piece, reference, want) in cases {
+        let (p, se) = price(piece, reference);
+        assert!((p - want).abs() < 5.0 * se, "{piece} against {reference}: {p:.3} (se {se:.3}), derived {want:.3}");
+        got.push((p, se));
+    }
+    // Exchange rates (a price over its anchor's price) and their relative errors.
+    let rate = |i: usize, anchor: f64| (got[i].0 / anchor, got[i].1 / got[i].0);
+    let ((ab, e_ab), (ba, e_ba), (ac, e_ac), (cb, e_cb)) = (rate(0, 30.0), rate(1, 40.0), rate(2, 50.0), rate(3, 30.0));
+    // Reciprocity: A is worth ab B's, and B is worth ba A's, so ab x ba is 1.
+    let e = (e_ab.powi(2) + e_ba.powi(2)).sqrt();
+    assert!((ab * ba - 1.0).abs() < 5.0 * e, "forward {ab:.4} x reverse {ba:.4} = {:.4}, not 1", ab * ba);
+    // Transitivity: A in C's, times C in B's, is A in B's.
+    let e = (e_ab.powi(2) + e_ac.powi(2) + e_cb.powi(2)).sqrt();
+    assert!((ac * cb / ab - 1.0).abs() < 5.0 * e, "A via C {:.4}, A against B {ab:.4}", ac * cb);
 }

@@ -218,7 +218,8 @@ pub fn balance_markdown(run: &crate::tools::balance::BalanceRun, figures: &[Figu
             ],
         );
         table_row(&mut out, &["---".into(), "---:".into(), "---:".into(), "---:".into(), "---:".into(), "---".into()]);
-        let total: f64 = run.matchups.iter().map(|m| m.weight).sum();
+        let total: f64 = run.matchups.iter().map(|m| m.weight).sum::<f64>()
+            + run.left_out.iter().filter_map(|l| l.counted.map(|c| c.weight)).sum::<f64>();
         for m in &run.matchups {
             let negative = m.fair.fair_price < 0.0;
             table_row(
@@ -238,19 +239,30 @@ pub fn balance_markdown(run: &crate::tools::balance::BalanceRun, figures: &[Figu
             );
         }
         for l in &run.left_out {
-            table_row(
-                &mut out,
-                &[l.line.clone(), "left out".into(), String::new(), String::new(), "none".into(), String::new()],
-            );
+            let row = match l.counted {
+                Some(c) => [
+                    l.line.clone(),
+                    format!("{:.2}", c.weight / total.max(f64::MIN_POSITIVE)),
+                    format!("{:.2}", c.piece),
+                    format!("{:.2}", c.reference),
+                    "none of its own (counted)".into(),
+                    String::new(),
+                ],
+                None => [l.line.clone(), "left out".into(), String::new(), String::new(), "none".into(), String::new()],
+            };
+            table_row(&mut out, &row);
         }
         for l in &run.left_out {
-            let _ = writeln!(out, "\n- Left out, against {}: {}.", l.line, l.reason);
+            let how = if l.counted.is_some() { "No price of its own" } else { "Left out" };
+            let _ = writeln!(out, "\n- {how}, against {}: {}.", l.line, l.reason);
         }
         let _ = writeln!(
             out,
-            "\n**Overall fair price: {:.1} points**, the weighted mean of the lines' fair prices. Two intervals say \
-             how far to trust it, and they measure different things:\n\n\
-             - **Sampling**, 95% CI {:.1} to {:.1}: where the weighted price would settle with endless trials against \
+            "\n**Overall fair price: {:.1} points**, the field priced as one: the price at which the piece's \
+             weighted worth a trial over every counted line matches the reference's weighted worth per point over \
+             them (so priced the other way round, the reference's price is this one's reciprocal). Two intervals \
+             say how far to trust it, and they measure different things:\n\n\
+             - **Sampling**, 95% CI {:.1} to {:.1}: where the field's price would settle with endless trials against \
              these lines at these weights. More trials narrow it.\n\
              - **Across matchups**, from {:.1} against {} to {:.1} against {} (weighted sd {:.2}): how much the price \
              depends on the opponent. More trials do not narrow it; it is the field's, not the dice's.\n\n\

@@ -427,6 +427,44 @@ pub fn fair_price_for(sums: &PairedSums, a: &Pricing, target: f64) -> FairPrice 
     }
 }
 
+/// What one line (or reference) of a field is worth to each side, per trial, with the
+/// sampling (co)variances of those means: what a field priced as one adds up.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LineWorth {
+    /// The line's weight (as given; normalised when added up).
+    pub weight: f64,
+    /// The priced piece's mean worth a trial.
+    pub piece: f64,
+    /// The reference's mean worth a trial.
+    pub reference: f64,
+    /// The reference's price.
+    pub reference_price: f64,
+    /// Sampling variance of `piece`.
+    pub piece_var: f64,
+    /// Sampling variance of `reference`.
+    pub reference_var: f64,
+    /// Sampling covariance of the two (both played on the same trials).
+    pub cov: f64,
+    /// Enemy models or figures each side destroyed a trial (for kills per 100 points).
+    pub models: (f64, f64),
+}
+
+/// What A and B are each worth a trial against one line, from a balance's paired sums.
+pub fn line_worth(sums: &PairedSums, a: &Pricing, b: &Pricing, weight: f64) -> LineWorth {
+    let (n, ma, mb, var_a, var_b, cov) = moments(sums, 0, common_scale(a, b));
+    let (_, ka, kb, _, _, _) = moments(sums, 1, 1);
+    LineWorth {
+        weight,
+        piece: ma,
+        reference: mb,
+        reference_price: b.price,
+        piece_var: var_a / n,
+        reference_var: var_b / n,
+        cov: cov / n,
+        models: (ka, kb),
+    }
+}
+
 /// One reference of a matchup set: its title, its weight, and the fair price against it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Matchup {
@@ -436,6 +474,9 @@ pub struct Matchup {
     pub weight: f64,
     /// The fair price against it alone.
     pub fair: FairPrice,
+    /// What each side is worth against it, for the overall.
+    #[serde(skip)]
+    pub worth: LineWorth,
 }
 
 /// How the fair prices of a matchup set spread, beside the sampling noise of each.
@@ -443,7 +484,7 @@ pub struct Matchup {
 pub struct Spread {
     /// The weighted standard deviation of the matchups' fair prices around the overall.
     pub between_sd: f64,
-    /// The sampling standard error of the overall (from each matchup's, as if independent).
+    /// The sampling standard error of the overall (delta method on the ratio of totals).
     pub sampling_se: f64,
     /// The lowest and highest matchup's fair price.
     pub lowest: f64,
@@ -453,38 +494,86 @@ pub struct Spread {
     pub lowest_against: String,
     /// Highest.
     pub highest_against: String,
-    /// The overall's 95% sampling interval alone: where the weighted price would lie with
+    /// The overall's 95% sampling interval alone: where the field's price would lie with
     /// endless trials against these matchups at these weights.
     pub sampling_ci95: (f64, f64),
 }
 
-/// The overall fair price of a matchup set: the weighted mean of the matchups' fair
-/// prices, with an interval that holds both the spread across matchups and the sampling
-/// noise (1.96 x the root of the sum of their variances). Each matchup keeps its own
-/// price; the overall says what one price is fair across them.
-pub fn overall(matchups: &[Matchup]) -> Option<(FairPrice, Spread)> {
-    let total: f64 = matchups.iter().map(|m| m.weight).sum();
-    let first = matchups.first()?;
+/// The overall fair price of a field, priced as one: the price at which the piece's
+/// weighted worth over every counted line equals the reference's weighted efficiency over
+/// them (the piece's total worth over the reference's, times the reference's price, when
+/// one reference meets every line). Forward and reverse prices are then reciprocal, and
+/// two anchors priced against each other give one exchange rate.
+///
+/// `lines` are the priced matchups; `counted` the worth of lines counted in the totals
+/// though they have no price of their own (the reference destroys nothing there). The
+/// interval holds the sampling noise (delta method on the ratio of the totals) and the
+/// spread of the per-line prices around the overall (1.96 x the root of the sum of their
+/// variances); `None` when the weights add up to nothing or the reference's weighted
+/// worth is not above zero.
+pub fn overall(lines: &[Matchup], counted: &[LineWorth]) -> Option<(FairPrice, Spread)> {
+    let worths: Vec<LineWorth> = lines.iter().map(|m| m.worth).chain(counted.iter().copied()).collect();
+    let total: f64 = worths.iter().map(|l| l.weight).sum();
     if total <= 0.0 {
         return None;
     }
-    let w = |m: &Matchup| m.weight / total;
-    let mean: f64 = matchups.iter().map(|m| w(m) * m.fair.fair_price).sum();
-    let sampling_se = matchups.iter().map(|m| (w(m) * m.fair.fair_price_se).powi(2)).sum::<f64>().sqrt();
-    let between_sd = matchups.iter().map(|m| w(m) * (m.fair.fair_price - mean).powi(2)).sum::<f64>().sqrt();
+    let w = |l: &LineWorth| l.weight / total;
+    // X: the piece's weighted worth a trial; Y: the reference's weighted worth per point.
+    let x: f64 = worths.iter().map(|l| w(l) * l.piece).sum();
+    let y: f64 = worths.iter().map(|l| w(l) * l.reference / l.reference_price).sum();
+    if y <= 0.0 {
+        return None;
+    }
+    let var_x: f64 = worths.iter().map(|l| w(l).powi(2) * l.piece_var).sum();
+    let var_y: f64 = worths.iter().map(|l| (w(l) / l.reference_price).powi(2) * l.reference_var).sum();
+    let cov: f64 = worths.iter().map(|l| w(l).powi(2) / l.reference_price * l.cov).sum();
+    // One reference over every line: its price times the ratio of the two totals (so a
+    // piece that matches it trial for trial is priced at exactly its price).
+    let one_reference = worths.windows(2).all(|p| p[0].reference_price == p[1].reference_price);
+    let price = if one_reference {
+        let reference_total: f64 = worths.iter().map(|l| w(l) * l.reference).sum();
+        worths[0].reference_price * x / reference_total
+    } else {
+        x / y
+    };
+    let var_price = var_x / (y * y) + x * x * var_y / y.powi(4) - 2.0 * x * cov / y.powi(3);
+    let sampling_se = var_price.max(0.0).sqrt();
+    let line_total: f64 = lines.iter().map(|m| m.weight).sum::<f64>().max(f64::MIN_POSITIVE);
+    let between_sd =
+        lines.iter().map(|m| m.weight / line_total * (m.fair.fair_price - price).powi(2)).sum::<f64>().sqrt();
     let half = Z95 * (sampling_se.powi(2) + between_sd.powi(2)).sqrt();
-    let scenario = first.fair.scenario.clone();
+    let piece_price = lines.first().map(|m| m.fair.scenario.price)?;
+    let models: f64 = worths.iter().map(|l| w(l) * l.models.0).sum();
+    let scenario = Efficiency {
+        price: piece_price,
+        points_destroyed: x,
+        points_destroyed_se: var_x.sqrt(),
+        efficiency: x / piece_price,
+        kills_per_100_points: 100.0 * models / piece_price,
+    };
+    // One reference over every line: its weighted worth at its own price.
+    let reference = one_reference.then(|| {
+        let p = worths[0].reference_price;
+        let models: f64 = worths.iter().map(|l| w(l) * l.models.1).sum();
+        Efficiency {
+            price: p,
+            points_destroyed: y * p,
+            points_destroyed_se: var_y.sqrt() * p,
+            efficiency: y,
+            kills_per_100_points: 100.0 * models / p,
+        }
+    });
     let fair = FairPrice {
-        target_efficiency: if mean > 0.0 { scenario.points_destroyed / mean } else { f64::NAN },
+        target_efficiency: y,
         scenario,
-        reference: None,
-        fair_price: mean,
+        reference,
+        fair_price: price,
         fair_price_se: (sampling_se.powi(2) + between_sd.powi(2)).sqrt(),
-        ci95_lo: mean - half,
-        ci95_hi: mean + half,
+        ci95_lo: price - half,
+        ci95_hi: price + half,
     };
     let by_price = |a: &&Matchup, b: &&Matchup| a.fair.fair_price.total_cmp(&b.fair.fair_price);
-    let (low, high) = (matchups.iter().min_by(by_price)?, matchups.iter().max_by(by_price)?);
+    let (low, high) = (lines.iter().min_by(by_price)?, lines.iter().max_by(by_price)?);
     let spread = Spread {
         between_sd,
         sampling_se,
@@ -492,7 +581,7 @@ pub fn overall(matchups: &[Matchup]) -> Option<(FairPrice, Spread)> {
         highest: high.fair.fair_price,
         lowest_against: low.reference.clone(),
         highest_against: high.reference.clone(),
-        sampling_ci95: (mean - Z95 * sampling_se, mean + Z95 * sampling_se),
+        sampling_ci95: (price - Z95 * sampling_se, price + Z95 * sampling_se),
     };
     Some((fair, spread))
 }
@@ -533,13 +622,18 @@ pub fn unbounded(fair: &FairPrice) -> Option<String> {
     None
 }
 
-/// A matchup left out of the overall price, and why.
+/// A matchup without a price of its own, and why: left out of the overall when neither
+/// piece destroys anything there, or (`counted`) counted in the overall's totals by what
+/// each side is worth there though no price matches the reference's efficiency on it alone.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LeftOut {
     /// The line (or reference) it was played against.
     pub line: String,
-    /// Why its fair price cannot stand in the overall.
+    /// Why it has no price of its own, and whether it counts in the overall.
     pub reason: String,
+    /// Its worth to each side, when it counts in the overall's totals.
+    #[serde(skip)]
+    pub counted: Option<LineWorth>,
 }
 
 /// What a price split weighs: the part of the fair price a scenario's last addition earns.
@@ -652,7 +746,10 @@ impl BalanceRun {
         let mut out: Vec<String> = self
             .left_out
             .iter()
-            .map(|l| format!("left out of the overall price: against {}: {}", l.line, l.reason))
+            .map(|l| match l.counted {
+                Some(_) => format!("no price of its own against {}: {}", l.line, l.reason),
+                None => format!("left out of the overall price: against {}: {}", l.line, l.reason),
+            })
             .collect();
         out.extend(self.notes.iter().cloned());
         for m in self.matchups.iter().filter(|m| m.fair.fair_price < 0.0) {

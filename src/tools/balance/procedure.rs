@@ -4,7 +4,10 @@
 //! call [`balance`] with a [`BalanceRequest`] and a [`Player`], and only write and print
 //! what it returns.
 
-use super::{BalanceError, BalanceRun, CostCurve, LeftOut, MAX_CURVE_POINTS, Matchup, Pricing, SplitKind, ValueModel};
+use super::{
+    BalanceError, BalanceRun, CostCurve, FairPrice, LeftOut, LineWorth, MAX_CURVE_POINTS, Matchup, Pricing, SplitKind,
+    Spread, ValueModel,
+};
 use crate::battlesystem::scenario::{Action, BattlesystemScenario, Unit};
 use crate::engine::{RuleSystem, Streams, TrialRange};
 use crate::mesbg::scenario::{self, Base, Scenario, ScenarioError};
@@ -394,28 +397,18 @@ fn balance_of<P: RuleSystem>(
     let (fair, spread, command) = match (references.is_empty(), req.target_efficiency) {
         (false, _) => {
             for (i, (r, sums)) in references.iter().zip(against).enumerate() {
-                let fair = super::fair_price_against(&sums, &a.pricing, &r.pricing).ok_or_else(|| {
-                    ToolError::Failed(format!(
-                        "the reference {} destroys nothing worth points, so no price matches its efficiency: choose \
-                         another reference",
-                        r.title
-                    ))
-                })?;
-                if let Some(reason) = super::unbounded(&fair) {
-                    if references.len() == 1 {
+                let weight = req.weights.get(i).copied().unwrap_or(1.0);
+                let priced = price_line(&sums, &a.pricing, &r.pricing, weight, &r.title);
+                match priced {
+                    Line::Priced(m) => matchups.push(*m),
+                    Line::Unpriced(l) if references.len() == 1 => {
                         return Err(ToolError::Unsupported(format!(
-                            "--against {}: {reason}; choose a reference that does something against this line",
-                            r.title
+                            "--against {}: {}; choose a reference that does something against this line",
+                            r.title, l.reason
                         )));
                     }
-                    left_out.push(LeftOut { line: r.title.clone(), reason });
-                    continue;
+                    Line::Unpriced(l) => left_out.push(l),
                 }
-                matchups.push(Matchup {
-                    reference: r.title.clone(),
-                    weight: req.weights.get(i).copied().unwrap_or(1.0),
-                    fair,
-                });
             }
             let against: String = req.against.iter().map(|p| format!(" {}", quote(p))).collect();
             let weights = if req.weights.is_empty() {
@@ -429,15 +422,14 @@ fn balance_of<P: RuleSystem>(
             );
             if matchups.is_empty() {
                 return Err(ToolError::Unsupported(format!(
-                    "every reference was left out, so there is no price: {}",
+                    "no reference has a price of its own against this piece, so there is no price: {}",
                     reasons(&left_out)
                 )));
             }
-            let (fair, spread) = if matchups.len() == 1 {
+            let (fair, spread) = if matchups.len() == 1 && left_out.is_empty() {
                 (matchups[0].fair.clone(), None)
             } else {
-                let (fair, spread) = super::overall(&matchups)
-                    .ok_or_else(|| ToolError::Failed("the weights add up to nothing".into()))?;
+                let (fair, spread) = field_price(&matchups, &left_out)?;
                 (fair, Some(spread))
             };
             (fair, spread, command)
@@ -616,12 +608,11 @@ fn balance_matchups(
             reasons(&left_out)
         )));
     };
-    let (fair, spread) =
-        super::overall(&matchups).ok_or_else(|| ToolError::Failed("the weights add up to nothing".into()))?;
-    if matchups.len() < set.lines.len() {
+    let (fair, spread) = field_price(&matchups, &left_out)?;
+    let counted = matchups.len() + left_out.iter().filter(|l| l.counted.is_some()).count();
+    if counted < set.lines.len() {
         notes.push(format!(
-            "the overall is over {} of the set's {} lines; the others are left out (see why)",
-            matchups.len(),
+            "the overall is over {counted} of the set's {} lines; the others are left out (see why)",
             set.lines.len()
         ));
     }
@@ -658,8 +649,60 @@ fn balance_matchups(
     Ok((run, folder_name(&slug, swept)))
 }
 
+/// A line (or reference) of a field: priced, or without a price of its own (counted in
+/// the totals or left out, with why).
+enum Line {
+    Priced(Box<Matchup>),
+    Unpriced(LeftOut),
+}
+
+/// Prices the piece against one line from its paired sums. By the same rule whichever
+/// piece is priced: a line where neither destroys anything is left out (it says nothing
+/// about their exchange rate); a line where the reference's worth is not surely above
+/// zero, or so small that the price runs away, has no price of its own but counts in the
+/// field's totals by what each side destroys there.
+fn price_line(sums: &PairedSums, a: &Pricing, b: &Pricing, weight: f64, line: &str) -> Line {
+    let worth = super::line_worth(sums, a, b, weight);
+    if worth.models == (0.0, 0.0) {
+        return Line::Unpriced(LeftOut {
+            line: line.to_string(),
+            reason: "neither piece destroys anything against this line, so it says nothing about what one is worth \
+                     beside the other; left out of the overall"
+                .into(),
+            counted: None,
+        });
+    }
+    let unpriced = match super::fair_price_against(sums, a, b) {
+        None => Some(format!(
+            "the reference is worth {:.2} points a trial against this line (it destroys nothing, or loses more than it \
+             destroys), so no price matches its efficiency here",
+            worth.reference
+        )),
+        Some(fair) => match super::unbounded(&fair) {
+            None => return Line::Priced(Box::new(Matchup { reference: line.to_string(), weight, fair, worth })),
+            Some(reason) => Some(reason),
+        },
+    };
+    Line::Unpriced(LeftOut {
+        line: line.to_string(),
+        reason: format!("{}; it counts in the overall by what each piece destroys there", unpriced.unwrap_or_default()),
+        counted: Some(worth),
+    })
+}
+
+/// The field priced as one over its priced lines and those counted without a price.
+fn field_price(matchups: &[Matchup], left_out: &[LeftOut]) -> Result<(FairPrice, Spread), ToolError> {
+    let counted: Vec<LineWorth> = left_out.iter().filter_map(|l| l.counted).collect();
+    super::overall(matchups, &counted).ok_or_else(|| {
+        ToolError::Failed(
+            "no price: the weights add up to nothing, or the reference destroys nothing worth points over the field"
+                .into(),
+        )
+    })
+}
+
 /// Each line's price, the lines left out with why, and the priced piece's pricing on the
-/// first line priced.
+/// first line played.
 type LinePrices = (Vec<Matchup>, Vec<LeftOut>, Option<Pricing>);
 
 /// A matchup set played, whichever system: the prices and what the report names.
@@ -705,23 +748,11 @@ fn price_lines<P: RuleSystem>(
             },
             PairedSums::add,
         )?;
-        let Some(fair) = super::fair_price_against(&sums, &pricing_a, &pricing_b) else {
-            let worth = super::efficiencies(&sums, &pricing_a, &pricing_b).1.points_destroyed;
-            left_out.push(LeftOut {
-                line,
-                reason: format!(
-                    "the reference is worth {worth:.2} points a trial against this line (it destroys nothing, or loses \
-                     more than it destroys), so no price matches its efficiency"
-                ),
-            });
-            continue;
-        };
-        if let Some(reason) = super::unbounded(&fair) {
-            left_out.push(LeftOut { line, reason });
-            continue;
+        priced_a.get_or_insert_with(|| pricing_a.clone());
+        match price_line(&sums, &pricing_a, &pricing_b, set.lines[k].weight, &line) {
+            Line::Priced(m) => matchups.push(*m),
+            Line::Unpriced(l) => left_out.push(l),
         }
-        priced_a.get_or_insert(pricing_a);
-        matchups.push(Matchup { reference: line, weight: set.lines[k].weight, fair });
     }
     player.progress.end();
     Ok((matchups, left_out, priced_a))
