@@ -31,17 +31,18 @@ pub(super) fn validate(files: &[PathBuf], map: Option<&Path>, output: &OutputOpt
                 .into());
             }
             match matchup_set_described(&text, &name) {
-                Ok((summary, details)) => {
+                Ok((summary, details, warnings)) => {
                     if !output.json && !output.quiet {
                         out!("{name}: {summary}");
                         for line in &details {
                             out!("  {line}");
                         }
                     }
+                    system::print_warnings(&name, &warnings, output.quiet || output.json);
                     results.push(serde_json::json!({
                         "file": name, "ok": true, "system": "matchups",
                         "scenario_hash": format!("{:016x}", crate::input::fnv1a(text.as_bytes())),
-                        "summary": summary, "details": details, "problems": [], "warnings": [],
+                        "summary": summary, "details": details, "problems": [], "warnings": warnings,
                     }));
                 }
                 Err(e) => {
@@ -102,14 +103,15 @@ pub(super) fn validate(files: &[PathBuf], map: Option<&Path>, output: &OutputOpt
     }
 }
 
-/// What `validate` says of a matchup set: a line naming it, and one per target line. Each
-/// line is placed in front of a bundled piece (the default example's chariot, or for
-/// BATTLESYSTEM units the howdah elephant) and read as a scenario, so a wrong profile, an
-/// overlapping base or a unit off the board is found here rather than mid-way through a price.
+/// What `validate` says of a matchup set: a line naming it, one per target line, and its
+/// warnings. Each line is placed in front of a bundled piece (the default example's chariot,
+/// or for BATTLESYSTEM units the howdah elephant) and read as a scenario, so a wrong profile,
+/// an overlapping base or a unit off the board is found here rather than mid-way through a
+/// price; a MESBG line the chariot's path does not reach is a warning.
 fn matchup_set_described(
     text: &str,
     name: &str,
-) -> Result<(String, Vec<String>), crate::tools::matchups::MatchupError> {
+) -> Result<(String, Vec<String>, Vec<scenario::Problem>), crate::tools::matchups::MatchupError> {
     use crate::tools::matchups::{self, SetSystem};
     let set = matchups::parse(text, name)?;
     let plural = |n: usize| if n == 1 { "" } else { "s" };
@@ -128,6 +130,7 @@ fn matchup_set_described(
                 };
                 format!("{models} model{} in {groups} formation{}{terrain}", plural(models), plural(groups))
             },
+            |s| crate::mesbg::plan::compile(s).models_on_path() > 0,
         )?,
         SetSystem::Battlesystem => described_lines(
             &set,
@@ -146,6 +149,8 @@ fn matchup_set_described(
                     line.target.as_deref().unwrap_or("?")
                 )
             },
+            // A charge target the charging unit cannot reach is refused when read.
+            |_| true,
         )?,
     };
     let summary = format!(
@@ -158,7 +163,7 @@ fn matchup_set_described(
             SetSystem::Battlesystem => "BATTLESYSTEM charging unit",
         }
     );
-    Ok((summary, details))
+    Ok((summary, details.0, details.1))
 }
 
 /// The bundled BATTLESYSTEM charge a set's lines are placed in front of when validated.
@@ -168,28 +173,45 @@ const BATTLESYSTEM_PIECE: (&str, &str) = (
 );
 
 /// Places every line of `set` in front of `piece` (its name and text), reads it with `read`
-/// and describes it with `describe` (after its weight); every problem of every line is
-/// gathered, named as the set writes it.
+/// and describes it with `describe` (after its weight), and warns of a line `reaches` says
+/// the piece does not reach; every problem of every line is gathered, named as the set
+/// writes it.
 fn described_lines<S>(
     set: &crate::tools::matchups::MatchupSet,
     name: &str,
     (piece_name, piece): (&str, &str),
     read: impl Fn(&str) -> Result<S, ScenarioError>,
     describe: impl Fn(&crate::tools::matchups::Line, &S) -> String,
-) -> Result<Vec<String>, crate::tools::matchups::MatchupError> {
+    reaches: impl Fn(&S) -> bool,
+) -> Result<(Vec<String>, Vec<scenario::Problem>), crate::tools::matchups::MatchupError> {
     use crate::tools::matchups::{self, MatchupError};
     let total: f64 = set.lines.iter().map(|l| l.weight).sum();
-    let (mut details, mut problems) = (Vec::new(), Vec::new());
+    let (mut details, mut problems, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
     for (k, line) in set.lines.iter().enumerate() {
         let placed = matchups::place(piece, piece_name, set, k)?;
         match read(&placed) {
-            Ok(s) => details.push(format!(
-                "{}: weight {} ({:.0}% of the price), {}",
-                line.name,
-                line.weight,
-                100.0 * line.weight / total,
-                describe(line, &s)
-            )),
+            Ok(s) => {
+                if !reaches(&s) {
+                    warnings.push(scenario::Problem {
+                        field: format!("lines[{k}]"),
+                        line: None,
+                        message: format!(
+                            "placed in front of {piece_name}, \"{}\" is out of its reach (no model on its path \
+                             within its Move): check the line's place (x to the piece's right, y ahead, inches); a \
+                             line neither priced piece reaches is left out of a price, and one only the reference \
+                             misses has no price of its own",
+                            line.name
+                        ),
+                    });
+                }
+                details.push(format!(
+                    "{}: weight {} ({:.0}% of the price), {}",
+                    line.name,
+                    line.weight,
+                    100.0 * line.weight / total,
+                    describe(line, &s)
+                ));
+            }
             Err(ScenarioError::Invalid { problems: found, .. }) => {
                 match matchups::placed_problems(set, k, piece_name, found) {
                     MatchupError::Invalid { problems: found, .. } => problems.extend(found),
@@ -204,7 +226,7 @@ fn described_lines<S>(
         }
     }
     if problems.is_empty() {
-        Ok(details)
+        Ok((details, warnings))
     } else {
         Err(MatchupError::Invalid { file: name.to_string(), context: String::new(), problems })
     }

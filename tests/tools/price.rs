@@ -669,3 +669,51 @@ fn prices_over_a_field_are_reciprocal_and_transitive() {
     let e = (e_ab.powi(2) + e_ac.powi(2) + e_cb.powi(2)).sqrt();
     assert!((ac * cb / ab - 1.0).abs() < 5.0 * e, "A via C {:.4}, A against B {ab:.4}", ac * cb);
 }
+
+/// A line placed out of the piece's reach is a warning when the set is validated (naming
+/// the line), not a silent zero; priced, a line neither piece reaches is left out by name.
+#[test]
+fn a_line_out_of_reach_is_a_warning_in_validate_and_left_out_of_a_price() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let far = SET.to_string()
+        + r#"
+[[lines]]
+name = "Far away"
+[[lines.formations]]
+name = "Warrior"
+count = 1
+base = { round_mm = 25 }
+front_centre = [30.0, 40.0]
+facing = 180
+profile = { fight = 3, strength = 3, defence = 9, attacks = 1, wounds = 1, courage = "7+", points = 10 }
+"#;
+    std::fs::write(dir.path().join("far.toml"), far).unwrap();
+    let o = charioteer(&["validate", "far.toml", "--json"], dir.path());
+    assert!(o.status.success(), "a warning, not a refusal: {}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let warnings = json["files"][0]["warnings"].as_array().expect("warnings");
+    assert_eq!(warnings.len(), 1, "{json}");
+    assert_eq!(warnings[0]["field"], "lines[3]");
+    assert!(warnings[0]["message"].as_str().unwrap().contains("\"Far away\" is out of its reach"), "{json}");
+    let printed = text(&charioteer(&["validate", "far.toml"], dir.path()));
+    assert!(printed.contains("warning: far.toml: field `lines[3]`"), "{printed}");
+    // The bundled set's lines are all within the bundled chariot's reach.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let o = charioteer(&["validate", "scenarios/matchups/mesbg-lines.toml", "--json"], root);
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(json["files"][0]["warnings"], serde_json::json!([]), "{json}");
+    // Priced, neither piece reaches it: left out by name, the same whichever is priced.
+    let line = warrior("Own", 9, 1, 10, 6.0);
+    std::fs::write(dir.path().join("a.toml"), piece("Two hits", 2, 40, &line)).unwrap();
+    std::fs::write(dir.path().join("b.toml"), piece("One hit", 1, 30, &line)).unwrap();
+    for (p, r) in [("a.toml", "b.toml"), ("b.toml", "a.toml")] {
+        let args =
+            ["balance", p, "--against", r, "--matchups", "far.toml", "--trials", "20000", "--json", "--out", "x"];
+        let o = charioteer(&args, dir.path());
+        assert!(o.status.success(), "{}", text(&o));
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        let far = json["left_out"].as_array().unwrap().iter().find(|l| l["line"] == "Far away").cloned();
+        let far = far.unwrap_or_else(|| panic!("{p}: the far line is not named: {json}"));
+        assert!(far["reason"].as_str().unwrap().contains("neither piece destroys anything"), "{far}");
+    }
+}

@@ -260,7 +260,7 @@ pub fn balance_markdown(run: &crate::tools::balance::BalanceRun, figures: &[Figu
             out,
             "\n**Overall fair price: {:.1} points**, the field priced as one: the price at which the piece's \
              weighted worth a trial over every counted line matches the reference's weighted worth per point over \
-             them (so priced the other way round, the reference's price is this one's reciprocal). Two intervals \
+             them (priced the other way round, the same lines give the reciprocal exchange rate). Two intervals \
              say how far to trust it, and they measure different things:\n\n\
              - **Sampling**, 95% CI {:.1} to {:.1}: where the field's price would settle with endless trials against \
              these lines at these weights. More trials narrow it.\n\
