@@ -717,3 +717,38 @@ profile = { fight = 3, strength = 3, defence = 9, attacks = 1, wounds = 1, coura
         assert!(far["reason"].as_str().unwrap().contains("neither piece destroys anything"), "{far}");
     }
 }
+
+/// Every price report says what the price leaves out: what no price here counts, and each
+/// piece's wargear and special rules the engine does not play, read from its profile (the
+/// Iron Hills chariot's bolt thrower, the Khandish chariot's bow option).
+#[test]
+fn a_price_report_says_what_the_price_leaves_out() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = tempfile::tempdir().expect("tmp");
+    let o = charioteer(
+        &[
+            "balance",
+            "scenarios/mesbg/khandish-vs-minas-tirith.toml",
+            "--against",
+            "scenarios/mesbg/iron-hills-into-pike-block.toml",
+            "--matchups",
+            "scenarios/matchups/mesbg-lines.toml",
+            "--trials",
+            "5000",
+            "--quiet",
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+        root,
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    let at = md.find("## What this price leaves out").unwrap_or_else(|| panic!("no section:\n{md}"));
+    let section = &md[at..at + md[at..].find("\n## ").unwrap_or(md.len() - at)];
+    assert!(section.contains("Shoot phase") && section.contains("later turns"), "{section}");
+    assert!(section.contains("- **Iron Hills Chariot**: ") && section.contains("Rapid-fire Bolt Thrower"), "{section}");
+    assert!(
+        section.contains("- **Khandish Charioteer**: ") && section.contains("bow for hand-and-a-half"),
+        "{section}"
+    );
+}

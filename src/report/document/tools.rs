@@ -289,6 +289,7 @@ pub fn balance_markdown(run: &crate::tools::balance::BalanceRun, figures: &[Figu
             "{} trials per matchup, seed {seed}; both pieces play each matchup on the same random streams.\n",
             group_digits(trials)
         );
+        leaves_out_section(&mut out, run);
         let sets: Vec<(&str, &[RuleOption])> = run.rulesets.iter().map(|(t, r)| (t.as_str(), r.as_slice())).collect();
         figures_and_stamp(&mut out, figures, &sets, command, files);
         return out;
@@ -326,9 +327,45 @@ pub fn balance_markdown(run: &crate::tools::balance::BalanceRun, figures: &[Figu
             ""
         }
     );
+    leaves_out_section(&mut out, run);
     let sets: Vec<(&str, &[RuleOption])> = run.rulesets.iter().map(|(t, r)| (t.as_str(), r.as_slice())).collect();
     figures_and_stamp(&mut out, figures, &sets, command, files);
     out
+}
+
+/// "What this price leaves out": what no price here counts (shooting, later turns, a Hero
+/// off the chariot), then each piece's wargear, options and special rules the engine does
+/// not play, by piece, so a designer knows what the points pay for beyond the price.
+fn leaves_out_section(out: &mut String, run: &crate::tools::balance::BalanceRun) {
+    let _ = writeln!(
+        out,
+        "## What this price leaves out
+
+The price counts what {} in this charge or turn, for every piece alike. It \
+         does not count the Shoot phase (a chariot's bow or bolt thrower, the enemy's archers), later turns, how the \
+         piece moves, threatens or holds ground, or what a Hero does off the chariot (his Might, Will and Fate spent \
+         elsewhere, heroic actions). Points paid for those are not in the fair price.\n",
+        match run.pricing.model {
+            crate::tools::balance::ValueModel::Kills => "each piece destroys",
+            crate::tools::balance::ValueModel::Net => "each piece destroys, less what it loses,",
+        }
+    );
+    if run.leaves_out.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "Wargear, options and special rules of these pieces the engine does not play:\n");
+    let mut pieces: Vec<&str> = Vec::new();
+    for (piece, _) in &run.leaves_out {
+        if !pieces.contains(&piece.as_str()) {
+            pieces.push(piece);
+        }
+    }
+    for piece in pieces {
+        let items: Vec<&str> =
+            run.leaves_out.iter().filter(|(p, _)| p == piece).map(|(_, what)| what.as_str()).collect();
+        let _ = writeln!(out, "- **{piece}**: {}", items.join(", "));
+    }
+    let _ = writeln!(out);
 }
 
 /// What the priced piece does per trial and the value model, for a balance against one

@@ -733,6 +733,10 @@ pub struct BalanceRun {
     /// What else a reader must know: the priced piece and its reference are not the same
     /// kind of thing, a line priced through the turn engine, and the like.
     pub notes: Vec<String>,
+    /// What the price does not count, as `(piece, what)`: wargear, options and special
+    /// rules of each piece's profiles the engine does not play (report.md lists them with
+    /// what no price here counts: shooting, later turns, a Hero off the chariot).
+    pub leaves_out: Vec<(String, String)>,
 }
 
 /// The version of the balance's JSON object (`balance --json`).

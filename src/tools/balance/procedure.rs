@@ -64,12 +64,46 @@ pub enum Balanced {
 pub fn balance(req: &BalanceRequest, player: &Player) -> Result<Balanced, ToolError> {
     let base = scenario::read(&req.file)?;
     let name = req.file.display().to_string();
+    let unpriced = leaves_out(req);
     if req.sets.is_empty() {
         let piece = Piece { text: base.clone(), name, base, changes: Vec::new() };
-        let (run, folder) = price(req, &piece, None, player)?;
+        let (mut run, folder) = price(req, &piece, None, player)?;
+        run.leaves_out = unpriced;
         return Ok(Balanced::One { run: Box::new(run), folder });
     }
-    cost_curve(req, base, name, player)
+    let mut curve = cost_curve(req, base, name, player)?;
+    if let Balanced::Curve { curve, .. } = &mut curve {
+        for (_, run) in &mut curve.points {
+            run.leaves_out = unpriced.clone();
+        }
+    }
+    Ok(curve)
+}
+
+/// What the price does not count, for the priced piece and each reference: the wargear,
+/// options and special rules of each MESBG chariot and rider that the engine does not play
+/// (read from the profile library by name: a bow, a bolt thrower, a special rule), each as
+/// `(piece, what)`. Shooting, later turns and what a Hero does off the chariot are left out
+/// for every piece and said by the report.
+fn leaves_out(req: &BalanceRequest) -> Vec<(String, String)> {
+    let library = crate::mesbg::scenario::bundled_library_profiles();
+    let mut out = Vec::new();
+    for file in std::iter::once(&req.file).chain(&req.against) {
+        let Ok(Loaded::Mesbg(s) | Loaded::Turn(s)) = load_file(Some(file)) else { continue };
+        let riders = std::iter::once(&s.chariot).chain(s.more.iter().map(|e| &e.chariot)).flat_map(|c| {
+            std::iter::once(("chariots", c.name.clone())).chain(c.hero.iter().map(|h| ("heroes", h.name.clone())))
+        });
+        for (kind, name) in riders {
+            let Some(profile) = library.iter().find(|p| p.kind == kind && p.name == name) else { continue };
+            for item in &profile.not_modelled {
+                let entry = (name.clone(), item.clone());
+                if !out.contains(&entry) {
+                    out.push(entry);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The priced piece: the file's text, or that text with `--set` changes.
@@ -481,6 +515,7 @@ fn balance_of<P: RuleSystem>(
         set: None,
         left_out,
         notes,
+        leaves_out: Vec::new(),
     })
 }
 
@@ -645,6 +680,7 @@ fn balance_matchups(
         set: Some(format!("{} ({})", set.title, set_path.display())),
         left_out,
         notes,
+        leaves_out: Vec::new(),
     };
     Ok((run, folder_name(&slug, swept)))
 }
