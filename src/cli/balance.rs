@@ -20,13 +20,8 @@ pub(super) fn balance(args: BalanceArgs) -> Result<()> {
         trials: args.play.trials,
     };
     let pool = args.play.pool()?;
-    let bar = Bar::new(args.play.quiet || args.play.json || !args.play.plays.is_whole());
-    let player = crate::tools::play::Player {
-        pool: Some(&pool),
-        progress: &bar,
-        cancel: &CANCEL,
-        plays: args.play.plays.clone(),
-    };
+    let bar = args.play.bar();
+    let player = args.play.player(&pool, &bar);
     let dir = |folder: &str| args.play.out.clone().unwrap_or_else(|| PathBuf::from("reports").join(folder));
     match crate::tools::balance::balance(&request, &player).map_err(tool_error)? {
         Balanced::One { run, folder } => finish_balance(&args, &run, &dir(&folder)),

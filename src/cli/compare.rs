@@ -55,13 +55,8 @@ fn compare_plans<S: RuleSystem>(
 ) -> Result<()> {
     let (seed, trials) = a.seed_and_trials(&args.play);
     let pool = args.play.pool()?;
-    let bar = Bar::new(args.play.quiet || args.play.json || !args.play.plays.is_whole());
-    let player = crate::tools::play::Player {
-        pool: Some(&pool),
-        progress: &bar,
-        cancel: &CANCEL,
-        plays: args.play.plays.clone(),
-    };
+    let bar = args.play.bar();
+    let player = args.play.player(&pool, &bar);
     let started = Instant::now();
     let quote = |p: &Path| shell_quote(&p.display().to_string());
     let comparison = crate::tools::paired::Comparison {

@@ -305,6 +305,18 @@ impl PlayOptions {
         };
         builder.build().context("cannot start worker threads")
     }
+
+    /// The terminal's progress bar for a procedure: hidden when quiet, printing JSON, or
+    /// playing a shard (or answering from merged shards).
+    fn bar(&self) -> Bar {
+        Bar::new(self.quiet || self.json || !self.plays.is_whole())
+    }
+
+    /// What a procedure plays with: `pool`, progress on `bar`, stopped by Ctrl-C, and these
+    /// options' whole or sharded plays.
+    fn player<'a>(&self, pool: &'a rayon::ThreadPool, bar: &'a Bar) -> crate::tools::play::Player<'a> {
+        crate::tools::play::Player { pool: Some(pool), progress: bar, cancel: &CANCEL, plays: self.plays.clone() }
+    }
 }
 
 /// Precision targets: add trials until every interval is narrow enough.

@@ -56,13 +56,8 @@ pub(super) fn sweep(args: SweepArgs) -> Result<()> {
         max_trials: args.precision.max_trials,
     };
     let pool = args.play.pool()?;
-    let bar = Bar::new(args.play.quiet || args.play.json || !args.play.plays.is_whole());
-    let player = crate::tools::play::Player {
-        pool: Some(&pool),
-        progress: &bar,
-        cancel: &CANCEL,
-        plays: args.play.plays.clone(),
-    };
+    let bar = args.play.bar();
+    let player = args.play.player(&pool, &bar);
     let state = StateFile { args: &args };
     let quiet = args.play.quiet;
     let hooks = crate::tools::sweep::SweepHooks {
